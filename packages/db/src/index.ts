@@ -1,0 +1,6 @@
+export { createDb, type Db, type DbOptions } from './client.js';
+export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';
+export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
+export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';
+// The generated client: PrismaClient, the Prisma namespace, enums and one type per model.
+export * from './generated/prisma/client.js';
