@@ -1,0 +1,56 @@
+// The one place that reads process.env. Every variable is validated at start; a bad value stops
+// the server with a message naming the variable.
+import path from 'node:path';
+import { z } from 'zod';
+import { API_KEY_PATTERN } from './modules/keys/key-format.js';
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SWITCHYARD_BOOTSTRAP_KEY: z
+    .string()
+    .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
+    .optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  bootstrapKey: string | undefined;
+  databasePoolMax: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in most shells' habits (FOO= cmd).
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      return `  ${name}=${JSON.stringify(env[name])}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+  };
+}

@@ -1,0 +1,155 @@
+// Domain errors, thrown by services, and the one mapping from any error to the HTTP status and the
+// spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
+import { TRPCError } from '@trpc/server';
+import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
+
+export class DomainError extends Error {
+  constructor(
+    readonly status: ErrorStatus,
+    /** Internal detail for logs; the client sees the spec's text for the status. */
+    detail?: string,
+    /** Safe, structured detail for the client (error.metadata). */
+    readonly metadata?: Record<string, unknown>,
+    /** Replaces the spec's text where the spec says the message carries more (402). */
+    readonly publicMessage?: string,
+  ) {
+    super(detail ?? ERROR_MESSAGES[status]);
+    this.name = new.target.name;
+  }
+}
+
+export class Invalid extends DomainError {
+  constructor(detail: string, metadata?: Record<string, unknown>) {
+    super(400, detail, metadata ?? { reason: detail });
+  }
+}
+export class Unauthorized extends DomainError {
+  constructor(detail = 'missing or invalid API key') {
+    super(401, detail);
+  }
+}
+export class InsufficientCredits extends DomainError {
+  constructor(addCreditsUrl: string) {
+    super(402, 'credit balance is negative', undefined, `${ERROR_MESSAGES[402]}. Add more using ${addCreditsUrl}`);
+  }
+}
+export class Forbidden extends DomainError {
+  constructor(detail = 'management key required') {
+    super(403, detail);
+  }
+}
+export class NotFound extends DomainError {
+  constructor(detail = 'not found') {
+    super(404, detail);
+  }
+}
+export class PayloadTooLarge extends DomainError {
+  constructor(detail: string) {
+    super(413, detail);
+  }
+}
+export class RateLimited extends DomainError {
+  constructor(detail = 'rate limit exceeded') {
+    super(429, detail);
+  }
+}
+export class Upstream extends DomainError {
+  constructor(detail: string, status: 502 | 524 | 529 = 502) {
+    super(status, detail);
+  }
+}
+export class Unavailable extends DomainError {
+  constructor(detail: string) {
+    super(503, detail);
+  }
+}
+
+export interface HttpError {
+  status: ErrorStatus;
+  message: string;
+  metadata?: Record<string, unknown>;
+  /** The error behind a 500, to be logged. */
+  cause?: unknown;
+}
+
+const TRPC_CODE_STATUS: Partial<Record<TRPCError['code'], ErrorStatus>> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNSUPPORTED_MEDIA_TYPE: 400,
+  UNPROCESSABLE_CONTENT: 400,
+  UNAUTHORIZED: 401,
+  PAYMENT_REQUIRED: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+const STATUS_TRPC_CODE: Partial<Record<ErrorStatus, TRPCError['code']>> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  524: 'TIMEOUT',
+  529: 'BAD_GATEWAY',
+};
+
+/** The tRPC error code closest to a status, for tRPC clients that switch on it. */
+export function trpcCodeOf(status: ErrorStatus): TRPCError['code'] {
+  return STATUS_TRPC_CODE[status] ?? 'INTERNAL_SERVER_ERROR';
+}
+
+interface ValidationIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function isValidationError(error: unknown): error is { issues: ValidationIssue[] } {
+  return (
+    error instanceof Error &&
+    (error.name === 'ZodError' || error.name === '$ZodError') &&
+    Array.isArray((error as { issues?: unknown }).issues)
+  );
+}
+
+function fromDomain(error: DomainError): HttpError {
+  return {
+    status: error.status,
+    message: error.publicMessage ?? ERROR_MESSAGES[error.status],
+    ...(error.metadata ? { metadata: error.metadata } : {}),
+    ...(error.status === 500 ? { cause: error } : {}),
+  };
+}
+
+export function httpErrorOf(error: unknown): HttpError {
+  if (error instanceof DomainError) return fromDomain(error);
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof DomainError) return fromDomain(error.cause);
+    if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) {
+      const issues = error.cause.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+      return { status: 400, message: ERROR_MESSAGES[400], metadata: { issues } };
+    }
+    const status = TRPC_CODE_STATUS[error.code];
+    if (status) return { status, message: ERROR_MESSAGES[status] };
+    return { status: 500, message: ERROR_MESSAGES[500], cause: error.cause ?? error };
+  }
+  return { status: 500, message: ERROR_MESSAGES[500], cause: error };
+}
+
+export function envelopeOf(error: HttpError): ErrorEnvelope {
+  return {
+    error: {
+      code: error.status,
+      message: error.message,
+      ...(error.metadata ? { metadata: error.metadata } : {}),
+    },
+  };
+}

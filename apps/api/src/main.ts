@@ -1,0 +1,36 @@
+// Process entry: config -> database -> app -> listen; graceful shutdown on SIGINT/SIGTERM.
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const logger = createLogger(config.logLevel);
+try {
+  const server = await startServer(config, logger);
+  let signalled = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+} catch (error) {
+  logger.fatal({ err: error }, `could not start: ${(error as Error).message}`);
+  process.exit(1);
+}

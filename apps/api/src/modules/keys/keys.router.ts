@@ -1,0 +1,37 @@
+import {
+  CreateKeyInputSchema,
+  CreateKeyOutputSchema,
+  GetKeyOutputSchema,
+  KeySummarySchema,
+  UpdateKeyInputSchema,
+} from '@switchyard/schema';
+import { z } from 'zod';
+import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { createKey, getKeyInfo, updateKey } from './keys.service.js';
+
+export const keysRouter = router({
+  current: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/key',
+        protect: true,
+        tags: ['API Keys'],
+        summary: 'Get the current API key',
+        description: 'Returns information on the API key of the current authentication session.',
+      },
+    })
+    .input(z.void())
+    .output(GetKeyOutputSchema)
+    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.actor, ctx.now()) })),
+
+  // Internal (tRPC only): key administration.
+  create: managementProcedure
+    .input(CreateKeyInputSchema)
+    .output(CreateKeyOutputSchema)
+    .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input)),
+  update: managementProcedure
+    .input(UpdateKeyInputSchema)
+    .output(KeySummarySchema)
+    .mutation(({ ctx, input }) => updateKey(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,96 @@
+// Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
+// HTTP. main.ts wires it to the process; tests start it in-process.
+import fs from 'node:fs/promises';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  db: Db;
+  databaseUrl: string;
+  /** Stops accepting, drains in-flight requests, closes the pool, stops embedded PostgreSQL. */
+  close(): Promise<void>;
+}
+
+export const ADMIN_KEY_FILE = 'admin-key';
+
+async function writeAdminKey(dataDir: string, secret: string): Promise<string> {
+  await fs.mkdir(dataDir, { recursive: true });
+  const file = path.join(dataDir, ADMIN_KEY_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, `${secret}\n`, { mode: 0o600 });
+  await fs.rename(tmp, file);
+  return file;
+}
+
+export async function startServer(config: Config, logger: Logger, options: { now?: () => Date } = {}): Promise<RunningServer> {
+  const database = await provisionDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log: (message) => logger.info({ component: 'postgres' }, message),
+  });
+  let db: Db | undefined;
+  try {
+    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
+    db = createDb(database.url, { poolMax: config.databasePoolMax });
+
+    const boot = await bootstrapOrganization(db, { managementKey: config.bootstrapKey });
+    if (boot.created && boot.generated) {
+      const file = await writeAdminKey(config.dataDir, boot.managementKey).catch((error: Error) => {
+        logger.error({ err: error }, 'could not write the admin key file');
+        return null;
+      });
+      // Shown once: the only time the secret is ever printed.
+      logger.warn(
+        { organization_id: boot.organizationId, file },
+        `created organization ${boot.organizationId}; management key (shown once): ${boot.managementKey}`,
+      );
+    } else if (boot.created) {
+      logger.info({ organization_id: boot.organizationId }, 'created organization with SWITCHYARD_BOOTSTRAP_KEY as its management key');
+    }
+
+    const app = createApp({ db, logger, now: options.now ?? (() => new Date()) });
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.port, config.host, () => resolve(s));
+      s.once('error', reject);
+    });
+    server.keepAliveTimeout = 65_000;
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    logger.info({ url }, 'listening');
+
+    const openDb = db;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      db: openDb,
+      databaseUrl: database.url,
+      close() {
+        closing ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+            // Requests still running after the grace period are cut.
+            setTimeout(() => server.closeAllConnections(), 10_000).unref();
+          });
+          await openDb.$disconnect();
+          await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await db?.$disconnect().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { IncomingMessage } from 'node:http';
+import type { Db } from '@switchyard/db';
+import type { Logger } from 'pino';
+import { hashApiKey } from '../modules/keys/key-format.js';
+
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  /** The clock; tests fix it to check period edges. */
+  now: () => Date;
+}
+
+export interface Context extends AppDeps {
+  /** SHA-256 of the bearer token, or null when the request carries none. */
+  keyHash: string | null;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** Reads the bearer token's hash; the key itself is resolved lazily by authed procedures. */
+export function keyHashOf(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = BEARER.exec(header);
+  return match?.[1] ? hashApiKey(match[1]) : null;
+}
+
+export function contextFactory(deps: AppDeps) {
+  return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
+    const keyHash = keyHashOf(req);
+    // The request log names the key by its hash, never by the key.
+    if (res.locals) res.locals.keyHash = keyHash;
+    return { ...deps, keyHash };
+  };
+}

@@ -1,0 +1,63 @@
+// Test data written straight to the database: organizations and keys that the API under test then
+// reads. (Creating organizations is not an API operation yet.)
+import { Prisma, type Db } from '@switchyard/db';
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
+import { startTestServer } from '../src/testing.js';
+
+export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+
+export interface OrgFixture {
+  organizationId: string;
+  workspaceId: string;
+  userId: string;
+  managementKey: string;
+}
+
+/** A second organization with its default workspace, an owner and a management key. */
+export async function createOrganization(db: Db, name = 'Other'): Promise<OrgFixture> {
+  const suffix = randomUUID().slice(0, 8);
+  const organizationId = `org_${suffix}`;
+  const userId = `user_${suffix}`;
+  const managementKey = generateApiKey();
+  await db.$transaction(async (tx) => {
+    await tx.organization.create({ data: { id: organizationId, name } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: name, last_name: 'Owner' } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, role: 'admin' } });
+    const ws = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
+    await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: ws.id } });
+    await tx.apiKey.create({
+      data: {
+        organization_id: organizationId,
+        workspace_id: ws.id,
+        creator_user_id: userId,
+        hash: hashApiKey(managementKey),
+        label: maskApiKey(managementKey),
+        name: 'mgmt',
+        is_management_key: true,
+      },
+    });
+  });
+  const ws = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
+  return { organizationId, workspaceId: ws.default_workspace_id!, userId, managementKey };
+}
+
+/** Adds spend to a key's daily rollup and lifetime totals, as recording a generation does. */
+export async function addUsage(db: Db, keyHash: string, day: string, usage: number, byok = 0, freeRequests = 0) {
+  const key = await db.apiKey.findUniqueOrThrow({ where: { hash: keyHash } });
+  await db.keyUsageDaily.upsert({
+    where: { api_key_id_day: { api_key_id: key.id, day: new Date(`${day}T00:00:00Z`) } },
+    create: {
+      api_key_id: key.id,
+      day: new Date(`${day}T00:00:00Z`),
+      organization_id: key.organization_id,
+      usage: new Prisma.Decimal(usage),
+      byok_usage: new Prisma.Decimal(byok),
+      request_count: 1,
+      free_request_count: freeRequests,
+    },
+    update: { usage: { increment: usage }, byok_usage: { increment: byok }, free_request_count: { increment: freeRequests } },
+  });
+  await db.apiKey.update({ where: { id: key.id }, data: { usage: { increment: usage }, byok_usage: { increment: byok } } });
+}

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeySchema } from '@switchyard/schema';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
+import type { TestServer } from '../src/testing.js';
+import { addUsage, createOrganization, testServer } from './fixtures.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await testServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function createKey(input: Record<string, unknown>): Promise<{ key: string; hash: string }> {
+  const res = await server.request('/trpc/keys.create', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'test key', ...input }),
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { result: { data: { key: string; data: { hash: string } } } };
+  return { key: body.result.data.key, hash: body.result.data.data.hash };
+}
+
+async function getKey(key: string | null) {
+  const res = await server.request('/api/v1/key', { key });
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+}
+
+describe('GET /key', () => {
+  it('returns every field of the Key record and of compat.md for the management key', async () => {
+    const { status, type, body } = await getKey(server.managementKey);
+    expect(status).toBe(200);
+    expect(type).toMatch(/^application\/json/);
+    const key = KeySchema.strict().parse(body.data);
+    expect(key).toMatchObject({
+      is_management_key: true,
+      is_provisioning_key: false,
+      is_free_tier: false,
+      limit: null,
+      limit_remaining: null,
+      limit_reset: null,
+      include_byok_in_limit: false,
+      usage: 0,
+      usage_daily: 0,
+      usage_weekly: 0,
+      usage_monthly: 0,
+      byok_usage: 0,
+      expires_at: null,
+      allowed_data_regions: ['global'],
+      free_model_daily_requests: { used: 0, limit: 50, remaining: 50 },
+      rate_limit: { requests: -1, interval: '10s' },
+    });
+    expect(key.rate_limit.note).toMatch(/safe to ignore/);
+    expect(key.label).toMatch(/^sk-sy-v1-[0-9a-f]{3}\.\.\.[0-9a-f]{3}$/);
+    expect(key.label.slice(9, 12)).toBe(server.managementKey.slice(9, 12));
+    expect(key.label.slice(-3)).toBe(server.managementKey.slice(-3));
+    expect(key.organization_id).toMatch(/^org_/);
+    expect(key.workspace_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(key.creator_user_id).toMatch(/^user_/);
+    expect(JSON.stringify(body)).not.toContain(server.managementKey);
+  });
+
+  it('answers a regular key with its own record, and expires_at in ISO 8601 with Z', async () => {
+    const { key } = await createKey({ limit: 10, limit_reset: 'monthly', expires_at: '2099-01-02T03:04:05+02:00' });
+    const { status, body } = await getKey(key);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ is_management_key: false, limit: 10, limit_remaining: 10, limit_reset: 'monthly' });
+    expect(body.data.expires_at).toBe('2099-01-02T01:04:05.000Z');
+  });
+
+  describe('usage windows (UTC day, Monday-start week, calendar month)', () => {
+    it('splits spend at UTC midnight, between Sunday and Monday, and at month end', async () => {
+      const { key, hash } = await createKey({});
+      // Monday 2026-06-01 is both a week start and a month start.
+      await addUsage(server.db, hash, '2026-05-29', 1); // Friday: previous week and month
+      await addUsage(server.db, hash, '2026-05-31', 2, 0.5); // Sunday, last day of May
+      await addUsage(server.db, hash, '2026-06-01', 4, 0.25); // Monday, first of June
+      await addUsage(server.db, hash, '2026-06-02', 8); // Tuesday
+
+      server.setNow(new Date('2026-05-31T23:59:59.999Z'));
+      let { body } = await getKey(key);
+      expect(body.data).toMatchObject({
+        usage: 15,
+        usage_daily: 2,
+        usage_weekly: 3, // Mon 25 May .. Sun 31 May
+        usage_monthly: 3, // May
+        byok_usage: 0.75,
+        byok_usage_daily: 0.5,
+        byok_usage_weekly: 0.5,
+        byok_usage_monthly: 0.5,
+      });
+
+      server.setNow(new Date('2026-06-01T00:00:00.000Z'));
+      ({ body } = await getKey(key));
+      expect(body.data).toMatchObject({ usage_daily: 4, usage_weekly: 4, usage_monthly: 4, byok_usage_daily: 0.25 });
+
+      server.setNow(new Date('2026-06-02T12:00:00.000Z'));
+      ({ body } = await getKey(key));
+      expect(body.data).toMatchObject({ usage: 15, usage_daily: 8, usage_weekly: 12, usage_monthly: 12, byok_usage_monthly: 0.25 });
+      server.setNow(null);
+    });
+
+    it('counts a week that straddles two months in full, and a month in full across weeks', async () => {
+      const { key, hash } = await createKey({});
+      // Week of Mon 2026-06-29 .. Sun 2026-07-05.
+      await addUsage(server.db, hash, '2026-06-29', 1);
+      await addUsage(server.db, hash, '2026-06-30', 2);
+      await addUsage(server.db, hash, '2026-07-01', 4);
+      server.setNow(new Date('2026-07-05T18:00:00Z'));
+      const { body } = await getKey(key);
+      expect(body.data).toMatchObject({ usage_daily: 0, usage_weekly: 7, usage_monthly: 4, usage: 7 });
+      server.setNow(null);
+    });
+
+    it('counts free-model requests of the current UTC day', async () => {
+      const { key, hash } = await createKey({});
+      await addUsage(server.db, hash, '2026-03-09', 0, 0, 7);
+      await addUsage(server.db, hash, '2026-03-10', 0, 0, 3);
+      server.setNow(new Date('2026-03-10T08:00:00Z'));
+      const { body } = await getKey(key);
+      expect(body.data.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
+      server.setNow(null);
+    });
+  });
+
+  describe('limit_remaining', () => {
+    const now = new Date('2026-06-03T10:00:00Z'); // Wednesday
+    async function keyWithSpend(input: Record<string, unknown>) {
+      const created = await createKey(input);
+      await addUsage(server.db, created.hash, '2026-05-20', 5, 1); // an earlier month
+      await addUsage(server.db, created.hash, '2026-06-01', 2, 1); // this week and month
+      await addUsage(server.db, created.hash, '2026-06-03', 1, 0.5); // today
+      server.setNow(now);
+      const { body } = await getKey(created.key);
+      server.setNow(null);
+      return body.data;
+    }
+
+    it('is the limit minus lifetime usage when limit_reset is null', async () => {
+      expect((await keyWithSpend({ limit: 20 })).limit_remaining).toBe(12);
+    });
+    it('uses the current day, week or month for daily, weekly and monthly limits', async () => {
+      expect((await keyWithSpend({ limit: 20, limit_reset: 'daily' })).limit_remaining).toBe(19);
+      expect((await keyWithSpend({ limit: 20, limit_reset: 'weekly' })).limit_remaining).toBe(17);
+      expect((await keyWithSpend({ limit: 20, limit_reset: 'monthly' })).limit_remaining).toBe(17);
+    });
+    it('includes BYOK spend when include_byok_in_limit is true', async () => {
+      expect((await keyWithSpend({ limit: 20, include_byok_in_limit: true })).limit_remaining).toBe(9.5);
+      expect((await keyWithSpend({ limit: 20, limit_reset: 'daily', include_byok_in_limit: true })).limit_remaining).toBe(18.5);
+    });
+    it('is floored at 0 and null without a limit', async () => {
+      expect((await keyWithSpend({ limit: 3 })).limit_remaining).toBe(0);
+      expect((await keyWithSpend({})).limit_remaining).toBeNull();
+    });
+    it('keeps exact decimal sums', async () => {
+      const { key, hash } = await createKey({ limit: 1 });
+      for (const day of ['2026-01-01', '2026-01-02', '2026-01-03']) await addUsage(server.db, hash, day, 0.1);
+      const { body } = await getKey(key);
+      expect(body.data.usage).toBe(0.3);
+      expect(body.data.limit_remaining).toBe(0.7);
+    });
+  });
+
+  describe('401', () => {
+    const unauthorized = { error: { code: 401, message: 'Missing Authentication header' } };
+    it('without an Authorization header', async () => {
+      expect(await getKey(null)).toMatchObject({ status: 401, body: unauthorized });
+    });
+    it('with a malformed header or an unknown key', async () => {
+      for (const header of ['Basic abc', 'Bearer', `Bearer sk-sy-v1-${'0'.repeat(64)}`, server.managementKey]) {
+        const res = await server.request('/api/v1/key', { key: null, headers: { authorization: header } });
+        expect(res.status).toBe(401);
+        expect(await res.json()).toEqual(unauthorized);
+      }
+    });
+    it('with a disabled key', async () => {
+      const { key, hash } = await createKey({});
+      expect((await getKey(key)).status).toBe(200);
+      await server.db.apiKey.update({ where: { hash }, data: { disabled: true } });
+      expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
+    });
+    it('with an expired key', async () => {
+      const { key } = await createKey({ expires_at: '2026-01-01T00:00:00Z' });
+      server.setNow(new Date('2025-12-31T23:59:59Z'));
+      expect((await getKey(key)).status).toBe(200);
+      server.setNow(new Date('2026-01-01T00:00:00Z'));
+      expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
+      server.setNow(null);
+    });
+  });
+
+  it("shows another organization's key only its own organization and spend", async () => {
+    const other = await createOrganization(server.db);
+    await addUsage(server.db, hashApiKey(other.managementKey), '2026-02-02', 42);
+    const mine = await getKey(server.managementKey);
+    const theirs = await getKey(other.managementKey);
+    expect(theirs.body.data.organization_id).toBe(other.organizationId);
+    expect(theirs.body.data.workspace_id).toBe(other.workspaceId);
+    expect(theirs.body.data.usage).toBe(42);
+    expect(mine.body.data.organization_id).not.toBe(other.organizationId);
+    expect(mine.body.data.usage).toBe(0);
+  });
+});

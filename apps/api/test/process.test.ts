@@ -1,0 +1,165 @@
+// The server as a process: embedded PostgreSQL by default, data that survives restarts, recovery
+// after SIGKILL, DATABASE_URL, and configuration errors. Runs src/main.ts the way `pnpm start`
+// runs the build, through tsx.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@switchyard/db/testing';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+
+const appDir = fileURLToPath(new URL('..', import.meta.url));
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: appDir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, output: () => out, exited };
+}
+
+async function start(env: Record<string, string>): Promise<Proc> {
+  const proc = launch(env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = /"url":"(http:\/\/[^"]+)","msg":"listening"/.exec(proc.output());
+    if (match?.[1]) return { ...proc, url: match[1] };
+    if (proc.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  proc.child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${proc.output()}`);
+}
+
+async function getKey(url: string, key: string) {
+  const res = await fetch(`${url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, body: (await res.json()) as { data: { organization_id: string } } };
+}
+
+async function pidOf(dataDir: string): Promise<number | null> {
+  const file = path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid');
+  try {
+    return Number((await fs.readFile(file, 'utf8')).split('\n')[0]);
+  } catch {
+    return null;
+  }
+}
+/** Running, and not a zombie waiting for a parent that will reap it later. */
+async function alive(pid: number): Promise<boolean> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('server process on embedded PostgreSQL', () => {
+  it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      // First start: new cluster, migrations, bootstrap, admin-key file (0600).
+      let proc = await start({ DATA_DIR: dataDir });
+      const keyFile = path.join(dataDir, 'admin-key');
+      expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+      const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
+      expect(proc.output()).toContain(`management key (shown once): ${adminKey}`);
+      const first = await getKey(proc.url, adminKey);
+      expect(first.status).toBe(200);
+      expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+
+      // SIGTERM: exits 0 and stops PostgreSQL.
+      const pgPid = await pidOf(dataDir);
+      expect(pgPid).not.toBeNull();
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+      expect(await alive(pgPid!)).toBe(false);
+      expect(await pidOf(dataDir)).toBeNull();
+
+      // Restart: same organization, same key, no second bootstrap, key shown no more.
+      proc = await start({ DATA_DIR: dataDir });
+      const second = await getKey(proc.url, adminKey);
+      expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
+      expect(proc.output()).not.toContain(adminKey);
+
+      // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
+      const orphan = await pidOf(dataDir);
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+      expect(await alive(orphan!)).toBe(true);
+
+      // ...and the next start recovers from it.
+      proc = await start({ DATA_DIR: dataDir });
+      expect(proc.output()).toMatch(/orphaned PostgreSQL/);
+      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+      expect(await alive(orphan!)).toBe(false);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+
+      // A stale postmaster.pid whose process is gone does not block a start either.
+      await fs.writeFile(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), '4194000\n/nowhere\n');
+      proc = await start({ DATA_DIR: dataDir });
+      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+      proc.child.kill('SIGINT');
+      expect(await proc.exited).toBe(0);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('uses DATABASE_URL when set and starts no PostgreSQL of its own', async () => {
+    const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    const key = `sk-sy-v1-${'ab'.repeat(32)}`;
+    try {
+      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: key });
+      expect((await getKey(proc.url, key)).status).toBe(200);
+      expect(existsSync(path.join(dataDir, 'postgres'))).toBe(false);
+      expect(existsSync(path.join(dataDir, 'admin-key'))).toBe(false);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    } finally {
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['LOG_LEVEL', 'loud'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-123'],
+  ])('refuses to start with a clear message for %s=%s', async (name, value) => {
+    const proc = launch({ [name]: value, DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toContain('Invalid configuration');
+    expect(proc.output()).toContain(`${name}="${value}"`);
+    expect(existsSync(path.join(os.tmpdir(), 'switchyard-never-created'))).toBe(false);
+  });
+});

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** The statuses the spec documents, with the exact message text of its Errors table. */
+export const ERROR_MESSAGES = {
+  400: 'Invalid request parameters',
+  401: 'Missing Authentication header',
+  402: 'Insufficient credits',
+  403: 'Only management keys can perform this operation',
+  404: 'Resource not found',
+  413: 'Request payload too large',
+  429: 'Rate limit exceeded',
+  500: 'Internal Server Error',
+  502: 'Provider returned error',
+  503: 'Service temporarily unavailable',
+  524: 'Request timed out. Please try again later.',
+  529: 'Provider returned error',
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_MESSAGES;
+export const ERROR_STATUSES = Object.keys(ERROR_MESSAGES).map(Number) as ErrorStatus[];
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z.object({
+      code: z.number().int().describe('Equals the HTTP status code'),
+      message: z.string().describe("The spec's message text for the status"),
+      metadata: z.record(z.string(), z.unknown()).optional().describe('Details, e.g. which inputs were invalid'),
+    }),
+    native_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+    user_id: z.string().nullable().optional(),
+  })
+  .describe('Every non-2xx answer');
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
+
+export const TimestampSchema = z.string().describe('ISO 8601 timestamp');
+
+/** offset (>= 0) and limit (1..max) query parameters of a paginated list. */
+export function paginationQuery(options: { defaultLimit: number; maxLimit: number }) {
+  return {
+    offset: z.number().int().min(0).default(0).describe('Number of records to skip'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(options.maxLimit)
+      .default(options.defaultLimit)
+      .describe(`Maximum records to return (1..${options.maxLimit})`),
+  };
+}
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), total_count: z.number().int() });
+}
+
+export function dataOf<T extends z.ZodType>(record: T) {
+  return z.object({ data: record });
+}
