@@ -1,0 +1,76 @@
+// The typed client against a real server (express on a free port, real PostgreSQL).
+import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createSwitchyardClient, SwitchyardError, type RouterOutputs } from '../src/index.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
+
+async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SwitchyardError);
+  return error as SwitchyardError;
+}
+
+describe('@switchyard/client', () => {
+  it('keys.current answers what GET /api/v1/key answers', async () => {
+    const viaClient: RouterOutputs['keys']['current'] = await client(server.managementKey).keys.current.query();
+    const viaRest = await (await server.request('/api/v1/key')).json();
+    expect(viaClient).toEqual(viaRest);
+    expect(viaClient.data.is_management_key).toBe(true);
+  });
+
+  it('creates a key whose secret then authenticates, and changes it', async () => {
+    const admin = client(server.managementKey);
+    const created = await admin.keys.create.mutate({ name: 'service', limit: 5, limit_reset: 'daily' });
+    expect(created.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    expect(created.data).toMatchObject({ name: 'service', limit: 5, limit_reset: 'daily', disabled: false, is_management_key: false });
+    const own = await client(created.key).keys.current.query();
+    expect(own.data).toMatchObject({ label: created.data.label, limit: 5, limit_remaining: 5, is_management_key: false });
+
+    const updated = await admin.keys.update.mutate({ hash: created.data.hash, limit: 7, disabled: true });
+    expect(updated).toMatchObject({ limit: 7, disabled: true });
+    expect((await failure(client(created.key).keys.current.query())).status).toBe(401);
+  });
+
+  it('rejects with a typed error carrying the HTTP status and the spec message', async () => {
+    const missing = await failure(client('sk-sy-v1-nope').keys.current.query());
+    expect(missing).toMatchObject({ status: 401, message: 'Missing Authentication header' });
+
+    const { key } = await client(server.managementKey).keys.create.mutate({ name: 'regular' });
+    const forbidden = await failure(client(key).keys.create.mutate({ name: 'x' }));
+    expect(forbidden).toMatchObject({ status: 403, message: 'Only management keys can perform this operation' });
+
+    const invalid = await failure(client(server.managementKey).keys.create.mutate({ name: '' }));
+    expect(invalid).toMatchObject({ status: 400, message: 'Invalid request parameters' });
+    expect(invalid.metadata).toMatchObject({ issues: [{ path: 'name' }] });
+  });
+
+  it("cannot reach another organization's keys", async () => {
+    const other = await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } });
+    // A second organization, created directly: its key is unknown to this organization's admin.
+    const org = await server.db.organization.create({ data: { id: 'org_isolation', name: 'Isolated' } });
+    const ws = await server.db.workspace.create({ data: { organization_id: org.id, slug: 'default', name: 'Default' } });
+    const foreign = await server.db.apiKey.create({
+      data: { ...other, id: undefined, hash: 'f'.repeat(64), organization_id: org.id, workspace_id: ws.id, name: 'foreign' },
+    });
+    const notFound = await failure(client(server.managementKey).keys.update.mutate({ hash: foreign.hash, disabled: true }));
+    expect(notFound).toMatchObject({ status: 404, message: 'Resource not found' });
+    expect((await server.db.apiKey.findUniqueOrThrow({ where: { id: foreign.id } })).disabled).toBe(false);
+  });
+
+  it('reports status 0 when the server cannot be reached', async () => {
+    const error = await failure(createSwitchyardClient({ url: 'http://127.0.0.1:1', apiKey: 'x' }).keys.current.query());
+    expect(error.status).toBe(0);
+  });
+});
