@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps): Express {
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: contextFactory(deps),
+      createContext: contextFactory(deps, 'trpc'),
       maxBodySize: 1024 * 1024,
       onError({ error, path }) {
         logIfInternal(deps.logger, httpErrorOf(error), { procedure: path });

@@ -7,15 +7,21 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { envelopeOf, httpErrorOf } from '../errors.js';
-import type { AppRouter } from '../router.js';
+import type { AnyRouter } from '@trpc/server';
 import type { AppDeps } from '../trpc/context.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal } from './error-response.js';
 
-export function restHandler(router: AppRouter, deps: AppDeps & { logger: Logger }): RequestHandler {
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger }): RequestHandler {
   const handler = createOpenApiNodeHttpHandler({
     router,
-    createContext: contextFactory(deps) as never,
+    createContext: contextFactory(deps, 'rest') as never,
     maxBodySize: 1024 * 1024,
     onError({ error, req, path }) {
       const http = httpErrorOf(error);
@@ -33,6 +39,12 @@ export function restHandler(router: AppRouter, deps: AppDeps & { logger: Logger 
     },
   });
   return (req, res, next) => {
+    // Clients of body-less operations (e.g. promote) send neither a body nor a Content-Type;
+    // trpc-to-openapi would refuse that as an unsupported media type. An empty body is {}.
+    if (BODY_METHODS.has(req.method) && req.headers['content-type'] === undefined && !hasBody(req)) {
+      req.headers['content-type'] = 'application/json';
+      req.body = {};
+    }
     handler(req, res, next).catch(next);
   };
 }

@@ -13,6 +13,8 @@ export interface AppDeps {
 export interface Context extends AppDeps {
   /** SHA-256 of the bearer token, or null when the request carries none. */
   keyHash: string | null;
+  /** Which surface the call came through: REST path parameters arrive percent-encoded. */
+  transport: 'rest' | 'trpc';
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -25,11 +27,11 @@ export function keyHashOf(req: IncomingMessage): string | null {
   return match?.[1] ? hashApiKey(match[1]) : null;
 }
 
-export function contextFactory(deps: AppDeps) {
+export function contextFactory(deps: AppDeps, transport: Context['transport']) {
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash };
+    return { ...deps, keyHash, transport };
   };
 }

@@ -1,0 +1,72 @@
+// The REST adapter with a router of its own: path parameters are percent-decoded once, for REST
+// only, and a %2F stays inside its segment.
+import type { Server } from 'node:http';
+import express from 'express';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCallerFactory, publicProcedure, router } from '../src/trpc/init.js';
+import { restHandler } from '../src/http/rest.js';
+import type { Context } from '../src/trpc/context.js';
+
+const echoRouter = router({
+  echo: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/echo/{a}/{b}' } })
+    .input(z.object({ a: z.string(), b: z.string(), q: z.string().optional() }))
+    .output(z.object({ a: z.string(), b: z.string(), q: z.string().optional() }))
+    .query(({ input }) => input),
+  touch: publicProcedure
+    .meta({ openapi: { method: 'POST', path: '/touch/{id}' } })
+    .input(z.object({ id: z.string(), note: z.string().optional() }))
+    .output(z.object({ id: z.string(), note: z.string().nullable() }))
+    .mutation(({ input }) => ({ id: input.id, note: input.note ?? null })),
+});
+
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  const deps = { db: undefined as never, logger: pino({ level: 'silent' }), now: () => new Date() };
+  const app = express().use('/api/v1', express.json(), restHandler(echoRouter, deps));
+  server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const address = server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v1`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('REST path parameters', () => {
+  it('are percent-decoded, and %2F does not split a segment', async () => {
+    const res = await fetch(`${base}/echo/gpt-4%3Afree/a%2Fb%20c?q=x%3Ay`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ a: 'gpt-4:free', b: 'a/b c', q: 'x:y' });
+  });
+
+  it('with a malformed encoding are a 400 with the envelope', async () => {
+    const res = await fetch(`${base}/echo/%E0%A4%A/b`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 400, message: 'Invalid request parameters' } });
+  });
+
+  it('are left alone for tRPC callers, whose input is not encoded', async () => {
+    const caller = createCallerFactory(echoRouter)({ transport: 'trpc' } as Context);
+    expect(await caller.echo({ a: '100%25', b: 'x' })).toEqual({ a: '100%25', b: 'x' });
+  });
+});
+
+describe('REST bodies', () => {
+  it('a POST with no body and no Content-Type is an empty JSON object', async () => {
+    const res = await fetch(`${base}/touch/x1`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 'x1', note: null });
+  });
+
+  it('a JSON body is read, with or without a charset', async () => {
+    const res = await fetch(`${base}/touch/x2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ note: 'hi' }),
+    });
+    expect(await res.json()).toEqual({ id: 'x2', note: 'hi' });
+  });
+});
