@@ -1,9 +1,12 @@
 // Fixtures of the catalog and generation tests: tRPC calls over HTTP, the demo catalog, keys and
 // recorded generations. Everything goes through the server's own procedures.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Db } from '@switchyard/db';
 import type { Catalog, RecordGenerationInput } from '@switchyard/schema';
 import { expect } from 'vitest';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
 
 export const demoCatalog = JSON.parse(
@@ -60,4 +63,27 @@ export async function record(
   expect(status, JSON.stringify(error)).toBe(200);
   expect(data.id).toBe(id);
   return id;
+}
+
+/** Another user of an organization, with a regular key of their own (written to the database). */
+export async function createMember(db: Db, organizationId: string): Promise<{ userId: string; key: string; hash: string }> {
+  const suffix = randomUUID().slice(0, 8);
+  const userId = `user_${suffix}`;
+  const key = generateApiKey();
+  const organization = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
+  await db.$transaction(async (tx) => {
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: 'Member', last_name: suffix } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId } });
+    await tx.apiKey.create({
+      data: {
+        organization_id: organizationId,
+        workspace_id: organization.default_workspace_id!,
+        creator_user_id: userId,
+        hash: hashApiKey(key),
+        label: maskApiKey(key),
+        name: 'member key',
+      },
+    });
+  });
+  return { userId, key, hash: hashApiKey(key) };
 }

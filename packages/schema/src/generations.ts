@@ -157,3 +157,13 @@ export const RecordGenerationOutputSchema = z.object({
   content_stored: z.boolean(),
 });
 export type RecordGenerationOutput = z.infer<typeof RecordGenerationOutputSchema>;
+
+/** Internal (tRPC): add prepaid credit to the caller's organization. */
+export const AddCreditsInputSchema = z.object({
+  amount: z.number().positive().finite().max(1e12).describe('USD to add'),
+});
+export type AddCreditsInput = z.infer<typeof AddCreditsInputSchema>;
+export const CreditBalanceSchema = z.object({
+  credit_balance: z.number().describe("The organization's balance in USD after the change; negative means GET /generation answers 402"),
+});
+export type CreditBalance = z.infer<typeof CreditBalanceSchema>;

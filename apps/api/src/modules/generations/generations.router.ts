@@ -1,4 +1,6 @@
 import {
+  AddCreditsInputSchema,
+  CreditBalanceSchema,
   GenerationFeedbackInputSchema,
   GenerationFeedbackOutputSchema,
   GenerationIdQuerySchema,
@@ -8,6 +10,7 @@ import {
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, submitFeedback } from './generations.service.js';
 
 export const generationsRouter = router({
@@ -61,4 +64,9 @@ export const generationsRouter = router({
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
     .mutation(({ ctx, input }) => recordGeneration(ctx.db, ctx.actor, input, ctx.now())),
+
+  addCredits: managementProcedure
+    .input(AddCreditsInputSchema)
+    .output(CreditBalanceSchema)
+    .mutation(({ ctx, input }) => addCredits(ctx.db, ctx.actor, input)),
 });

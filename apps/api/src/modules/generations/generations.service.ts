@@ -13,9 +13,7 @@ import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../keys/auth.service.js';
 import { utcDay } from '../keys/periods.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
-
-/** Where a 402 sends people to add credits. The one place this link is written. */
-export const ADD_CREDITS_URL = 'https://switchyard.dev/settings/credits';
+import { ADD_CREDITS_URL } from './credits.service.js';
 
 const ZERO = new Prisma.Decimal(0);
 
