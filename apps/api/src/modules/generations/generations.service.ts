@@ -15,7 +15,6 @@ import { utcDay } from '../keys/periods.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
 
-const ZERO = new Prisma.Decimal(0);
 
 const num = (value: Prisma.Decimal | null) => (value === null ? null : value.toNumber());
 
@@ -124,20 +123,20 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
   return { success: true };
 }
 
-const RECORD_TX = { maxWait: 10_000, timeout: 20_000 } as const;
-
-const json = (value: unknown) => (value == null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
 
 /**
- * Internal: records a generation made with a key of the caller's organization. In one transaction:
- * the Generation row (skipped when the id exists: a retry counts nothing twice), its content (if
- * given and the organization stores content), the key's daily rollup and lifetime totals, and the
- * organization's credit balance.
+ * Internal: records a generation made with a key of the caller's organization. One SQL statement,
+ * hence one transaction and one round trip: the Generation row (skipped when the id exists, so a
+ * retry counts nothing twice), its content (if given and the organization stores content), the
+ * key's daily rollup and lifetime totals, and the organization's credit balance. Every write after
+ * the first happens only when the generation row was inserted.
  *
  * Spend: `usage` is what the organization is charged; it goes to the key's usage figures and is
  * drawn from the credit balance. For a BYOK generation, `upstream_inference_cost` (what the
  * provider charged the customer's own key) goes to the byok_usage figures. A request counts as a
- * free-model request when the model is a `:free` variant, or the catalog prices it at zero.
+ * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
+ * the catalog does not know is free when its id ends in `:free`).
  */
 export async function recordGeneration(db: Db, actor: Actor, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
   const key = await db.apiKey.findFirst({
@@ -147,58 +146,60 @@ export async function recordGeneration(db: Db, actor: Actor, input: RecordGenera
   if (!key) throw new NotFound(`key ${input.api_key_hash}`);
   const resolved = await resolveModel(db, input.model);
   const isFree = resolved ? isFreeModel(resolved) : /:free$/i.test(input.model);
-  const storeContent = input.content !== undefined && key.organization.store_content;
+  const content = key.organization.store_content ? input.content : undefined;
   const createdAt = input.created_at ? new Date(input.created_at) : now;
-  const usage = new Prisma.Decimal(input.usage ?? 0);
-  const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0) : ZERO;
+  const usage = new Prisma.Decimal(input.usage ?? 0).toString();
+  const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0).toString() : '0';
   const day = utcDay(createdAt).toISOString().slice(0, 10);
-  const { content, api_key_hash: _hash, created_at: _created, ...fields } = input;
+  const org = actor.organizationId;
 
-  const recorded = await db.$transaction(async (tx) => {
-    const inserted = await tx.generation.createMany({
-      data: {
-        ...fields,
-        organization_id: actor.organizationId,
-        workspace_id: key.workspace_id,
-        api_key_id: key.id,
-        user_id: key.creator_user_id,
-        is_free: isFree,
-        provider_responses: json(input.provider_responses),
-        created_at: createdAt,
-      },
-      skipDuplicates: true,
-    });
-    if (inserted.count === 0) return false;
-    if (storeContent && content) {
-      await tx.generationContent.create({
-        data: {
-          generation_id: input.id,
-          organization_id: actor.organizationId,
-          input: content.input,
-          completion: content.output?.completion ?? '',
-          reasoning: content.output?.reasoning ?? null,
-          error: json(content.error),
-        },
-      });
-    }
-    await tx.$executeRaw`
+  // Column names come from the validated input schema (zod drops unknown keys), never from the client.
+  const { content: _content, api_key_hash: _hash, created_at: _created, provider_responses, ...fields } = input;
+  const row: Record<string, unknown> = {
+    ...fields,
+    organization_id: org,
+    workspace_id: key.workspace_id,
+    api_key_id: key.id,
+    user_id: key.creator_user_id,
+    is_free: isFree,
+    provider_responses: json(provider_responses),
+    created_at: createdAt,
+  };
+  const columns = Prisma.join(Object.keys(row).map((c) => Prisma.raw(`"${c}"`)));
+  const values = Prisma.join(
+    Object.entries(row).map(([c, v]) =>
+      c === 'workspace_id' || c === 'api_key_id' ? Prisma.sql`${v}::uuid` : c === 'provider_responses' ? Prisma.sql`${v}::jsonb` : Prisma.sql`${v}`,
+    ),
+  );
+  const [{ inserted }] = await db.$queryRaw<[{ inserted: number }]>`
+    WITH ins AS (
+      INSERT INTO generations (${columns}) VALUES (${values})
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id
+    ), content AS (
+      INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
+      SELECT id, ${org}, ${json(content?.input)}::jsonb, ${content?.output?.completion ?? ''}, ${content?.output?.reasoning ?? null},
+             ${json(content?.error)}::jsonb, ${now}
+      FROM ins WHERE ${content !== undefined}
+    ), rollup AS (
       INSERT INTO key_usage_daily (api_key_id, day, organization_id, usage, byok_usage, request_count, free_request_count)
-      VALUES (${key.id}::uuid, ${day}::date, ${actor.organizationId}, ${usage.toString()}::numeric, ${byok.toString()}::numeric, 1, ${isFree ? 1 : 0})
+      SELECT ${key.id}::uuid, ${day}::date, ${org}, ${usage}::numeric, ${byok}::numeric, 1, ${isFree ? 1 : 0} FROM ins
       ON CONFLICT (api_key_id, day) DO UPDATE SET
         usage = key_usage_daily.usage + EXCLUDED.usage,
         byok_usage = key_usage_daily.byok_usage + EXCLUDED.byok_usage,
         request_count = key_usage_daily.request_count + 1,
-        free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count`;
-    if (!usage.isZero() || !byok.isZero()) {
-      await tx.apiKey.update({ where: { id: key.id }, data: { usage: { increment: usage }, byok_usage: { increment: byok } } });
-    }
-    if (!usage.isZero()) {
-      await tx.organization.update({ where: { id: actor.organizationId }, data: { credit_balance: { decrement: usage } } });
-    }
-    return true;
-  }, RECORD_TX);
+        free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count
+    ), key_totals AS (
+      UPDATE api_keys SET usage = usage + ${usage}::numeric, byok_usage = byok_usage + ${byok}::numeric, updated_at = ${now}
+      WHERE id = ${key.id}::uuid AND EXISTS (SELECT 1 FROM ins)
+    ), credits AS (
+      UPDATE organizations SET credit_balance = credit_balance - ${usage}::numeric, updated_at = ${now}
+      WHERE id = ${org} AND ${usage}::numeric <> 0 AND EXISTS (SELECT 1 FROM ins)
+    )
+    SELECT count(*)::int AS inserted FROM ins`;
+  const recorded = inserted === 1;
 
-  if (recorded) return { id: input.id, recorded: true, is_free: isFree, content_stored: storeContent };
+  if (recorded) return { id: input.id, recorded: true, is_free: isFree, content_stored: content !== undefined };
   // A retry: answer what the first call recorded.
   const existing = await db.generation.findUnique({
     where: { id: input.id },
