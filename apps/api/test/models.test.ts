@@ -327,3 +327,16 @@ describe('internal catalog writes (tRPC, management key)', () => {
     await expectError(res, 404, 'Resource not found');
   });
 });
+
+describe('OpenAPI document', () => {
+  it('documents the catalog and generation operations, and none of the internal procedures', async () => {
+    const res = await server.request('/api/v1/openapi.json', { key: null });
+    const doc = (await res.json()) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> };
+    expect(doc.paths['/model/{author}/{slug}']?.get).toBeDefined();
+    expect(doc.paths['/embeddings/models']?.get?.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:limit', 'query:offset']);
+    expect(doc.paths['/generation']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['query:id']);
+    expect(doc.paths['/generation/content']?.get).toBeDefined();
+    expect(doc.paths['/generation/feedback']?.post).toBeDefined();
+    expect(Object.keys(doc.paths).filter((p) => /import|upsert|record|credits/i.test(p))).toEqual([]);
+  });
+});

@@ -165,9 +165,10 @@ export async function recordGeneration(db: Db, actor: Actor, input: RecordGenera
     provider_responses: json(provider_responses),
     created_at: createdAt,
   };
-  const columns = Prisma.join(Object.keys(row).map((c) => Prisma.raw(`"${c}"`)));
+  const entries = Object.entries(row).filter(([, v]) => v !== undefined);
+  const columns = Prisma.join(entries.map(([c]) => Prisma.raw(`"${c}"`)));
   const values = Prisma.join(
-    Object.entries(row).map(([c, v]) =>
+    entries.map(([c, v]) =>
       c === 'workspace_id' || c === 'api_key_id' ? Prisma.sql`${v}::uuid` : c === 'provider_responses' ? Prisma.sql`${v}::jsonb` : Prisma.sql`${v}`,
     ),
   );
