@@ -47,6 +47,7 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput): Pr
     const limit = new Prisma.Decimal(input.limit_usd);
     const others = await tx.budget.findMany({
       where: { workspace_id: workspace.id, reset_interval: { not: input.reset_interval } },
+      orderBy: { reset_interval: 'asc' },
     });
     const conflicts = others
       .filter((other) => {
