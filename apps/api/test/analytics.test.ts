@@ -42,3 +42,25 @@ describe('GET /analytics/meta', () => {
     expectEnvelope(await rest(server, '/analytics/meta', { key }), 403);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('documents the administration operations at their paths', async () => {
+    const res = await server.request('/api/v1/openapi.json');
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    const expected: [string, string][] = [
+      ['/organization/members', 'get'],
+      ['/workspaces/{id}/members', 'get'],
+      ['/workspaces/{id}/members/add', 'post'],
+      ['/workspaces/{id}/budgets', 'get'],
+      ['/workspaces/{id}/budgets/{interval}', 'get'],
+      ['/byok/{id}', 'get'],
+      ['/guardrails', 'get'],
+      ['/guardrails/{id}/assignments/keys', 'get'],
+      ['/guardrails/{id}/assignments/members', 'get'],
+      ['/presets/{slug}/versions', 'get'],
+      ['/scim/group-mappings/{id}', 'patch'],
+      ['/analytics/meta', 'get'],
+    ];
+    for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+  });
+});

@@ -183,7 +183,7 @@ describe('guardrail assignments', () => {
 
   it('concurrent assigns of the same keys never duplicate', async () => {
     const g = await createGuardrail({ name: 'race' });
-    const hashes = [];
+    const hashes: string[] = [];
     for (let i = 0; i < 5; i++) hashes.push((await createRegularKey(server)).hash);
     const answers = await Promise.all([0, 1, 2].map(() => trpc(server, 'guardrails.assignKeys', { id: g.id, key_hashes: hashes })));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);

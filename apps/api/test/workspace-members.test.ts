@@ -74,7 +74,7 @@ describe('POST /workspaces/{id}/members/add', () => {
   });
 
   it('two concurrent adds of the same users never duplicate a membership', async () => {
-    const users = [];
+    const users: string[] = [];
     for (let i = 0; i < 8; i++) users.push((await createMember(server, `race${i}@example.com`)).id);
     for (let round = 0; round < 5; round++) {
       const ws = await createWorkspace(server, `race-${round}`);
