@@ -84,3 +84,23 @@ describe('organization member procedures (internal)', () => {
     expect((await trpc(server, 'organization.createMember', { email: 'y@example.com' }, { key })).status).toBe(403);
   });
 });
+
+describe('query plan', () => {
+  it('a page of a large organization reads the (organization_id, created_at, id) index, not the table', async () => {
+    const big = await createOrganization(server.db, 'Big');
+    await server.db.$executeRaw`
+      INSERT INTO users (id, email, updated_at)
+      SELECT 'user_big_' || i, 'big' || i || '@example.com', now() FROM generate_series(1, 5000) AS i`;
+    await server.db.$executeRaw`
+      INSERT INTO organization_members (id, organization_id, user_id, updated_at)
+      SELECT gen_random_uuid(), ${big.organizationId}, 'user_big_' || i, now() FROM generate_series(1, 5000) AS i`;
+    await server.db.$executeRaw`ANALYZE organization_members`;
+    const plan = await server.db.$queryRaw<{ 'QUERY PLAN': unknown }[]>`
+      EXPLAIN (FORMAT JSON) SELECT * FROM organization_members WHERE organization_id = ${big.organizationId}
+      ORDER BY created_at, id OFFSET 100 LIMIT 50`;
+    const text = JSON.stringify(plan);
+    expect(text).toContain('organization_members_organization_id_created_at_id_idx');
+    expect(text).not.toContain('"Sort"');
+    expect((await rest(server, '/organization/members?offset=4990&limit=100', { key: big.managementKey })).body.data).toHaveLength(11);
+  });
+});

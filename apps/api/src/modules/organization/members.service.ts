@@ -15,10 +15,10 @@ import type { Actor } from '../keys/auth.service.js';
 
 type Role = MemberRow['role'];
 
-export const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
+const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-export function memberOf(row: MemberRow & { user: User }): OrganizationMember {
+function memberOf(row: MemberRow & { user: User }): OrganizationMember {
   return {
     id: row.user_id,
     email: row.user.email,

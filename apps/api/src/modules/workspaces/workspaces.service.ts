@@ -103,7 +103,7 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
       db.organizationMember.count({ where }),
     ]);
     return {
-      data: rows.map((row) => memberOf({ ...row, workspace_id: workspace.id, role: row.role })),
+      data: rows.map((row) => memberOf({ ...row, workspace_id: workspace.id })),
       total_count: total,
     };
   }
