@@ -2,6 +2,7 @@
 // the server with a message naming the variable.
 import path from 'node:path';
 import { z } from 'zod';
+import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN } from './modules/keys/key-format.js';
 
 const EnvSchema = z.object({
@@ -18,6 +19,17 @@ const EnvSchema = z.object({
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  SWITCHYARD_SECRET_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return parseSecretKeyRing(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (comma-separated for rotation, newest first)` });
+        return z.NEVER;
+      }
+    })
+    .optional(),
 });
 
 export interface Config {
@@ -28,6 +40,8 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   bootstrapKey: string | undefined;
   databasePoolMax: number;
+  /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
+  secretKeys: Buffer[] | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -52,5 +66,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    secretKeys: e.SWITCHYARD_SECRET_KEY,
   };
 }

@@ -7,6 +7,7 @@ import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { loadSecretBox } from './modules/byok/secret-box.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 
 export interface RunningServer {
@@ -55,7 +56,12 @@ export async function startServer(config: Config, logger: Logger, options: { now
       logger.info({ organization_id: boot.organizationId }, 'created organization with SWITCHYARD_BOOTSTRAP_KEY as its management key');
     }
 
-    const app = createApp({ db, logger, now: options.now ?? (() => new Date()) });
+    const secrets = await loadSecretBox({ configured: config.secretKeys, dataDir: config.dataDir });
+    if (secrets.source !== 'env' && config.databaseUrl) {
+      logger.warn({ file: secrets.file }, 'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key');
+    }
+
+    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once('error', reject);

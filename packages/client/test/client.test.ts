@@ -43,6 +43,19 @@ describe('@switchyard/client', () => {
     expect((await failure(client(created.key).keys.current.query())).status).toBe(401);
   });
 
+  it('lists and shows the organization\'s keys, newest first, paginated', async () => {
+    const admin = client(server.managementKey);
+    const a = await admin.keys.create.mutate({ name: 'list-a' });
+    const b = await admin.keys.create.mutate({ name: 'list-b' });
+    const page = await admin.keys.list.query({ limit: 2, offset: 0 });
+    expect(page.total_count).toBeGreaterThanOrEqual(3);
+    expect(page.data.map((k) => k.hash)).toEqual([b.data.hash, a.data.hash]);
+    expect((await admin.keys.list.query({ limit: 1, offset: page.total_count })).data).toEqual([]);
+    expect(await admin.keys.get.query({ hash: a.data.hash })).toEqual(a.data);
+    expect(JSON.stringify(page)).not.toContain(a.key);
+    expect((await failure(admin.keys.list.query({ limit: 101, offset: 0 }))).status).toBe(400);
+  });
+
   it('rejects with a typed error carrying the HTTP status and the spec message', async () => {
     const missing = await failure(client('sk-sy-v1-nope').keys.current.query());
     expect(missing).toMatchObject({ status: 401, message: 'Missing Authentication header' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf } from './common.js';
+import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 
 export const LimitResetSchema = z.enum(['daily', 'weekly', 'monthly']);
 export const DataRegionSchema = z.enum(['global', 'europe', 'us']);
@@ -84,3 +84,13 @@ export const UpdateKeyInputSchema = z.object({
   include_byok_in_limit: z.boolean().optional(),
 });
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
+
+/** Internal (tRPC): the caller's organization's keys, newest first. */
+export const ListKeysInputSchema = z.object({
+  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
+  workspace_id: z.string().uuid().optional(),
+});
+export type ListKeysInput = z.infer<typeof ListKeysInputSchema>;
+export const ListKeysOutputSchema = listOf(KeySummarySchema);
+
+export const KeyHashInputSchema = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/) });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
+import type { SecretBox } from '../modules/byok/secret-box.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 
 export interface AppDeps {
@@ -8,6 +9,8 @@ export interface AppDeps {
   logger: Logger;
   /** The clock; tests fix it to check period edges. */
   now: () => Date;
+  /** Encrypts secrets at rest (BYOK provider keys). */
+  secrets: SecretBox;
 }
 
 export interface Context extends AppDeps {

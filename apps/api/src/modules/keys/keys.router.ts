@@ -2,12 +2,15 @@ import {
   CreateKeyInputSchema,
   CreateKeyOutputSchema,
   GetKeyOutputSchema,
+  KeyHashInputSchema,
   KeySummarySchema,
+  ListKeysInputSchema,
+  ListKeysOutputSchema,
   UpdateKeyInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { createKey, getKeyInfo, updateKey } from './keys.service.js';
+import { createKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
 
 export const keysRouter = router({
   current: authedProcedure
@@ -30,6 +33,14 @@ export const keysRouter = router({
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input)),
+  list: managementProcedure
+    .input(ListKeysInputSchema)
+    .output(ListKeysOutputSchema)
+    .query(({ ctx, input }) => listKeys(ctx.db, ctx.actor, input)),
+  get: managementProcedure
+    .input(KeyHashInputSchema)
+    .output(KeySummarySchema)
+    .query(({ ctx, input }) => getKey(ctx.db, ctx.actor, input.hash)),
   update: managementProcedure
     .input(UpdateKeyInputSchema)
     .output(KeySummarySchema)

@@ -1,5 +1,5 @@
 import { Prisma, type ApiKey, type Db } from '@switchyard/db';
-import type { CreateKeyInput, Key, KeySummary, UpdateKeyInput } from '@switchyard/schema';
+import type { CreateKeyInput, Key, KeySummary, ListKeysInput, UpdateKeyInput } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import type { Actor } from './auth.service.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
@@ -137,6 +137,28 @@ export async function updateKey(db: Db, actor: Actor, input: UpdateKeyInput): Pr
     data: changes,
   });
   const key = result[0];
+  if (!key) throw new NotFound(`key ${hash}`);
+  return summaryOf(key);
+}
+
+export async function listKeys(
+  db: Db,
+  actor: Actor,
+  input: ListKeysInput,
+): Promise<{ data: KeySummary[]; total_count: number }> {
+  const where = {
+    organization_id: actor.organizationId,
+    ...(input.workspace_id ? { workspace_id: input.workspace_id } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    db.apiKey.findMany({ where, orderBy: [{ created_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
+    db.apiKey.count({ where }),
+  ]);
+  return { data: rows.map(summaryOf), total_count: total };
+}
+
+export async function getKey(db: Db, actor: Actor, hash: string): Promise<KeySummary> {
+  const key = await db.apiKey.findFirst({ where: { hash, organization_id: actor.organizationId } });
   if (!key) throw new NotFound(`key ${hash}`);
   return summaryOf(key);
 }

@@ -1,0 +1,22 @@
+import { AnalyticsMetaOutputSchema } from '@switchyard/schema';
+import { z } from 'zod';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { ANALYTICS_META } from './analytics-catalog.js';
+
+export const analyticsRouter = router({
+  meta: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/analytics/meta',
+        protect: true,
+        tags: ['Analytics'],
+        summary: 'Analytics metadata',
+        description:
+          'Returns the metrics, dimensions, filter operators and granularities available to the analytics query endpoint. Management key required.',
+      },
+    })
+    .input(z.void())
+    .output(AnalyticsMetaOutputSchema)
+    .query(() => ({ data: ANALYTICS_META })),
+});

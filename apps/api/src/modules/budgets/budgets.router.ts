@@ -1,0 +1,54 @@
+import {
+  BudgetSchema,
+  DeleteBudgetInputSchema,
+  DeleteBudgetOutputSchema,
+  GetBudgetInputSchema,
+  GetBudgetOutputSchema,
+  ListBudgetsInputSchema,
+  ListBudgetsOutputSchema,
+  SetBudgetInputSchema,
+} from '@switchyard/schema';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
+
+export const budgetsRouter = router({
+  // Literal-suffix path first: trpc-to-openapi matches in router order.
+  get: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/workspaces/{id}/budgets/{interval}',
+        protect: true,
+        tags: ['Workspaces'],
+        summary: 'Get the budget of one interval',
+        description: 'Retrieves the budget of one interval (daily, weekly, monthly or lifetime). Management key required.',
+      },
+    })
+    .input(GetBudgetInputSchema)
+    .output(GetBudgetOutputSchema)
+    .query(({ ctx, input }) => getBudget(ctx.db, ctx.actor, input)),
+  list: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/workspaces/{id}/budgets',
+        protect: true,
+        tags: ['Workspaces'],
+        summary: 'List workspace budgets',
+        description: 'Lists all budgets of a workspace. Management key required.',
+      },
+    })
+    .input(ListBudgetsInputSchema)
+    .output(ListBudgetsOutputSchema)
+    .query(({ ctx, input }) => listBudgets(ctx.db, ctx.actor, input)),
+
+  // Internal (tRPC only).
+  set: managementProcedure
+    .input(SetBudgetInputSchema)
+    .output(BudgetSchema)
+    .mutation(({ ctx, input }) => setBudget(ctx.db, ctx.actor, input)),
+  delete: managementProcedure
+    .input(DeleteBudgetInputSchema)
+    .output(DeleteBudgetOutputSchema)
+    .mutation(({ ctx, input }) => deleteBudget(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,46 @@
+import {
+  ByokCredentialSchema,
+  ByokOutputSchema,
+  CreateByokInputSchema,
+  DisableByokInputSchema,
+  GetByokInputSchema,
+  RotateByokSecretInputSchema,
+} from '@switchyard/schema';
+import { z } from 'zod';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { createByok, disableByok, getByok, resealByokSecrets, rotateByokSecret } from './byok.service.js';
+
+export const byokRouter = router({
+  get: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/byok/{id}',
+        protect: true,
+        tags: ['Providers'],
+        summary: 'Get a BYOK credential',
+        description: 'Returns one BYOK provider credential; the provider key is never returned. Management key required.',
+      },
+    })
+    .input(GetByokInputSchema)
+    .output(ByokOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getByok(ctx.db, ctx.actor, input) })),
+
+  // Internal (tRPC only).
+  create: managementProcedure
+    .input(CreateByokInputSchema)
+    .output(ByokCredentialSchema)
+    .mutation(({ ctx, input }) => createByok(ctx.db, ctx.secrets, ctx.actor, input)),
+  rotateSecret: managementProcedure
+    .input(RotateByokSecretInputSchema)
+    .output(ByokCredentialSchema)
+    .mutation(({ ctx, input }) => rotateByokSecret(ctx.db, ctx.secrets, ctx.actor, input)),
+  disable: managementProcedure
+    .input(DisableByokInputSchema)
+    .output(ByokCredentialSchema)
+    .mutation(({ ctx, input }) => disableByok(ctx.db, ctx.actor, input)),
+  resealSecrets: managementProcedure
+    .input(z.void())
+    .output(z.object({ resealed: z.number().int() }))
+    .mutation(({ ctx }) => resealByokSecrets(ctx.db, ctx.secrets, ctx.actor)),
+});

@@ -1,0 +1,47 @@
+import {
+  CreateOrganizationMemberInputSchema,
+  ListOrganizationMembersInputSchema,
+  ListOrganizationMembersOutputSchema,
+  OrganizationMemberSchema,
+  RemoveOrganizationMemberInputSchema,
+  RemoveOrganizationMemberOutputSchema,
+  UpdateOrganizationMemberInputSchema,
+} from '@switchyard/schema';
+import { managementProcedure, router } from '../../trpc/init.js';
+import {
+  createOrganizationMember,
+  listOrganizationMembers,
+  removeOrganizationMember,
+  updateOrganizationMember,
+} from './members.service.js';
+
+export const organizationRouter = router({
+  members: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/organization/members',
+        protect: true,
+        tags: ['Organization'],
+        summary: 'List organization members',
+        description: 'Lists members of the organization of the management key. Management key required.',
+      },
+    })
+    .input(ListOrganizationMembersInputSchema)
+    .output(ListOrganizationMembersOutputSchema)
+    .query(({ ctx, input }) => listOrganizationMembers(ctx.db, ctx.actor, input)),
+
+  // Internal (tRPC only): membership administration.
+  createMember: managementProcedure
+    .input(CreateOrganizationMemberInputSchema)
+    .output(OrganizationMemberSchema)
+    .mutation(({ ctx, input }) => createOrganizationMember(ctx.db, ctx.actor, input)),
+  updateMember: managementProcedure
+    .input(UpdateOrganizationMemberInputSchema)
+    .output(OrganizationMemberSchema)
+    .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input)),
+  removeMember: managementProcedure
+    .input(RemoveOrganizationMemberInputSchema)
+    .output(RemoveOrganizationMemberOutputSchema)
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.actor, input)),
+});

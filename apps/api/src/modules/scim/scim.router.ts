@@ -1,0 +1,30 @@
+import {
+  CreateScimGroupMappingInputSchema,
+  ScimGroupMappingOutputSchema,
+  UpdateScimGroupMappingInputSchema,
+} from '@switchyard/schema';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { createScimGroupMapping, updateScimGroupMapping } from './scim.service.js';
+
+export const scimRouter = router({
+  updateGroupMapping: managementProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/scim/group-mappings/{id}',
+        protect: true,
+        tags: ['SCIM'],
+        summary: 'Update a SCIM group mapping',
+        description: 'Updates the role (admin or member) of a SCIM group mapping. Management key required.',
+      },
+    })
+    .input(UpdateScimGroupMappingInputSchema)
+    .output(ScimGroupMappingOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input) })),
+
+  // Internal (tRPC only).
+  createGroupMapping: managementProcedure
+    .input(CreateScimGroupMappingInputSchema)
+    .output(ScimGroupMappingOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.actor, input) })),
+});

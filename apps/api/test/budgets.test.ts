@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BudgetSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema } from '@switchyard/schema';
+import type { TestServer } from '../src/testing.js';
+import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createRegularKey, createWorkspace, expectEnvelope, ok, rest, trpc } from './fixtures-admin.js';
+
+const ListSchema = ListBudgetsOutputSchema.extend({ data: BudgetSchema.strict().array() }).strict();
+const GetSchema = GetBudgetOutputSchema.extend({ data: BudgetSchema.strict() }).strict();
+
+let server: TestServer;
+let other: OrgFixture;
+beforeAll(async () => {
+  server = await testServer();
+  other = await createOrganization(server.db);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const setBudget = (workspace_id: string, reset_interval: string, limit_usd: number, key?: string) =>
+  trpc(server, 'budgets.set', { workspace_id, reset_interval, limit_usd }, { key });
+
+describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
+  it('list every interval in order, one budget each, with include_byok_in_budgets', async () => {
+    const ws = await createWorkspace(server, 'budgeted');
+    expect((await rest(server, '/workspaces/budgeted/budgets')).body).toEqual({ data: [], include_byok_in_budgets: false });
+    for (const [interval, limit] of [['monthly', 300], ['daily', 10.5], ['lifetime', 1000], ['weekly', 70]] as const) {
+      expect((await setBudget('budgeted', interval, limit)).status).toBe(200);
+    }
+    await ok(server, 'workspaces.update', { id: 'budgeted', include_byok_in_budgets: true });
+
+    const { status, body } = await rest(server, `/workspaces/${ws.id}/budgets`);
+    expect(status).toBe(200);
+    const list = ListSchema.parse(body);
+    expect(list.include_byok_in_budgets).toBe(true);
+    expect(list.data.map((b) => [b.reset_interval, b.limit_usd])).toEqual([
+      ['daily', 10.5],
+      ['weekly', 70],
+      ['monthly', 300],
+      ['lifetime', 1000],
+    ]);
+    expect(list.data.every((b) => b.workspace_id === ws.id)).toBe(true);
+
+    const one = await rest(server, '/workspaces/budgeted/budgets/weekly');
+    expect(one.status).toBe(200);
+    const got = GetSchema.parse(one.body);
+    expect(got).toEqual({ data: list.data[1], include_byok_in_budgets: true });
+  });
+
+  it('changing a budget updates it in place (at most one per interval)', async () => {
+    await createWorkspace(server, 'in-place');
+    const first = (await setBudget('in-place', 'daily', 5)).data;
+    const second = (await setBudget('in-place', 'daily', 6)).data;
+    expect(second.id).toBe(first.id);
+    expect(second.limit_usd).toBe(6);
+    expect((await rest(server, '/workspaces/in-place/budgets')).body.data).toHaveLength(1);
+  });
+
+  it('404 for an interval without a budget; 400 for a bad interval', async () => {
+    await createWorkspace(server, 'sparse');
+    await setBudget('sparse', 'monthly', 50);
+    expectEnvelope(await rest(server, '/workspaces/sparse/budgets/daily'), 404);
+    expectEnvelope(await rest(server, '/workspaces/sparse/budgets/yearly'), 400);
+    expectEnvelope(await rest(server, '/workspaces/sparse/budgets/Monthly'), 400);
+  });
+
+  it("404 for unknown workspaces and another organization's; 401 without a key; 403 for a regular key", async () => {
+    await setBudget(other.workspaceId, 'daily', 1, other.managementKey);
+    for (const path of ['/workspaces/nope/budgets', '/workspaces/00000000-0000-4000-8000-000000000000/budgets/daily']) {
+      expectEnvelope(await rest(server, path), 404);
+    }
+    expectEnvelope(await rest(server, `/workspaces/${other.workspaceId}/budgets`), 404);
+    expectEnvelope(await rest(server, `/workspaces/${other.workspaceId}/budgets/daily`), 404);
+    expect((await rest(server, `/workspaces/${other.workspaceId}/budgets/daily`, { key: other.managementKey })).status).toBe(200);
+    expectEnvelope(await rest(server, '/workspaces/default/budgets', { key: null }), 401);
+    expectEnvelope(await rest(server, '/workspaces/default/budgets/daily', { key: null }), 401);
+    const { key } = await createRegularKey(server);
+    expectEnvelope(await rest(server, '/workspaces/default/budgets', { key }), 403);
+    expectEnvelope(await rest(server, '/workspaces/default/budgets/daily', { key }), 403);
+  });
+});
+
+describe('budgets.set (internal): lifetime > monthly > weekly > daily, strictly', () => {
+  it('refuses a budget not strictly below every wider one, or not strictly above every narrower one', async () => {
+    await createWorkspace(server, 'ordered');
+    await setBudget('ordered', 'weekly', 100);
+    const equal = await setBudget('ordered', 'daily', 100);
+    expect(equal.status).toBe(400);
+    expect(equal.error?.message).toBe('Invalid request parameters');
+    expect(equal.error?.data.metadata).toMatchObject({ conflicts: [{ reset_interval: 'weekly', limit_usd: 100 }] });
+    expect(String(equal.error?.data.metadata?.reason)).toMatch(/strictly smaller/);
+
+    expect((await setBudget('ordered', 'monthly', 99.99)).status).toBe(400);
+    expect((await setBudget('ordered', 'lifetime', 100)).status).toBe(400);
+    expect((await setBudget('ordered', 'daily', 99.99)).status).toBe(200);
+    expect((await setBudget('ordered', 'lifetime', 100.01)).status).toBe(200);
+    // Monthly must sit between weekly (100) and lifetime (100.01).
+    expect((await setBudget('ordered', 'monthly', 100.001)).status).toBe(200);
+    // Raising weekly above monthly names monthly and lifetime.
+    const raised = await setBudget('ordered', 'weekly', 200);
+    expect(raised.error?.data.metadata?.conflicts).toEqual([
+      { reset_interval: 'monthly', limit_usd: 100.001 },
+      { reset_interval: 'lifetime', limit_usd: 100.01 },
+    ]);
+    // Nothing changed by the refused calls.
+    const { body } = await rest(server, '/workspaces/ordered/budgets');
+    expect(body.data.map((b: { limit_usd: number }) => b.limit_usd)).toEqual([99.99, 100, 100.001, 100.01]);
+  });
+
+  it('holds under concurrent changes (the workspace row is locked)', async () => {
+    await createWorkspace(server, 'racing');
+    // Each call alone is valid; together, daily 50 and weekly 40 would break the order.
+    for (let round = 0; round < 5; round++) {
+      await trpc(server, 'budgets.delete', { workspace_id: 'racing', reset_interval: 'daily' });
+      await trpc(server, 'budgets.delete', { workspace_id: 'racing', reset_interval: 'weekly' });
+      await setBudget('racing', 'daily', 10);
+      await setBudget('racing', 'weekly', 60);
+      const [a, b] = await Promise.all([setBudget('racing', 'daily', 50), setBudget('racing', 'weekly', 40)]);
+      expect([a.status, b.status].sort()).toEqual([200, 400]);
+      const { body } = await rest(server, '/workspaces/racing/budgets');
+      const [daily, weekly] = body.data.map((x: { limit_usd: number }) => x.limit_usd);
+      expect(daily).toBeLessThan(weekly);
+    }
+  });
+
+  it('400 for negative or non-numeric limits; 404 for foreign workspaces; budgets.delete removes', async () => {
+    expect((await setBudget('default', 'daily', -1)).status).toBe(400);
+    expect((await trpc(server, 'budgets.set', { workspace_id: 'default', reset_interval: 'daily', limit_usd: '5' })).status).toBe(400);
+    expect((await setBudget(other.workspaceId, 'daily', 1)).status).toBe(404);
+    await setBudget('default', 'lifetime', 5);
+    expect(await ok(server, 'budgets.delete', { workspace_id: 'default', reset_interval: 'lifetime' })).toEqual({ deleted: true });
+    expectEnvelope(await rest(server, '/workspaces/default/budgets/lifetime'), 404);
+    expect((await trpc(server, 'budgets.delete', { workspace_id: 'default', reset_interval: 'lifetime' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,116 @@
+import type { RouterOutputs } from '@switchyard/client';
+import {
+  optionalNumber,
+  optionalString,
+  pagination,
+  paginationOptions,
+  positional,
+  requireString,
+  UsageError,
+  type Command,
+  type CommandContext,
+} from '../command.js';
+import { renderRecord } from '../output.js';
+
+type KeySummary = RouterOutputs['keys']['get'];
+
+const LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const;
+type LimitReset = (typeof LIMIT_RESETS)[number];
+
+function limitReset(ctx: CommandContext): LimitReset | null | undefined {
+  const value = optionalString(ctx, 'limit-reset');
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  if (!(LIMIT_RESETS as readonly string[]).includes(value)) {
+    throw new UsageError(`--limit-reset must be one of ${LIMIT_RESETS.join(', ')} or none`);
+  }
+  return value as LimitReset;
+}
+
+/** --limit <usd> or --limit none. */
+function limit(ctx: CommandContext): number | null | undefined {
+  return optionalString(ctx, 'limit') === 'none' ? null : optionalNumber(ctx, 'limit');
+}
+
+const keyRows = (keys: KeySummary[]) =>
+  keys.map((k) => [k.hash.slice(0, 12), k.name, k.label, k.is_management_key ? 'management' : 'regular', k.disabled ? 'disabled' : 'active', k.limit, k.limit_reset]);
+const keyColumns = ['hash', 'name', 'label', 'kind', 'status', 'limit', 'reset'];
+
+const limitOptions = {
+  limit: { type: 'string', value: '<usd|none>', description: 'spending limit in USD' },
+  'limit-reset': { type: 'string', value: '<daily|weekly|monthly|none>', description: 'period after which the limit resets' },
+} as const;
+
+export const keyCommands: Command[] = [
+  {
+    path: ['keys', 'create'],
+    summary: 'Create an API key; its secret is printed once',
+    options: {
+      name: { type: 'string', value: '<name>', description: 'a name for the key (required)' },
+      ...limitOptions,
+      'include-byok': { type: 'boolean', description: 'count BYOK spend against the limit' },
+      management: { type: 'boolean', description: 'make a management key' },
+      workspace: { type: 'string', value: '<uuid>', description: "workspace (default: the caller key's)" },
+      'expires-at': { type: 'string', value: '<iso8601>', description: 'expiry time, e.g. 2027-01-01T00:00:00Z' },
+    },
+    async run(ctx) {
+      const created = await ctx.client.keys.create.mutate({
+        name: requireString(ctx, 'name'),
+        limit: limit(ctx),
+        limit_reset: limitReset(ctx),
+        include_byok_in_limit: ctx.options['include-byok'] === true,
+        is_management_key: ctx.options.management === true,
+        workspace_id: optionalString(ctx, 'workspace'),
+        expires_at: optionalString(ctx, 'expires-at'),
+      });
+      return {
+        json: created,
+        human: `${renderRecord({ ...created.data })}\n\nSecret (shown once): ${created.key}`,
+      };
+    },
+  },
+  {
+    path: ['keys', 'list'],
+    summary: "List the organization's keys, newest first",
+    options: { ...paginationOptions, workspace: { type: 'string', value: '<uuid>', description: 'only keys of this workspace' } },
+    async run(ctx) {
+      const page = await ctx.client.keys.list.query({ ...pagination(ctx), workspace_id: optionalString(ctx, 'workspace') });
+      return { json: page, human: { columns: keyColumns, rows: keyRows(page.data) } };
+    },
+  },
+  {
+    path: ['keys', 'show'],
+    summary: 'Show one key by its hash',
+    args: ['<hash>'],
+    async run(ctx) {
+      const key = await ctx.client.keys.get.query({ hash: positional(ctx, 0, '<hash>') });
+      return { json: key, human: renderRecord({ ...key }) };
+    },
+  },
+  {
+    path: ['keys', 'disable'],
+    summary: 'Disable a key: it authenticates no more',
+    args: ['<hash>'],
+    async run(ctx) {
+      const key = await ctx.client.keys.update.mutate({ hash: positional(ctx, 0, '<hash>'), disabled: true });
+      return { json: key, human: `disabled ${key.name} (${key.label})` };
+    },
+  },
+  {
+    path: ['keys', 'set-limit'],
+    summary: "Set a key's spending limit",
+    args: ['<hash>'],
+    options: { ...limitOptions, 'include-byok': { type: 'boolean', description: 'count BYOK spend against the limit' } },
+    async run(ctx) {
+      const newLimit = limit(ctx);
+      if (newLimit === undefined) throw new UsageError('--limit is required (a number of USD, or none)');
+      const key = await ctx.client.keys.update.mutate({
+        hash: positional(ctx, 0, '<hash>'),
+        limit: newLimit,
+        limit_reset: limitReset(ctx),
+        ...(ctx.options['include-byok'] === true ? { include_byok_in_limit: true } : {}),
+      });
+      return { json: key, human: renderRecord({ ...key }) };
+    },
+  },
+];

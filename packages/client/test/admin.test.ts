@@ -1,0 +1,73 @@
+// The administration procedures through the typed client, against a real server.
+import { randomUUID } from 'node:crypto';
+import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createSwitchyardClient, SwitchyardError, type SwitchyardClient } from '../src/index.js';
+
+let server: TestServer;
+let admin: SwitchyardClient;
+beforeAll(async () => {
+  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SwitchyardError);
+  return error as SwitchyardError;
+}
+
+describe('@switchyard/client: administration', () => {
+  it('members: organization, workspace, add (with the 400 naming unknown ids)', async () => {
+    const ada = await admin.organization.createMember.mutate({ email: 'ada@example.com', role: 'org:admin' });
+    const ws = await admin.workspaces.create.mutate({ slug: 'research', name: 'Research' });
+    const added = await admin.workspaces.addMembers.mutate({ id: 'research', user_ids: [ada.id] });
+    expect(added).toMatchObject({ added_count: 1, data: [{ user_id: ada.id, role: 'admin', workspace_id: ws.id }] });
+    expect((await admin.workspaces.members.query({ id: ws.id })).data.map((m) => m.user_id)).toEqual([ada.id]);
+    const org = await admin.organization.members.query({ limit: 10 });
+    expect(org.total_count).toBe(2);
+
+    const bad = await failure(admin.workspaces.addMembers.mutate({ id: 'research', user_ids: ['user_ghost'] }));
+    expect(bad).toMatchObject({ status: 400, message: 'Invalid request parameters' });
+    expect(bad.metadata).toMatchObject({ invalid_user_ids: ['user_ghost'] });
+  });
+
+  it('budgets: set, list, get; the ordering rule is a 400', async () => {
+    await admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'monthly', limit_usd: 100 });
+    await admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'daily', limit_usd: 5 });
+    const list = await admin.budgets.list.query({ id: 'default' });
+    expect(list.data.map((b) => b.reset_interval)).toEqual(['daily', 'monthly']);
+    expect((await admin.budgets.get.query({ id: 'default', interval: 'monthly' })).data.limit_usd).toBe(100);
+    expect((await failure(admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'weekly', limit_usd: 100 }))).status).toBe(400);
+    expect((await failure(admin.budgets.get.query({ id: 'default', interval: 'weekly' }))).status).toBe(404);
+  });
+
+  it('BYOK, guardrails, presets, SCIM and analytics', async () => {
+    const cred = await admin.byok.create.mutate({ provider: 'openai', name: 'main', key: 'sk-live-abcdefgh1234' });
+    expect((await admin.byok.get.query({ id: cred.id })).data.label).toBe('sk-...1234');
+
+    const g = await admin.guardrails.create.mutate({ name: 'safe', allowed_providers: ['openai'] });
+    const { data: key } = await admin.keys.create.mutate({ name: 'guarded key' });
+    await admin.guardrails.assignKeys.mutate({ id: g.id, key_hashes: [key.hash] });
+    expect((await admin.guardrails.keyAssignments.query({ id: g.id })).data[0]).toMatchObject({ key_hash: key.hash, key_name: 'guarded key' });
+    expect((await admin.guardrails.list.query({})).data.map((x) => x.id)).toEqual([g.id]);
+
+    await admin.presets.create.mutate({ slug: 'p', name: 'P', config: { model: 'a/b' } });
+    await admin.presets.createVersion.mutate({ slug: 'p', config: { model: 'a/c' } });
+    expect((await admin.presets.versions.query({ slug: 'p' })).data.map((v) => v?.version)).toEqual([1, 2]);
+
+    const mapping = await admin.scim.createGroupMapping.mutate({ workspace_id: 'default', scim_group_id: randomUUID() });
+    expect((await admin.scim.updateGroupMapping.mutate({ id: mapping.data.id, role: 'admin' })).data.role).toBe('admin');
+
+    expect((await admin.analytics.meta.query()).data.granularities).toHaveLength(5);
+
+    const regular = createSwitchyardClient({ url: server.url, apiKey: (await admin.keys.create.mutate({ name: 'r' })).key });
+    expect(await failure(regular.analytics.meta.query())).toMatchObject({ status: 403, message: 'Only management keys can perform this operation' });
+  });
+});

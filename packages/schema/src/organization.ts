@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { listOf, paginationQuery } from './common.js';
+
+/** Organization roles as the API writes them (compat.md). */
+export const OrgRoleSchema = z.enum(['org:admin', 'org:member']);
+export type OrgRole = z.infer<typeof OrgRoleSchema>;
+
+export const OrganizationMemberSchema = z
+  .object({
+    id: z.string().describe('User id'),
+    email: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    role: OrgRoleSchema.describe('Role in the organization'),
+  })
+  .describe('A member of the organization');
+export type OrganizationMember = z.infer<typeof OrganizationMemberSchema>;
+
+export const ListOrganizationMembersInputSchema = z.object(paginationQuery({ defaultLimit: 50, maxLimit: 100 }));
+export const ListOrganizationMembersOutputSchema = listOf(OrganizationMemberSchema);
+
+/** Internal (tRPC): add a person to the organization; the user is created when the email is new. */
+export const CreateOrganizationMemberInputSchema = z.object({
+  email: z.email().max(320),
+  first_name: z.string().max(200).optional().describe('Used when the user is new'),
+  last_name: z.string().max(200).optional().describe('Used when the user is new'),
+  role: OrgRoleSchema.default('org:member'),
+});
+export type CreateOrganizationMemberInput = z.infer<typeof CreateOrganizationMemberInputSchema>;
+
+/** Internal (tRPC): change a member's organization role. */
+export const UpdateOrganizationMemberInputSchema = z.object({
+  user_id: z.string().min(1),
+  role: OrgRoleSchema,
+});
+export type UpdateOrganizationMemberInput = z.infer<typeof UpdateOrganizationMemberInputSchema>;
+
+/** Internal (tRPC): remove a member (and their workspace memberships and guardrail assignments). */
+export const RemoveOrganizationMemberInputSchema = z.object({ user_id: z.string().min(1) });
+export type RemoveOrganizationMemberInput = z.infer<typeof RemoveOrganizationMemberInputSchema>;
+export const RemoveOrganizationMemberOutputSchema = z.object({ removed: z.literal(true) });

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { TimestampSchema, dataOf, paginationQuery } from './common.js';
+import { WorkspaceRefSchema } from './workspaces.js';
+
+/** URL-safe: RFC 3986 unreserved characters. */
+export const PresetSlugSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._~-]+$/, 'URL-safe characters only');
+
+export const PresetConfigSchema = z
+  .record(z.string(), z.unknown())
+  .describe('Preset configuration, e.g. { model, temperature }');
+
+export const PresetVersionSchema = z
+  .object({
+    id: z.string(),
+    preset_id: z.string(),
+    version: z.number().int(),
+    config: PresetConfigSchema,
+    system_prompt: z.string().optional(),
+    creator_id: z.string().describe('User id'),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .describe('One version of a preset');
+export type PresetVersion = z.infer<typeof PresetVersionSchema>;
+
+export const ListPresetVersionsInputSchema = z.object({
+  slug: z.string().min(1).describe('Preset slug'),
+  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
+});
+export type ListPresetVersionsInput = z.infer<typeof ListPresetVersionsInputSchema>;
+export const ListPresetVersionsOutputSchema = z.object({
+  data: z.array(PresetVersionSchema.nullable()).describe('Ascending by version; a deleted version is null'),
+  total_count: z.number().int(),
+});
+
+export const PresetSchema = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
+});
+export type Preset = z.infer<typeof PresetSchema>;
+
+/** Internal (tRPC): create a preset with its first version. */
+export const CreatePresetInputSchema = z.object({
+  workspace_id: WorkspaceRefSchema.optional().describe("Defaults to the caller key's workspace"),
+  slug: PresetSlugSchema,
+  name: z.string().min(1).max(200),
+  config: PresetConfigSchema,
+  system_prompt: z.string().max(100_000).optional(),
+});
+export type CreatePresetInput = z.infer<typeof CreatePresetInputSchema>;
+export const CreatePresetOutputSchema = z.object({ data: PresetSchema, version: PresetVersionSchema });
+
+/** Internal (tRPC): add the next version of a preset. */
+export const CreatePresetVersionInputSchema = z.object({
+  slug: z.string().min(1),
+  config: PresetConfigSchema,
+  system_prompt: z.string().max(100_000).optional(),
+});
+export type CreatePresetVersionInput = z.infer<typeof CreatePresetVersionInputSchema>;
+export const PresetVersionOutputSchema = dataOf(PresetVersionSchema);
+
+/** Internal (tRPC): delete a version; it keeps its place in the listing as null. */
+export const DeletePresetVersionInputSchema = z.object({ slug: z.string().min(1), version: z.number().int().min(1) });
+export type DeletePresetVersionInput = z.infer<typeof DeletePresetVersionInputSchema>;
+export const DeletePresetVersionOutputSchema = z.object({ deleted: z.literal(true) });
