@@ -1,8 +1,10 @@
 import { analyticsRouter } from './modules/analytics/analytics.router.js';
 import { budgetsRouter } from './modules/budgets/budgets.router.js';
 import { byokRouter } from './modules/byok/byok.router.js';
+import { generationsRouter } from './modules/generations/generations.router.js';
 import { guardrailsRouter } from './modules/guardrails/guardrails.router.js';
 import { keysRouter } from './modules/keys/keys.router.js';
+import { modelsRouter } from './modules/models/models.router.js';
 import { organizationRouter } from './modules/organization/organization.router.js';
 import { presetsRouter } from './modules/presets/presets.router.js';
 import { scimRouter } from './modules/scim/scim.router.js';
@@ -11,6 +13,8 @@ import { router } from './trpc/init.js';
 
 export const appRouter = router({
   keys: keysRouter,
+  models: modelsRouter,
+  generations: generationsRouter,
   organization: organizationRouter,
   workspaces: workspacesRouter,
   budgets: budgetsRouter,

@@ -1,5 +1,7 @@
 export * from './common.js';
 export * from './keys.js';
+export * from './models.js';
+export * from './generations.js';
 export * from './organization.js';
 export * from './workspaces.js';
 export * from './budgets.js';

@@ -1,0 +1,213 @@
+// Generations: recording (the routing service's hot write path, with the usage rollups and the
+// credit balance in the same transaction), reading the record and its stored content, and feedback.
+import { Prisma, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import type {
+  Generation,
+  GenerationContent,
+  GenerationFeedbackInput,
+  GenerationIdQuery,
+  RecordGenerationInput,
+  RecordGenerationOutput,
+} from '@switchyard/schema';
+import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
+import type { Actor } from '../keys/auth.service.js';
+import { utcDay } from '../keys/periods.js';
+import { isFreeModel, resolveModel } from '../models/models.service.js';
+import { ADD_CREDITS_URL } from './credits.service.js';
+
+
+const num = (value: Prisma.Decimal | null) => (value === null ? null : value.toNumber());
+
+function generationRecord(g: GenerationRow): Generation {
+  return {
+    id: g.id,
+    workspace_id: g.workspace_id,
+    request_id: g.request_id,
+    upstream_id: g.upstream_id,
+    model: g.model,
+    provider_name: g.provider_name,
+    router: g.router,
+    api_type: g.api_type,
+    app_id: g.app_id,
+    preset_id: g.preset_id,
+    session_id: g.session_id,
+    external_user: g.external_user,
+    user_agent: g.user_agent,
+    http_referer: g.http_referer,
+    origin: g.origin,
+    data_region: g.data_region,
+    service_tier: g.service_tier,
+    web_search_engine: g.web_search_engine,
+    created_at: g.created_at.toISOString(),
+    finish_reason: g.finish_reason,
+    native_finish_reason: g.native_finish_reason,
+    cancelled: g.cancelled,
+    streamed: g.streamed,
+    is_byok: g.is_byok,
+    latency: g.latency,
+    generation_time: g.generation_time,
+    moderation_latency: g.moderation_latency,
+    tokens_prompt: g.tokens_prompt,
+    tokens_completion: g.tokens_completion,
+    native_tokens_prompt: g.native_tokens_prompt,
+    native_tokens_completion: g.native_tokens_completion,
+    native_tokens_completion_images: g.native_tokens_completion_images,
+    native_tokens_reasoning: g.native_tokens_reasoning,
+    native_tokens_cached: g.native_tokens_cached,
+    num_fetches: g.num_fetches,
+    num_input_audio_prompt: g.num_input_audio_prompt,
+    num_media_completion: g.num_media_completion,
+    num_media_prompt: g.num_media_prompt,
+    num_search_results: g.num_search_results,
+    total_cost: g.total_cost.toNumber(),
+    usage: g.usage.toNumber(),
+    upstream_inference_cost: num(g.upstream_inference_cost),
+    cache_discount: num(g.cache_discount),
+    provider_responses: Array.isArray(g.provider_responses) ? g.provider_responses : null,
+  } satisfies Generation;
+}
+
+/** The generations a key may read: its organization's (management key) or its user's (regular key). */
+function visibleGeneration(actor: Actor, id: string): Prisma.GenerationWhereInput {
+  return {
+    id,
+    organization_id: actor.organizationId,
+    ...(actor.key.is_management_key ? {} : { user_id: actor.userId }),
+  };
+}
+
+/** GET /generation. 402 while the organization's credit balance is negative. */
+export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
+  const [organization, row] = await Promise.all([
+    db.organization.findUnique({ where: { id: actor.organizationId }, select: { credit_balance: true } }),
+    db.generation.findFirst({ where: visibleGeneration(actor, input.id) }),
+  ]);
+  if (organization?.credit_balance.isNegative()) throw new InsufficientCredits(ADD_CREDITS_URL);
+  if (!row) throw new NotFound(`generation ${input.id}`);
+  return generationRecord(row);
+}
+
+/** GET /generation/content. 404 also when the content was not stored. */
+export async function getGenerationContent(db: Db, actor: Actor, input: GenerationIdQuery): Promise<GenerationContent> {
+  const row = await db.generation.findFirst({ where: visibleGeneration(actor, input.id), select: { content: true } });
+  const content = row?.content;
+  if (!content) throw new NotFound(row ? `content of generation ${input.id} not stored` : `generation ${input.id}`);
+  const messages = (content.input as { messages?: GenerationContent['input']['messages'] } | null)?.messages ?? [];
+  const error = content.error;
+  return {
+    input: { messages },
+    output: { completion: content.completion, reasoning: content.reasoning },
+    error: error !== null && typeof error === 'object' && !Array.isArray(error) ? error : null,
+  } satisfies GenerationContent;
+}
+
+/** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. */
+export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
+  const generation = await db.generation.findFirst({
+    where: { id: input.generation_id, organization_id: actor.organizationId, user_id: actor.userId },
+    select: { id: true },
+  });
+  if (!generation) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
+  const comment = input.comment ?? null;
+  await db.generationFeedback.upsert({
+    where: { generation_id_user_id: { generation_id: generation.id, user_id: actor.userId } },
+    create: {
+      organization_id: actor.organizationId,
+      generation_id: generation.id,
+      user_id: actor.userId,
+      category: input.category,
+      comment,
+    },
+    update: { category: input.category, comment },
+  });
+  return { success: true };
+}
+
+const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+
+/**
+ * Internal: records a generation made with a key of the caller's organization. One SQL statement,
+ * hence one transaction and one round trip: the Generation row (skipped when the id exists, so a
+ * retry counts nothing twice), its content (if given and the organization stores content), the
+ * key's daily rollup and lifetime totals, and the organization's credit balance. Every write after
+ * the first happens only when the generation row was inserted.
+ *
+ * Spend: `usage` is what the organization is charged; it goes to the key's usage figures and is
+ * drawn from the credit balance. For a BYOK generation, `upstream_inference_cost` (what the
+ * provider charged the customer's own key) goes to the byok_usage figures. A request counts as a
+ * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
+ * the catalog does not know is free when its id ends in `:free`).
+ */
+export async function recordGeneration(db: Db, actor: Actor, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
+  const key = await db.apiKey.findFirst({
+    where: { hash: input.api_key_hash, organization_id: actor.organizationId },
+    select: { id: true, workspace_id: true, creator_user_id: true, organization: { select: { store_content: true } } },
+  });
+  if (!key) throw new NotFound(`key ${input.api_key_hash}`);
+  const resolved = await resolveModel(db, input.model);
+  const isFree = resolved ? isFreeModel(resolved) : /:free$/i.test(input.model);
+  const content = key.organization.store_content ? input.content : undefined;
+  const createdAt = input.created_at ? new Date(input.created_at) : now;
+  const usage = new Prisma.Decimal(input.usage ?? 0).toString();
+  const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0).toString() : '0';
+  const day = utcDay(createdAt).toISOString().slice(0, 10);
+  const org = actor.organizationId;
+
+  // Column names come from the validated input schema (zod drops unknown keys), never from the client.
+  const { content: _content, api_key_hash: _hash, created_at: _created, provider_responses, ...fields } = input;
+  const row: Record<string, unknown> = {
+    ...fields,
+    organization_id: org,
+    workspace_id: key.workspace_id,
+    api_key_id: key.id,
+    user_id: key.creator_user_id,
+    is_free: isFree,
+    provider_responses: json(provider_responses),
+    created_at: createdAt,
+  };
+  const entries = Object.entries(row).filter(([, v]) => v !== undefined);
+  const columns = Prisma.join(entries.map(([c]) => Prisma.raw(`"${c}"`)));
+  const values = Prisma.join(
+    entries.map(([c, v]) =>
+      c === 'workspace_id' || c === 'api_key_id' ? Prisma.sql`${v}::uuid` : c === 'provider_responses' ? Prisma.sql`${v}::jsonb` : Prisma.sql`${v}`,
+    ),
+  );
+  const [{ inserted }] = await db.$queryRaw<[{ inserted: number }]>`
+    WITH ins AS (
+      INSERT INTO generations (${columns}) VALUES (${values})
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id
+    ), content AS (
+      INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
+      SELECT id, ${org}, ${json(content?.input)}::jsonb, ${content?.output?.completion ?? ''}, ${content?.output?.reasoning ?? null},
+             ${json(content?.error)}::jsonb, ${now}
+      FROM ins WHERE ${content !== undefined}
+    ), rollup AS (
+      INSERT INTO key_usage_daily (api_key_id, day, organization_id, usage, byok_usage, request_count, free_request_count)
+      SELECT ${key.id}::uuid, ${day}::date, ${org}, ${usage}::numeric, ${byok}::numeric, 1, ${isFree ? 1 : 0} FROM ins
+      ON CONFLICT (api_key_id, day) DO UPDATE SET
+        usage = key_usage_daily.usage + EXCLUDED.usage,
+        byok_usage = key_usage_daily.byok_usage + EXCLUDED.byok_usage,
+        request_count = key_usage_daily.request_count + 1,
+        free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count
+    ), key_totals AS (
+      UPDATE api_keys SET usage = usage + ${usage}::numeric, byok_usage = byok_usage + ${byok}::numeric, updated_at = ${now}
+      WHERE id = ${key.id}::uuid AND EXISTS (SELECT 1 FROM ins)
+    ), credits AS (
+      UPDATE organizations SET credit_balance = credit_balance - ${usage}::numeric, updated_at = ${now}
+      WHERE id = ${org} AND ${usage}::numeric <> 0 AND EXISTS (SELECT 1 FROM ins)
+    )
+    SELECT count(*)::int AS inserted FROM ins`;
+  const recorded = inserted === 1;
+
+  if (recorded) return { id: input.id, recorded: true, is_free: isFree, content_stored: content !== undefined };
+  // A retry: answer what the first call recorded.
+  const existing = await db.generation.findUnique({
+    where: { id: input.id },
+    select: { organization_id: true, is_free: true, content: { select: { generation_id: true } } },
+  });
+  if (!existing || existing.organization_id !== actor.organizationId) {
+    throw new Invalid(`generation id ${input.id} is already in use`, { id: input.id });
+  }
+  return { id: input.id, recorded: false, is_free: existing.is_free, content_stored: existing.content !== null };
+}

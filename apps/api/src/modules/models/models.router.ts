@@ -1,0 +1,72 @@
+import {
+  CatalogModelSchema,
+  CatalogSchema,
+  GetModelInputSchema,
+  GetModelOutputSchema,
+  ImportCatalogOutputSchema,
+  ListEmbeddingsModelsInputSchema,
+  ListEmbeddingsModelsOutputSchema,
+  ModelSchema,
+  UpsertAliasInputSchema,
+  UpsertVariantInputSchema,
+} from '@switchyard/schema';
+import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import {
+  getModel,
+  importCatalog,
+  listEmbeddingsModels,
+  upsertAlias,
+  upsertModel,
+  upsertVariant,
+} from './models.service.js';
+
+export const modelsRouter = router({
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/model/{author}/{slug}',
+        protect: true,
+        tags: ['Models'],
+        summary: 'Get a model',
+        description:
+          'Full details of one model. The slug may carry a variant suffix after a colon (gpt-4o:free); known aliases resolve; matching is case-insensitive.',
+      },
+    })
+    .input(GetModelInputSchema)
+    .output(GetModelOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.actor, input) })),
+
+  embeddings: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/embeddings/models',
+        protect: true,
+        tags: ['Embeddings'],
+        summary: 'List embeddings models',
+        description: 'Models whose output modality is embeddings, in id order. Without offset and limit, the whole list.',
+      },
+    })
+    .input(ListEmbeddingsModelsInputSchema)
+    .output(ListEmbeddingsModelsOutputSchema)
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, input)),
+
+  // Internal (tRPC only): catalog writes. The catalog is platform-wide.
+  upsert: managementProcedure
+    .input(CatalogModelSchema)
+    .output(ModelSchema)
+    .mutation(({ ctx, input }) => upsertModel(ctx.db, input)),
+  upsertAlias: managementProcedure
+    .input(UpsertAliasInputSchema)
+    .output(UpsertAliasInputSchema)
+    .mutation(({ ctx, input }) => upsertAlias(ctx.db, input)),
+  upsertVariant: managementProcedure
+    .input(UpsertVariantInputSchema)
+    .output(ModelSchema)
+    .mutation(({ ctx, input }) => upsertVariant(ctx.db, input)),
+  import: managementProcedure
+    .input(CatalogSchema)
+    .output(ImportCatalogOutputSchema)
+    .mutation(({ ctx, input }) => importCatalog(ctx.db, input)),
+});

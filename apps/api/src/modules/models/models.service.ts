@@ -1,0 +1,313 @@
+// The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
+// writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
+// every organization sees the same models, but a guardrail can keep a key from using one.
+import { Prisma, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+import type {
+  Catalog,
+  CatalogModel,
+  CatalogVariant,
+  GetModelInput,
+  ImportCatalogOutput,
+  ListEmbeddingsModelsInput,
+  ListEmbeddingsModelsOutput,
+  Model,
+  ModelReasoning,
+  UpsertAliasInput,
+  UpsertVariantInput,
+} from '@switchyard/schema';
+import { Forbidden, Invalid, NotFound } from '../../errors.js';
+import type { Actor } from '../keys/auth.service.js';
+
+/** The public REST base path; links in catalog records point below it. */
+const API_BASE_PATH = '/api/v1';
+const EMBEDDINGS_DEFAULT_LIMIT = 500;
+
+type Tx = Prisma.TransactionClient;
+
+export interface ResolvedModel {
+  model: ModelRow;
+  variant: VariantRow | null;
+}
+
+/**
+ * Resolves "<author>/<slug>[:<variant>]" as users type it: case-insensitively, through aliases, and
+ * with the variant suffix after the first colon. null when no such model or variant exists.
+ */
+export async function resolveModel(db: Db | Tx, name: string): Promise<ResolvedModel | null> {
+  const lookup = name.toLowerCase();
+  const slash = lookup.indexOf('/');
+  const colon = lookup.indexOf(':', slash + 1);
+  const base = colon < 0 ? lookup : lookup.slice(0, colon);
+  const model =
+    (await db.model.findUnique({ where: { lookup: base } })) ??
+    (await db.modelAlias.findUnique({ where: { lookup: base }, include: { model: true } }))?.model ??
+    null;
+  if (!model) return null;
+  if (colon < 0) return { model, variant: null };
+  const variant = await db.modelVariant.findUnique({
+    where: { model_id_variant: { model_id: model.id, variant: lookup.slice(colon + 1) } },
+  });
+  return variant ? { model, variant } : null;
+}
+
+/** Whether a resolved model costs nothing: a `:free` variant, or zero prompt, completion, image and request prices. */
+export function isFreeModel({ model, variant }: ResolvedModel): boolean {
+  if (variant?.variant === 'free') return true;
+  const prices = [
+    variant?.pricing_prompt ?? model.pricing_prompt,
+    variant?.pricing_completion ?? model.pricing_completion,
+    variant?.pricing_image ?? model.pricing_image,
+    variant?.pricing_request ?? model.pricing_request,
+  ];
+  return prices.every((p) => new Prisma.Decimal(p).isZero());
+}
+
+function asList(value: Prisma.JsonValue | null): unknown[] | null {
+  return Array.isArray(value) ? value : null;
+}
+
+function asObject(value: Prisma.JsonValue | null): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
+}
+
+export function modelRecord({ model: m, variant: v }: ResolvedModel): Model {
+  const id = v ? v.id : m.id;
+  const contextLength = v?.context_length ?? m.context_length;
+  const reasoning = asObject(m.reasoning) as ModelReasoning | null;
+  return {
+    id,
+    canonical_slug: m.canonical_slug,
+    name: v ? (v.name ?? `${m.name} (${v.variant})`) : m.name,
+    description: m.description,
+    created: m.created,
+    context_length: contextLength,
+    architecture: {
+      input_modalities: m.input_modalities,
+      output_modalities: m.output_modalities,
+      modality: `${m.input_modalities.join('+')}->${m.output_modalities.join('+')}`,
+      tokenizer: m.tokenizer,
+      instruct_type: m.instruct_type,
+    },
+    pricing: {
+      prompt: v?.pricing_prompt ?? m.pricing_prompt,
+      completion: v?.pricing_completion ?? m.pricing_completion,
+      image: v?.pricing_image ?? m.pricing_image,
+      request: v?.pricing_request ?? m.pricing_request,
+    },
+    top_provider: {
+      context_length: v?.context_length ?? m.top_context_length,
+      is_moderated: m.top_is_moderated,
+      max_completion_tokens: m.top_max_completion_tokens,
+    },
+    supported_parameters: m.supported_parameters,
+    supported_voices: asList(m.supported_voices),
+    default_parameters: asObject(m.default_parameters),
+    per_request_limits: asObject(m.per_request_limits),
+    expiration_date: m.expiration_date ? m.expiration_date.toISOString() : null,
+    knowledge_cutoff: m.knowledge_cutoff,
+    links: { details: `${API_BASE_PATH}/models/${id}/endpoints` },
+    ...(reasoning ? { reasoning } : {}),
+  } satisfies Model;
+}
+
+function stringList(value: Prisma.JsonValue | null): string[] | null {
+  return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase()) : null;
+}
+
+/**
+ * 403 when a guardrail of the key's workspace that applies to the key (assigned to it, or to its
+ * user) keeps the model out: it is in `ignored_models`, or `allowed_models` is a list without it.
+ * A list entry names the canonical model (all its variants) or one variant.
+ */
+async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel): Promise<void> {
+  const guardrails = await db.guardrail.findMany({
+    where: {
+      organization_id: actor.organizationId,
+      workspace_id: actor.workspaceId,
+      OR: [{ keys: { some: { api_key_id: actor.key.id } } }, { members: { some: { user_id: actor.userId } } }],
+    },
+    select: { id: true, allowed_models: true, ignored_models: true },
+  });
+  const names = [resolved.model.lookup, ...(resolved.variant ? [resolved.variant.lookup] : [])];
+  for (const g of guardrails) {
+    const allowed = stringList(g.allowed_models);
+    const ignored = stringList(g.ignored_models);
+    if (ignored?.some((n) => names.includes(n)) || (allowed && !allowed.some((n) => names.includes(n)))) {
+      throw new Forbidden(`model ${resolved.model.id} blocked by guardrail ${g.id}`);
+    }
+  }
+}
+
+/** GET /model/{author}/{slug}. */
+export async function getModel(db: Db, actor: Actor, input: GetModelInput): Promise<Model> {
+  const resolved = await resolveModel(db, `${input.author}/${input.slug}`);
+  if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
+  await assertModelAllowed(db, actor, resolved);
+  return modelRecord(resolved);
+}
+
+/** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
+export async function listEmbeddingsModels(db: Db, input: ListEmbeddingsModelsInput): Promise<ListEmbeddingsModelsOutput> {
+  const paged = input.offset != null || input.limit != null;
+  const offset = input.offset ?? 0;
+  const limit = paged ? (input.limit ?? EMBEDDINGS_DEFAULT_LIMIT) : undefined;
+  const where = { output_modalities: { has: 'embeddings' } } satisfies Prisma.ModelWhereInput;
+  const [total, rows] = await Promise.all([
+    db.model.count({ where }),
+    db.model.findMany({ where, orderBy: { id: 'asc' }, skip: offset, ...(limit ? { take: limit } : {}) }),
+  ]);
+  const nextOffset = offset + rows.length;
+  const next =
+    limit !== undefined && nextOffset < total
+      ? `${API_BASE_PATH}/embeddings/models?offset=${nextOffset}&limit=${limit}`
+      : null;
+  return {
+    data: rows.map((model) => modelRecord({ model, variant: null })),
+    total_count: total,
+    links: { next },
+  };
+}
+
+// ---- Internal writes -------------------------------------------------------------------------
+
+function modelData(entry: CatalogModel) {
+  const [author, slug] = entry.id.split('/') as [string, string];
+  const json = (value: unknown) => (value == null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+  return {
+    lookup: entry.id.toLowerCase(),
+    author,
+    slug,
+    canonical_slug: entry.canonical_slug ?? entry.id,
+    name: entry.name,
+    description: entry.description,
+    created: entry.created,
+    context_length: entry.context_length,
+    input_modalities: entry.architecture.input_modalities,
+    output_modalities: entry.architecture.output_modalities,
+    tokenizer: entry.architecture.tokenizer,
+    instruct_type: entry.architecture.instruct_type ?? null,
+    pricing_prompt: entry.pricing.prompt,
+    pricing_completion: entry.pricing.completion,
+    pricing_image: entry.pricing.image ?? '0',
+    pricing_request: entry.pricing.request ?? '0',
+    top_context_length: entry.top_provider?.context_length ?? entry.context_length,
+    top_max_completion_tokens: entry.top_provider?.max_completion_tokens ?? null,
+    top_is_moderated: entry.top_provider?.is_moderated ?? false,
+    supported_parameters: entry.supported_parameters,
+    supported_voices: json(entry.supported_voices),
+    default_parameters: json(entry.default_parameters),
+    per_request_limits: json(entry.per_request_limits),
+    expiration_date: entry.expiration_date ? new Date(entry.expiration_date) : null,
+    knowledge_cutoff: entry.knowledge_cutoff ?? null,
+    reasoning: json(entry.reasoning),
+  };
+}
+
+function variantData(model: ModelRow, v: CatalogVariant) {
+  const id = `${model.id}:${v.variant}`;
+  return {
+    id,
+    lookup: id.toLowerCase(),
+    model_id: model.id,
+    variant: v.variant,
+    name: v.name ?? null,
+    context_length: v.context_length ?? null,
+    pricing_prompt: v.pricing?.prompt ?? null,
+    pricing_completion: v.pricing?.completion ?? null,
+    pricing_image: v.pricing?.image ?? null,
+    pricing_request: v.pricing?.request ?? null,
+  };
+}
+
+async function writeVariant(tx: Tx, model: ModelRow, v: CatalogVariant): Promise<VariantRow> {
+  const data = variantData(model, v);
+  return tx.modelVariant.upsert({
+    where: { model_id_variant: { model_id: model.id, variant: v.variant } },
+    create: data,
+    update: data,
+  });
+}
+
+async function writeAlias(tx: Tx, alias: string, model: ModelRow): Promise<void> {
+  const lookup = alias.toLowerCase();
+  if (lookup === model.lookup) throw new Invalid(`alias ${alias} is the model's own id`, { alias });
+  await tx.modelAlias.upsert({ where: { lookup }, create: { lookup, model_id: model.id }, update: { model_id: model.id } });
+}
+
+/** Writes one catalog entry; its aliases and variants, when listed, replace the stored ones. */
+async function writeModel(tx: Tx, entry: CatalogModel): Promise<{ model: ModelRow; aliases: number; variants: number }> {
+  const data = modelData(entry);
+  // A model keeps the id (and casing) it was first published with; later writes update it.
+  const model = await tx.model.upsert({ where: { lookup: data.lookup }, create: { id: entry.id, ...data }, update: data });
+  if (entry.variants) {
+    const names = entry.variants.map((v) => v.variant);
+    if (new Set(names).size !== names.length) throw new Invalid(`duplicate variant in ${entry.id}`, { model: entry.id });
+    await tx.modelVariant.deleteMany({ where: { model_id: model.id, variant: { notIn: names } } });
+    for (const v of entry.variants) await writeVariant(tx, model, v);
+  }
+  if (entry.aliases) {
+    const lookups = entry.aliases.map((a) => a.toLowerCase());
+    await tx.modelAlias.deleteMany({ where: { model_id: model.id, lookup: { notIn: lookups } } });
+    for (const alias of entry.aliases) await writeAlias(tx, alias, model);
+  }
+  return { model, aliases: entry.aliases?.length ?? 0, variants: entry.variants?.length ?? 0 };
+}
+
+/** An alias may not shadow a model id (model ids win when resolving): refuse the write. */
+async function assertNoNameClash(tx: Tx, lookups: string[]): Promise<void> {
+  const aliases = await tx.modelAlias.findMany({ where: { lookup: { in: lookups } }, select: { lookup: true } });
+  if (aliases.length === 0) return;
+  const clash = await tx.model.findFirst({ where: { lookup: { in: aliases.map((a) => a.lookup) } }, select: { id: true } });
+  if (clash) throw new Invalid(`${clash.id} is both a model id and an alias`, { name: clash.id });
+}
+
+const WRITE_TX = { maxWait: 10_000, timeout: 60_000 } as const;
+
+/** Internal: upsert one model with (optionally) its aliases and variants. */
+export async function upsertModel(db: Db, entry: CatalogModel): Promise<Model> {
+  return db.$transaction(async (tx) => {
+    const { model } = await writeModel(tx, entry);
+    await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
+    return modelRecord({ model, variant: null });
+  }, WRITE_TX);
+}
+
+/** Internal: import a catalog file; all or nothing. */
+export async function importCatalog(db: Db, catalog: Catalog): Promise<ImportCatalogOutput> {
+  const ids = catalog.models.map((m) => m.id.toLowerCase());
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate) throw new Invalid(`model ${duplicate} is listed twice`, { model: duplicate });
+  return db.$transaction(async (tx) => {
+    const totals = { models: 0, aliases: 0, variants: 0 };
+    const touched: string[] = [];
+    for (const entry of catalog.models) {
+      const written = await writeModel(tx, entry);
+      totals.models += 1;
+      totals.aliases += written.aliases;
+      totals.variants += written.variants;
+      touched.push(written.model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase()));
+    }
+    await assertNoNameClash(tx, touched);
+    return totals;
+  }, WRITE_TX);
+}
+
+/** Internal: point an alias at a model. */
+export async function upsertAlias(db: Db, input: UpsertAliasInput): Promise<UpsertAliasInput> {
+  return db.$transaction(async (tx) => {
+    const model = await tx.model.findUnique({ where: { lookup: input.model_id.toLowerCase() } });
+    if (!model) throw new NotFound(`model ${input.model_id}`);
+    await writeAlias(tx, input.alias, model);
+    await assertNoNameClash(tx, [input.alias.toLowerCase()]);
+    return { alias: input.alias.toLowerCase(), model_id: model.id };
+  }, WRITE_TX);
+}
+
+/** Internal: upsert a variant of a model; answers the variant as GET /model shows it. */
+export async function upsertVariant(db: Db, input: UpsertVariantInput): Promise<Model> {
+  const { model_id, ...variant } = input;
+  const model = await db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
+  if (!model) throw new NotFound(`model ${model_id}`);
+  const row = await db.$transaction((tx) => writeVariant(tx, model, variant), WRITE_TX);
+  return modelRecord({ model, variant: row });
+}

@@ -1,0 +1,89 @@
+// Fixtures of the catalog and generation tests: tRPC calls over HTTP, the demo catalog, keys and
+// recorded generations. Everything goes through the server's own procedures.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '@switchyard/db';
+import type { Catalog, RecordGenerationInput } from '@switchyard/schema';
+import { expect } from 'vitest';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
+import type { TestServer } from '../src/testing.js';
+
+export const demoCatalog = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
+) as Catalog;
+
+/** Calls a tRPC procedure over HTTP; answers the status and the result data (or the error). */
+export async function trpc(
+  server: TestServer,
+  procedure: string,
+  input: unknown,
+  options: { key?: string | null; query?: boolean } = {},
+): Promise<{ status: number; data: any; error: any }> {
+  const res = options.query
+    ? await server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { key: options.key })
+    : await server.request(`/trpc/${procedure}`, {
+        method: 'POST',
+        key: options.key,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+  return { status: res.status, data: body.result?.data, error: body.error };
+}
+
+export async function importDemoCatalog(server: TestServer): Promise<void> {
+  const { status, data } = await trpc(server, 'models.import', demoCatalog);
+  expect(status).toBe(200);
+  expect(data.models).toBe(demoCatalog.models.length);
+}
+
+/** A key of the management key's organization (regular unless asked), made through keys.create. */
+export async function createKey(
+  server: TestServer,
+  input: Record<string, unknown> = {},
+  adminKey = server.managementKey,
+): Promise<{ key: string; hash: string }> {
+  const { status, data } = await trpc(server, 'keys.create', { name: 'test key', ...input }, { key: adminKey });
+  expect(status).toBe(200);
+  return { key: data.key, hash: data.data.hash };
+}
+
+let sequence = 0;
+export const generationId = () => `gen-${Date.now().toString(36)}-${(sequence++).toString(36)}`;
+
+/** Records a generation through generations.record; returns its id. */
+export async function record(
+  server: TestServer,
+  input: Partial<RecordGenerationInput> & { api_key_hash: string },
+  adminKey = server.managementKey,
+): Promise<string> {
+  const id = input.id ?? generationId();
+  const { status, data, error } = await trpc(server, 'generations.record', { model: 'openai/gpt-4o', ...input, id }, { key: adminKey });
+  expect(status, JSON.stringify(error)).toBe(200);
+  expect(data.id).toBe(id);
+  return id;
+}
+
+/** Another user of an organization, with a regular key of their own (written to the database). */
+export async function createMember(db: Db, organizationId: string): Promise<{ userId: string; key: string; hash: string }> {
+  const suffix = randomUUID().slice(0, 8);
+  const userId = `user_${suffix}`;
+  const key = generateApiKey();
+  const organization = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
+  await db.$transaction(async (tx) => {
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: 'Member', last_name: suffix } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId } });
+    await tx.apiKey.create({
+      data: {
+        organization_id: organizationId,
+        workspace_id: organization.default_workspace_id!,
+        creator_user_id: userId,
+        hash: hashApiKey(key),
+        label: maskApiKey(key),
+        name: 'member key',
+      },
+    });
+  });
+  return { userId, key, hash: hashApiKey(key) };
+}

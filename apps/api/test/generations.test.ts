@@ -1,0 +1,369 @@
+// Recording generations (rollups, credits, idempotency), GET /generation, GET /generation/content
+// and POST /generation/feedback.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ErrorEnvelopeSchema,
+  GetGenerationContentOutputSchema,
+  GetGenerationOutputSchema,
+  GenerationFeedbackOutputSchema,
+  KeySchema,
+  RecordGenerationOutputSchema,
+} from '@switchyard/schema';
+import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
+import type { TestServer } from '../src/testing.js';
+import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createKey, createMember, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
+
+let server: TestServer;
+let organizationId: string;
+let other: OrgFixture;
+beforeAll(async () => {
+  server = await testServer();
+  await importDemoCatalog(server);
+  organizationId = (await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } })).organization_id;
+  other = await createOrganization(server.db);
+  await addCredits(server.managementKey, 1000);
+  await addCredits(other.managementKey, 1000);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function addCredits(key: string, amount: number): Promise<number> {
+  const { status, data } = await trpc(server, 'generations.addCredits', { amount }, { key });
+  expect(status).toBe(200);
+  return data.credit_balance;
+}
+
+async function balance(orgId = organizationId): Promise<number> {
+  return (await server.db.organization.findUniqueOrThrow({ where: { id: orgId } })).credit_balance.toNumber();
+}
+
+async function keyInfo(key: string) {
+  const res = await server.request('/api/v1/key', { key });
+  expect(res.status).toBe(200);
+  return KeySchema.parse(((await res.json()) as { data: unknown }).data);
+}
+
+async function expectStatus(res: Response, status: number, message: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(ErrorEnvelopeSchema.strict().parse(await res.json()).error).toMatchObject({ code: status, message });
+}
+
+const get = (id: string, key?: string | null) => server.request(`/api/v1/generation?id=${encodeURIComponent(id)}`, { key });
+const getContent = (id: string, key?: string | null) =>
+  server.request(`/api/v1/generation/content?id=${encodeURIComponent(id)}`, { key });
+const feedback = (body: unknown, key?: string | null) =>
+  server.request('/api/v1/generation/feedback', {
+    method: 'POST',
+    key,
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+const FULL = {
+  model: 'openai/gpt-4o',
+  request_id: 'req-1',
+  upstream_id: 'chatcmpl-abc',
+  provider_name: 'OpenAI',
+  router: 'default',
+  api_type: 'completions',
+  app_id: 42,
+  preset_id: 'preset-1',
+  session_id: 'sess-1',
+  external_user: 'customer-7',
+  user_agent: 'curl/8',
+  http_referer: 'https://example.com',
+  origin: 'https://example.com',
+  data_region: 'europe',
+  service_tier: 'default',
+  web_search_engine: 'native',
+  finish_reason: 'stop',
+  native_finish_reason: 'stop',
+  streamed: true,
+  latency: 312.5,
+  generation_time: 1400,
+  moderation_latency: 12,
+  tokens_prompt: 100,
+  tokens_completion: 50,
+  native_tokens_prompt: 101,
+  native_tokens_completion: 51,
+  native_tokens_completion_images: 0,
+  native_tokens_reasoning: 10,
+  native_tokens_cached: 20,
+  num_fetches: 1,
+  num_input_audio_prompt: 0,
+  num_media_completion: 0,
+  num_media_prompt: 1,
+  num_search_results: 3,
+  total_cost: 0.00075,
+  usage: 0.00075,
+  cache_discount: 0.0001,
+  provider_responses: [{ provider: 'OpenAI', status: 200 }],
+  content: {
+    input: { messages: [{ role: 'user', content: 'Hello?' }] },
+    output: { completion: 'Hi!', reasoning: 'The user greets me.' },
+  },
+};
+
+describe('recording a generation (generations.record)', () => {
+  it('updates GET /key at once, the daily rollup and the credit balance, in one go', async () => {
+    const { key, hash } = await createKey(server);
+    const before = await balance();
+    server.setNow(new Date('2026-06-03T10:00:00Z'));
+    await record(server, { api_key_hash: hash, usage: 1.25 });
+    await record(server, { api_key_hash: hash, usage: 0.5, created_at: '2026-06-03T23:59:59.999Z' });
+    await record(server, { api_key_hash: hash, usage: 2, created_at: '2026-06-02T12:00:00+02:00' }); // Tuesday
+    const info = await keyInfo(key);
+    expect(info).toMatchObject({ usage: 3.75, usage_daily: 1.75, usage_weekly: 3.75, usage_monthly: 3.75, byok_usage: 0 });
+    const rows = await server.db.keyUsageDaily.findMany({ where: { api_key: { hash } }, orderBy: { day: 'asc' } });
+    expect(rows.map((r) => [r.day.toISOString().slice(0, 10), r.usage.toNumber(), r.request_count])).toEqual([
+      ['2026-06-02', 2, 1],
+      ['2026-06-03', 1.75, 2],
+    ]);
+    expect(await balance()).toBeCloseTo(before - 3.75, 10);
+    server.setNow(null);
+  });
+
+  it('is idempotent on the generation id, also for concurrent retries', async () => {
+    const { key, hash } = await createKey(server);
+    const before = await balance();
+    const id = generationId();
+    const calls = await Promise.all(
+      Array.from({ length: 6 }, () => trpc(server, 'generations.record', { id, api_key_hash: hash, model: 'openai/gpt-4o', usage: 1 })),
+    );
+    expect(calls.map((c) => c.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const outputs = calls.map((c) => RecordGenerationOutputSchema.strict().parse(c.data));
+    expect(outputs.filter((o) => o.recorded)).toHaveLength(1);
+    expect(await server.db.generation.count({ where: { id } })).toBe(1);
+    expect((await keyInfo(key)).usage).toBe(1);
+    expect((await server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1);
+    expect(await balance()).toBeCloseTo(before - 1, 10);
+  });
+
+  it('puts BYOK spend in byok_usage and counts free-model requests', async () => {
+    const { key, hash } = await createKey(server);
+    await record(server, { api_key_hash: hash, is_byok: true, usage: 0.01, upstream_inference_cost: 0.4 });
+    const free = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b:free' });
+    expect(free.data).toMatchObject({ recorded: true, is_free: true });
+    // Resolved through the catalog: an alias with the variant, in any case.
+    const alias = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'Meta-Llama/llama-3.3-70b:FREE' });
+    expect(alias.data.is_free).toBe(true);
+    // Not in the catalog: the :free suffix decides.
+    const unknown = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'acme/unlisted:free' });
+    expect(unknown.data.is_free).toBe(true);
+    const paid = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b', usage: 0 });
+    expect(paid.data.is_free).toBe(false);
+    const info = await keyInfo(key);
+    expect(info).toMatchObject({ usage: 0.01, byok_usage: 0.4, byok_usage_daily: 0.4 });
+    expect(info.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
+  });
+
+  it('does not store content when the organization turned storage off', async () => {
+    const { hash } = await createKey(server);
+    await server.db.organization.update({ where: { id: organizationId }, data: { store_content: false } });
+    try {
+      const { data } = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, ...FULL });
+      expect(data).toMatchObject({ recorded: true, content_stored: false });
+      expect(await server.db.generationContent.count({ where: { generation_id: data.id } })).toBe(0);
+      await expectStatus(await getContent(data.id), 404, 'Resource not found');
+      expect((await get(data.id)).status).toBe(200);
+    } finally {
+      await server.db.organization.update({ where: { id: organizationId }, data: { store_content: true } });
+    }
+  });
+
+  it("404 for a key of another organization; 403 for a regular key; 401 without a key; 400 for bad input; nothing half-written", async () => {
+    const { key, hash } = await createKey(server);
+    const count = await server.db.generation.count();
+    const otherKey = await createKey(server, {}, other.managementKey);
+    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: otherKey.hash, model: 'm/x' })).status).toBe(404);
+    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key })).status).toBe(403);
+    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key: null })).status).toBe(401);
+    for (const bad of [
+      { api_key_hash: hash, model: 'm/x' },
+      { id: '', api_key_hash: hash, model: 'm/x' },
+      { id: 'g', api_key_hash: 'nothex', model: 'm/x' },
+      { id: 'g', api_key_hash: hash, model: 'm/x', usage: -1 },
+      { id: 'g', api_key_hash: hash, model: 'm/x', tokens_prompt: 1.5 },
+      { id: 'g', api_key_hash: hash, model: 'm/x', created_at: 'yesterday' },
+    ]) {
+      expect((await trpc(server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    // The same id from another organization is refused, not merged.
+    const id = await record(server, { api_key_hash: hash, usage: 0 });
+    const clash = await trpc(server, 'generations.record', { id, api_key_hash: otherKey.hash, model: 'm/x' }, { key: other.managementKey });
+    expect(clash.status).toBe(400);
+    expect(await server.db.generation.count()).toBe(count + 1);
+  });
+});
+
+describe('GET /generation', () => {
+  it('returns every field of the record, null where a value does not apply', async () => {
+    const { hash } = await createKey(server);
+    const id = await record(server, { api_key_hash: hash, ...FULL, created_at: '2026-05-01T12:00:00+02:00' });
+    const res = await get(id);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const { data } = GetGenerationOutputSchema.strict().parse(await res.json());
+    const { content: _content, ...fields } = FULL;
+    expect(data).toEqual({
+      ...fields,
+      id,
+      workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      created_at: '2026-05-01T10:00:00.000Z',
+      cancelled: false,
+      is_byok: false,
+      upstream_inference_cost: null,
+    });
+
+    const minimal = await record(server, { api_key_hash: hash, model: 'openai/gpt-4o-mini' });
+    const body = (await (await get(minimal)).json()) as { data: Record<string, unknown> };
+    const parsed = GetGenerationOutputSchema.strict().parse(body).data;
+    expect(parsed).toMatchObject({ model: 'openai/gpt-4o-mini', tokens_prompt: 0, total_cost: 0, usage: 0, streamed: false });
+    for (const field of ['request_id', 'upstream_id', 'app_id', 'session_id', 'latency', 'native_tokens_reasoning', 'cache_discount', 'provider_responses', 'upstream_inference_cost']) {
+      expect(body.data[field], field).toBeNull();
+    }
+  });
+
+  it('a regular key sees its own user\'s generations; a management key sees the organization\'s', async () => {
+    const mine = await createKey(server); // made by the management key's user
+    const member = await createMember(server.db, organizationId);
+    const byMine = await record(server, { api_key_hash: mine.hash });
+    const byMember = await record(server, { api_key_hash: member.hash });
+    const sibling = await createKey(server); // another key of the same user
+    expect((await get(byMine, sibling.key)).status).toBe(200);
+    await expectStatus(await get(byMember, sibling.key), 404, 'Resource not found');
+    expect((await get(byMember, member.key)).status).toBe(200);
+    await expectStatus(await get(byMine, member.key), 404, 'Resource not found');
+    expect((await get(byMember)).status).toBe(200);
+    expect((await get(byMine)).status).toBe(200);
+  });
+
+  it("404 for an unknown id and for another organization's generation", async () => {
+    const { hash } = await createKey(server);
+    const id = await record(server, { api_key_hash: hash });
+    await expectStatus(await get('gen-does-not-exist'), 404, 'Resource not found');
+    await expectStatus(await get(id, other.managementKey), 404, 'Resource not found');
+  });
+
+  it('400 for a missing or empty id; 401 without a key', async () => {
+    await expectStatus(await server.request('/api/v1/generation'), 400, 'Invalid request parameters');
+    await expectStatus(await server.request('/api/v1/generation?id='), 400, 'Invalid request parameters');
+    await expectStatus(await get('gen-x', null), 401, 'Missing Authentication header');
+  });
+
+  it('402 with the instruction and link while the credit balance is negative', async () => {
+    const org = await createOrganization(server.db, 'Broke');
+    const { hash } = await createKey(server, {}, org.managementKey);
+    const id = await record(server, { api_key_hash: hash, ...FULL, usage: 3 }, org.managementKey);
+    expect(await balance(org.organizationId)).toBe(-3);
+    const res = await get(id, org.managementKey);
+    await expectStatus(res, 402, `Insufficient credits. Add more using ${ADD_CREDITS_URL}`);
+    // The content is still readable (the spec lists no 402 for it); other organizations are unaffected.
+    expect((await getContent(id, org.managementKey)).status).toBe(200);
+    expect((await get('gen-does-not-exist')).status).toBe(404);
+    expect(await addCredits(org.managementKey, 3)).toBe(0);
+    expect((await get(id, org.managementKey)).status).toBe(200);
+  });
+});
+
+describe('GET /generation/content', () => {
+  it('returns input, output and error as the spec shapes them', async () => {
+    const { hash } = await createKey(server);
+    const id = await record(server, { api_key_hash: hash, ...FULL });
+    const res = await getContent(id);
+    expect(res.status).toBe(200);
+    expect(GetGenerationContentOutputSchema.strict().parse(await res.json())).toEqual({
+      data: {
+        input: { messages: [{ role: 'user', content: 'Hello?' }] },
+        output: { completion: 'Hi!', reasoning: 'The user greets me.' },
+        error: null,
+      },
+    });
+
+    const failed = await record(server, {
+      api_key_hash: hash,
+      finish_reason: 'error',
+      content: { input: { messages: [{ role: 'user', content: 'x' }] }, error: { code: 502, message: 'Provider returned error' } },
+    });
+    const body = GetGenerationContentOutputSchema.strict().parse(await (await getContent(failed)).json());
+    expect(body.data).toEqual({
+      input: { messages: [{ role: 'user', content: 'x' }] },
+      output: { completion: '', reasoning: null },
+      error: { code: 502, message: 'Provider returned error' },
+    });
+  });
+
+  it('404 when no content was stored, for an unknown id, for another user (regular key) or organization', async () => {
+    const { hash } = await createKey(server);
+    const without = await record(server, { api_key_hash: hash });
+    await expectStatus(await getContent(without), 404, 'Resource not found');
+    await expectStatus(await getContent('gen-unknown'), 404, 'Resource not found');
+    const withContent = await record(server, { api_key_hash: hash, ...FULL });
+    await expectStatus(await getContent(withContent, other.managementKey), 404, 'Resource not found');
+    const member = await createMember(server.db, organizationId);
+    await expectStatus(await getContent(withContent, member.key), 404, 'Resource not found');
+  });
+
+  it('400 for a missing or empty id; 401 without a key', async () => {
+    await expectStatus(await server.request('/api/v1/generation/content'), 400, 'Invalid request parameters');
+    await expectStatus(await server.request('/api/v1/generation/content?id='), 400, 'Invalid request parameters');
+    await expectStatus(await getContent('gen-x', null), 401, 'Missing Authentication header');
+  });
+});
+
+describe('POST /generation/feedback', () => {
+  let id: string;
+  beforeAll(async () => {
+    const { hash } = await createKey(server); // made by the management key's user
+    id = await record(server, { api_key_hash: hash });
+  });
+
+  it('stores the feedback and answers success; a repeat updates it', async () => {
+    let res = await feedback({ generation_id: id, category: 'latency', comment: 'slow' });
+    expect(res.status).toBe(200);
+    expect(GenerationFeedbackOutputSchema.strict().parse(await res.json())).toEqual({ data: { success: true } });
+    res = await feedback({ generation_id: id, category: 'formatting', comment: 'c'.repeat(1000) });
+    expect(res.status).toBe(200);
+    res = await feedback({ generation_id: id, category: 'other' });
+    expect(res.status).toBe(200);
+    const rows = await server.db.generationFeedback.findMany({ where: { generation_id: id } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ category: 'other', comment: null, organization_id: organizationId });
+  });
+
+  it("404 for a generation of another user, of another organization, or unknown", async () => {
+    const member = await createMember(server.db, organizationId);
+    const byMember = await record(server, { api_key_hash: member.hash });
+    await expectStatus(await feedback({ generation_id: byMember, category: 'other' }), 404, 'Resource not found');
+    await expectStatus(await feedback({ generation_id: id, category: 'other' }, other.managementKey), 404, 'Resource not found');
+    await expectStatus(await feedback({ generation_id: 'gen-unknown', category: 'other' }), 404, 'Resource not found');
+    expect(await server.db.generationFeedback.count({ where: { generation_id: byMember } })).toBe(0);
+  });
+
+  it('400 for an invalid category, a long comment, a missing or empty id, wrong types, or a body that is not an object', async () => {
+    for (const body of [
+      { generation_id: id, category: 'rude' },
+      { generation_id: id, category: 'other', comment: 'c'.repeat(1001) },
+      { category: 'other' },
+      { generation_id: '', category: 'other' },
+      { generation_id: id },
+      { generation_id: 42, category: 'other' },
+      { generation_id: id, category: 'other', comment: 7 },
+      [],
+      '"text"',
+      '5',
+      'null',
+    ]) {
+      await expectStatus(await feedback(body), 400, 'Invalid request parameters');
+    }
+  });
+
+  it('403 for a regular key; 401 without a key', async () => {
+    const { key } = await createKey(server);
+    await expectStatus(await feedback({ generation_id: id, category: 'other' }, key), 403, 'Only management keys can perform this operation');
+    await expectStatus(await feedback({ generation_id: id, category: 'other' }, null), 401, 'Missing Authentication header');
+  });
+});

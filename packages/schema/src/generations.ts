@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { TimestampSchema, dataOf } from './common.js';
+
+const nullableString = () => z.string().nullable();
+const nullableInt = () => z.number().int().nullable();
+
+export const GenerationSchema = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string().describe('Workspace of the key that made the request'),
+    request_id: nullableString(),
+    upstream_id: nullableString().describe("The provider's id of the completion"),
+    model: z.string(),
+    provider_name: nullableString(),
+    router: nullableString(),
+    api_type: nullableString(),
+    app_id: nullableInt(),
+    preset_id: nullableString(),
+    session_id: nullableString(),
+    external_user: nullableString(),
+    user_agent: nullableString(),
+    http_referer: nullableString(),
+    origin: nullableString(),
+    data_region: nullableString(),
+    service_tier: nullableString(),
+    web_search_engine: nullableString(),
+    created_at: TimestampSchema.describe('ISO 8601 with offset (Z)'),
+    finish_reason: nullableString(),
+    native_finish_reason: nullableString(),
+    cancelled: z.boolean(),
+    streamed: z.boolean(),
+    is_byok: z.boolean(),
+    latency: z.number().nullable().describe('Milliseconds to the first token'),
+    generation_time: z.number().nullable().describe('Milliseconds'),
+    moderation_latency: z.number().nullable().describe('Milliseconds'),
+    tokens_prompt: z.number().int(),
+    tokens_completion: z.number().int(),
+    native_tokens_prompt: nullableInt(),
+    native_tokens_completion: nullableInt(),
+    native_tokens_completion_images: nullableInt(),
+    native_tokens_reasoning: nullableInt(),
+    native_tokens_cached: nullableInt(),
+    num_fetches: nullableInt(),
+    num_input_audio_prompt: nullableInt(),
+    num_media_completion: nullableInt(),
+    num_media_prompt: nullableInt(),
+    num_search_results: nullableInt(),
+    total_cost: z.number().describe('USD'),
+    usage: z.number().describe('USD charged to the organization'),
+    upstream_inference_cost: z.number().nullable().describe('USD the provider charged (BYOK)'),
+    cache_discount: z.number().nullable(),
+    provider_responses: z.array(z.unknown()).nullable(),
+  })
+  .describe('Request and usage metadata of a generation');
+export type Generation = z.infer<typeof GenerationSchema>;
+
+export const GenerationIdQuerySchema = z.object({
+  id: z.string().min(1).describe('The generation id'),
+});
+export type GenerationIdQuery = z.infer<typeof GenerationIdQuerySchema>;
+export const GetGenerationOutputSchema = dataOf(GenerationSchema);
+
+export const MessageSchema = z.object({ role: z.string().min(1), content: z.string() });
+
+export const GenerationContentSchema = z
+  .object({
+    input: z.object({ messages: z.array(MessageSchema) }),
+    output: z.object({ completion: z.string(), reasoning: z.string().nullable() }),
+    error: z.record(z.string(), z.unknown()).nullable().describe('The stored error of a failed generation'),
+  })
+  .describe('Stored prompt, completion and error of a generation');
+export type GenerationContent = z.infer<typeof GenerationContentSchema>;
+export const GetGenerationContentOutputSchema = dataOf(GenerationContentSchema);
+
+export const FeedbackCategorySchema = z.enum([
+  'latency',
+  'incoherence',
+  'incorrect_response',
+  'formatting',
+  'billing',
+  'api_error',
+  'other',
+]);
+
+export const GenerationFeedbackInputSchema = z.object({
+  generation_id: z.string().min(1),
+  category: FeedbackCategorySchema,
+  comment: z.string().max(1000).optional().describe('At most 1000 characters'),
+});
+export type GenerationFeedbackInput = z.infer<typeof GenerationFeedbackInputSchema>;
+export const GenerationFeedbackOutputSchema = dataOf(z.object({ success: z.literal(true) }));
+
+const count = () => z.number().int().nonnegative();
+const usd = () => z.number().nonnegative().finite();
+
+/** Internal (tRPC): what the routing service records after each request. */
+export const RecordGenerationInputSchema = z.object({
+  id: z.string().min(1).max(200).describe('Generation id; recording is idempotent on it'),
+  api_key_hash: z.string().regex(/^[0-9a-f]{64}$/).describe('SHA-256 of the key that made the request'),
+  model: z.string().min(1).max(300),
+  created_at: z.iso.datetime({ offset: true }).optional().describe('Defaults to now; its UTC day is the rollup day'),
+  request_id: z.string().nullish(),
+  upstream_id: z.string().nullish(),
+  provider_name: z.string().nullish(),
+  router: z.string().nullish(),
+  api_type: z.string().nullish(),
+  app_id: z.number().int().nullish(),
+  preset_id: z.string().nullish(),
+  session_id: z.string().nullish(),
+  external_user: z.string().nullish(),
+  user_agent: z.string().nullish(),
+  http_referer: z.string().nullish(),
+  origin: z.string().nullish(),
+  data_region: z.string().nullish(),
+  service_tier: z.string().nullish(),
+  web_search_engine: z.string().nullish(),
+  finish_reason: z.string().nullish(),
+  native_finish_reason: z.string().nullish(),
+  cancelled: z.boolean().optional(),
+  streamed: z.boolean().optional(),
+  is_byok: z.boolean().optional(),
+  latency: z.number().nonnegative().nullish(),
+  generation_time: z.number().nonnegative().nullish(),
+  moderation_latency: z.number().nonnegative().nullish(),
+  tokens_prompt: count().optional(),
+  tokens_completion: count().optional(),
+  native_tokens_prompt: count().nullish(),
+  native_tokens_completion: count().nullish(),
+  native_tokens_completion_images: count().nullish(),
+  native_tokens_reasoning: count().nullish(),
+  native_tokens_cached: count().nullish(),
+  num_fetches: count().nullish(),
+  num_input_audio_prompt: count().nullish(),
+  num_media_completion: count().nullish(),
+  num_media_prompt: count().nullish(),
+  num_search_results: count().nullish(),
+  total_cost: usd().optional(),
+  usage: usd().optional().describe('USD charged to the organization; drawn from its credit balance'),
+  upstream_inference_cost: usd().nullish().describe("BYOK: what the provider charged the customer's own key"),
+  cache_discount: z.number().finite().nullish(),
+  provider_responses: z.array(z.unknown()).nullish(),
+  content: z
+    .object({
+      input: z.object({ messages: z.array(MessageSchema) }),
+      output: z.object({ completion: z.string().default(''), reasoning: z.string().nullish() }).optional(),
+      error: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .optional()
+    .describe("Prompt, completion and error; not stored when the organization turned storage off"),
+});
+export type RecordGenerationInput = z.infer<typeof RecordGenerationInputSchema>;
+
+export const RecordGenerationOutputSchema = z.object({
+  id: z.string(),
+  recorded: z.boolean().describe('false when this id was already recorded (a retry): nothing was counted twice'),
+  is_free: z.boolean().describe('Counted as a free-model request'),
+  content_stored: z.boolean(),
+});
+export type RecordGenerationOutput = z.infer<typeof RecordGenerationOutputSchema>;
+
+/** Internal (tRPC): add prepaid credit to the caller's organization. */
+export const AddCreditsInputSchema = z.object({
+  amount: z.number().positive().finite().max(1e12).describe('USD to add'),
+});
+export type AddCreditsInput = z.infer<typeof AddCreditsInputSchema>;
+export const CreditBalanceSchema = z.object({
+  credit_balance: z.number().describe("The organization's balance in USD after the change; negative means GET /generation answers 402"),
+});
+export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
