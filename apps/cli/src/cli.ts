@@ -4,10 +4,22 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
 import { UsageError, type Command, type OptionSpec } from './command.js';
+import { budgetCommands } from './commands/budgets.js';
+import { byokCommands } from './commands/byok.js';
+import { catalogCommands } from './commands/catalog.js';
+import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
+import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
-export const commands: Command[] = [...keyCommands];
+export const commands: Command[] = [
+  ...keyCommands,
+  ...workspaceCommands,
+  ...budgetCommands,
+  ...guardrailCommands,
+  ...byokCommands,
+  ...catalogCommands,
+];
 
 export interface Io {
   stdout(text: string): void;

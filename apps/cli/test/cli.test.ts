@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createSwitchyardClient } from '@switchyard/client';
 import { commands, run } from '../src/cli.js';
 
 let server: TestServer;
@@ -75,6 +76,79 @@ describe('switchyard keys', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('switchyard administration commands', () => {
+  const json = async (args: string[], env: Record<string, string | undefined> = {}) => {
+    const res = await cli([...args, '--json'], env);
+    expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(res.stdout);
+  };
+
+  it('creates a workspace, adds an organization member and lists its members', async () => {
+    const ws = await json(['workspaces', 'create', '--slug', 'cli-team', '--name', 'CLI team']);
+    expect(ws).toMatchObject({ slug: 'cli-team', is_default: false });
+    expect((await json(['workspaces', 'list'])).data.map((w: { slug: string }) => w.slug)).toContain('cli-team');
+    const admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
+    const member = await admin.organization.createMember.mutate({ email: 'cli-member@example.com', first_name: 'Cli', last_name: 'Member' });
+    const userId = member.id;
+    const added = await json(['workspaces', 'add-members', 'cli-team', userId]);
+    expect(added).toMatchObject({ added_count: 1 });
+    expect((await json(['workspaces', 'members', 'cli-team'])).data.map((m: { user_id: string }) => m.user_id)).toEqual([userId]);
+    expect((await cli(['workspaces', 'add-members', 'cli-team'])).code).toBe(2);
+  });
+
+  it('sets and lists budgets; a budget above a wider one is refused with the 400', async () => {
+    await json(['budgets', 'set', 'default', 'monthly', '--limit', '100']);
+    await json(['budgets', 'set', 'default', 'daily', '--limit', '10']);
+    const listed = await json(['budgets', 'list', 'default']);
+    expect(listed.data.map((b: { reset_interval: string; limit_usd: number }) => [b.reset_interval, b.limit_usd])).toEqual(
+      expect.arrayContaining([['monthly', 100], ['daily', 10]]),
+    );
+    const refused = await cli(['budgets', 'set', 'default', 'weekly', '--limit', '500']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('400 Invalid request parameters');
+    expect((await cli(['budgets', 'set', 'default', 'hourly', '--limit', '1'])).code).toBe(2);
+  });
+
+  it('creates a guardrail and assigns a key and a member to it', async () => {
+    const guardrail = await json(['guardrails', 'create', '--name', 'no-preview', '--ignored-models', 'openai/gpt-preview', '--limit', '5', '--limit-reset', 'daily']);
+    expect(guardrail).toMatchObject({ name: 'no-preview', ignored_models: ['openai/gpt-preview'], reset_interval: 'daily' });
+    const key = await json(['keys', 'create', '--name', 'guarded']);
+    const owner = (await json(['keys', 'list'])).data.find((k: { is_management_key: boolean }) => k.is_management_key).creator_user_id;
+    const assigned = await json(['guardrails', 'assign', guardrail.id, '--keys', key.data.hash, '--members', owner]);
+    expect(assigned).toMatchObject({ keys: { assigned_count: 1 }, members: { assigned_count: 1 } });
+  });
+
+  it('adds and rotates a BYOK credential without ever printing the secret', async () => {
+    const secret = 'sk-provider-0123456789abcdef';
+    const res = await cli(['byok', 'add', '--provider', 'openai', '--name', 'prod'], { SWITCHYARD_PROVIDER_KEY: secret });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('sk-...cdef');
+    expect(res.stdout).not.toContain(secret);
+    const id = (res.stdout.match(/^id\s+(\S+)/m) ?? [])[1]!;
+    const rotated = await json(['byok', 'rotate', id, '--provider-key', 'sk-provider-rotated-9999']);
+    expect(rotated.label).toBe('sk-...9999');
+  });
+
+  it('imports the demo catalog and shows a recorded generation', async () => {
+    const catalog = fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url));
+    const imported = await json(['models', 'import', catalog]);
+    expect(imported.models).toBeGreaterThanOrEqual(25);
+    expect((await cli(['models', 'import', '/nonexistent.json'])).code).toBe(2);
+
+    const keys = await json(['keys', 'list']);
+    const hash = keys.data.find((k: { is_management_key: boolean }) => k.is_management_key).hash;
+    await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).generations.record.mutate({
+      id: 'gen-cli-1',
+      api_key_hash: hash,
+      model: 'openai/gpt-4o',
+      content: { input: { messages: [{ role: 'user', content: 'hi' }] }, output: { completion: 'hello' } },
+    });
+    const shown = await json(['generations', 'show', 'gen-cli-1', '--content']);
+    expect(shown).toMatchObject({ data: { id: 'gen-cli-1', model: 'openai/gpt-4o' }, content: { output: { completion: 'hello' } } });
+    expect((await cli(['generations', 'show', 'gen-missing'])).stderr).toContain('404 Resource not found');
   });
 });
 
