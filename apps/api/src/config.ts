@@ -18,6 +18,12 @@ const EnvSchema = z.object({
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // Files and media (container files, promoted documents, video downloads).
+  STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  MAX_FILE_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(100 * 1024 ** 2),
+  CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
+  UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
 });
 
 export interface Config {
@@ -28,6 +34,18 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   bootstrapKey: string | undefined;
   databasePoolMax: number;
+  media: MediaConfig;
+}
+
+export interface MediaConfig {
+  /** Default storage quota of a workspace whose storage_quota_bytes is null. */
+  storageQuotaBytes: number;
+  /** Largest file that promote copies into a workspace. */
+  maxFileBytes: number;
+  /** Largest file the sandbox runner may write into a container. */
+  containerFileMaxBytes: number;
+  upstreamConnectTimeoutMs: number;
+  upstreamIdleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -52,5 +70,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    media: {
+      storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+      maxFileBytes: e.MAX_FILE_BYTES,
+      containerFileMaxBytes: e.CONTAINER_FILE_MAX_BYTES,
+      upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
   };
 }

@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
+import { createMedia } from './storage/media.js';
 
 export interface RunningServer {
   url: string;
@@ -55,7 +56,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
       logger.info({ organization_id: boot.organizationId }, 'created organization with SWITCHYARD_BOOTSTRAP_KEY as its management key');
     }
 
-    const app = createApp({ db, logger, now: options.now ?? (() => new Date()) });
+    const media = createMedia(config.dataDir, config.media);
+    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), media });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once('error', reject);

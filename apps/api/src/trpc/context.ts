@@ -1,13 +1,16 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import { hashApiKey } from '../modules/keys/key-format.js';
+import type { MediaDeps } from '../storage/media.js';
 
 export interface AppDeps {
   db: Db;
   logger: Logger;
   /** The clock; tests fix it to check period edges. */
   now: () => Date;
+  /** Stored bytes and the limits of files and media. */
+  media: MediaDeps;
 }
 
 export interface Context extends AppDeps {
@@ -15,6 +18,8 @@ export interface Context extends AppDeps {
   keyHash: string | null;
   /** Which surface the call came through: REST path parameters arrive percent-encoded. */
   transport: 'rest' | 'trpc';
+  /** The request's headers (e.g. promote picks its response shape from them). */
+  headers: IncomingHttpHeaders;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -32,6 +37,6 @@ export function contextFactory(deps: AppDeps, transport: Context['transport']) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash, transport };
+    return { ...deps, keyHash, transport, headers: req.headers };
   };
 }
