@@ -6,8 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { DomainError, NotFound, PayloadTooLarge, Unavailable } from '../errors.js';
 import { assertStorageKey, type BlobStorage, type PutOptions, type PutResult, type StoredObject } from './storage.js';
 
@@ -37,24 +36,22 @@ export class LocalStorage implements BlobStorage {
     const tmpDir = path.join(this.root, TMP_DIR);
     const tmp = path.join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
     const hash = createHash('sha256');
-    let size = 0;
     const max = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > max) {
-          callback(new PayloadTooLarge(`stream exceeds ${max} bytes`));
-          return;
-        }
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
+    let size = 0;
     let handle: fs.FileHandle | undefined;
     try {
       await fs.mkdir(tmpDir, { recursive: true });
       handle = await fs.open(tmp, 'wx', 0o600);
-      await pipeline(body, meter, handle.createWriteStream({ autoClose: false }));
+      // One chunk at a time, each written before the next is read: backpressure, flat memory.
+      for await (const chunk of body) {
+        const bytes = chunk as Uint8Array;
+        size += bytes.length;
+        if (size > max) throw new PayloadTooLarge(`stream exceeds ${max} bytes`);
+        hash.update(bytes);
+        for (let offset = 0; offset < bytes.length; ) {
+          offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
+        }
+      }
       await handle.sync();
       await handle.close();
       handle = undefined;
@@ -64,7 +61,7 @@ export class LocalStorage implements BlobStorage {
       await syncDir(dir);
       return { size, sha256: hash.digest('hex') };
     } catch (error) {
-      // The body is consumed or released either way (pipeline destroys it; an early failure too).
+      // The body is released either way (a failed iteration destroys it; an early failure too).
       if ('destroy' in body && typeof body.destroy === 'function') body.destroy();
       await handle?.close().catch(() => undefined);
       await fs.rm(tmp, { force: true }).catch(() => undefined);
