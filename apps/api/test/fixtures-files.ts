@@ -2,6 +2,9 @@
 // through the sandbox runner's internal ways in, random byte streams with their checksums, and an
 // RSS watcher that samples memory as bytes flow (no timers).
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { inject } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing.js';
 
@@ -35,6 +38,17 @@ export async function openContainer(server: TestServer, sessionKey: string, opti
   return data.data.container_id;
 }
 
+/** A request body that reads its source only as fast as the connection takes it (backpressure). */
+function pulled(source: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await source.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+}
+
 /** Writes a file into a container through PUT /internal/containers/{id}/files/{file_id}. */
 export function putFile(
   server: TestServer,
@@ -42,24 +56,26 @@ export function putFile(
   fileId: string,
   body: Uint8Array | AsyncIterable<Uint8Array>,
   options: { key?: string | null; contentType?: string } = {},
-) {
-  const stream =
-    body instanceof Uint8Array
-      ? body
-      : new ReadableStream<Uint8Array>({
-          async start(controller) {
-            for await (const chunk of body) controller.enqueue(chunk);
-            controller.close();
-          },
-        });
-  return server.request(`/internal/containers/${encodeURIComponent(containerId)}/files/${fileId}`, {
-    key: options.key === undefined ? server.managementKey : options.key,
-    method: 'PUT',
-    headers: options.contentType ? { 'content-type': options.contentType } : {},
-    body: stream,
-    // Node's fetch needs this for a streamed request body.
-    ...(body instanceof Uint8Array ? {} : { duplex: 'half' }),
-  } as RequestInit);
+): Promise<Response> {
+  const pathname = `/internal/containers/${encodeURIComponent(containerId)}/files/${fileId}`;
+  const key = options.key === undefined ? server.managementKey : options.key;
+  const headers: Record<string, string> = options.contentType ? { 'content-type': options.contentType } : {};
+  if (body instanceof Uint8Array) return server.request(pathname, { key, method: 'PUT', headers, body });
+  // Streamed bodies go through node:http, which reads the source only as fast as the socket drains.
+  const url = new URL(pathname, server.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'PUT',
+      headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
+    req.on('response', async (res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: res.headers as Record<string, string> }));
+    });
+    req.on('error', reject);
+    pipeline(Readable.from(body), req).catch(reject);
+  });
 }
 
 export async function writeFile(server: TestServer, containerId: string, path: string, bytes: Uint8Array, contentType?: string) {
@@ -71,11 +87,11 @@ export async function writeFile(server: TestServer, containerId: string, path: s
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * `total` pseudo-random bytes in 1 MiB chunks: one random block, each chunk stamped with its
+ * `total` pseudo-random bytes in 64 KiB chunks: one random block, each chunk stamped with its
  * number, so no two chunks are alike without spending time on 200 MiB of real randomness.
  */
 export function bigStream(total: number): { chunks: AsyncIterable<Uint8Array>; sha256: () => string } {
-  const block = randomBytes(1024 * 1024);
+  const block = randomBytes(64 * 1024);
   const hash = createHash('sha256');
   async function* chunks() {
     for (let offset = 0, n = 0; offset < total; offset += block.length, n++) {
