@@ -261,7 +261,7 @@ describe('POST /containers/{container_id}/files/{file_id}/promote', () => {
     expect(fileA).toMatchObject({ _shape: 'compat_a', type: 'file', filename: 'chart.png', mime_type: 'image/png', size_bytes: 100, downloadable: true });
 
     for (const headers of [
-      { 'openai-beta': 'assistants=v2' },
+      { 'openai-beta': 'assistants=v2' } as Record<string, string>,
       { 'user-agent': 'OpenAI/Python 1.52.0', 'x-stainless-lang': 'python', 'x-stainless-package-version': '1.52.0' },
     ]) {
       const b = await promote(containerId, id, { headers });
@@ -279,7 +279,11 @@ describe('POST /containers/{container_id}/files/{file_id}/promote', () => {
       });
     }
     // A User-Agent alone, or x-stainless headers without the OpenAI User-Agent, is not an OpenAI SDK.
-    for (const headers of [{ 'user-agent': 'OpenAI/Python 1.52.0' }, { 'x-stainless-lang': 'js', 'user-agent': 'curl/8' }]) {
+    const notOpenAi: Array<Record<string, string>> = [
+      { 'user-agent': 'OpenAI/Python 1.52.0' },
+      { 'x-stainless-lang': 'js', 'user-agent': 'curl/8' },
+    ];
+    for (const headers of notOpenAi) {
       const n = await promote(containerId, id, { headers });
       expect(((await n.json()) as { data: { _shape: string } }).data._shape).toBe('native');
     }
@@ -400,6 +404,13 @@ describe('POST /containers/{container_id}/files/{file_id}/promote', () => {
     await expectError(await promote('sess_nobody', id), 404, 'Resource not found');
     await expectError(await promote(containerId, fileIdOf('nothing.txt')), 404, 'Resource not found');
     await expectError(await promote(containerId, id, { key: other.managementKey }), 404, 'Resource not found');
+  });
+
+  it('is documented in the OpenAPI document', async () => {
+    const doc = (await (await server.request('/api/v1/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
+    expect(doc.paths['/containers/{container_id}/files/{file_id}/promote']?.post?.tags).toEqual(['Containers']);
   });
 
   it('answers the same through tRPC', async () => {
