@@ -17,11 +17,16 @@ import { fileIdOf, openContainer, putFile, sha256, testServerWith, trpc, writeFi
 
 const MAX_FILE = 64 * 1024;
 const QUOTA = 256 * 1024;
+const CONTAINER_FILE_MAX = 256 * 1024;
 
 let server: TestServer;
 let other: OrgFixture;
 beforeAll(async () => {
-  server = await testServerWith({ MAX_FILE_BYTES: String(MAX_FILE), STORAGE_QUOTA_BYTES: String(QUOTA) });
+  server = await testServerWith({
+    MAX_FILE_BYTES: String(MAX_FILE),
+    STORAGE_QUOTA_BYTES: String(QUOTA),
+    CONTAINER_FILE_MAX_BYTES: String(CONTAINER_FILE_MAX),
+  });
   other = await createOrganization(server.db);
 });
 afterAll(async () => {
@@ -118,6 +123,47 @@ describe('containers (internal)', () => {
     const container = await server.db.container.findFirstOrThrow({ where: { container_id: id } });
     const stored = await fs.readdir(path.join(server.dataDir, 'blobs', 'containers', container.id));
     expect(stored).toHaveLength(1);
+  });
+});
+
+describe('container writes that fail', () => {
+  async function containerState(containerId: string) {
+    const container = await server.db.container.findFirstOrThrow({ where: { container_id: containerId } });
+    const files = await server.db.containerFile.findMany({ where: { container_id: container.id } });
+    const stored = await fs.readdir(path.join(server.dataDir, 'blobs', 'containers', container.id)).catch(() => [] as string[]);
+    const temp = await fs.readdir(path.join(server.dataDir, 'blobs', '.tmp')).catch(() => [] as string[]);
+    return { files: files.length, stored: stored.length, temp: temp.length };
+  }
+
+  it('answers 413 for a file over CONTAINER_FILE_MAX_BYTES and stores nothing, streamed or not', async () => {
+    const id = await openContainer(server, 'too-big');
+    await expectError(await putFile(server, id, fileIdOf('big.bin'), randomBytes(CONTAINER_FILE_MAX + 1)), 413, 'Request payload too large');
+    async function* chunks() {
+      for (let i = 0; i < 5; i++) yield randomBytes(CONTAINER_FILE_MAX / 4);
+    }
+    await expectError(await putFile(server, id, fileIdOf('big.bin'), chunks()), 413, 'Request payload too large');
+    expect(await containerState(id)).toEqual({ files: 0, stored: 0, temp: 0 });
+    expect((await putFile(server, id, fileIdOf('big.bin'), randomBytes(CONTAINER_FILE_MAX))).status).toBe(201);
+  });
+
+  it('leaves no row and no partial file when the upload breaks mid-body', async () => {
+    const id = await openContainer(server, 'broken-upload');
+    const url = new URL(`/internal/containers/${id}/files/${fileIdOf('partial.bin')}`, server.url);
+    const req = http.request(url, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.managementKey}`, 'content-length': '100000' },
+    });
+    req.on('error', () => undefined);
+    req.write(randomBytes(30_000));
+    // Polls until the server's temp file appears, then until it is gone (the test times out if never).
+    const until = async (done: (s: Awaited<ReturnType<typeof containerState>>) => boolean) => {
+      while (!done(await containerState(id))) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await until((s) => s.temp === 1);
+    req.destroy();
+    await until((s) => s.temp === 0);
+    expect(await containerState(id)).toEqual({ files: 0, stored: 0, temp: 0 });
+    await expectError(await content(id, fileIdOf('partial.bin')), 404, 'Resource not found');
   });
 });
 

@@ -4,6 +4,7 @@
 // Containers are opened with the tRPC procedure files.openContainer.
 import { Router } from 'express';
 import { PassThrough } from 'node:stream';
+import { Invalid } from '../errors.js';
 import { writeContainerFile } from '../modules/files/files.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
@@ -19,6 +20,11 @@ export function sandboxWriterRoutes(deps: AppDeps): Router {
     // refused upload (413, 503) still leaves the socket able to carry the error answer.
     const body = new PassThrough();
     req.pipe(body);
+    // pipe() does not pass an aborted upload on: fail the write, so the temp file goes too. (A
+    // client error, not an internal one: nobody is left to answer.)
+    req.once('close', () => {
+      if (!req.complete) body.destroy(new Invalid('upload aborted by the client'));
+    });
     try {
       const file = await writeContainerFile(deps.db, deps.media, actor, {
         container_id: req.params.container_id!,
