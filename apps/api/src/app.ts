@@ -1,10 +1,12 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './errors.js';
+import { downloadRoutes } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { requestLog } from './http/request-log.js';
 import { restHandler } from './http/rest.js';
+import { sandboxWriterRoutes } from './http/sandbox-writer.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
 
@@ -54,6 +56,9 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
+  app.use(API_PREFIX, downloadRoutes(deps));
+  app.use('/internal', sandboxWriterRoutes(deps));
   app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

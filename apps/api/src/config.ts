@@ -30,6 +30,12 @@ const EnvSchema = z.object({
       }
     })
     .optional(),
+  // Files and media (container files, promoted documents, video downloads).
+  STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  MAX_FILE_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(100 * 1024 ** 2),
+  CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
+  UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
 });
 
 export interface Config {
@@ -42,6 +48,18 @@ export interface Config {
   databasePoolMax: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
+  media: MediaConfig;
+}
+
+export interface MediaConfig {
+  /** Default storage quota of a workspace whose storage_quota_bytes is null. */
+  storageQuotaBytes: number;
+  /** Largest file that promote copies into a workspace. */
+  maxFileBytes: number;
+  /** Largest file the sandbox runner may write into a container. */
+  containerFileMaxBytes: number;
+  upstreamConnectTimeoutMs: number;
+  upstreamIdleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -67,5 +85,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
+    media: {
+      storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+      maxFileBytes: e.MAX_FILE_BYTES,
+      containerFileMaxBytes: e.CONTAINER_FILE_MAX_BYTES,
+      upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { analyticsRouter } from './modules/analytics/analytics.router.js';
 import { budgetsRouter } from './modules/budgets/budgets.router.js';
 import { byokRouter } from './modules/byok/byok.router.js';
+import { filesRouter } from './modules/files/files.router.js';
 import { generationsRouter } from './modules/generations/generations.router.js';
 import { guardrailsRouter } from './modules/guardrails/guardrails.router.js';
 import { keysRouter } from './modules/keys/keys.router.js';
@@ -8,6 +9,7 @@ import { modelsRouter } from './modules/models/models.router.js';
 import { organizationRouter } from './modules/organization/organization.router.js';
 import { presetsRouter } from './modules/presets/presets.router.js';
 import { scimRouter } from './modules/scim/scim.router.js';
+import { videosRouter } from './modules/videos/videos.router.js';
 import { workspacesRouter } from './modules/workspaces/workspaces.router.js';
 import { router } from './trpc/init.js';
 
@@ -23,6 +25,8 @@ export const appRouter = router({
   presets: presetsRouter,
   scim: scimRouter,
   analytics: analyticsRouter,
+  files: filesRouter,
+  videos: videosRouter,
 });
 
 export type AppRouter = typeof appRouter;

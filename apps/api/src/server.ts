@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
+import { createMedia } from './storage/media.js';
 
 export interface RunningServer {
   url: string;
@@ -60,8 +61,9 @@ export async function startServer(config: Config, logger: Logger, options: { now
     if (secrets.source !== 'env' && config.databaseUrl) {
       logger.warn({ file: secrets.file }, 'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key');
     }
+    const media = createMedia(config.dataDir, config.media);
 
-    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box });
+    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box, media });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once('error', reject);

@@ -21,7 +21,12 @@ export interface TestServer extends RunningServer {
   request(pathname: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
 }
 
-export async function startTestServer(options: { adminUrl: string; template: string }): Promise<TestServer> {
+export async function startTestServer(options: {
+  adminUrl: string;
+  template: string;
+  /** Extra configuration variables (e.g. a small STORAGE_QUOTA_BYTES). */
+  env?: Record<string, string>;
+}): Promise<TestServer> {
   const database = await createTestDatabase(options.adminUrl, options.template);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-'));
   const managementKey = generateApiKey();
@@ -33,6 +38,7 @@ export async function startTestServer(options: { adminUrl: string; template: str
     LOG_LEVEL: 'info',
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     DATABASE_POOL_MAX: '5',
+    ...options.env,
   });
   let fixed: Date | null = null;
   const logs: Record<string, unknown>[] = [];

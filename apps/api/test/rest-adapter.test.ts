@@ -25,7 +25,13 @@ const echoRouter = router({
 let server: Server;
 let base: string;
 beforeAll(async () => {
-  const deps = { db: undefined as never, logger: pino({ level: 'silent' }), now: () => new Date(), secrets: undefined as never };
+  const deps = {
+    db: undefined as never,
+    secrets: undefined as never,
+    media: undefined as never,
+    logger: pino({ level: 'silent' }),
+    now: () => new Date(),
+  };
   const app = express().use('/api/v1', express.json(), restHandler(echoRouter, deps));
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

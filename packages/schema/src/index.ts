@@ -10,3 +10,5 @@ export * from './guardrails.js';
 export * from './presets.js';
 export * from './scim.js';
 export * from './analytics.js';
+export * from './files.js';
+export * from './videos.js';

@@ -26,7 +26,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         ? err
         : type === 'entity.parse.failed'
           ? new Invalid('malformed JSON body', { reason: 'malformed JSON body' })
-          : type === 'entity.too.large'
+          : err instanceof URIError
+            ? new Invalid('malformed percent-encoding in the path', { reason: 'malformed percent-encoding in the path' })
+            : type === 'entity.too.large'
             ? new PayloadTooLarge('request body too large')
             : typeof type === 'string' && (err as { status?: number }).status === 400
               ? new Invalid(`unreadable request body (${type})`)

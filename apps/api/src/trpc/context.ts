@@ -1,8 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
+import type { MediaDeps } from '../storage/media.js';
 
 export interface AppDeps {
   db: Db;
@@ -11,6 +12,8 @@ export interface AppDeps {
   now: () => Date;
   /** Encrypts secrets at rest (BYOK provider keys). */
   secrets: SecretBox;
+  /** Stored bytes and the limits of files and media. */
+  media: MediaDeps;
 }
 
 export interface Context extends AppDeps {
@@ -18,6 +21,8 @@ export interface Context extends AppDeps {
   keyHash: string | null;
   /** Which surface the call came through: REST path parameters arrive percent-encoded. */
   transport: 'rest' | 'trpc';
+  /** The request's headers (e.g. promote picks its response shape from them). */
+  headers: IncomingHttpHeaders;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -35,6 +40,6 @@ export function contextFactory(deps: AppDeps, transport: Context['transport']) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash, transport };
+    return { ...deps, keyHash, transport, headers: req.headers };
   };
 }

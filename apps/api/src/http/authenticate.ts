@@ -1,0 +1,13 @@
+import type { Request, Response } from 'express';
+import { Forbidden } from '../errors.js';
+import { authenticate, type Actor } from '../modules/keys/auth.service.js';
+import { keyHashOf, type AppDeps } from '../trpc/context.js';
+
+/** The caller of a plain express route, authenticated exactly as procedures are (401 otherwise). */
+export async function actorOf(deps: AppDeps, req: Request, res: Response, options: { management?: boolean } = {}): Promise<Actor> {
+  const keyHash = keyHashOf(req);
+  res.locals.keyHash = keyHash;
+  const actor = await authenticate(deps.db, keyHash, deps.now());
+  if (options.management && !actor.key.is_management_key) throw new Forbidden();
+  return actor;
+}

@@ -1,0 +1,232 @@
+// Containers (per-session sandboxes of files) and workspace documents.
+// Bytes live in the BlobStorage under server-made keys; rows point at them. Every write stores the
+// bytes first (atomically) and then commits the row, and removes the bytes again when the row
+// cannot be committed, so no row ever points at missing bytes.
+import { randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Container as ContainerRow, ContainerFile as ContainerFileRow, Db, Document } from '@switchyard/db';
+import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFileInput, File } from '@switchyard/schema';
+import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { MediaDeps } from '../../storage/media.js';
+import type { Actor } from '../keys/auth.service.js';
+import { fileRecordOf } from './file-shapes.js';
+import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
+
+/** Promoted documents are files the code produced for the user. */
+const PROMOTED_PURPOSE = 'assistants_output';
+
+/** Management keys reach every workspace of their organization; other keys only their own. */
+function visibleTo(actor: Actor) {
+  return actor.key.is_management_key
+    ? { organization_id: actor.organizationId }
+    : { organization_id: actor.organizationId, workspace_id: actor.workspaceId };
+}
+
+function containerOf(row: ContainerRow): Container {
+  return {
+    container_id: row.container_id,
+    workspace_id: row.workspace_id,
+    session_key: row.session_key,
+    created_at: row.created_at.toISOString(),
+  } satisfies Container;
+}
+
+function containerFileOf(container: ContainerRow, row: ContainerFileRow): ContainerFile {
+  return {
+    container_id: container.container_id,
+    file_id: encodeFileId(row.path),
+    path: row.path,
+    mime_type: row.mime_type,
+    size_bytes: Number(row.size_bytes),
+    sha256: row.sha256,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  } satisfies ContainerFile;
+}
+
+/**
+ * Opens the sandbox of a session (internal, for the sandbox runner): the same session key always
+ * names the same container; `restart` makes a new one with a fresh "-r<nonce>" suffix.
+ */
+export async function openContainer(db: Db, actor: Actor, input: OpenContainerInput): Promise<Container> {
+  const workspaceId = input.workspace_id ?? actor.workspaceId;
+  const workspace = await db.workspace.findFirst({
+    where: { id: workspaceId, organization_id: actor.organizationId },
+    select: { id: true },
+  });
+  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  const containerId = containerIdOf(input.session_key, input.restart ?? false);
+  const row = await db.container.upsert({
+    where: { organization_id_container_id: { organization_id: actor.organizationId, container_id: containerId } },
+    create: {
+      organization_id: actor.organizationId,
+      workspace_id: workspace.id,
+      container_id: containerId,
+      session_key: input.session_key,
+    },
+    update: {},
+  });
+  // Only a crafted key equal to another key's sanitised form (hash suffix included) gets here.
+  if (row.session_key !== input.session_key) throw new Invalid('session key collides with another session');
+  return containerOf(row);
+}
+
+async function findContainer(db: Db, actor: Actor, containerId: string): Promise<ContainerRow> {
+  const container = await db.container.findFirst({ where: { container_id: containerId, ...visibleTo(actor) } });
+  if (!container) throw new NotFound(`container ${containerId}`);
+  return container;
+}
+
+async function findContainerFile(db: Db, actor: Actor, containerId: string, fileId: string) {
+  const path = decodeFileId(fileId);
+  const container = await findContainer(db, actor, containerId);
+  const file = await db.containerFile.findUnique({
+    where: { container_id_path: { container_id: container.id, path } },
+  });
+  if (!file) throw new NotFound(`file ${path} in ${containerId}`);
+  return { container, file };
+}
+
+export interface ContainerFileUpload {
+  container_id: string;
+  file_id: string;
+  mime_type: string;
+  body: Readable;
+}
+
+/**
+ * Writes (or replaces) a file of a container (internal, for the sandbox runner). The bytes are
+ * stored first, then the row is pointed at them; replaced bytes are removed after the commit.
+ */
+export async function writeContainerFile(db: Db, media: MediaDeps, actor: Actor, upload: ContainerFileUpload): Promise<ContainerFile> {
+  const path = decodeFileId(upload.file_id);
+  const container = await findContainer(db, actor, upload.container_id);
+  const storageKey = `containers/${container.id}/${randomUUID()}`;
+  const stored = await media.storage.put(storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
+  let previousKey: string | undefined;
+  let row: ContainerFileRow;
+  try {
+    ({ row, previousKey } = await db.$transaction(async (tx) => {
+      const previous = await tx.containerFile.findUnique({
+        where: { container_id_path: { container_id: container.id, path } },
+        select: { storage_key: true },
+      });
+      const fields = { mime_type: upload.mime_type, size_bytes: stored.size, sha256: stored.sha256, storage_key: storageKey };
+      const written = await tx.containerFile.upsert({
+        where: { container_id_path: { container_id: container.id, path } },
+        create: { organization_id: container.organization_id, container_id: container.id, path, ...fields },
+        update: fields,
+      });
+      return { row: written, previousKey: previous?.storage_key };
+    }));
+  } catch (error) {
+    await media.storage.delete(storageKey).catch(() => undefined);
+    throw error;
+  }
+  if (previousKey) await media.storage.delete(previousKey).catch(() => undefined);
+  return containerFileOf(container, row);
+}
+
+export interface Download {
+  filename: string;
+  size: number;
+  stream: Readable;
+}
+
+/** Opens a container file's bytes for streaming. */
+export async function openContainerFile(
+  db: Db,
+  media: MediaDeps,
+  actor: Actor,
+  containerId: string,
+  fileId: string,
+): Promise<Download> {
+  const { file } = await findContainerFile(db, actor, containerId, fileId);
+  const stored = await media.storage.get(file.storage_key);
+  return { filename: posix.basename(file.path), size: stored.size, stream: stored.stream };
+}
+
+async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{ used: bigint; quota: bigint }> {
+  const ws = await db.workspace.findUniqueOrThrow({
+    where: { id: workspaceId },
+    select: { storage_used_bytes: true, storage_quota_bytes: true },
+  });
+  return { used: ws.storage_used_bytes, quota: ws.storage_quota_bytes ?? BigInt(media.storageQuotaBytes) };
+}
+
+/**
+ * POST /containers/{container_id}/files/{file_id}/promote: copies a container file into its
+ * workspace's documents, counted against the workspace's storage quota.
+ *
+ * Promoting the same file again, while its content is unchanged, returns the first document (and
+ * counts nothing); once the sandbox runner has rewritten the file, a promotion makes a new document.
+ *
+ * The quota is reserved by one conditional UPDATE in the transaction that inserts the document, so
+ * concurrent promotions can never overshoot it together; the bytes are copied before that
+ * transaction and removed again when it does not commit.
+ */
+export async function promoteFile(
+  db: Db,
+  media: MediaDeps,
+  actor: Actor,
+  input: PromoteFileInput,
+  shape: FileShape,
+): Promise<File> {
+  const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
+  const size = file.size_bytes;
+  if (size > BigInt(media.maxFileBytes)) throw new PayloadTooLarge(`file of ${size} bytes exceeds ${media.maxFileBytes}`);
+
+  const earlier = (where: Pick<Db, 'document'>) =>
+    where.document.findFirst({
+      where: { source_file_id: file.id, sha256: file.sha256, workspace_id: container.workspace_id },
+      orderBy: { created_at: 'asc' },
+    });
+  const existing = await earlier(db);
+  if (existing) return fileRecordOf(existing, shape);
+
+  // Fail fast before copying; the transaction below is what keeps the quota exact.
+  const { used, quota } = await quotaOf(db, media, container.workspace_id);
+  if (used + size > quota) throw new PayloadTooLarge(`workspace quota ${quota} bytes would be exceeded`);
+
+  const documentId = newId('file');
+  const storageKey = `documents/${container.workspace_id}/${documentId}`;
+  const source = await media.storage.get(file.storage_key);
+  const copied = await media.storage.put(storageKey, source.stream, { maxBytes: media.maxFileBytes });
+  let document: Document;
+  try {
+    if (copied.sha256 !== file.sha256) throw new Unavailable(`stored bytes of ${file.id} do not match their checksum`);
+    document = await db.$transaction(async (tx) => {
+      // Serialises promotions of this one file, so a concurrent double promotion makes one document.
+      await tx.$queryRaw`SELECT 1 FROM container_files WHERE id = ${file.id}::uuid FOR UPDATE`;
+      const first = await earlier(tx);
+      if (first) return first;
+      const reserved = await tx.$executeRaw`
+        UPDATE workspaces
+           SET storage_used_bytes = storage_used_bytes + ${copied.size}, updated_at = now()
+         WHERE id = ${container.workspace_id}::uuid
+           AND storage_used_bytes + ${copied.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
+      if (reserved !== 1) throw new PayloadTooLarge(`workspace quota would be exceeded`);
+      return tx.document.create({
+        data: {
+          id: documentId,
+          organization_id: container.organization_id,
+          workspace_id: container.workspace_id,
+          filename: posix.basename(file.path),
+          mime_type: file.mime_type,
+          size_bytes: copied.size,
+          sha256: copied.sha256,
+          purpose: PROMOTED_PURPOSE,
+          storage_key: storageKey,
+          source_file_id: file.id,
+        },
+      });
+    });
+  } catch (error) {
+    await media.storage.delete(storageKey).catch(() => undefined);
+    throw error;
+  }
+  if (document.id !== documentId) await media.storage.delete(storageKey).catch(() => undefined);
+  return fileRecordOf(document, shape);
+}

@@ -1,0 +1,77 @@
+import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
+import type { CreateVideoJobInput, VideoJob } from '@switchyard/schema';
+import { NotFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Actor } from '../keys/auth.service.js';
+
+function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
+  return {
+    id: job.id,
+    workspace_id: job.workspace_id,
+    provider: job.provider,
+    model: job.model,
+    upstream_job_id: job.upstream_job_id,
+    status: job.status,
+    prompt: job.prompt,
+    outputs: outputs
+      .sort((a, b) => a.index - b.index)
+      .map((o) => ({
+        index: o.index,
+        upstream_url: o.upstream_url,
+        media_type: o.media_type,
+        size_bytes: o.size_bytes === null ? null : Number(o.size_bytes),
+      })),
+    created_at: job.created_at.toISOString(),
+  } satisfies VideoJob;
+}
+
+/** Internal: records a video job with its outputs (index = position in `outputs`). */
+export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJobInput): Promise<VideoJob> {
+  const workspaceId = input.workspace_id ?? actor.workspaceId;
+  const workspace = await db.workspace.findFirst({
+    where: { id: workspaceId, organization_id: actor.organizationId },
+    select: { id: true },
+  });
+  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  const job = await db.videoJob.create({
+    data: {
+      id: newId('video'),
+      organization_id: actor.organizationId,
+      workspace_id: workspace.id,
+      api_key_id: actor.key.id,
+      provider: input.provider,
+      model: input.model,
+      upstream_job_id: input.upstream_job_id,
+      status: input.status ?? 'completed',
+      prompt: input.prompt ?? null,
+      outputs: {
+        create: input.outputs.map((output, index) => ({
+          organization_id: actor.organizationId,
+          index,
+          upstream_url: output.upstream_url,
+          media_type: output.media_type ?? 'video/mp4',
+          size_bytes: output.size_bytes ?? null,
+        })),
+      },
+    },
+    include: { outputs: true },
+  });
+  return videoJobOf(job, job.outputs);
+}
+
+/**
+ * The output `index` of a job the caller can see (management keys: any workspace of their
+ * organization; other keys: their own workspace). Unknown job or index: NotFound.
+ */
+export async function findVideoOutput(db: Db, actor: Actor, jobId: string, index: number): Promise<VideoOutputRow> {
+  const output = await db.videoOutput.findFirst({
+    where: {
+      index,
+      video_job_id: jobId,
+      organization_id: actor.organizationId,
+      ...(actor.key.is_management_key ? {} : { job: { workspace_id: actor.workspaceId } }),
+    },
+  });
+  if (!output) throw new NotFound(`output ${index} of video job ${jobId}`);
+  return output;
+}

@@ -1,0 +1,133 @@
+// Helpers for the files and videos tests: servers with media settings, containers and files made
+// through the sandbox runner's internal ways in, random byte streams with their checksums, and an
+// RSS watcher that samples memory as bytes flow (no timers).
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { inject } from 'vitest';
+import { startTestServer, type TestServer } from '../src/testing.js';
+
+export const testServerWith = (env: Record<string, string>) =>
+  startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), env });
+
+export function fileIdOf(path: string): string {
+  return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
+}
+
+export async function trpc<T = any>(server: TestServer, procedure: string, input: unknown, key: string | null = server.managementKey) {
+  const res = await server.request(`/trpc/${procedure}`, {
+    key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as any;
+  return { status: res.status, body, data: body?.result?.data as T };
+}
+
+/** Opens (or reopens) a session's container; returns its canonical id. */
+export async function openContainer(server: TestServer, sessionKey: string, options: { restart?: boolean; key?: string } = {}) {
+  const { status, data, body } = await trpc<{ data: { container_id: string } }>(
+    server,
+    'files.openContainer',
+    { session_key: sessionKey, ...(options.restart ? { restart: true } : {}) },
+    options.key ?? server.managementKey,
+  );
+  if (status !== 200) throw new Error(`openContainer: ${status} ${JSON.stringify(body)}`);
+  return data.data.container_id;
+}
+
+/** A request body that reads its source only as fast as the connection takes it (backpressure). */
+function pulled(source: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await source.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+}
+
+/** Writes a file into a container through PUT /internal/containers/{id}/files/{file_id}. */
+export function putFile(
+  server: TestServer,
+  containerId: string,
+  fileId: string,
+  body: Uint8Array | AsyncIterable<Uint8Array>,
+  options: { key?: string | null; contentType?: string } = {},
+): Promise<Response> {
+  const pathname = `/internal/containers/${encodeURIComponent(containerId)}/files/${fileId}`;
+  const key = options.key === undefined ? server.managementKey : options.key;
+  const headers: Record<string, string> = options.contentType ? { 'content-type': options.contentType } : {};
+  if (body instanceof Uint8Array) return server.request(pathname, { key, method: 'PUT', headers, body });
+  // Streamed bodies go through node:http, which reads the source only as fast as the socket drains.
+  const url = new URL(pathname, server.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'PUT',
+      headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
+    req.on('response', async (res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: res.headers as Record<string, string> }));
+    });
+    req.on('error', reject);
+    pipeline(Readable.from(body), req).catch(reject);
+  });
+}
+
+export async function writeFile(server: TestServer, containerId: string, path: string, bytes: Uint8Array, contentType?: string) {
+  const res = await putFile(server, containerId, fileIdOf(path), bytes, { contentType });
+  if (res.status !== 201) throw new Error(`writeFile: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: { file_id: string; size_bytes: number; sha256: string } }).data;
+}
+
+export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * `total` pseudo-random bytes in 64 KiB chunks: one random block, each chunk stamped with its
+ * number, so no two chunks are alike without spending time on 200 MiB of real randomness.
+ */
+export function bigStream(total: number): { chunks: AsyncIterable<Uint8Array>; sha256: () => string } {
+  const block = randomBytes(64 * 1024);
+  const hash = createHash('sha256');
+  async function* chunks() {
+    for (let offset = 0, n = 0; offset < total; offset += block.length, n++) {
+      const chunk = Buffer.from(block.subarray(0, Math.min(block.length, total - offset)));
+      chunk.writeUInt32BE(n, 0);
+      hash.update(chunk);
+      yield chunk;
+    }
+  }
+  return { chunks: chunks(), sha256: () => hash.digest('hex') };
+}
+
+/** Peak RSS growth over a baseline, sampled on every chunk the consumer sees. */
+export class RssWatcher {
+  readonly baseline = process.memoryUsage().rss;
+  peak = this.baseline;
+  sample(): void {
+    const rss = process.memoryUsage().rss;
+    if (rss > this.peak) this.peak = rss;
+  }
+  get growthMiB(): number {
+    return (this.peak - this.baseline) / 1024 / 1024;
+  }
+}
+
+/** Reads a response body chunk by chunk (never whole): size, checksum, and RSS samples. */
+export async function drain(res: Response, watcher?: RssWatcher): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    hash.update(value);
+    watcher?.sample();
+  }
+  return { size, sha256: hash.digest('hex') };
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { TimestampSchema, dataOf } from './common.js';
+
+export const FILE_SHAPES = ['native', 'compat_a', 'compat_b'] as const;
+export const FileShapeSchema = z.enum(FILE_SHAPES);
+export type FileShape = z.infer<typeof FileShapeSchema>;
+
+export const FilePurposeSchema = z.enum([
+  'assistants',
+  'batch',
+  'fine-tune',
+  'vision',
+  'user_data',
+  'evals',
+  'assistants_output',
+  'batch_output',
+  'fine-tune-results',
+]);
+
+const nativeFields = {
+  id: z.string().describe('Durable document id: "file_" followed by an opaque string'),
+  type: z.literal('file'),
+  filename: z.string().describe('The file name (last segment of its path in the container)'),
+  mime_type: z.string(),
+  size_bytes: z.number().int().nonnegative(),
+  created_at: TimestampSchema,
+  downloadable: z.boolean().describe('Promoted documents are downloadable'),
+};
+
+export const FileNativeSchema = z
+  .object({ _shape: z.literal('native'), ...nativeFields })
+  .describe('File, native shape (the default)');
+export const FileCompatASchema = z
+  .object({ _shape: z.literal('compat_a'), ...nativeFields })
+  .describe('File, compat_a shape (requests with an anthropic-version header)');
+export const FileCompatBSchema = z
+  .object({
+    _shape: z.literal('compat_b'),
+    id: z.string().describe('Durable document id: "file_" followed by an opaque string'),
+    object: z.literal('file'),
+    bytes: z.number().int().nonnegative(),
+    created_at: z.number().int().describe('Unix seconds'),
+    filename: z.string(),
+    purpose: FilePurposeSchema,
+    status: z.literal('processed'),
+  })
+  .describe('File, compat_b shape (OpenAI-style requests)');
+
+export const FileSchema = z
+  .discriminatedUnion('_shape', [FileNativeSchema, FileCompatASchema, FileCompatBSchema])
+  .describe('A workspace document or container file, in one of three shapes');
+export type File = z.infer<typeof FileSchema>;
+
+export const ContainerIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('Canonical container id: "sess_" + the sanitised session key, "-r<nonce>" for a restarted session');
+export const ContainerFileIdSchema = z
+  .string()
+  .min(1)
+  .max(2000)
+  .describe('"cfile_" + base64url of the file path inside the container');
+
+export const PromoteFileInputSchema = z.object({
+  container_id: ContainerIdSchema,
+  file_id: ContainerFileIdSchema,
+});
+export type PromoteFileInput = z.infer<typeof PromoteFileInputSchema>;
+export const PromoteFileOutputSchema = dataOf(FileSchema);
+
+/** Internal (tRPC): open a container (sandbox) for a session; the sandbox runner's way in. */
+export const OpenContainerInputSchema = z.object({
+  session_key: z.string().min(1).max(500).describe('The session key; the container id is derived from it'),
+  restart: z
+    .boolean()
+    .optional()
+    .describe('A restarted session: a new sandbox whose id carries a fresh "-r<nonce>" suffix'),
+  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+});
+export type OpenContainerInput = z.infer<typeof OpenContainerInputSchema>;
+
+export const ContainerSchema = z.object({
+  container_id: ContainerIdSchema,
+  workspace_id: z.string(),
+  session_key: z.string(),
+  created_at: TimestampSchema,
+});
+export type Container = z.infer<typeof ContainerSchema>;
+export const OpenContainerOutputSchema = dataOf(ContainerSchema);
+
+/** What the sandbox runner's upload route answers. */
+export const ContainerFileSchema = z.object({
+  container_id: ContainerIdSchema,
+  file_id: ContainerFileIdSchema,
+  path: z.string().describe('Clean relative path inside the sandbox'),
+  mime_type: z.string(),
+  size_bytes: z.number().int().nonnegative(),
+  sha256: z.string(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
+});
+export type ContainerFile = z.infer<typeof ContainerFileSchema>;
