@@ -1,27 +1,19 @@
 // The administration procedures through the typed client, against a real server.
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSwitchyardClient, SwitchyardError, type SwitchyardClient } from '../src/index.js';
+import type { TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchyardClient, type SwitchyardClient } from '../src/index.js';
+import { failure, startServer } from './support.js';
 
 let server: TestServer;
 let admin: SwitchyardClient;
 beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  server = await startServer();
   admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
 });
 afterAll(async () => {
   await server?.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
 
 describe('@switchyard/client: administration', () => {
   it('members: organization, workspace, add (with the 400 naming unknown ids)', async () => {

@@ -1,26 +1,18 @@
 // The typed client against a real server (express on a free port, real PostgreSQL).
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSwitchyardClient, SwitchyardError, type RouterOutputs } from '../src/index.js';
+import type { TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchyardClient, type RouterOutputs } from '../src/index.js';
+import { failure, startServer } from './support.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
 });
 
 const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
 
 describe('@switchyard/client', () => {
   it('keys.current answers what GET /api/v1/key answers', async () => {

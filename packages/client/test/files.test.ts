@@ -1,11 +1,12 @@
 // Containers, promote and video jobs through the typed client, against a real server.
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSwitchyardClient, SwitchyardError, type RouterOutputs } from '../src/index.js';
+import type { TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchyardClient, type RouterOutputs } from '../src/index.js';
+import { failure, startServer } from './support.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
@@ -13,15 +14,6 @@ afterAll(async () => {
 
 const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
 const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64url')}`;
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
 
 describe('files and videos through @switchyard/client', () => {
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {

@@ -1,23 +1,18 @@
 // Generations through the typed client: record, read, read content, feedback, credits.
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSwitchyardClient, SwitchyardError } from '../src/index.js';
+import type { TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchyardClient } from '../src/index.js';
+import { failure, startServer } from './support.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
 });
 
 const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
 
 describe('generations through @switchyard/client', () => {
   it('records a generation once, shows it, its content and the spend, and takes feedback', async () => {

@@ -1,9 +1,10 @@
 // The catalog through the typed client: import the demo catalog, read a model, list embeddings.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSwitchyardClient, SwitchyardError, type RouterInputs } from '../src/index.js';
+import type { TestServer } from '@switchyard/api/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchyardClient, type RouterInputs } from '../src/index.js';
+import { failure, startServer } from './support.js';
 
 const catalog = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
@@ -11,19 +12,13 @@ const catalog = JSON.parse(
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
 });
 
 const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
 
 describe('catalog through @switchyard/client', () => {
   it('imports the demo catalog, then reads models, variants and aliases as REST does', async () => {
