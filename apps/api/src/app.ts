@@ -4,13 +4,14 @@ import { httpErrorOf } from './errors.js';
 import { downloadRoutes } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
+import { API_PREFIX } from './http/paths.js';
 import { requestLog } from './http/request-log.js';
 import { restHandler } from './http/rest.js';
 import { sandboxWriterRoutes } from './http/sandbox-writer.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
 
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX };
 
 /** The whole HTTP surface as an express app; main.ts gives it a port, tests give it port 0. */
 export function createApp(deps: AppDeps): Express {

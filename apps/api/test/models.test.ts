@@ -216,12 +216,13 @@ describe('GET /embeddings/models', () => {
     let next: string | null = '/api/v1/embeddings/models?limit=3&offset=0';
     let pages = 0;
     while (next) {
-      const res = await server.request(next);
+      const res = await server.request(next.replace(server.url, ''));
       const body = ListEmbeddingsModelsOutputSchema.strict().parse(await res.json());
       expect(body.total_count).toBe(embeddingIds.length);
       expect(body.data.length).toBeLessThanOrEqual(3);
       seen.push(...body.data.map((m) => m.id));
       next = body.links.next;
+      if (next) expect(next.startsWith(`${server.url}/api/v1/embeddings/models?`)).toBe(true);
       pages += 1;
     }
     expect(seen).toEqual(embeddingIds);
@@ -232,7 +233,7 @@ describe('GET /embeddings/models', () => {
     expect((await list('?offset=5')).data.map((m) => m.id)).toEqual(embeddingIds.slice(5));
     const first = await list('?limit=2');
     expect(first.data.map((m) => m.id)).toEqual(embeddingIds.slice(0, 2));
-    expect(first.links.next).toBe('/api/v1/embeddings/models?offset=2&limit=2');
+    expect(first.links.next).toBe(`${server.url}/api/v1/embeddings/models?offset=2&limit=2`);
     const past = await list('?offset=100&limit=10');
     expect(past).toEqual({ data: [], total_count: embeddingIds.length, links: { next: null } });
     expect((await list('?limit=1000&offset=0')).data).toHaveLength(embeddingIds.length);

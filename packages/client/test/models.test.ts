@@ -44,7 +44,7 @@ describe('catalog through @switchyard/client', () => {
     expect(all.links.next).toBeNull();
     const page = await admin.models.embeddings.query({ offset: 1, limit: 2 });
     expect(page.data.map((m) => m.id)).toEqual(all.data.slice(1, 3).map((m) => m.id));
-    expect(page.links.next).toBe('/api/v1/embeddings/models?offset=3&limit=2');
+    expect(page.links.next).toBe(`${server.url}/api/v1/embeddings/models?offset=3&limit=2`);
     const bad = await failure(admin.models.embeddings.query({ limit: 1001 }));
     expect(bad.status).toBe(400);
   });

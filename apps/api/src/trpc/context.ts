@@ -35,6 +35,17 @@ export function keyHashOf(req: IncomingMessage): string | null {
   return match?.[1] ? hashApiKey(match[1]) : null;
 }
 
+/**
+ * The origin the client used to reach us (scheme://host[:port]), for absolute URLs in answers such
+ * as pagination links. Behind a proxy, X-Forwarded-Proto and X-Forwarded-Host name it.
+ */
+export function requestOrigin(headers: IncomingHttpHeaders): string {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+  const proto = first(headers['x-forwarded-proto']) === 'https' ? 'https' : 'http';
+  const host = first(headers['x-forwarded-host']) || headers.host || 'localhost';
+  return `${proto}://${host}`;
+}
+
 export function contextFactory(deps: AppDeps, transport: Context['transport']) {
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const keyHash = keyHashOf(req);

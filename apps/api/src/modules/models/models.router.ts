@@ -10,6 +10,8 @@ import {
   UpsertAliasInputSchema,
   UpsertVariantInputSchema,
 } from '@switchyard/schema';
+import { API_PREFIX } from '../../http/paths.js';
+import { requestOrigin } from '../../trpc/context.js';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import {
   getModel,
@@ -50,7 +52,7 @@ export const modelsRouter = router({
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, input)),
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, input, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
 
   // Internal (tRPC only): catalog writes. The catalog is platform-wide.
   upsert: managementProcedure

@@ -17,9 +17,9 @@ import type {
 } from '@switchyard/schema';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../keys/auth.service.js';
+import { API_PREFIX } from '../../http/paths.js';
 
 /** The public REST base path; links in catalog records point below it. */
-const API_BASE_PATH = '/api/v1';
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
 
 type Tx = Prisma.TransactionClient;
@@ -105,7 +105,7 @@ export function modelRecord({ model: m, variant: v }: ResolvedModel): Model {
     per_request_limits: asObject(m.per_request_limits),
     expiration_date: m.expiration_date ? m.expiration_date.toISOString() : null,
     knowledge_cutoff: m.knowledge_cutoff,
-    links: { details: `${API_BASE_PATH}/models/${id}/endpoints` },
+    links: { details: `${API_PREFIX}/models/${id}/endpoints` },
     ...(reasoning ? { reasoning } : {}),
   } satisfies Model;
 }
@@ -147,7 +147,12 @@ export async function getModel(db: Db, actor: Actor, input: GetModelInput): Prom
 }
 
 /** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
-export async function listEmbeddingsModels(db: Db, input: ListEmbeddingsModelsInput): Promise<ListEmbeddingsModelsOutput> {
+/** `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it, for links.next. */
+export async function listEmbeddingsModels(
+  db: Db,
+  input: ListEmbeddingsModelsInput,
+  apiBaseUrl: string,
+): Promise<ListEmbeddingsModelsOutput> {
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
   const limit = paged ? (input.limit ?? EMBEDDINGS_DEFAULT_LIMIT) : undefined;
@@ -159,7 +164,7 @@ export async function listEmbeddingsModels(db: Db, input: ListEmbeddingsModelsIn
   const nextOffset = offset + rows.length;
   const next =
     limit !== undefined && nextOffset < total
-      ? `${API_BASE_PATH}/embeddings/models?offset=${nextOffset}&limit=${limit}`
+      ? `${apiBaseUrl}/embeddings/models?offset=${nextOffset}&limit=${limit}`
       : null;
   return {
     data: rows.map((model) => modelRecord({ model, variant: null })),

@@ -1,0 +1,2 @@
+/** Where the REST surface is mounted. */
+export const API_PREFIX = '/api/v1';
