@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { SwitchyardError, writeContainerFile, type RouterInputs, type RouterOutputs, type SwitchyardClient } from '@switchyard/client';
+import { SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
 import { optionalString, type Command, type CommandContext } from '../command.js';
 import { readCatalog } from './catalog.js';
 
@@ -139,12 +139,13 @@ function catalogPicks(models: CatalogModel[]) {
   const withAlias = models.find((m) => m.aliases?.length);
   if (!withVariant || !withAlias) throw new Error('the catalog needs a model with a variant and one with an alias');
   const chat = models.filter((m) => m.architecture.output_modalities.includes('text'));
+  if (chat.length === 0) throw new Error('the catalog needs a chat model');
   return {
-    model: chat[0]?.id ?? models[0]!.id,
+    model: chat[0]!.id,
+    /** A variant id such as openai/gpt-oss-20b:free (priced at zero: free-model requests). */
     model_variant: `${withVariant.id}:${withVariant.variants![0]!.variant}`,
     model_alias: withAlias.aliases![0]!,
     chat,
-    free: `${withVariant.id}:${withVariant.variants![0]!.variant}`,
   };
 }
 
@@ -194,7 +195,7 @@ async function recordGenerations(client: SwitchyardClient, keyHash: string, pick
       i < today ? ((i + 1) * sinceMidnight) / (today + 1) : sinceMidnight + ((i - today + 0.5) / (GENERATIONS - today)) * (GENERATION_DAYS * day - sinceMidnight);
     const free = i % 17 === 3;
     const byok = i % 11 === 5;
-    const model = free ? picks.free : picks.chat[i % picks.chat.length]!;
+    const model = free ? picks.model_variant : picks.chat[i % picks.chat.length]!;
     const modelId = typeof model === 'string' ? model : model.id;
     const [prompt, completion] = PROMPTS[i % PROMPTS.length]!;
     const tokensPrompt = 20 + randomInt(800);
