@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { Router } from 'express';
 
-export const SAMPLE_VIDEO_PATH = '/samples/video.mp4';
+const SAMPLE_VIDEO_PATH = '/samples/video.mp4';
 
 /** The clip, from src/http or dist/http alike. */
 const SAMPLE_VIDEO_FILE = fileURLToPath(new URL('../../assets/sample-video.mp4', import.meta.url));

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
-import { optionalString, type Command, type CommandContext } from '../command.js';
+import { optionalString, UsageError, type Command, type CommandContext } from '../command.js';
 import { readCatalog } from './catalog.js';
 
 /** What a script needs to call every operation (the issue names these fields). */
@@ -137,9 +137,9 @@ const isNotFound = (error: unknown) => error instanceof SwitchyardError && error
 function catalogPicks(models: CatalogModel[]) {
   const withVariant = models.find((m) => m.variants?.length);
   const withAlias = models.find((m) => m.aliases?.length);
-  if (!withVariant || !withAlias) throw new Error('the catalog needs a model with a variant and one with an alias');
+  if (!withVariant || !withAlias) throw new UsageError('the catalog needs a model with a variant and one with an alias');
   const chat = models.filter((m) => m.architecture.output_modalities.includes('text'));
-  if (chat.length === 0) throw new Error('the catalog needs a chat model');
+  if (chat.length === 0) throw new UsageError('the catalog needs a chat model');
   return {
     model: chat[0]!.id,
     /** A variant id such as openai/gpt-oss-20b:free (priced at zero: free-model requests). */
