@@ -7,6 +7,7 @@ import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX } from './http/paths.js';
 import { requestLog } from './http/request-log.js';
 import { restHandler } from './http/rest.js';
+import { sampleVideoRoutes } from './http/sample-video.js';
 import { sandboxWriterRoutes } from './http/sandbox-writer.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
   app.use(API_PREFIX, downloadRoutes(deps));
   app.use('/internal', sandboxWriterRoutes(deps));
+  app.use(sampleVideoRoutes());
   app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

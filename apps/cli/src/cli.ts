@@ -7,6 +7,7 @@ import { UsageError, type Command, type OptionSpec } from './command.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { catalogCommands } from './commands/catalog.js';
+import { demoCommands } from './commands/demo.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
 import { workspaceCommands } from './commands/workspaces.js';
@@ -19,6 +20,7 @@ export const commands: Command[] = [
   ...guardrailCommands,
   ...byokCommands,
   ...catalogCommands,
+  ...demoCommands,
 ];
 
 export interface Io {
@@ -142,7 +144,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   const client = createSwitchyardClient({ url, apiKey });
   try {
-    const result = await command.run({ client, options, positionals: parsed.positionals, env: io.env, cwd: io.cwd });
+    const result = await command.run({ client, url, apiKey, options, positionals: parsed.positionals, env: io.env, cwd: io.cwd });
     io.stdout(render(result, options.json === true));
     return 0;
   } catch (error) {

@@ -11,6 +11,9 @@ export interface OptionSpec {
 
 export interface CommandContext {
   client: SwitchyardClient;
+  /** The server URL and API key the client was made with (for the few calls that are not tRPC). */
+  url: string;
+  apiKey: string;
   options: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
   env: Record<string, string | undefined>;

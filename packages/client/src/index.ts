@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient, type
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
 import type { AppRouter } from '@switchyard/api';
+import type { ContainerFile } from '@switchyard/schema';
 
 export type { AppRouter };
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -64,4 +65,54 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
       }),
     ],
   });
+}
+
+/** A container file's id: "cfile_" + base64url of its path inside the sandbox. */
+export function containerFileId(path: string): string {
+  return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
+}
+
+export interface WriteContainerFileInput {
+  container_id: string;
+  /** Clean relative path inside the sandbox, e.g. "out/report.md". */
+  path: string;
+  body: string | Uint8Array;
+  /** Media type stored with the file (default application/octet-stream). */
+  content_type?: string;
+}
+
+/**
+ * The sandbox runner's way to write (or replace) a container file: PUT /internal/containers/{id}/files/{file_id}
+ * with the raw bytes, management key required. Not a tRPC procedure (bytes are streamed, not JSON),
+ * hence this helper; it fails with the same SwitchyardError as the procedures do.
+ */
+export async function writeContainerFile(options: SwitchyardClientOptions, input: WriteContainerFileInput): Promise<ContainerFile> {
+  const base = options.url.replace(/\/+$/, '');
+  const url = `${base}/internal/containers/${encodeURIComponent(input.container_id)}/files/${containerFileId(input.path)}`;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  let res: Response;
+  try {
+    res = await doFetch(url, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': input.content_type ?? 'application/octet-stream' },
+      body: input.body,
+    });
+  } catch (cause) {
+    throw new SwitchyardError(new TRPCClientError((cause as Error).message, { cause: cause as Error }));
+  }
+  const body = (await res.json().catch(() => null)) as
+    | { data?: ContainerFile; error?: { code: number; message: string; metadata?: Record<string, unknown> } }
+    | null;
+  if (res.ok && body?.data) return body.data;
+  const message = body?.error?.message ?? res.statusText;
+  throw new SwitchyardError(
+    new TRPCClientError(message, {
+      // The shape the server's error formatter gives tRPC errors; the status is any the route answers.
+      result: {
+        error: { code: -32600, message, data: { httpStatus: res.status, metadata: body?.error?.metadata } } as NonNullable<
+          TRPCClientError<AppRouter>['shape']
+        >,
+      },
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf } from './common.js';
+import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 const nullableList = z.array(z.string()).nullable();
@@ -59,3 +59,11 @@ export type RotateByokSecretInput = z.infer<typeof RotateByokSecretInputSchema>;
 /** Internal (tRPC): disable (or re-enable) a credential. */
 export const DisableByokInputSchema = z.object({ id: z.string().min(1), disabled: z.boolean().default(true) });
 export type DisableByokInput = z.infer<typeof DisableByokInputSchema>;
+
+/** Internal (tRPC): the credentials of a workspace, in routing order (provider, sort_order). */
+export const ListByokInputSchema = z.object({
+  workspace_id: WorkspaceRefSchema.optional().describe("Defaults to the caller key's workspace"),
+  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
+});
+export type ListByokInput = z.infer<typeof ListByokInputSchema>;
+export const ListByokOutputSchema = listOf(ByokCredentialSchema);

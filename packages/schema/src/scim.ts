@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf } from './common.js';
+import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { UuidSchema, WorkspaceRefSchema, WorkspaceRoleSchema } from './workspaces.js';
 
 export const ScimGroupMappingSchema = z
@@ -29,3 +29,11 @@ export const CreateScimGroupMappingInputSchema = z.object({
   role: WorkspaceRoleSchema.default('member'),
 });
 export type CreateScimGroupMappingInput = z.infer<typeof CreateScimGroupMappingInputSchema>;
+
+/** Internal (tRPC): the SCIM group mappings of a workspace, oldest first. */
+export const ListScimGroupMappingsInputSchema = z.object({
+  workspace_id: WorkspaceRefSchema,
+  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
+});
+export type ListScimGroupMappingsInput = z.infer<typeof ListScimGroupMappingsInputSchema>;
+export const ListScimGroupMappingsOutputSchema = listOf(ScimGroupMappingSchema);

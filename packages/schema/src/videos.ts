@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf } from './common.js';
+import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 
 export const VideoJobStatusSchema = z.enum(['queued', 'in_progress', 'completed', 'failed']);
 
@@ -65,3 +65,12 @@ export const VideoContentQuerySchema = z.object({
     .default(0)
     .describe('Which output of the job (0 = the first)'),
 });
+
+/** Internal (tRPC): the video jobs of a workspace, newest first, optionally only those of one upstream job. */
+export const ListVideoJobsInputSchema = z.object({
+  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+  upstream_job_id: z.string().min(1).max(500).optional().describe("Only jobs with this provider job id"),
+  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
+});
+export type ListVideoJobsInput = z.infer<typeof ListVideoJobsInputSchema>;
+export const ListVideoJobsOutputSchema = listOf(VideoJobSchema);

@@ -4,11 +4,13 @@ import {
   CreateByokInputSchema,
   DisableByokInputSchema,
   GetByokInputSchema,
+  ListByokInputSchema,
+  ListByokOutputSchema,
   RotateByokSecretInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { createByok, disableByok, getByok, resealByokSecrets, rotateByokSecret } from './byok.service.js';
+import { createByok, disableByok, getByok, listByok, resealByokSecrets, rotateByokSecret } from './byok.service.js';
 
 export const byokRouter = router({
   get: managementProcedure
@@ -27,6 +29,10 @@ export const byokRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getByok(ctx.db, ctx.actor, input) })),
 
   // Internal (tRPC only).
+  list: managementProcedure
+    .input(ListByokInputSchema)
+    .output(ListByokOutputSchema)
+    .query(({ ctx, input }) => listByok(ctx.db, ctx.actor, input)),
   create: managementProcedure
     .input(CreateByokInputSchema)
     .output(ByokCredentialSchema)

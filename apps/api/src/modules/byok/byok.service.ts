@@ -2,7 +2,7 @@
 // reaches the database and is never returned or logged; the record carries only its masked label.
 import { randomUUID } from 'node:crypto';
 import { Prisma, type ByokCredential as ByokRow, type Db } from '@switchyard/db';
-import type { ByokCredential, CreateByokInput, DisableByokInput, RotateByokSecretInput } from '@switchyard/schema';
+import type { ByokCredential, CreateByokInput, DisableByokInput, ListByokInput, RotateByokSecretInput } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../keys/auth.service.js';
@@ -45,6 +45,22 @@ async function findCredential(db: Db, actor: Actor, id: string): Promise<ByokRow
 
 export async function getByok(db: Db, actor: Actor, input: { id: string }): Promise<ByokCredential> {
   return credentialOf(await findCredential(db, actor, input.id));
+}
+
+/** Internal: a workspace's credentials in routing order (provider, then sort_order). */
+export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
+  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const where = { workspace_id: workspace.id };
+  const [rows, total] = await Promise.all([
+    db.byokCredential.findMany({
+      where,
+      orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+      skip: input.offset,
+      take: input.limit,
+    }),
+    db.byokCredential.count({ where }),
+  ]);
+  return { data: rows.map(credentialOf), total_count: total };
 }
 
 export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {

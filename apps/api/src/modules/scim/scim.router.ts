@@ -1,10 +1,12 @@
 import {
   CreateScimGroupMappingInputSchema,
+  ListScimGroupMappingsInputSchema,
+  ListScimGroupMappingsOutputSchema,
   ScimGroupMappingOutputSchema,
   UpdateScimGroupMappingInputSchema,
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { createScimGroupMapping, updateScimGroupMapping } from './scim.service.js';
+import { createScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
 
 export const scimRouter = router({
   updateGroupMapping: managementProcedure
@@ -23,6 +25,10 @@ export const scimRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input) })),
 
   // Internal (tRPC only).
+  listGroupMappings: managementProcedure
+    .input(ListScimGroupMappingsInputSchema)
+    .output(ListScimGroupMappingsOutputSchema)
+    .query(({ ctx, input }) => listScimGroupMappings(ctx.db, ctx.actor, input)),
   createGroupMapping: managementProcedure
     .input(CreateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)

@@ -1,6 +1,11 @@
 // SCIM group mappings: a SCIM group maps to a workspace with a role.
 import type { Db, ScimGroupMapping as MappingRow } from '@switchyard/db';
-import type { CreateScimGroupMappingInput, ScimGroupMapping, UpdateScimGroupMappingInput } from '@switchyard/schema';
+import type {
+  CreateScimGroupMappingInput,
+  ListScimGroupMappingsInput,
+  ScimGroupMapping,
+  UpdateScimGroupMappingInput,
+} from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../keys/auth.service.js';
@@ -17,6 +22,17 @@ function mappingOf(row: MappingRow): ScimGroupMapping {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   } satisfies ScimGroupMapping;
+}
+
+/** Internal: the mappings of a workspace of the caller's organization, oldest first. */
+export async function listScimGroupMappings(db: Db, actor: Actor, input: ListScimGroupMappingsInput) {
+  const workspace = await resolveWorkspace(db, actor, input.workspace_id);
+  const where = { workspace_id: workspace.id };
+  const [rows, total] = await Promise.all([
+    db.scimGroupMapping.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
+    db.scimGroupMapping.count({ where }),
+  ]);
+  return { data: rows.map(mappingOf), total_count: total };
 }
 
 export async function createScimGroupMapping(db: Db, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {

@@ -1,6 +1,11 @@
-import { CreateVideoJobInputSchema, CreateVideoJobOutputSchema } from '@switchyard/schema';
+import {
+  CreateVideoJobInputSchema,
+  CreateVideoJobOutputSchema,
+  ListVideoJobsInputSchema,
+  ListVideoJobsOutputSchema,
+} from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { createVideoJob } from './videos.service.js';
+import { createVideoJob, listVideoJobs } from './videos.service.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
 // (src/http/downloads.ts), not a procedure.
@@ -10,4 +15,8 @@ export const videosRouter = router({
     .input(CreateVideoJobInputSchema)
     .output(CreateVideoJobOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createVideoJob(ctx.db, ctx.actor, input) })),
+  listJobs: managementProcedure
+    .input(ListVideoJobsInputSchema)
+    .output(ListVideoJobsOutputSchema)
+    .query(({ ctx, input }) => listVideoJobs(ctx.db, ctx.actor, input)),
 });

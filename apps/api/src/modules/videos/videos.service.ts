@@ -1,5 +1,5 @@
 import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
-import type { CreateVideoJobInput, VideoJob } from '@switchyard/schema';
+import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../keys/auth.service.js';
@@ -25,14 +25,35 @@ function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
   } satisfies VideoJob;
 }
 
-/** Internal: records a video job with its outputs (index = position in `outputs`). */
-export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJobInput): Promise<VideoJob> {
-  const workspaceId = input.workspace_id ?? actor.workspaceId;
+async function findWorkspace(db: Db, actor: Actor, workspaceId: string) {
   const workspace = await db.workspace.findFirst({
     where: { id: workspaceId, organization_id: actor.organizationId },
     select: { id: true },
   });
   if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  return workspace;
+}
+
+/** Internal: a workspace's video jobs, newest first, optionally only those of one upstream job id. */
+export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsInput) {
+  const workspace = await findWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const where = { workspace_id: workspace.id, ...(input.upstream_job_id ? { upstream_job_id: input.upstream_job_id } : {}) };
+  const [rows, total] = await Promise.all([
+    db.videoJob.findMany({
+      where,
+      include: { outputs: true },
+      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+      skip: input.offset,
+      take: input.limit,
+    }),
+    db.videoJob.count({ where }),
+  ]);
+  return { data: rows.map((job) => videoJobOf(job, job.outputs)), total_count: total };
+}
+
+/** Internal: records a video job with its outputs (index = position in `outputs`). */
+export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJobInput): Promise<VideoJob> {
+  const workspace = await findWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
   const job = await db.videoJob.create({
     data: {
       id: newId('video'),

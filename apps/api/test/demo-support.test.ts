@@ -1,0 +1,132 @@
+// What `switchyard demo` needs from the server beyond the 21 operations: the lookups that make it
+// safe to run twice (byok.list, scim.listGroupMappings, videos.listJobs; internal, management key)
+// and the sample video at /samples/video.mp4 that stands in for a provider on a machine with no
+// internet.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { ListByokOutputSchema, ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema } from '@switchyard/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../src/testing.js';
+import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createRegularKey, createWorkspace, ok, trpc } from './fixtures-admin.js';
+
+let server: TestServer;
+let other: OrgFixture;
+beforeAll(async () => {
+  server = await testServer();
+  other = await createOrganization(server.db);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const query = (path: string, input: unknown, key?: string) => trpc(server, path, input, { query: true, key });
+
+describe('byok.list (internal)', () => {
+  it("lists a workspace's credentials in routing order, paginated, without secrets", async () => {
+    const ws = await createWorkspace(server, 'byok-list');
+    const b = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'openai', name: 'b', key: 'sk-openai-bbbb-2222', sort_order: 2 });
+    const a = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'openai', name: 'a', key: 'sk-openai-aaaa-1111', sort_order: 1 });
+    const c = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'anthropic', name: 'c', key: 'sk-ant-cccc-3333' });
+    await ok(server, 'byok.create', { provider: 'openai', name: 'elsewhere', key: 'sk-openai-dddd-4444' });
+
+    const all = ListByokOutputSchema.parse((await query('byok.list', { workspace_id: 'byok-list' })).data);
+    expect(all.total_count).toBe(3);
+    expect(all.data.map((x) => x.id)).toEqual([c.id, a.id, b.id]);
+    expect(JSON.stringify(all)).not.toContain('sk-openai-aaaa-1111');
+    const page = ListByokOutputSchema.parse((await query('byok.list', { workspace_id: ws.id, offset: 1, limit: 1 })).data);
+    expect(page).toEqual({ data: [all.data[1]], total_count: 3 });
+    // Without a workspace: the caller key's own (the default workspace here).
+    expect((await query('byok.list', {})).data.data.map((x: { name: string }) => x.name)).toEqual(['elsewhere']);
+  });
+
+  it("404 for another organization's workspace; 403 for a regular key; 401 without a key; 400 for a bad limit", async () => {
+    expect((await query('byok.list', { workspace_id: other.workspaceId })).status).toBe(404);
+    expect((await query('byok.list', {}, (await createRegularKey(server)).key)).status).toBe(403);
+    expect((await trpc(server, 'byok.list', {}, { query: true, key: null })).status).toBe(401);
+    expect((await query('byok.list', { limit: 101 })).status).toBe(400);
+  });
+});
+
+describe('scim.listGroupMappings (internal)', () => {
+  it("lists a workspace's mappings, oldest first", async () => {
+    const ws = await createWorkspace(server, 'scim-list');
+    const groups = [randomUUID(), randomUUID()];
+    const first = (await ok(server, 'scim.createGroupMapping', { workspace_id: ws.id, scim_group_id: groups[0] })).data;
+    const second = (await ok(server, 'scim.createGroupMapping', { workspace_id: ws.id, scim_group_id: groups[1], role: 'admin' })).data;
+    await ok(server, 'scim.createGroupMapping', { workspace_id: 'default', scim_group_id: groups[0] });
+
+    const listed = ListScimGroupMappingsOutputSchema.parse((await query('scim.listGroupMappings', { workspace_id: 'scim-list' })).data);
+    expect(listed).toEqual({ data: [first, second], total_count: 2 });
+    const page = ListScimGroupMappingsOutputSchema.parse((await query('scim.listGroupMappings', { workspace_id: ws.id, offset: 1, limit: 1 })).data);
+    expect(page).toEqual({ data: [second], total_count: 2 });
+  });
+
+  it("404 for another organization's workspace; 403 for a regular key; 400 without a workspace", async () => {
+    expect((await query('scim.listGroupMappings', { workspace_id: other.workspaceId })).status).toBe(404);
+    expect((await query('scim.listGroupMappings', { workspace_id: 'default' }, (await createRegularKey(server)).key)).status).toBe(403);
+    expect((await query('scim.listGroupMappings', {})).status).toBe(400);
+  });
+});
+
+describe('videos.listJobs (internal)', () => {
+  it("lists a workspace's jobs newest first, optionally of one upstream job id", async () => {
+    const ws = await createWorkspace(server, 'video-list');
+    const job = (upstream: string) => ({
+      workspace_id: ws.id,
+      provider: 'p',
+      model: 'p/v',
+      upstream_job_id: upstream,
+      outputs: [{ upstream_url: `${server.url}/samples/video.mp4` }],
+    });
+    const first = (await ok(server, 'videos.createJob', job('up-1'))).data;
+    const second = (await ok(server, 'videos.createJob', job('up-2'))).data;
+    const third = (await ok(server, 'videos.createJob', job('up-1'))).data;
+    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: undefined });
+
+    const listed = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id })).data);
+    expect(listed.total_count).toBe(3);
+    expect(new Set(listed.data.map((j) => j.id))).toEqual(new Set([first.id, second.id, third.id]));
+    expect(listed.data.map((j) => j.created_at)).toEqual([...listed.data.map((j) => j.created_at)].sort().reverse());
+    const ofOne = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id, upstream_job_id: 'up-1' })).data);
+    expect(ofOne.total_count).toBe(2);
+    expect(new Set(ofOne.data.map((j) => j.id))).toEqual(new Set([first.id, third.id]));
+    expect(ofOne.data[0]!.outputs).toEqual([{ index: 0, upstream_url: `${server.url}/samples/video.mp4`, media_type: 'video/mp4', size_bytes: null }]);
+  });
+
+  it("404 for another organization's workspace; 403 for a regular key", async () => {
+    expect((await query('videos.listJobs', { workspace_id: other.workspaceId })).status).toBe(404);
+    expect((await query('videos.listJobs', {}, (await createRegularKey(server)).key)).status).toBe(403);
+  });
+});
+
+describe('GET /samples/video.mp4', () => {
+  it('serves the sample MP4 without a key, with ranges, outside /api/v1', async () => {
+    const file = await fs.readFile(new URL('../assets/sample-video.mp4', import.meta.url));
+    const res = await server.request('/samples/video.mp4', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.equals(file)).toBe(true);
+    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+
+    const part = await server.request('/samples/video.mp4', { key: null, headers: { range: 'bytes=0-7' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(file.subarray(0, 8))).toBe(true);
+    expect((await server.request('/api/v1/samples/video.mp4')).status).toBe(404);
+  });
+
+  it('is a provider URL a video job can point at: GET /videos/{jobId}/content proxies it', async () => {
+    const file = await fs.readFile(new URL('../assets/sample-video.mp4', import.meta.url));
+    const { data: job } = await ok(server, 'videos.createJob', {
+      provider: 'demo',
+      model: 'demo/sample-video',
+      upstream_job_id: 'sample',
+      outputs: [{ upstream_url: `${server.url}/samples/video.mp4` }],
+    });
+    const res = await server.request(`/api/v1/videos/${job.id}/content`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await res.arrayBuffer()).equals(file)).toBe(true);
+  });
+});

@@ -1,0 +1,281 @@
+// `switchyard demo` end to end against a real server: it runs twice (the second run duplicates
+// nothing that should be unique), then the JSON of the second run drives a call of every one of the
+// 21 operations of the spec over REST, each answering 200 with the spec's shape.
+import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { createSwitchyardClient } from '@switchyard/client';
+import {
+  AddWorkspaceMembersOutputSchema,
+  AnalyticsMetaOutputSchema,
+  ByokOutputSchema,
+  GenerationFeedbackOutputSchema,
+  GetBudgetOutputSchema,
+  GetGenerationContentOutputSchema,
+  GetGenerationOutputSchema,
+  GetKeyOutputSchema,
+  GetModelOutputSchema,
+  ListBudgetsOutputSchema,
+  ListEmbeddingsModelsOutputSchema,
+  ListGuardrailKeyAssignmentsOutputSchema,
+  ListGuardrailMemberAssignmentsOutputSchema,
+  ListGuardrailsOutputSchema,
+  ListOrganizationMembersOutputSchema,
+  ListPresetVersionsOutputSchema,
+  ListWorkspaceMembersOutputSchema,
+  PromoteFileOutputSchema,
+  ScimGroupMappingOutputSchema,
+} from '@switchyard/schema';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import type { DemoSummary } from '../src/commands/demo.js';
+import { run } from '../src/cli.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function demo(json: boolean) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(json ? ['demo', '--json'] : ['demo'], {
+    stdout: (t) => (stdout += `${t}\n`),
+    stderr: (t) => (stderr += `${t}\n`),
+    env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey },
+    cwd: process.cwd(),
+  });
+  return { code, stdout, stderr };
+}
+
+/** How many of each thing the demo must not duplicate, read through the client. */
+async function uniqueCounts(workspaceId: string) {
+  const admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
+  const page = { offset: 0, limit: 100 };
+  const [workspaces, members, workspaceMembers, budgets, byok, guardrails, versions, mappings, videos] = await Promise.all([
+    admin.workspaces.list.query(page),
+    admin.organization.members.query(page),
+    admin.workspaces.members.query({ id: workspaceId, ...page }),
+    admin.budgets.list.query({ id: workspaceId }),
+    admin.byok.list.query({ workspace_id: workspaceId, ...page }),
+    admin.guardrails.list.query({ workspace_id: workspaceId, ...page }),
+    admin.presets.versions.query({ slug: 'demo-assistant', ...page }),
+    admin.scim.listGroupMappings.query({ workspace_id: workspaceId, ...page }),
+    admin.videos.listJobs.query({ workspace_id: workspaceId, ...page }),
+  ]);
+  return {
+    demoWorkspaces: workspaces.data.filter((w) => w.slug === 'demo-team').length,
+    members: members.total_count,
+    workspaceMembers: workspaceMembers.total_count,
+    budgets: budgets.data.length,
+    byok: byok.total_count,
+    guardrails: guardrails.total_count,
+    presetVersions: versions.total_count,
+    scimMappings: mappings.total_count,
+    videoJobs: videos.total_count,
+  };
+}
+
+describe('switchyard demo', () => {
+  let summary: DemoSummary;
+
+  it('runs twice: a human summary, then JSON; nothing unique is duplicated', async () => {
+    const first = await demo(false);
+    expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toContain('Demo data is ready in workspace "demo-team"');
+    const firstKey = first.stdout.match(/sk-sy-v1-[0-9a-f]{64}/)?.[0];
+    expect(firstKey).toBeDefined();
+
+    const workspaceId = (await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).workspaces.list.query({ offset: 0, limit: 100 })).data.find(
+      (w) => w.slug === 'demo-team',
+    )!.id;
+    const before = await uniqueCounts(workspaceId);
+    expect(before).toEqual({
+      demoWorkspaces: 1,
+      members: 4, // the owner and the three demo people
+      workspaceMembers: 3, // the owner, Ada and Grace
+      budgets: 4,
+      byok: 1,
+      guardrails: 2,
+      presetVersions: 3,
+      scimMappings: 1,
+      videoJobs: 1,
+    });
+
+    const second = await demo(true);
+    expect(second, second.stderr).toMatchObject({ code: 0, stderr: '' });
+    summary = JSON.parse(second.stdout) as DemoSummary;
+    expect(Object.keys(summary).sort()).toEqual(
+      [
+        'management_key', 'key', 'organization_id', 'workspace_id', 'workspace_slug', 'user_ids_not_in_workspace', 'model',
+        'model_variant', 'model_alias', 'generation_id', 'byok_id', 'guardrail_id', 'preset_slug', 'scim_mapping_id',
+        'container_id', 'container_file_id', 'video_job_id',
+      ].sort(),
+    );
+    expect(summary).toMatchObject({ management_key: server.managementKey, workspace_id: workspaceId, workspace_slug: 'demo-team' });
+    // A new key each run; everything else is the same.
+    expect(summary.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    expect(summary.key).not.toBe(firstKey);
+    expect(await uniqueCounts(workspaceId)).toEqual(before);
+    expect(summary.user_ids_not_in_workspace).toHaveLength(1);
+  });
+
+  describe('its JSON drives every one of the 21 operations over REST', () => {
+    const call = async (path: string, key: string, init: RequestInit = {}) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
+      return res;
+    };
+    const json = async (path: string, key: string, init: RequestInit = {}) => {
+      const res = await call(path, key, init);
+      const body: unknown = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      return body;
+    };
+    const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ws = () => encodeURIComponent(summary.workspace_slug);
+
+    it('1. POST /containers/{container_id}/files/{file_id}/promote', async () => {
+      const { data } = PromoteFileOutputSchema.parse(
+        await json(`/containers/${summary.container_id}/files/${summary.container_file_id}/promote`, summary.management_key, { method: 'POST' }),
+      );
+      expect(data).toMatchObject({ _shape: 'native', filename: 'report.md', downloadable: true });
+    });
+
+    it('2. GET /key: the new regular key, with usage on several days of this month', async () => {
+      const { data } = GetKeyOutputSchema.parse(await json('/key', summary.key));
+      const owner = GetKeyOutputSchema.parse(await json('/key', summary.management_key)).data;
+      expect(data).toMatchObject({ is_management_key: false, limit: 100, limit_reset: 'monthly', creator_user_id: owner.creator_user_id });
+      expect(data.usage_daily).toBeGreaterThan(0);
+      expect(data.usage_weekly).toBeGreaterThanOrEqual(data.usage_daily);
+      expect(data.usage_monthly).toBeGreaterThanOrEqual(data.usage_weekly);
+      expect(data.usage).toBeGreaterThan(data.usage_monthly);
+      expect(data.byok_usage).toBeGreaterThan(0);
+      expect(data.limit_remaining).toBeCloseTo(100 - data.usage_monthly, 6);
+    });
+
+    it('3. POST /workspaces/{id}/members/add', async () => {
+      const body = AddWorkspaceMembersOutputSchema.parse(
+        await json(`/workspaces/${ws()}/members/add`, summary.management_key, post({ user_ids: summary.user_ids_not_in_workspace })),
+      );
+      expect(body.added_count).toBe(summary.user_ids_not_in_workspace.length);
+      expect(body.data.map((m) => m.user_id)).toEqual(summary.user_ids_not_in_workspace);
+    });
+
+    it('4. POST /generation/feedback', async () => {
+      const body = GenerationFeedbackOutputSchema.parse(
+        await json('/generation/feedback', summary.management_key, post({ generation_id: summary.generation_id, category: 'latency', comment: 'demo' })),
+      );
+      expect(body).toEqual({ data: { success: true } });
+    });
+
+    it('5. PATCH /scim/group-mappings/{id}', async () => {
+      const { data } = ScimGroupMappingOutputSchema.parse(
+        await json(`/scim/group-mappings/${summary.scim_mapping_id}`, summary.management_key, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ role: 'admin' }),
+        }),
+      );
+      expect(data).toMatchObject({ id: summary.scim_mapping_id, workspace_id: summary.workspace_id, role: 'admin' });
+    });
+
+    it('6. GET /model/{author}/{slug}: the model, its variant and its alias', async () => {
+      for (const id of [summary.model, summary.model_variant, summary.model_alias]) {
+        const [author, slug] = id.split('/') as [string, string];
+        const { data } = GetModelOutputSchema.parse(await json(`/model/${author}/${encodeURIComponent(slug)}`, summary.key));
+        expect(data.id).toMatch(/^[^/]+\/[^/]+$/);
+      }
+      const { data } = GetModelOutputSchema.parse(await json(`/model/${summary.model}`, summary.key));
+      expect(data.id).toBe(summary.model);
+    });
+
+    it('7. GET /generation (the organization has credit: no 402)', async () => {
+      const { data } = GetGenerationOutputSchema.parse(await json(`/generation?id=${summary.generation_id}`, summary.key));
+      expect(data).toMatchObject({ id: summary.generation_id, workspace_id: summary.workspace_id });
+      expect(data.tokens_prompt).toBeGreaterThan(0);
+    });
+
+    it('8. GET /generation/content', async () => {
+      const { data } = GetGenerationContentOutputSchema.parse(await json(`/generation/content?id=${summary.generation_id}`, summary.key));
+      expect(data.input.messages.length).toBeGreaterThan(0);
+      expect(data.output.completion).not.toBe('');
+    });
+
+    it('9. GET /containers/{container_id}/files/{file_id}/content', async () => {
+      const res = await call(`/containers/${summary.container_id}/files/${summary.container_file_id}/content`, summary.management_key);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/octet-stream');
+      expect(await res.text()).toContain('# Weekly report');
+    });
+
+    it('10. GET /videos/{jobId}/content: a real MP4 from the sample provider', async () => {
+      const res = await call(`/videos/${summary.video_job_id}/content?index=0`, summary.management_key);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('video/mp4');
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(bytes.length).toBeGreaterThan(0);
+      expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    });
+
+    it('11. GET /organization/members', async () => {
+      const body = ListOrganizationMembersOutputSchema.parse(await json('/organization/members?offset=0&limit=100', summary.management_key));
+      expect(body.data.map((m) => m.email)).toEqual(expect.arrayContaining(['ada@demo.switchyard.dev', 'grace@demo.switchyard.dev', 'alan@demo.switchyard.dev']));
+    });
+
+    it('12. GET /workspaces/{id}/budgets/{interval}', async () => {
+      for (const interval of ['daily', 'weekly', 'monthly', 'lifetime']) {
+        const body = GetBudgetOutputSchema.parse(await json(`/workspaces/${summary.workspace_id}/budgets/${interval}`, summary.management_key));
+        expect(body.data.reset_interval).toBe(interval);
+      }
+    });
+
+    it('13. GET /byok/{id}', async () => {
+      const { data } = ByokOutputSchema.parse(await json(`/byok/${summary.byok_id}`, summary.management_key));
+      expect(data).toMatchObject({ id: summary.byok_id, workspace_id: summary.workspace_id, provider: 'openai' });
+    });
+
+    it('14. GET /workspaces/{id}/budgets', async () => {
+      const body = ListBudgetsOutputSchema.parse(await json(`/workspaces/${ws()}/budgets`, summary.management_key));
+      expect(body.data.map((b) => b.reset_interval).sort()).toEqual(['daily', 'lifetime', 'monthly', 'weekly']);
+    });
+
+    it('15. GET /analytics/meta', async () => {
+      const { data } = AnalyticsMetaOutputSchema.parse(await json('/analytics/meta', summary.management_key));
+      expect(data.metrics.length).toBeGreaterThan(0);
+    });
+
+    it('16. GET /embeddings/models', async () => {
+      const body = ListEmbeddingsModelsOutputSchema.parse(await json('/embeddings/models', summary.key));
+      expect(body.total_count).toBeGreaterThanOrEqual(5);
+    });
+
+    it('17. GET /presets/{slug}/versions', async () => {
+      const body = ListPresetVersionsOutputSchema.parse(await json(`/presets/${summary.preset_slug}/versions?limit=50&offset=0`, summary.key));
+      expect(body.data.map((v) => v?.version)).toEqual([1, 2, 3]);
+    });
+
+    it('18. GET /workspaces/{id}/members', async () => {
+      const body = ListWorkspaceMembersOutputSchema.parse(await json(`/workspaces/${ws()}/members?limit=50&offset=0`, summary.key));
+      expect(body.total_count).toBeGreaterThanOrEqual(3);
+    });
+
+    it('19. GET /guardrails/{id}/assignments/keys', async () => {
+      const body = ListGuardrailKeyAssignmentsOutputSchema.parse(await json(`/guardrails/${summary.guardrail_id}/assignments/keys`, summary.management_key));
+      const key = GetKeyOutputSchema.parse(await json('/key', summary.key)).data;
+      expect(body.data.map((a) => a.key_label)).toContain(key.label);
+    });
+
+    it('20. GET /guardrails', async () => {
+      const body = ListGuardrailsOutputSchema.parse(await json(`/guardrails?workspace_id=${summary.workspace_id}`, summary.key));
+      expect(body.data.map((g) => g.id)).toContain(summary.guardrail_id);
+    });
+
+    it('21. GET /guardrails/{id}/assignments/members', async () => {
+      const body = ListGuardrailMemberAssignmentsOutputSchema.parse(
+        await json(`/guardrails/${summary.guardrail_id}/assignments/members`, summary.management_key),
+      );
+      expect(body.total_count).toBe(2);
+    });
+  });
+});
