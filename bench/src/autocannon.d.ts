@@ -23,7 +23,6 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    amount?: number;
     timeout?: number;
     pipelining?: number;
     method?: string;

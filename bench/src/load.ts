@@ -1,5 +1,6 @@
 // The two load generators: autocannon for HTTP scenarios, and N concurrent @switchyard/client
 // callers for recording generations (the routing service's real path, over tRPC).
+import http from 'node:http';
 import autocannon from 'autocannon';
 import { createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
 
@@ -32,8 +33,7 @@ export async function runAutocannon(options: {
   spec: LoadSpec;
   connections: number;
   warmup: number;
-  duration?: number;
-  amount?: number;
+  duration: number;
   timeout: number;
 }): Promise<Measurement> {
   const { spec } = options;
@@ -48,10 +48,7 @@ export async function runAutocannon(options: {
     ...(vary ? { requests: [{ setupRequest: (request: object) => ({ ...request, ...vary() }) }] } : {}),
   };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
-  const result = await autocannon({
-    ...base,
-    ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration ?? 10 }),
-  });
+  const result = await autocannon({ ...base, duration: options.duration });
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
@@ -62,6 +59,78 @@ export async function runAutocannon(options: {
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    statusCodes,
+  };
+}
+
+/**
+ * Large downloads, driven with node:http (keep-alive, `connections` sockets, each downloading
+ * `perConnection` times and discarding the bytes). autocannon cannot do this one: it appends every
+ * response body to a string (`req.body += data`), so 32 bodies of 100 MiB would measure its own
+ * string building (and hold gigabytes) instead of the server. An answer of the wrong length counts
+ * as an error.
+ */
+export async function runDownloads(options: {
+  url: string;
+  spec: LoadSpec;
+  connections: number;
+  perConnection: number;
+  expectedBytes: number;
+  timeoutMs: number;
+}): Promise<Measurement> {
+  const target = new URL(options.spec.path, options.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const t = performance.now();
+      const req = http.get(target, { agent, headers: options.spec.headers, timeout: options.timeoutMs }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+          if (status >= 200 && status < 300 && bytes !== options.expectedBytes) errors++;
+          latencies.push(performance.now() - t);
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      for (let i = 0; i < options.perConnection; i++) await once();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return summarise(latencies, statusCodes, errors, seconds);
+}
+
+function summarise(latencies: number[], statusCodes: Record<string, number>, errors: number, seconds: number): Measurement {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : 0);
+  const ok = Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    requests,
+    seconds,
+    requestsPerSecond: ok / seconds,
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    non2xx: requests - ok,
+    errors,
     statusCodes,
   };
 }
@@ -105,21 +174,7 @@ export async function runRecorders(
   };
   if (options.warmup > 0) await phase(options.warmup);
   const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : 0);
-  const ok = statusCodes['200'] ?? 0;
-  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
-  return {
-    requests,
-    seconds,
-    requestsPerSecond: ok / seconds,
-    p50Ms: round(at(0.5)),
-    p99Ms: round(at(0.99)),
-    non2xx: requests - ok,
-    errors,
-    statusCodes,
-    recorded,
-  };
+  return { ...summarise(latencies, statusCodes, errors, seconds), recorded };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

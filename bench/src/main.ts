@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
 import { budgetReport, printTable, type Measurement, type ScenarioResult, type SizeRun } from './report.js';
-import { runAutocannon, runRecorders, type LoadSpec } from './load.js';
+import { runAutocannon, runDownloads, runRecorders, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
 
@@ -25,7 +25,7 @@ const USAGE = `pnpm bench [options]
   --connections <n>         autocannon connections (default 32)
   --callers <n>             concurrent @switchyard/client callers when recording (default 16)
   --file-mib <n>            size of the downloaded container file in MiB (default 100)
-  --downloads <n>           downloads per connection in the download scenario (default 2)
+  --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
   --only <a,b>              run only the scenarios whose names contain one of these words
   --smoke                   small size, 1 s per scenario, no warm-up, an 8 MiB file: checks the harness
@@ -319,14 +319,17 @@ async function measure(
       recordInput(extras.stack, extras.size),
     );
   }
-  const download = scenario.kind === 'download';
-  return runAutocannon({
-    url: target,
-    spec: scenario.spec,
-    connections: opts.connections,
-    warmup: download ? 0 : opts.warmup,
-    ...(download ? { amount: opts.connections * opts.downloads, timeout: 300 } : { duration: opts.duration, timeout: 10 }),
-  });
+  if (scenario.kind === 'download') {
+    return runDownloads({
+      url: target,
+      spec: scenario.spec,
+      connections: opts.connections,
+      perConnection: opts.downloads,
+      expectedBytes: opts.fileMiB * 1024 * 1024,
+      timeoutMs: 300_000,
+    });
+  }
+  return runAutocannon({ url: target, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
 }
 
 async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
