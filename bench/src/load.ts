@@ -1,0 +1,180 @@
+// The two load generators: autocannon for HTTP scenarios, and N concurrent @switchyard/client
+// callers for recording generations (the routing service's real path, over tRPC).
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
+
+export interface LoadSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Changes each request (e.g. a random generation id); applied per request by autocannon. */
+  vary?: () => { path?: string; body?: string };
+}
+
+/** Figures of one measured run against one target. */
+export interface Measurement {
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  /** Recording only: every successful recording, warm-up included (for the GET /key check). */
+  recorded?: number;
+}
+
+export async function runAutocannon(options: {
+  url: string;
+  spec: LoadSpec;
+  connections: number;
+  warmup: number;
+  duration: number;
+  timeout: number;
+}): Promise<Measurement> {
+  const { spec } = options;
+  const vary = spec.vary;
+  const base = {
+    url: `${options.url}${spec.path}`,
+    connections: options.connections,
+    timeout: options.timeout,
+    method: spec.method,
+    headers: spec.headers,
+    ...(spec.body !== undefined ? { body: spec.body } : {}),
+    ...(vary ? { requests: [{ setupRequest: (request: object) => ({ ...request, ...vary() }) }] } : {}),
+  };
+  if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
+  const result = await autocannon({ ...base, duration: options.duration });
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    requests,
+    seconds: result.duration,
+    requestsPerSecond: requests / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+  };
+}
+
+/**
+ * Large downloads, driven with node:http (keep-alive, `connections` sockets, each downloading
+ * `perConnection` times and discarding the bytes). autocannon cannot do this one: it appends every
+ * response body to a string (`req.body += data`), so 32 bodies of 100 MiB would measure its own
+ * string building (and hold gigabytes) instead of the server. An answer of the wrong length counts
+ * as an error.
+ */
+export async function runDownloads(options: {
+  url: string;
+  spec: LoadSpec;
+  connections: number;
+  perConnection: number;
+  expectedBytes: number;
+  timeoutMs: number;
+}): Promise<Measurement> {
+  const target = new URL(options.spec.path, options.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const t = performance.now();
+      const req = http.get(target, { agent, headers: options.spec.headers, timeout: options.timeoutMs }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+          if (status >= 200 && status < 300 && bytes !== options.expectedBytes) errors++;
+          latencies.push(performance.now() - t);
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      for (let i = 0; i < options.perConnection; i++) await once();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return summarise(latencies, statusCodes, errors, seconds);
+}
+
+function summarise(latencies: number[], statusCodes: Record<string, number>, errors: number, seconds: number): Measurement {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : 0);
+  const ok = Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    requests,
+    seconds,
+    requestsPerSecond: ok / seconds,
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    non2xx: requests - ok,
+    errors,
+    statusCodes,
+  };
+}
+
+type RecordInput = RouterInputs['generations']['record'];
+
+/**
+ * `callers` loops, each with its own client (so each call is one HTTP request, as from separate
+ * routing-service processes), recording generations back to back for `duration` seconds.
+ */
+export async function runRecorders(
+  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number },
+  input: (caller: number) => RecordInput,
+): Promise<Measurement> {
+  const clients = Array.from({ length: options.callers }, () => createSwitchyardClient({ url: options.url, apiKey: options.apiKey }));
+  let recorded = 0;
+  const phase = async (seconds: number) => {
+    const latencies: number[] = [];
+    const statusCodes: Record<string, number> = {};
+    let errors = 0;
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      clients.map(async (client, caller) => {
+        while (performance.now() < deadline) {
+          const t = performance.now();
+          try {
+            await client.generations.record.mutate(input(caller));
+            recorded++;
+            statusCodes['200'] = (statusCodes['200'] ?? 0) + 1;
+          } catch (error) {
+            const status = error instanceof SwitchyardError ? error.status : 0;
+            if (status === 0) errors++;
+            else statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+          }
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    return { latencies, statusCodes, errors, seconds: (performance.now() - started) / 1000 };
+  };
+  if (options.warmup > 0) await phase(options.warmup);
+  const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
+  return { ...summarise(latencies, statusCodes, errors, seconds), recorded };
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -1,0 +1,433 @@
+// `pnpm bench`: starts the real server (apps/api/dist/main.js, in its own process) over a fresh
+// embedded PostgreSQL, seeds an organization with set-based SQL, and drives every scenario of
+// issue 7 with autocannon (or, for recording, with @switchyard/client) beside two floors measured
+// in the same run: a bare node:http server and an express app answering the same bytes.
+// It reports figures; it never fails on them. It exits non-zero only when the harness breaks.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createSwitchyardClient } from '@switchyard/client';
+import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
+import { budgetReport, printTable, type Measurement, type ScenarioResult, type SizeRun } from './report.js';
+import { runAutocannon, runDownloads, runRecorders, type LoadSpec } from './load.js';
+import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
+import { seed, seededGenerationId, SIZES } from './seed.js';
+
+const USAGE = `pnpm bench [options]
+  --size small|large|both   seed size (default small; both runs small, then large, each on a fresh database)
+  --duration <s>            seconds of load per scenario and per floor (default 10)
+  --warmup <s>              seconds of unmeasured load before each measurement (default 1)
+  --connections <n>         autocannon connections (default 32)
+  --callers <n>             concurrent @switchyard/client callers when recording (default 16)
+  --file-mib <n>            size of the downloaded container file in MiB (default 100)
+  --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
+  --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
+  --only <a,b>              run only the scenarios whose names contain one of these words
+  --smoke                   small size, 1 s per scenario, no warm-up, an 8 MiB file: checks the harness
+  --help`;
+
+interface Options {
+  sizes: ('small' | 'large')[];
+  duration: number;
+  warmup: number;
+  connections: number;
+  callers: number;
+  fileMiB: number;
+  downloads: number;
+  logLevel: string;
+  only: string[];
+  smoke: boolean;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: 'small' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string', default: '32' },
+      callers: { type: 'string', default: '16' },
+      'file-mib': { type: 'string' },
+      downloads: { type: 'string', default: '2' },
+      'log-level': { type: 'string', default: 'info' },
+      only: { type: 'string', default: '' },
+      smoke: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const number = (name: string, text: string, min: number) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min} (got ${text})`);
+    return n;
+  };
+  const smoke = values.smoke;
+  const size = smoke ? 'small' : values.size;
+  if (size !== 'small' && size !== 'large' && size !== 'both') throw new UsageError(`--size must be small, large or both (got ${size})`);
+  return {
+    sizes: size === 'both' ? ['small', 'large'] : [size],
+    duration: number('duration', values.duration ?? (smoke ? '1' : '10'), 1),
+    warmup: number('warmup', values.warmup ?? (smoke ? '0' : '1'), 0),
+    connections: number('connections', values.connections, 1),
+    callers: number('callers', values.callers, 1),
+    fileMiB: number('file-mib', values['file-mib'] ?? (smoke ? '8' : '100'), 1),
+    downloads: number('downloads', values.downloads, 1),
+    logLevel: values['log-level'],
+    only: values.only.split(',').map((s) => s.trim()).filter(Boolean),
+    smoke,
+  };
+}
+
+class UsageError extends Error {}
+
+const log = (line: string) => console.log(line);
+const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
+const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+
+/** The server, its database and the organization the scenarios read. */
+interface Stack {
+  url: string;
+  pid: number;
+  managementKey: string;
+  regularKey: string;
+  regularKeyHash: string;
+  db: Db;
+}
+
+async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<void>)[]): Promise<Stack> {
+  const dataDir = path.join(tmp, 'data');
+  log(`database: fresh embedded PostgreSQL in ${dataDir}`);
+  const database: DatabaseHandle = await provisionDatabase({ dataDir });
+  cleanups.push(() => database.close());
+  await migrate(database.url);
+
+  const port = await freePort();
+  const managementKey = `sk-sy-v1-${randomBytes(32).toString('hex')}`;
+  const server = startChild(
+    apiMain,
+    [],
+    {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      LOG_LEVEL: opts.logLevel,
+      SWITCHYARD_BOOTSTRAP_KEY: managementKey,
+    },
+    path.join(tmp, 'server.log'),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(server, 'the server', async () => (await fetch(`${url}/readyz`)).ok, 60_000);
+  log(`server: ${apiMain} (pid ${server.pid}) on ${url}, log in ${path.join(tmp, 'server.log')}`);
+  cleanups.push(() => stopChild(server));
+
+  const admin = createSwitchyardClient({ url, apiKey: managementKey });
+  const catalog = JSON.parse(await fsp.readFile(demoCatalog, 'utf8')) as Parameters<typeof admin.models.import.mutate>[0];
+  await admin.models.import.mutate(catalog);
+  const created = await admin.keys.create.mutate({ name: 'bench reader' });
+  const regularKey = created.key;
+  const db = createDb(database.url, { poolMax: 4 });
+  cleanups.push(() => db.$disconnect());
+  return {
+    url,
+    pid: server.pid!,
+    managementKey,
+    regularKey,
+    regularKeyHash: created.data.hash,
+    db,
+  };
+}
+
+async function seedStack(stack: Stack, size: 'small' | 'large'): Promise<{ seconds: number }> {
+  const [target] = await stack.db.$queryRaw<{ organizationId: string; workspaceId: string; ownerUserId: string; benchKeyId: string }[]>`
+    SELECT k.organization_id AS "organizationId", k.workspace_id::text AS "workspaceId", k.creator_user_id AS "ownerUserId",
+           k.id::text AS "benchKeyId"
+    FROM api_keys k WHERE k.hash = ${stack.regularKeyHash}`;
+  if (!target) throw new Error('the bench key is missing from api_keys');
+  log(`seeding the ${size} size (${JSON.stringify(SIZES[size])})`);
+  const started = performance.now();
+  await seed(stack.db, target, SIZES[size], log);
+  const seconds = (performance.now() - started) / 1000;
+  log(`  seeded in ${seconds.toFixed(1)} s`);
+  return { seconds };
+}
+
+/** Writes a file of `mib` MiB of random bytes, uploads it as a container file, returns its download path. */
+async function uploadContainerFile(stack: Stack, tmp: string, mib: number): Promise<{ path: string; file: string }> {
+  const file = path.join(tmp, 'container-file.bin');
+  const out = fs.createWriteStream(file);
+  const chunk = randomBytes(1024 * 1024);
+  for (let i = 0; i < mib; i++) if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+
+  const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
+  const { data: container } = await admin.files.openContainer.mutate({ session_key: 'bench-session' });
+  const fileId = `cfile_${Buffer.from('outputs/bench.bin').toString('base64url')}`;
+  const { port } = new URL(stack.url);
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path: `/internal/containers/${container.container_id}/files/${fileId}`,
+        headers: {
+          authorization: `Bearer ${stack.managementKey}`,
+          'content-type': 'application/octet-stream',
+          'content-length': String(mib * 1024 * 1024),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file).pipe(req);
+  });
+  if (status !== 201) throw new Error(`uploading the container file answered ${status}`);
+  return { path: `/api/v1/containers/${container.container_id}/files/${fileId}/content`, file };
+}
+
+interface Scenario {
+  name: string;
+  kind: 'read' | 'write' | 'record' | 'download';
+  spec: LoadSpec;
+}
+
+function scenarios(stack: Stack, size: 'small' | 'large', download: { path: string }, opts: Options): Scenario[] {
+  const regular = { authorization: `Bearer ${stack.regularKey}` };
+  const management = { authorization: `Bearer ${stack.managementKey}` };
+  const generations = SIZES[size].generations;
+  const randomGeneration = () => seededGenerationId(1 + Math.floor(Math.random() * generations));
+  const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
+  const list: Scenario[] = [
+    { name: 'GET /key', kind: 'read', spec: { method: 'GET', path: '/api/v1/key', headers: regular } },
+    { name: 'GET /model/{author}/{slug}', kind: 'read', spec: { method: 'GET', path: '/api/v1/model/openai/gpt-4o', headers: regular } },
+    { name: 'GET /embeddings/models', kind: 'read', spec: { method: 'GET', path: '/api/v1/embeddings/models', headers: regular } },
+    {
+      name: 'GET /generation?id=',
+      kind: 'read',
+      spec: { method: 'GET', path: `/api/v1/generation?id=${seededGenerationId(1)}`, headers: regular, vary: () => ({ path: `/api/v1/generation?id=${randomGeneration()}` }) },
+    },
+    { name: 'GET /guardrails', kind: 'read', spec: { method: 'GET', path: '/api/v1/guardrails', headers: regular } },
+    {
+      name: 'GET /organization/members?limit=100&offset=4000',
+      kind: 'read',
+      spec: { method: 'GET', path: '/api/v1/organization/members?limit=100&offset=4000', headers: management },
+    },
+    {
+      name: 'POST /generation/feedback',
+      kind: 'write',
+      spec: {
+        method: 'POST',
+        path: '/api/v1/generation/feedback',
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({ generation_id: seededGenerationId(1), category: 'other', comment: 'bench' }),
+        vary: () => ({
+          body: JSON.stringify({
+            generation_id: randomGeneration(),
+            category: categories[Math.floor(Math.random() * categories.length)],
+            comment: 'Seen while benchmarking.',
+          }),
+        }),
+      },
+    },
+    {
+      name: `record generations (${opts.callers} client callers)`,
+      kind: 'record',
+      spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...management, 'content-type': 'application/json' } },
+    },
+    {
+      name: `GET container file (${opts.fileMiB} MiB)`,
+      kind: 'download',
+      spec: { method: 'GET', path: download.path, headers: regular },
+    },
+  ];
+  return opts.only.length ? list.filter((s) => opts.only.some((word) => s.name.toLowerCase().includes(word.toLowerCase()))) : list;
+}
+
+/** One request as the load will send it: the answer's status, bytes and type (the floors' body). */
+async function captureAnswer(url: string, spec: LoadSpec, bodyFile: string | null): Promise<{ status: number; contentType: string; bytes: number }> {
+  const res = await fetch(`${url}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body ?? null });
+  const contentType = res.headers.get('content-type') ?? 'application/octet-stream';
+  if (bodyFile === null) {
+    // The download: count its bytes without holding them; the floors serve the uploaded file itself.
+    let bytes = 0;
+    for await (const chunk of res.body ?? []) bytes += (chunk as Uint8Array).length;
+    return { status: res.status, contentType, bytes };
+  }
+  const body = Buffer.from(await res.arrayBuffer());
+  await fsp.writeFile(bodyFile, body);
+  return { status: res.status, contentType, bytes: body.length };
+}
+
+let recordSequence = 0;
+function recordInput(stack: Stack, size: string) {
+  return (caller: number) => ({
+    id: `gen-rec-${size}-${caller}-${++recordSequence}`,
+    api_key_hash: stack.regularKeyHash,
+    model: 'openai/gpt-4o-mini',
+    provider_name: 'OpenAI',
+    finish_reason: 'stop',
+    latency: 850,
+    generation_time: 700,
+    tokens_prompt: 120,
+    tokens_completion: 80,
+    total_cost: 0.0001,
+    usage: 0.0001,
+    content: { input: { messages: [{ role: 'user', content: 'Say hello.' }] }, output: { completion: 'Hello!' } },
+  });
+}
+
+async function keyUsage(stack: Stack): Promise<number> {
+  const res = await fetch(`${stack.url}/api/v1/key`, { headers: { authorization: `Bearer ${stack.regularKey}` } });
+  if (!res.ok) throw new Error(`GET /key answered ${res.status}`);
+  return ((await res.json()) as { data: { usage: number } }).data.usage;
+}
+
+/** Milliseconds until GET /key shows `expected` as the key's usage (null: not within 5 s). */
+async function spendVisibleAfter(stack: Stack, expected: number): Promise<number | null> {
+  const started = performance.now();
+  while (performance.now() - started < 5_000) {
+    if (Math.abs((await keyUsage(stack)) - expected) < 1e-6) return Math.round(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return null;
+}
+
+async function measure(
+  scenario: Scenario,
+  target: string,
+  opts: Options,
+  extras: { stack: Stack; size: string },
+): Promise<Measurement> {
+  if (scenario.kind === 'record') {
+    return runRecorders(
+      { url: target, apiKey: extras.stack.managementKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup },
+      recordInput(extras.stack, extras.size),
+    );
+  }
+  if (scenario.kind === 'download') {
+    return runDownloads({
+      url: target,
+      spec: scenario.spec,
+      connections: opts.connections,
+      perConnection: opts.downloads,
+      expectedBytes: opts.fileMiB * 1024 * 1024,
+      timeoutMs: 300_000,
+    });
+  }
+  return runAutocannon({ url: target, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
+}
+
+async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
+  const port = await freePort();
+  const child = startChild(scriptPath('./floor.js'), [mode, String(port), bodyFile, contentType], { PATH: process.env.PATH ?? '' }, path.join(tmp, `floor-${mode}.log`));
+  await waitForMessage(child, 'ready', 30_000);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun> {
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
+  // Traversable (not listable) by others: as root, PostgreSQL runs as the postgres user.
+  await fsp.chmod(tmp, 0o711);
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const stack = await startStack(tmp, opts, cleanups);
+    const { seconds } = await seedStack(stack, size);
+    const download = await uploadContainerFile(stack, tmp, opts.fileMiB);
+    const rssAtRest = readRss(stack.pid);
+    log(`server RSS at rest after seeding: ${rssAtRest === null ? '?' : `${(rssAtRest / 1e6).toFixed(0)} MB`}`);
+    const results: ScenarioResult[] = [];
+    log(`\n${size} size: ${opts.connections} connections, ${opts.duration} s per run${opts.warmup ? ` after ${opts.warmup} s of warm-up` : ''}`);
+    for (const scenario of scenarios(stack, size, download, opts)) {
+      const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
+      const answer =
+        scenario.kind === 'record'
+          ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: recordInput(stack, `${size}-probe`)(0) }) }, bodyFile)
+          : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
+      if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
+      const floors: Record<'node' | 'express', Measurement> = {} as never;
+      for (const mode of ['node', 'express'] as const) {
+        const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp);
+        try {
+          floors[mode] = await measure(scenario, floor.url, opts, { stack, size });
+        } finally {
+          await stopChild(floor.child);
+        }
+      }
+      const usageBefore = scenario.kind === 'record' ? await keyUsage(stack) : 0;
+      const rss = sampleRss(stack.pid);
+      const measured = await measure(scenario, stack.url, opts, { stack, size });
+      const peakRss = rss.stop();
+      let visibleMs: number | null | undefined;
+      if (scenario.kind === 'record') {
+        visibleMs = await spendVisibleAfter(stack, usageBefore + (measured.recorded ?? 0) * 0.0001);
+      }
+      const result: ScenarioResult = {
+        name: scenario.name,
+        kind: scenario.kind,
+        answerBytes: answer.bytes,
+        ...measured,
+        peakRssBytes: peakRss,
+        floors,
+        ...(visibleMs !== undefined ? { spendVisibleMs: visibleMs } : {}),
+      };
+      results.push(result);
+      printTable([result], results.length === 1);
+    }
+    return { size, seedSeconds: seconds, seed: SIZES[size], serverRssAtRestBytes: rssAtRest, serverRssAtEndBytes: readRss(stack.pid), scenarios: results };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: Error) => log(`cleanup: ${error.message}`));
+    await fsp.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const opts = options();
+  // Bounded: every run stops by itself; this is the backstop if something hangs.
+  const perSize = 10 * 60 + 9 * 3 * (opts.warmup + opts.duration + 15) + 600;
+  const watchdog = setTimeout(() => {
+    console.error(`bench: gave up after ${perSize * opts.sizes.length} s (the harness hung)`);
+    void stopAllChildren(2_000).finally(() => process.exit(1));
+  }, perSize * opts.sizes.length * 1000);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stopAllChildren(2_000).finally(() => process.exit(130)));
+  }
+
+  const started = new Date();
+  const loadBefore = os.loadavg();
+  if (loadBefore[0]! > os.cpus().length * 0.5) {
+    log(`note: the machine is already busy (load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} cores): figures will be low and noisy`);
+  }
+  const runs: SizeRun[] = [];
+  for (const size of opts.sizes) runs.push(await runSize(size, opts));
+  const budget = budgetReport(runs);
+  log('\nbudget of issue 7 (reported, never enforced):');
+  for (const line of budget) log(`  ${line.met === null ? 'n/a ' : line.met ? 'met ' : 'MISS'}  ${line.item}: ${line.detail}`);
+
+  await fsp.mkdir(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() };
+  await fsp.writeFile(file, `${JSON.stringify({ started: started.toISOString(), machine, options: opts, runs, budget }, null, 2)}\n`);
+  log(`\nfigures written to ${path.relative(process.cwd(), file)}`);
+  clearTimeout(watchdog);
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error);
+  await stopAllChildren(2_000);
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,95 @@
+// Child processes of the bench (the real server and the floor servers) and the sampling of their
+// resident memory. Every child listens on 127.0.0.1 only and is stopped when the bench ends.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const children = new Set<ChildProcess>();
+
+/** Stops every child still running: SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopAllChildren(graceMs = 10_000): Promise<void> {
+  await Promise.all([...children].map((child) => stopChild(child, graceMs)));
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    children.delete(child);
+    return;
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+  children.delete(child);
+}
+
+/** Starts `script` under the current node with an IPC channel; output goes to `logFile`. */
+export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const out = fs.openSync(logFile, 'a');
+  const child = fork(script, args, { env, stdio: ['ignore', out, out, 'ipc'], execArgv: [] });
+  fs.closeSync(out);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Resolves once `check` succeeds; rejects when the child exits first or `timeoutMs` passes. */
+export async function waitUntil(child: ChildProcess, what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    }
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
+}
+
+export function waitForMessage(child: ChildProcess, message: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`no "${message}" from pid ${child.pid} within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onMessage = (m: unknown) => m === message && done();
+    const onExit = (code: number | null) => done(new Error(`pid ${child.pid} exited (${code}) before "${message}"`));
+    function done(error?: Error) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Resident set size of a process in bytes (VmRSS of /proc/<pid>/status); null if unreadable. */
+export function readRss(pid: number): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every `intervalMs` until stopped; returns the peak seen. */
+export function sampleRss(pid: number, intervalMs = 20): { stop(): number | null } {
+  let peak: number | null = readRss(pid);
+  const timer = setInterval(() => {
+    const rss = readRss(pid);
+    if (rss !== null && (peak === null || rss > peak)) peak = rss;
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const rss = readRss(pid);
+      if (rss !== null && (peak === null || rss > peak)) peak = rss;
+      return peak;
+    },
+  };
+}
+
+export const scriptPath = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));

@@ -1,0 +1,137 @@
+// The printed table and the budget of issue 7, computed from the figures (reported, never enforced).
+import type { Measurement } from './load.js';
+import type { SeedSize } from './seed.js';
+
+export type { Measurement };
+
+export interface ScenarioResult extends Measurement {
+  name: string;
+  kind: 'read' | 'write' | 'record' | 'download';
+  answerBytes: number;
+  /** Peak VmRSS of the server process during the measured run (warm-up included). */
+  peakRssBytes: number | null;
+  floors: Record<'node' | 'express', Measurement>;
+  /** Recording only: ms until GET /key showed the recorded spend (null: not within 5 s). */
+  spendVisibleMs?: number | null;
+}
+
+export interface SizeRun {
+  size: 'small' | 'large';
+  seed: SeedSize;
+  seedSeconds: number;
+  serverRssAtRestBytes: number | null;
+  serverRssAtEndBytes: number | null;
+  scenarios: ScenarioResult[];
+}
+
+const COLUMNS = [
+  ['scenario', 46],
+  ['req/s', 9],
+  ['p50 ms', 8],
+  ['p99 ms', 8],
+  ['non-2xx', 8],
+  ['errors', 7],
+  ['peak RSS', 9],
+  ['node floor', 15],
+  ['express floor', 15],
+  ['x node', 7],
+  ['x express', 9],
+] as const;
+
+const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1e6).toFixed(0)} MB`);
+const rate = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '?');
+const floorCell = (m: Measurement) => `${rate(m.requestsPerSecond)} (${ms(m.p99Ms)})`;
+
+export function printTable(rows: ScenarioResult[], header: boolean): void {
+  const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join(' '));
+  if (header) {
+    console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s)');
+    line(COLUMNS.map(([title]) => title));
+  }
+  for (const r of rows) {
+    line([
+      r.name,
+      rate(r.requestsPerSecond),
+      ms(r.p50Ms),
+      ms(r.p99Ms),
+      String(r.non2xx),
+      String(r.errors),
+      mb(r.peakRssBytes),
+      floorCell(r.floors.node),
+      floorCell(r.floors.express),
+      ratio(r.requestsPerSecond, r.floors.node.requestsPerSecond),
+      ratio(r.requestsPerSecond, r.floors.express.requestsPerSecond),
+    ]);
+    if (r.spendVisibleMs !== undefined) {
+      console.log(`  GET /key showed the recorded spend ${r.spendVisibleMs === null ? 'NOT within 5 s' : `after ${r.spendVisibleMs} ms`}`);
+    }
+  }
+}
+
+export interface BudgetLine {
+  item: string;
+  /** null when this run cannot tell (e.g. item 2 needs both sizes). */
+  met: boolean | null;
+  detail: string;
+}
+
+const RSS_LIMIT = 250 * 1000 * 1000;
+
+export function budgetReport(runs: SizeRun[]): BudgetLine[] {
+  const lines: BudgetLine[] = [];
+  const all = runs.flatMap((run) => run.scenarios.map((s) => ({ run, s })));
+  const tag = (run: SizeRun, s: ScenarioResult) => `${s.name} [${run.size}]`;
+
+  const reads = all.filter(({ s }) => s.kind === 'read');
+  const slowReads = reads.filter(({ s }) => s.requestsPerSecond < 0.4 * s.floors.express.requestsPerSecond || s.p99Ms > 25);
+  lines.push({
+    item: '1. reads >= 40% of the express floor, p99 <= 25 ms',
+    met: reads.length ? slowReads.length === 0 : null,
+    detail: slowReads.length
+      ? `short: ${slowReads.map(({ run, s }) => `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.express.requestsPerSecond)}x, p99 ${ms(s.p99Ms)} ms`).join('; ')}`
+      : `${reads.length} read runs`,
+  });
+
+  const small = runs.find((r) => r.size === 'small');
+  const large = runs.find((r) => r.size === 'large');
+  const growth = ['GET /key', 'GET /generation?id='].map((name) => {
+    const a = small?.scenarios.find((s) => s.name === name);
+    const b = large?.scenarios.find((s) => s.name === name);
+    return { name, a, b };
+  });
+  const comparable = growth.filter((g) => g.a && g.b);
+  lines.push({
+    item: '2. large-size p50 within 1.25x of small-size p50 (GET /key, GET /generation)',
+    met: comparable.length ? comparable.every((g) => g.b!.p50Ms <= 1.25 * g.a!.p50Ms) : null,
+    detail: comparable.length
+      ? comparable.map((g) => `${g.name} ${ms(g.a!.p50Ms)} -> ${ms(g.b!.p50Ms)} ms (${ratio(g.b!.p50Ms, g.a!.p50Ms)}x)`).join('; ')
+      : 'needs --size both',
+  });
+
+  const records = all.filter(({ s }) => s.kind === 'record');
+  lines.push({
+    item: '3. recording >= 1,500/s and GET /key shows the spend within 1 s',
+    met: records.length ? records.every(({ s }) => s.requestsPerSecond >= 1500 && s.spendVisibleMs != null && s.spendVisibleMs <= 1000) : null,
+    detail: records.map(({ run, s }) => `${tag(run, s)} ${rate(s.requestsPerSecond)}/s, spend visible ${s.spendVisibleMs == null ? 'not within 5 s' : `after ${s.spendVisibleMs} ms`}`).join('; ') || 'not run',
+  });
+
+  const heavy = all.filter(({ s }) => s.peakRssBytes === null || s.peakRssBytes >= RSS_LIMIT);
+  const peak = Math.max(0, ...all.map(({ s }) => s.peakRssBytes ?? 0));
+  lines.push({
+    item: '4. server peak RSS < 250 MB in every scenario',
+    met: all.length ? heavy.length === 0 : null,
+    detail: heavy.length ? `over: ${heavy.map(({ run, s }) => `${tag(run, s)} ${mb(s.peakRssBytes)}`).join('; ')}` : `highest ${mb(peak)}`,
+  });
+
+  const failing = all.filter(({ s }) => s.non2xx > 0 || s.errors > 0);
+  lines.push({
+    item: '5. zero non-2xx answers (and no connection errors)',
+    met: all.length ? failing.length === 0 : null,
+    detail: failing.length
+      ? failing.map(({ run, s }) => `${tag(run, s)} ${JSON.stringify(s.statusCodes)}, ${s.errors} errors`).join('; ')
+      : `${all.length} scenario runs`,
+  });
+  return lines;
+}
