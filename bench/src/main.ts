@@ -28,6 +28,7 @@ const USAGE = `pnpm bench [options]
   --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
   --only <a,b>              run only the scenarios whose names contain one of these words
+  --cpu-prof <dir>          run the server under node --cpu-prof; its .cpuprofile lands in <dir> when it stops
   --smoke                   small size, 1 s per scenario, no warm-up, an 8 MiB file: checks the harness
   --help`;
 
@@ -42,6 +43,7 @@ interface Options {
   logLevel: string;
   only: string[];
   smoke: boolean;
+  cpuProf: string | undefined;
 }
 
 function options(): Options {
@@ -57,6 +59,7 @@ function options(): Options {
       'log-level': { type: 'string', default: 'info' },
       only: { type: 'string', default: '' },
       smoke: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -83,6 +86,7 @@ function options(): Options {
     logLevel: values['log-level'],
     only: values.only.split(',').map((s) => s.trim()).filter(Boolean),
     smoke,
+    cpuProf: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
   };
 }
 
@@ -126,6 +130,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     },
     path.join(tmp, 'server.log'),
+    opts.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(server, 'the server', async () => (await fetch(`${url}/readyz`)).ok, 60_000);

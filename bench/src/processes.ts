@@ -25,9 +25,9 @@ export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<
 }
 
 /** Starts `script` under the current node with an IPC channel; output goes to `logFile`. */
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, execArgv: string[] = []): ChildProcess {
   const out = fs.openSync(logFile, 'a');
-  const child = fork(script, args, { env, stdio: ['ignore', out, out, 'ipc'], execArgv: [] });
+  const child = fork(script, args, { env, stdio: ['ignore', out, out, 'ipc'], execArgv });
   fs.closeSync(out);
   children.add(child);
   child.once('exit', () => children.delete(child));
