@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
+import { KeyCache } from './modules/keys/auth.service.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 
@@ -63,7 +64,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     }
     const media = createMedia(config.dataDir, config.media);
 
-    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box, media });
+    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box, media, keys: new KeyCache(config.authCacheTtlMs) });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once('error', reject);

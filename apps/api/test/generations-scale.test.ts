@@ -4,7 +4,7 @@
 import { createDb, type Db } from '@switchyard/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySchema } from '@switchyard/schema';
-import { authenticate } from '../src/modules/keys/auth.service.js';
+import { authenticate, KeyCache } from '../src/modules/keys/auth.service.js';
 import { getKeyInfo } from '../src/modules/keys/keys.service.js';
 import { getGeneration } from '../src/modules/generations/generations.service.js';
 import type { TestServer } from '../src/testing.js';
@@ -120,7 +120,7 @@ describe(`${GENERATIONS} generations for one key`, () => {
 
   it('GET /key reads the key and at most its rollup rows, never generations', async () => {
     const plans = await plansOf(async (db) => {
-      const actor = await authenticate(db, key.hash, NOW);
+      const actor = await authenticate(db, new KeyCache(0), key.hash, NOW);
       await getKeyInfo(db, actor, NOW);
     });
     const nodes = plans.flatMap((p) => p.nodes);
@@ -137,7 +137,7 @@ describe(`${GENERATIONS} generations for one key`, () => {
   it('GET /generation reads one generation through its primary key (management and regular keys)', async () => {
     for (const hash of [key.hash, (await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } })).hash]) {
       const plans = await plansOf(async (db) => {
-        const actor = await authenticate(db, hash, NOW);
+        const actor = await authenticate(db, new KeyCache(0), hash, NOW);
         const generation = await getGeneration(db, actor, { id: ids[GENERATIONS - 1]! });
         expect(generation.id).toBe(ids[GENERATIONS - 1]);
       });

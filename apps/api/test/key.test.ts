@@ -175,10 +175,24 @@ describe('GET /key', () => {
         expect(await res.json()).toEqual(unauthorized);
       }
     });
-    it('with a disabled key', async () => {
+    it('with a key disabled through keys.update: at once', async () => {
       const { key, hash } = await createKey({});
       expect((await getKey(key)).status).toBe(200);
+      const res = await server.request('/trpc/keys.update', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hash, disabled: true }),
+      });
+      expect(res.status).toBe(200);
+      expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
+    });
+    it('with a key disabled by another process: within AUTH_CACHE_TTL_MS (1 s)', async () => {
+      const { key, hash } = await createKey({});
+      expect((await getKey(key)).status).toBe(200);
+      const disabledAt = performance.now();
       await server.db.apiKey.update({ where: { hash }, data: { disabled: true } });
+      // This server read the row just now and may use it for up to a second; never longer.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - disabledAt)) + 20));
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
     it('with an expired key', async () => {

@@ -29,6 +29,7 @@ beforeAll(async () => {
     db: undefined as never,
     secrets: undefined as never,
     media: undefined as never,
+    keys: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

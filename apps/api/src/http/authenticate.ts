@@ -7,7 +7,7 @@ import { keyHashOf, type AppDeps } from '../trpc/context.js';
 export async function actorOf(deps: AppDeps, req: Request, res: Response, options: { management?: boolean } = {}): Promise<Actor> {
   const keyHash = keyHashOf(req);
   res.locals.keyHash = keyHash;
-  const actor = await authenticate(deps.db, keyHash, deps.now());
+  const actor = await authenticate(deps.db, deps.keys, keyHash, deps.now());
   if (options.management && !actor.key.is_management_key) throw new Forbidden();
   return actor;
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
+import type { KeyCache } from '../modules/keys/auth.service.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 
@@ -14,6 +15,8 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Stored bytes and the limits of files and media. */
   media: MediaDeps;
+  /** Key rows by hash for authentication, kept up to AUTH_CACHE_TTL_MS. */
+  keys: KeyCache;
 }
 
 export interface Context extends AppDeps {

@@ -69,7 +69,7 @@ export const publicProcedure = t.procedure.use(decodePathParams);
 
 /** Any valid, enabled, unexpired key. ctx.actor is the key with its organization and workspace. */
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = await authenticate(ctx.db, ctx.keyHash, ctx.now());
+  const actor = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
   return next({ ctx: { actor } });
 });
 

@@ -44,5 +44,5 @@ export const keysRouter = router({
   update: managementProcedure
     .input(UpdateKeyInputSchema)
     .output(KeySummarySchema)
-    .mutation(({ ctx, input }) => updateKey(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateKey(ctx.db, ctx.keys, ctx.actor, input)),
 });

@@ -1,57 +1,61 @@
-import { Prisma, type ApiKey, type Db } from '@switchyard/db';
+import { Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
 import type { CreateKeyInput, Key, KeySummary, ListKeysInput, UpdateKeyInput } from '@switchyard/schema';
-import { NotFound } from '../../errors.js';
-import type { Actor } from './auth.service.js';
+import { NotFound, Unauthorized } from '../../errors.js';
+import type { Actor, KeyCache } from './auth.service.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
-
-const ZERO = new Prisma.Decimal(0);
 
 const RATE_LIMIT_NOTE =
   'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
 
-interface Totals {
-  usage: Prisma.Decimal;
-  byok: Prisma.Decimal;
+/**
+ * The figures of GET /key that move with every generation: the key's lifetime totals and its
+ * rollups summed per current period (rows since the start of the widest period: at most ~37, one
+ * per day), never generations. Sums are exact (numeric) and come back as text.
+ */
+const KEY_USAGE = statement(`
+  SELECT k.usage::text AS usage, k.byok_usage::text AS byok_usage,
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= $2::date), 0)::text AS usage_daily,
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= $3::date), 0)::text AS usage_weekly,
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= $4::date), 0)::text AS usage_monthly,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $2::date), 0)::text AS byok_daily,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $3::date), 0)::text AS byok_weekly,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $4::date), 0)::text AS byok_monthly,
+    coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0) AS free_requests_today
+  FROM api_keys k
+  LEFT JOIN key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date
+  WHERE k.id = $1::uuid
+  GROUP BY k.id`);
+
+interface KeyUsageRow {
+  usage: string;
+  byok_usage: string;
+  usage_daily: string;
+  usage_weekly: string;
+  usage_monthly: string;
+  byok_daily: string;
+  byok_weekly: string;
+  byok_monthly: string;
+  free_requests_today: number;
 }
 
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
 /**
- * GET /key. Usage figures come from the key's lifetime totals and its daily rollups since the start
- * of the widest current period (at most ~37 rows), never from generations, so the cost does not
- * grow with the number of generations.
+ * GET /key. The key row the caller authenticated with may be up to a second old (KeyCache): the
+ * figures that move are read fresh, in one query, whose cost does not grow with the number of
+ * generations.
  */
 export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> {
   const key = actor.key;
   const starts = periodStarts(now);
-  const since = starts.week < starts.month ? starts.week : starts.month;
-  const rows = await db.keyUsageDaily.findMany({
-    where: { api_key_id: key.id, day: { gte: since, lte: starts.day } },
-    select: { day: true, usage: true, byok_usage: true, free_request_count: true },
-  });
-
-  const daily: Totals = { usage: ZERO, byok: ZERO };
-  const weekly: Totals = { usage: ZERO, byok: ZERO };
-  const monthly: Totals = { usage: ZERO, byok: ZERO };
-  let freeRequestsToday = 0;
-  for (const row of rows) {
-    const day = row.day.getTime();
-    for (const [total, start] of [
-      [daily, starts.day],
-      [weekly, starts.week],
-      [monthly, starts.month],
-    ] as const) {
-      if (day >= start.getTime()) {
-        total.usage = total.usage.add(row.usage);
-        total.byok = total.byok.add(row.byok_usage);
-      }
-    }
-    if (day === starts.day.getTime()) freeRequestsToday = row.free_request_count;
-  }
-
-  const lifetime: Totals = { usage: key.usage, byok: key.byok_usage };
-  const limitPeriod = key.limit_reset ? { daily, weekly, monthly }[key.limit_reset] : lifetime;
-  const spent = key.include_byok_in_limit ? limitPeriod.usage.add(limitPeriod.byok) : limitPeriod.usage;
-  const limitRemaining = key.limit === null ? null : Prisma.Decimal.max(ZERO, key.limit.sub(spent)).toNumber();
+  const [u] = await queryRows<KeyUsageRow>(db, KEY_USAGE, [key.id, isoDay(starts.day), isoDay(starts.week), isoDay(starts.month)]);
+  if (!u) throw new Unauthorized('deleted key');
+  const period = { daily: [u.usage_daily, u.byok_daily], weekly: [u.usage_weekly, u.byok_weekly], monthly: [u.usage_monthly, u.byok_monthly] };
+  const [spentUsage, spentByok] = key.limit_reset ? period[key.limit_reset] : [u.usage, u.byok_usage];
+  const spent = key.include_byok_in_limit ? new Prisma.Decimal(spentUsage!).add(spentByok!) : new Prisma.Decimal(spentUsage!);
+  const limitRemaining = key.limit === null ? null : Prisma.Decimal.max(0, key.limit.sub(spent)).toNumber();
+  const freeRequestsToday = u.free_requests_today;
   const freeLimit = key.free_model_daily_limit;
 
   return {
@@ -60,14 +64,14 @@ export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> 
     limit_remaining: limitRemaining,
     limit_reset: key.limit_reset,
     include_byok_in_limit: key.include_byok_in_limit,
-    usage: lifetime.usage.toNumber(),
-    usage_daily: daily.usage.toNumber(),
-    usage_weekly: weekly.usage.toNumber(),
-    usage_monthly: monthly.usage.toNumber(),
-    byok_usage: lifetime.byok.toNumber(),
-    byok_usage_daily: daily.byok.toNumber(),
-    byok_usage_weekly: weekly.byok.toNumber(),
-    byok_usage_monthly: monthly.byok.toNumber(),
+    usage: Number(u.usage),
+    usage_daily: Number(u.usage_daily),
+    usage_weekly: Number(u.usage_weekly),
+    usage_monthly: Number(u.usage_monthly),
+    byok_usage: Number(u.byok_usage),
+    byok_usage_daily: Number(u.byok_daily),
+    byok_usage_weekly: Number(u.byok_weekly),
+    byok_usage_monthly: Number(u.byok_monthly),
     is_free_tier: key.is_free_tier,
     is_management_key: key.is_management_key,
     is_provisioning_key: key.is_provisioning_key,
@@ -129,8 +133,11 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput): Pr
   return { key: secret, data: summaryOf(key) };
 }
 
-/** Changes a key of the caller's organization; another organization's key is not found. */
-export async function updateKey(db: Db, actor: Actor, input: UpdateKeyInput): Promise<KeySummary> {
+/**
+ * Changes a key of the caller's organization; another organization's key is not found. The
+ * change applies to this process's next request at once (other processes: within the cache's TTL).
+ */
+export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput): Promise<KeySummary> {
   const { hash, ...changes } = input;
   const result = await db.apiKey.updateManyAndReturn({
     where: { hash, organization_id: actor.organizationId },
@@ -138,6 +145,7 @@ export async function updateKey(db: Db, actor: Actor, input: UpdateKeyInput): Pr
   });
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
+  keys.forget(hash);
   return summaryOf(key);
 }
 
