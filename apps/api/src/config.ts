@@ -20,6 +20,7 @@ const EnvSchema = z.object({
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   SWITCHYARD_SECRET_KEY: z
     .string()
     .transform((value, ctx) => {
@@ -49,6 +50,8 @@ export interface Config {
   databasePoolMax: number;
   /** How long an API key row read for authentication is reused (0: read on every request). */
   authCacheTtlMs: number;
+  /** How long a snapshot of the model catalog is reused before it is reloaded in the background. */
+  catalogCacheTtlMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -88,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     media: {
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './modules/keys/auth.service.js';
+import { CatalogCache } from './modules/models/catalog-cache.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 
@@ -64,7 +65,15 @@ export async function startServer(config: Config, logger: Logger, options: { now
     }
     const media = createMedia(config.dataDir, config.media);
 
-    const app = createApp({ db, logger, now: options.now ?? (() => new Date()), secrets: secrets.box, media, keys: new KeyCache(config.authCacheTtlMs) });
+    const app = createApp({
+      db,
+      logger,
+      now: options.now ?? (() => new Date()),
+      secrets: secrets.box,
+      media,
+      keys: new KeyCache(config.authCacheTtlMs),
+      catalog: new CatalogCache(config.catalogCacheTtlMs),
+    });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once('error', reject);

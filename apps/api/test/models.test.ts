@@ -293,6 +293,17 @@ describe('internal catalog writes (tRPC, management key)', () => {
     expect((await trpc(server, 'models.upsertVariant', { model_id: 'acme/none', variant: 'free' })).status).toBe(404);
   });
 
+  it('a write by another process (straight to the database) shows within CATALOG_CACHE_TTL_MS (1 s)', async () => {
+    await trpc(server, 'models.upsert', { ...entry, id: 'acme/rocket-3', aliases: [], variants: [] });
+    expect((await getModel('acme/rocket-3')).name).toBe('Acme: Rocket 1');
+    const writtenAt = performance.now();
+    await server.db.model.update({ where: { id: 'acme/rocket-3' }, data: { name: 'Acme: Rocket Three' } });
+    // The snapshot read just now may be used for up to a second, then is reloaded in the background.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - writtenAt)) + 20));
+    await getModel('acme/rocket-3'); // answered from the old snapshot while the new one loads
+    await expect.poll(async () => (await getModel('acme/rocket-3')).name, { timeout: 2_000, interval: 20 }).toBe('Acme: Rocket Three');
+  });
+
   it('400 for bad entries, and nothing of a failed import is kept', async () => {
     for (const bad of [
       { ...entry, pricing: { prompt: 'abc', completion: '1' } },

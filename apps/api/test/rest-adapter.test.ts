@@ -30,6 +30,7 @@ beforeAll(async () => {
     secrets: undefined as never,
     media: undefined as never,
     keys: undefined as never,
+    catalog: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

@@ -3,6 +3,7 @@ import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
 import type { KeyCache } from '../modules/keys/auth.service.js';
+import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 
@@ -17,6 +18,8 @@ export interface AppDeps {
   media: MediaDeps;
   /** Key rows by hash for authentication, kept up to AUTH_CACHE_TTL_MS. */
   keys: KeyCache;
+  /** The model catalog in memory, reloaded after CATALOG_CACHE_TTL_MS. */
+  catalog: CatalogCache;
 }
 
 export interface Context extends AppDeps {

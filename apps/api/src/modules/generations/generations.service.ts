@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { Prisma, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { Prisma, queryRows, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -12,13 +12,21 @@ import type {
 import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../keys/auth.service.js';
 import { utcDay } from '../keys/periods.js';
+import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
 
 
-const num = (value: Prisma.Decimal | null) => (value === null ? null : value.toNumber());
+type DecimalColumn = 'total_cost' | 'usage' | 'upstream_inference_cost' | 'cache_discount';
 
-function generationRecord(g: GenerationRow): Generation {
+/** A generation row from Prisma, or from node-postgres (which reads numeric columns as text). */
+type GenerationData = Omit<GenerationRow, DecimalColumn> & {
+  [C in DecimalColumn]: GenerationRow[C] extends Prisma.Decimal ? Prisma.Decimal | string : Prisma.Decimal | string | null;
+};
+
+const num = (value: Prisma.Decimal | string | null) => (value === null ? null : Number(value));
+
+function generationRecord(g: GenerationData): Generation {
   return {
     id: g.id,
     workspace_id: g.workspace_id,
@@ -59,8 +67,8 @@ function generationRecord(g: GenerationRow): Generation {
     num_media_completion: g.num_media_completion,
     num_media_prompt: g.num_media_prompt,
     num_search_results: g.num_search_results,
-    total_cost: g.total_cost.toNumber(),
-    usage: g.usage.toNumber(),
+    total_cost: Number(g.total_cost),
+    usage: Number(g.usage),
     upstream_inference_cost: num(g.upstream_inference_cost),
     cache_discount: num(g.cache_discount),
     provider_responses: Array.isArray(g.provider_responses) ? g.provider_responses : null,
@@ -76,14 +84,25 @@ function visibleGeneration(actor: Actor, id: string): Prisma.GenerationWhereInpu
   };
 }
 
+/**
+ * The organization's credit standing and the generation, if the caller may read it (see
+ * visibleGeneration), in one round trip: by primary key, whatever the number of generations.
+ */
+const GENERATION_WITH_CREDIT = statement(`
+  SELECT o.credit_balance < 0 AS in_debt, g.*
+  FROM organizations o
+  LEFT JOIN generations g ON g.id = $2 AND g.organization_id = o.id AND ($3::boolean OR g.user_id = $4)
+  WHERE o.id = $1`);
+
 /** GET /generation. 402 while the organization's credit balance is negative. */
 export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
-  const [organization, row] = await Promise.all([
-    db.organization.findUnique({ where: { id: actor.organizationId }, select: { credit_balance: true } }),
-    db.generation.findFirst({ where: visibleGeneration(actor, input.id) }),
-  ]);
-  if (organization?.credit_balance.isNegative()) throw new InsufficientCredits(ADD_CREDITS_URL);
-  if (!row) throw new NotFound(`generation ${input.id}`);
+  const [row] = await queryRows<{ in_debt: boolean } & (GenerationData | { [K in keyof GenerationData]: null })>(
+    db,
+    GENERATION_WITH_CREDIT,
+    [actor.organizationId, input.id, actor.key.is_management_key, actor.userId],
+  );
+  if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
+  if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
   return generationRecord(row);
 }
 
@@ -101,25 +120,24 @@ export async function getGenerationContent(db: Db, actor: Actor, input: Generati
   } satisfies GenerationContent;
 }
 
-/** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. */
+/** Feedback on one of the user's generations, or nothing (no row) when it is not theirs. */
+const UPSERT_FEEDBACK = statement(`
+  INSERT INTO generation_feedback (id, organization_id, generation_id, user_id, category, comment)
+  SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $4::feedback_category, $5
+  FROM generations g WHERE g.id = $1 AND g.organization_id = $2 AND g.user_id = $3
+  ON CONFLICT (generation_id, user_id) DO UPDATE SET category = EXCLUDED.category, comment = EXCLUDED.comment
+  RETURNING generation_id`);
+
+/** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
 export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
-  const generation = await db.generation.findFirst({
-    where: { id: input.generation_id, organization_id: actor.organizationId, user_id: actor.userId },
-    select: { id: true },
-  });
-  if (!generation) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
-  const comment = input.comment ?? null;
-  await db.generationFeedback.upsert({
-    where: { generation_id_user_id: { generation_id: generation.id, user_id: actor.userId } },
-    create: {
-      organization_id: actor.organizationId,
-      generation_id: generation.id,
-      user_id: actor.userId,
-      category: input.category,
-      comment,
-    },
-    update: { category: input.category, comment },
-  });
+  const written = await queryRows(db, UPSERT_FEEDBACK, [
+    input.generation_id,
+    actor.organizationId,
+    actor.userId,
+    input.category,
+    input.comment ?? null,
+  ]);
+  if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
   return { success: true };
 }
 
@@ -138,13 +156,19 @@ const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
-export async function recordGeneration(db: Db, actor: Actor, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
+export async function recordGeneration(
+  db: Db,
+  catalog: CatalogCache,
+  actor: Actor,
+  input: RecordGenerationInput,
+  now: Date,
+): Promise<RecordGenerationOutput> {
   const key = await db.apiKey.findFirst({
     where: { hash: input.api_key_hash, organization_id: actor.organizationId },
     select: { id: true, workspace_id: true, creator_user_id: true, organization: { select: { store_content: true } } },
   });
   if (!key) throw new NotFound(`key ${input.api_key_hash}`);
-  const resolved = await resolveModel(db, input.model);
+  const resolved = resolveModel(await catalog.snapshot(db), input.model);
   const isFree = resolved ? isFreeModel(resolved) : /:free$/i.test(input.model);
   const content = key.organization.store_content ? input.content : undefined;
   const createdAt = input.created_at ? new Date(input.created_at) : now;

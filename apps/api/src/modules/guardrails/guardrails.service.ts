@@ -1,6 +1,6 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
-import { Prisma, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
+import { Prisma, queryRows, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
 import type {
   CreateGuardrailInput,
   Guardrail,
@@ -15,12 +15,15 @@ import type {
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../keys/auth.service.js';
-import { assertWorkspaceAccess, defaultWorkspaceId, isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
+import { assertWorkspaceAccess, isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 
-function guardrailOf(row: GuardrailRow): Guardrail {
+/** A guardrail row from Prisma, or from node-postgres (which reads numeric columns as text). */
+type GuardrailData = Omit<GuardrailRow, 'limit_usd'> & { limit_usd: Prisma.Decimal | string };
+
+function guardrailOf(row: GuardrailData): Guardrail {
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -31,7 +34,7 @@ function guardrailOf(row: GuardrailRow): Guardrail {
     allowed_providers: listOrNull(row.allowed_providers),
     ignored_providers: listOrNull(row.ignored_providers),
     enforce_zdr: row.enforce_zdr,
-    limit_usd: row.limit_usd.toNumber(),
+    limit_usd: Number(row.limit_usd),
     reset_interval: row.reset_interval,
     include_byok_in_budgets: row.include_byok_in_budgets,
     created_at: row.created_at.toISOString(),
@@ -77,17 +80,27 @@ async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<Guar
   return row;
 }
 
+/**
+ * One page of a workspace's guardrails ($2, or the organization's default workspace when null) with
+ * the total and the workspace id, in one round trip. A page past the end is one row of nulls.
+ */
+const GUARDRAILS_PAGE = statement(`
+  SELECT w.id AS listed_workspace_id, (SELECT count(*) FROM guardrails WHERE workspace_id = w.id)::int AS total, g.*
+  FROM (SELECT coalesce($2::uuid, o.default_workspace_id) AS id FROM organizations o WHERE o.id = $1) w
+  LEFT JOIN LATERAL (
+    SELECT * FROM guardrails WHERE workspace_id = w.id ORDER BY created_at, id OFFSET $3 LIMIT $4
+  ) g ON true
+  ORDER BY g.created_at, g.id`);
+
+type GuardrailPageRow = { listed_workspace_id: string | null; total: number } & (GuardrailData | { [K in keyof GuardrailData]: null });
+
 export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrailsInput) {
-  const workspaceId = input.workspace_id
-    ? (await resolveWorkspace(db, actor, input.workspace_id)).id
-    : await defaultWorkspaceId(db, actor);
+  const named = input.workspace_id ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
+  const rows = await queryRows<GuardrailPageRow>(db, GUARDRAILS_PAGE, [actor.organizationId, named, input.offset, input.limit]);
+  const workspaceId = rows[0]?.listed_workspace_id;
+  if (!workspaceId) throw new Error(`organization ${actor.organizationId} has no default workspace`);
   assertWorkspaceAccess(actor, workspaceId);
-  const where = { workspace_id: workspaceId };
-  const [rows, total] = await Promise.all([
-    db.guardrail.findMany({ where, orderBy: ORDER, skip: input.offset, take: input.limit }),
-    db.guardrail.count({ where }),
-  ]);
-  return { data: rows.map(guardrailOf), total_count: total };
+  return { data: rows.flatMap((r) => (r.id === null ? [] : [guardrailOf(r)])), total_count: rows[0]!.total };
 }
 
 export async function listGuardrailKeyAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {

@@ -37,7 +37,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.catalog, ctx.actor, input) })),
 
   embeddings: authedProcedure
     .meta({
@@ -52,23 +52,23 @@ export const modelsRouter = router({
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, input, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
 
   // Internal (tRPC only): catalog writes. The catalog is platform-wide.
   upsert: managementProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertModel(ctx.db, input)),
+    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input)),
   upsertAlias: managementProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
-    .mutation(({ ctx, input }) => upsertAlias(ctx.db, input)),
+    .mutation(({ ctx, input }) => upsertAlias(ctx.db, ctx.catalog, input)),
   upsertVariant: managementProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertVariant(ctx.db, input)),
+    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input)),
   import: managementProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)
-    .mutation(({ ctx, input }) => importCatalog(ctx.db, input)),
+    .mutation(({ ctx, input }) => importCatalog(ctx.db, ctx.catalog, input)),
 });

@@ -1,7 +1,7 @@
 // The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
 // writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
 // every organization sees the same models, but a guardrail can keep a key from using one.
-import { Prisma, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+import { Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
 import type {
   Catalog,
   CatalogModel,
@@ -18,6 +18,7 @@ import type {
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../keys/auth.service.js';
 import { API_PREFIX } from '../../http/paths.js';
+import { variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
 
 /** The public REST base path; links in catalog records point below it. */
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
@@ -33,20 +34,15 @@ export interface ResolvedModel {
  * Resolves "<author>/<slug>[:<variant>]" as users type it: case-insensitively, through aliases, and
  * with the variant suffix after the first colon. null when no such model or variant exists.
  */
-export async function resolveModel(db: Db | Tx, name: string): Promise<ResolvedModel | null> {
+export function resolveModel(catalog: CatalogSnapshot, name: string): ResolvedModel | null {
   const lookup = name.toLowerCase();
   const slash = lookup.indexOf('/');
   const colon = lookup.indexOf(':', slash + 1);
   const base = colon < 0 ? lookup : lookup.slice(0, colon);
-  const model =
-    (await db.model.findUnique({ where: { lookup: base } })) ??
-    (await db.modelAlias.findUnique({ where: { lookup: base }, include: { model: true } }))?.model ??
-    null;
+  const model = catalog.models.get(base) ?? catalog.aliases.get(base);
   if (!model) return null;
   if (colon < 0) return { model, variant: null };
-  const variant = await db.modelVariant.findUnique({
-    where: { model_id_variant: { model_id: model.id, variant: lookup.slice(colon + 1) } },
-  });
+  const variant = catalog.variants.get(variantKey(model.id, lookup.slice(colon + 1)));
   return variant ? { model, variant } : null;
 }
 
@@ -120,14 +116,11 @@ function stringList(value: Prisma.JsonValue | null): string[] | null {
  * A list entry names the canonical model (all its variants) or one variant.
  */
 async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const guardrails = await db.guardrail.findMany({
-    where: {
-      organization_id: actor.organizationId,
-      workspace_id: actor.workspaceId,
-      OR: [{ keys: { some: { api_key_id: actor.key.id } } }, { members: { some: { user_id: actor.userId } } }],
-    },
-    select: { id: true, allowed_models: true, ignored_models: true },
-  });
+  const guardrails = await queryRows<{ id: string; allowed_models: Prisma.JsonValue; ignored_models: Prisma.JsonValue }>(
+    db,
+    APPLICABLE_GUARDRAILS,
+    [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId],
+  );
   const names = [resolved.model.lookup, ...(resolved.variant ? [resolved.variant.lookup] : [])];
   for (const g of guardrails) {
     const allowed = stringList(g.allowed_models);
@@ -138,9 +131,16 @@ async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel)
   }
 }
 
+/** The guardrails of the key's workspace assigned to the key or to its user. */
+const APPLICABLE_GUARDRAILS = statement(`
+  SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
+  WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
+    AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
+      OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`);
+
 /** GET /model/{author}/{slug}. */
-export async function getModel(db: Db, actor: Actor, input: GetModelInput): Promise<Model> {
-  const resolved = await resolveModel(db, `${input.author}/${input.slug}`);
+export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, input: GetModelInput): Promise<Model> {
+  const resolved = resolveModel(await catalog.snapshot(db), `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
   await assertModelAllowed(db, actor, resolved);
   return modelRecord(resolved);
@@ -150,17 +150,16 @@ export async function getModel(db: Db, actor: Actor, input: GetModelInput): Prom
 /** `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it, for links.next. */
 export async function listEmbeddingsModels(
   db: Db,
+  catalog: CatalogCache,
   input: ListEmbeddingsModelsInput,
   apiBaseUrl: string,
 ): Promise<ListEmbeddingsModelsOutput> {
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
   const limit = paged ? (input.limit ?? EMBEDDINGS_DEFAULT_LIMIT) : undefined;
-  const where = { output_modalities: { has: 'embeddings' } } satisfies Prisma.ModelWhereInput;
-  const [total, rows] = await Promise.all([
-    db.model.count({ where }),
-    db.model.findMany({ where, orderBy: { id: 'asc' }, skip: offset, ...(limit ? { take: limit } : {}) }),
-  ]);
+  const { embeddings } = await catalog.snapshot(db);
+  const total = embeddings.length;
+  const rows = embeddings.slice(offset, limit === undefined ? undefined : offset + limit);
   const nextOffset = offset + rows.length;
   const next =
     limit !== undefined && nextOffset < total
@@ -269,20 +268,22 @@ async function assertNoNameClash(tx: Tx, lookups: string[]): Promise<void> {
 const WRITE_TX = { maxWait: 10_000, timeout: 60_000 } as const;
 
 /** Internal: upsert one model with (optionally) its aliases and variants. */
-export async function upsertModel(db: Db, entry: CatalogModel): Promise<Model> {
-  return db.$transaction(async (tx) => {
+export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel): Promise<Model> {
+  const written = await db.$transaction(async (tx) => {
     const { model } = await writeModel(tx, entry);
     await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
     return modelRecord({ model, variant: null });
   }, WRITE_TX);
+  catalog.invalidate();
+  return written;
 }
 
 /** Internal: import a catalog file; all or nothing. */
-export async function importCatalog(db: Db, catalog: Catalog): Promise<ImportCatalogOutput> {
+export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalog): Promise<ImportCatalogOutput> {
   const ids = catalog.models.map((m) => m.id.toLowerCase());
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new Invalid(`model ${duplicate} is listed twice`, { model: duplicate });
-  return db.$transaction(async (tx) => {
+  const imported = await db.$transaction(async (tx) => {
     const totals = { models: 0, aliases: 0, variants: 0 };
     const touched: string[] = [];
     for (const entry of catalog.models) {
@@ -295,24 +296,29 @@ export async function importCatalog(db: Db, catalog: Catalog): Promise<ImportCat
     await assertNoNameClash(tx, touched);
     return totals;
   }, WRITE_TX);
+  cache.invalidate();
+  return imported;
 }
 
 /** Internal: point an alias at a model. */
-export async function upsertAlias(db: Db, input: UpsertAliasInput): Promise<UpsertAliasInput> {
-  return db.$transaction(async (tx) => {
+export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAliasInput): Promise<UpsertAliasInput> {
+  const written = await db.$transaction(async (tx) => {
     const model = await tx.model.findUnique({ where: { lookup: input.model_id.toLowerCase() } });
     if (!model) throw new NotFound(`model ${input.model_id}`);
     await writeAlias(tx, input.alias, model);
     await assertNoNameClash(tx, [input.alias.toLowerCase()]);
     return { alias: input.alias.toLowerCase(), model_id: model.id };
   }, WRITE_TX);
+  catalog.invalidate();
+  return written;
 }
 
 /** Internal: upsert a variant of a model; answers the variant as GET /model shows it. */
-export async function upsertVariant(db: Db, input: UpsertVariantInput): Promise<Model> {
+export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput): Promise<Model> {
   const { model_id, ...variant } = input;
   const model = await db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
   if (!model) throw new NotFound(`model ${model_id}`);
   const row = await db.$transaction((tx) => writeVariant(tx, model, variant), WRITE_TX);
+  catalog.invalidate();
   return modelRecord({ model, variant: row });
 }

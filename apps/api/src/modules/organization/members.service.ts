@@ -1,6 +1,6 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
 // change and remove them. Users are global (one per email); membership is per organization.
-import type { Db, OrganizationMember as MemberRow, User } from '@switchyard/db';
+import { queryRows, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
   OrganizationMember,
@@ -28,20 +28,37 @@ function memberOf(row: MemberRow & { user: User }): OrganizationMember {
   } satisfies OrganizationMember;
 }
 
+/**
+ * One page of members with the total, in one round trip. The page is cut from the
+ * (organization_id, created_at, id) index before users are joined, so only its rows are joined; a
+ * page past the end still carries the total (one row of nulls).
+ */
+const MEMBERS_PAGE = statement(`
+  SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
+  FROM (SELECT count(*) AS total FROM organization_members WHERE organization_id = $1) t
+  LEFT JOIN LATERAL (
+    SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, u.first_name, u.last_name
+    FROM (SELECT * FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3) m
+    JOIN users u ON u.id = m.user_id
+  ) p ON true
+  ORDER BY p.created_at, p.id`);
+
+interface MemberPageRow {
+  total: number;
+  user_id: string | null;
+  role: OrgRole;
+  email: string;
+  first_name: string;
+  last_name: string;
+}
+
 /** Oldest member first; ties broken by the membership id, so pages never overlap. */
 export async function listOrganizationMembers(db: Db, actor: Actor, page: { offset: number; limit: number }) {
-  const where = { organization_id: actor.organizationId };
-  const [rows, total] = await Promise.all([
-    db.organizationMember.findMany({
-      where,
-      include: { user: true },
-      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-      skip: page.offset,
-      take: page.limit,
-    }),
-    db.organizationMember.count({ where }),
-  ]);
-  return { data: rows.map(memberOf), total_count: total };
+  const rows = await queryRows<MemberPageRow>(db, MEMBERS_PAGE, [actor.organizationId, page.offset, page.limit]);
+  const data = rows.flatMap((r) =>
+    r.user_id === null ? [] : [{ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role } satisfies OrganizationMember],
+  );
+  return { data, total_count: rows[0]?.total ?? 0 };
 }
 
 /** Adds a person by email, creating the user when the email is new. Already a member: 400. */

@@ -1,0 +1,82 @@
+// The model catalog held in memory. It is global (the same for every organization), small (hundreds
+// to a few thousand models) and written rarely (imports), while every GET /model, GET
+// /embeddings/models and recorded generation reads it. A snapshot is reused for at most `ttlMs`
+// after it was loaded: writes made through this process invalidate it at once; writes made by
+// another process show once `ttlMs` has passed and one reload has finished (requests keep using
+// the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
+import type { Db, Model as ModelRow, ModelVariant as VariantRow } from '@switchyard/db';
+
+export interface CatalogSnapshot {
+  /** Models by lookup (lower-cased id). */
+  models: ReadonlyMap<string, ModelRow>;
+  /** Aliases by lookup, to their model. */
+  aliases: ReadonlyMap<string, ModelRow>;
+  /** Variants by `<model id>:<variant>`. */
+  variants: ReadonlyMap<string, VariantRow>;
+  /** Models whose output modalities include embeddings, in id order. */
+  embeddings: readonly ModelRow[];
+}
+
+export const variantKey = (modelId: string, variant: string) => `${modelId}:${variant}`;
+
+async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
+  const [models, aliases, variants] = await Promise.all([
+    db.model.findMany({ orderBy: { id: 'asc' } }),
+    db.modelAlias.findMany({ select: { lookup: true, model_id: true } }),
+    db.modelVariant.findMany(),
+  ]);
+  const byId = new Map(models.map((m) => [m.id, m]));
+  const aliased = new Map<string, ModelRow>();
+  for (const a of aliases) {
+    const model = byId.get(a.model_id);
+    if (model) aliased.set(a.lookup, model);
+  }
+  return {
+    models: new Map(models.map((m) => [m.lookup, m])),
+    aliases: aliased,
+    variants: new Map(variants.map((v) => [variantKey(v.model_id, v.variant), v])),
+    embeddings: models.filter((m) => m.output_modalities.includes('embeddings')),
+  };
+}
+
+export class CatalogCache {
+  #current: { snapshot: CatalogSnapshot; loadedAt: number; generation: number } | undefined;
+  #loading: { generation: number; snapshot: Promise<CatalogSnapshot> } | undefined;
+  /** Bumped by every invalidation: a load that began before one is not kept. */
+  #generation = 0;
+
+  constructor(private readonly ttlMs: number) {}
+
+  async snapshot(db: Db): Promise<CatalogSnapshot> {
+    const current = this.#current;
+    if (current && current.generation === this.#generation) {
+      if (performance.now() - current.loadedAt < this.ttlMs) return current.snapshot;
+      void this.#load(db).catch(() => undefined); // refresh in the background; this request uses the one it has
+      return current.snapshot;
+    }
+    return this.#load(db);
+  }
+
+  /** After a catalog write through this process: the next read loads a fresh snapshot. */
+  invalidate(): void {
+    this.#generation++;
+    this.#current = undefined;
+  }
+
+  #load(db: Db): Promise<CatalogSnapshot> {
+    const generation = this.#generation;
+    if (this.#loading?.generation === generation) return this.#loading.snapshot;
+    const loadedAt = performance.now();
+    const snapshot = loadSnapshot(db).then((loaded) => {
+      if (generation === this.#generation) this.#current = { snapshot: loaded, loadedAt, generation };
+      return loaded;
+    });
+    const loading = { generation, snapshot };
+    this.#loading = loading;
+    const done = () => {
+      if (this.#loading === loading) this.#loading = undefined;
+    };
+    snapshot.then(done, done);
+    return snapshot;
+  }
+}
