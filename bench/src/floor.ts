@@ -1,5 +1,7 @@
 // A floor server, run as its own process (as the real server is): answers every request with one
-// fixed body, the real scenario's answer byte for byte, with the same Content-Type.
+// fixed body, the real scenario's answer byte for byte, with the same Content-Type. A tRPC batch of
+// n calls (/trpc/a,b,...?batch=1: the recording scenario's client batches its callers' calls) gets
+// the answer's one result n times, as the real server would answer it.
 //   node floor.js <node|express> <port> <body file> <content type>
 // `node` is a bare node:http server; `express` is an express app with one route. Its express is the
 // very one @switchyard/api runs on (resolved through that package, so the bench adds no copy).
@@ -26,6 +28,21 @@ if ((mode !== 'node' && mode !== 'express') || !portText || !bodyFile || !conten
 }
 const port = Number(portText);
 const body = fs.readFileSync(bodyFile);
+const batchItem = body.length > 2 && body[0] === 0x5b && body.at(-1) === 0x5d ? body.subarray(1, -1) : null; // [item]
+const batches = new Map<number, Buffer>([[1, body]]);
+
+/** The body for this request: the answer, or the batch of n answers for a tRPC batch of n calls. */
+function answerFor(url: string | undefined): Buffer {
+  const match = batchItem && url ? /^\/trpc\/([^?]+)\?batch=1/.exec(url) : null;
+  if (!match) return body;
+  const n = match[1]!.split(',').length;
+  let answer = batches.get(n);
+  if (!answer) {
+    answer = Buffer.concat([Buffer.from('['), ...Array.from({ length: n }, (_, i) => (i ? Buffer.concat([Buffer.from(','), batchItem!]) : batchItem!)), Buffer.from(']')]);
+    batches.set(n, answer);
+  }
+  return answer;
+}
 const ready = () => process.send?.('ready') ?? console.log('ready');
 
 if (mode === 'node') {
@@ -33,8 +50,9 @@ if (mode === 'node') {
     // Drain any request body (feedback and recording scenarios POST one) before answering.
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length });
-      res.end(body);
+      const answer = answerFor(req.url);
+      res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': answer.length });
+      res.end(answer);
     });
   });
   server.keepAliveTimeout = 65_000;
@@ -48,7 +66,7 @@ if (mode === 'node') {
   app.set('etag', false);
   app.all(/.*/, (req, res) => {
     (req as NodeJS.ReadableStream).resume();
-    (req as NodeJS.ReadableStream).on('end', () => res.status(200).type(contentType).send(body));
+    (req as NodeJS.ReadableStream).on('end', () => res.status(200).type(contentType).send(answerFor((req as { url?: string }).url)));
   });
   const server = app.listen(port, '127.0.0.1', ready);
   server.keepAliveTimeout = 65_000;

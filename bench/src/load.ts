@@ -145,7 +145,10 @@ export async function runRecorders(
   options: { url: string; apiKey: string; callers: number; duration: number; warmup: number },
   input: (caller: number) => RecordInput,
 ): Promise<Measurement> {
-  const clients = Array.from({ length: options.callers }, () => createSwitchyardClient({ url: options.url, apiKey: options.apiKey }));
+  // The callers share one client, as the request handlers of one routing process would: tRPC's batch
+  // link sends the calls that are pending at the same moment in one HTTP request.
+  const client = createSwitchyardClient({ url: options.url, apiKey: options.apiKey });
+  const clients = Array.from({ length: options.callers }, () => client);
   let recorded = 0;
   const phase = async (seconds: number) => {
     const latencies: number[] = [];

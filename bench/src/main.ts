@@ -23,7 +23,7 @@ const USAGE = `pnpm bench [options]
   --duration <s>            seconds of load per scenario and per floor (default 10)
   --warmup <s>              seconds of unmeasured load before each measurement (default 1)
   --connections <n>         autocannon connections (default 32)
-  --callers <n>             concurrent @switchyard/client callers when recording (default 16)
+  --callers <n>             concurrent callers (sharing one @switchyard/client) when recording (default 16)
   --file-mib <n>            size of the downloaded container file in MiB (default 100)
   --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)

@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './modules/keys/auth.service.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
+import { GenerationRecorder } from './modules/generations/recorder.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 
@@ -65,14 +66,16 @@ export async function startServer(config: Config, logger: Logger, options: { now
     }
     const media = createMedia(config.dataDir, config.media);
 
+    const now = options.now ?? (() => new Date());
     const app = createApp({
       db,
       logger,
-      now: options.now ?? (() => new Date()),
+      now,
       secrets: secrets.box,
       media,
       keys: new KeyCache(config.authCacheTtlMs),
       catalog: new CatalogCache(config.catalogCacheTtlMs),
+      recorder: new GenerationRecorder(db, now),
     });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));

@@ -10,6 +10,7 @@ import {
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
 import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
+import { GenerationRecorder, type GenerationRowJson } from '../src/modules/generations/recorder.js';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
 import { createKey, createMember, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
@@ -140,6 +141,63 @@ describe('recording a generation (generations.record)', () => {
     expect((await keyInfo(key)).usage).toBe(1);
     expect((await server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1);
     expect(await balance()).toBeCloseTo(before - 1, 10);
+  });
+
+  it('concurrent recordings are written in batches, each counted once', async () => {
+    const [a, b] = [await createKey(server), await createKey(server)];
+    const before = await balance();
+    const repeated = generationId();
+    const inputs = Array.from({ length: 60 }, (_, i) => ({
+      id: i % 20 === 19 ? repeated : generationId(),
+      api_key_hash: i % 2 ? a.hash : b.hash,
+      model: i % 3 ? 'openai/gpt-4o' : 'openai/gpt-4o:free',
+      usage: 0.01,
+      created_at: i % 4 ? '2026-05-05T10:00:00Z' : '2026-05-04T10:00:00Z',
+      content: { input: { messages: [{ role: 'user', content: `call ${i}` }] } },
+    }));
+    const calls = await Promise.all(inputs.map((input) => trpc(server, 'generations.record', input)));
+    const outputs = calls.map((c) => RecordGenerationOutputSchema.strict().parse(c.data));
+    expect(outputs.filter((o) => o.recorded)).toHaveLength(58); // 57 distinct ids + the repeated one once
+    expect(outputs.filter((o) => o.recorded).every((o) => o.content_stored)).toBe(true);
+    const recordedInputs = inputs.filter((input, i) => inputs.findIndex((x) => x.id === input.id) === i);
+    const counted = await server.db.keyUsageDaily.aggregate({
+      where: { api_key: { hash: { in: [a.hash, b.hash] } } },
+      _sum: { request_count: true, free_request_count: true },
+    });
+    expect(counted._sum.request_count).toBe(58);
+    expect(counted._sum.free_request_count).toBe(recordedInputs.filter((input) => input.model.endsWith(':free')).length);
+    expect((await keyInfo(a.key)).usage + (await keyInfo(b.key)).usage).toBeCloseTo(0.58, 10);
+    expect(await balance()).toBeCloseTo(before - 0.58, 10);
+    expect(await server.db.generationContent.count({ where: { generation_id: { in: recordedInputs.map((x) => x.id) } } })).toBe(58);
+  });
+
+  it('a batch the database refuses is retried one by one, so only the bad generation fails', async () => {
+    const { key, hash } = await createKey(server);
+    const keyRow = await server.db.apiKey.findUniqueOrThrow({ where: { hash } });
+    const recorder = new GenerationRecorder(server.db, () => new Date());
+    const row = (id: string, apiKeyId: string): GenerationRowJson => ({
+      id, organization_id: organizationId, workspace_id: keyRow.workspace_id, api_key_id: apiKeyId, user_id: keyRow.creator_user_id,
+      model: 'openai/gpt-4o', usage: 0.25, cancelled: false, streamed: false, is_byok: false, is_free: false,
+      tokens_prompt: 0, tokens_completion: 0, total_cost: 0, created_at: new Date().toISOString(),
+    });
+    const extras = { byok: '0', day: new Date().toISOString().slice(0, 10), content: null };
+    const good = [generationId(), generationId(), generationId()];
+    // A key id that does not exist: the foreign key refuses that row, and with it the whole batch.
+    const results = await Promise.allSettled([
+      ...good.map((id) => recorder.record(row(id, keyRow.id), extras)),
+      recorder.record(row(generationId(), '00000000-0000-4000-8000-000000000000'), extras),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(await server.db.generation.count({ where: { id: { in: good } } })).toBe(3);
+    expect((await keyInfo(key)).usage).toBe(0.75);
+  });
+
+  it('400 for counts and amounts outside their columns', async () => {
+    const { hash } = await createKey(server);
+    for (const extra of [{ tokens_prompt: 2 ** 31 }, { usage: 1e16 }, { cache_discount: -1e16 }]) {
+      const res = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-4o', ...extra });
+      expect(res.status).toBe(400);
+    }
   });
 
   it('puts BYOK spend in byok_usage and counts free-model requests', async () => {

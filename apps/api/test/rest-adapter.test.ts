@@ -31,6 +31,7 @@ beforeAll(async () => {
     media: undefined as never,
     keys: undefined as never,
     catalog: undefined as never,
+    recorder: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

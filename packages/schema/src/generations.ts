@@ -90,8 +90,11 @@ export const GenerationFeedbackInputSchema = z.object({
 export type GenerationFeedbackInput = z.infer<typeof GenerationFeedbackInputSchema>;
 export const GenerationFeedbackOutputSchema = dataOf(z.object({ success: z.literal(true) }));
 
-const count = () => z.number().int().nonnegative();
-const usd = () => z.number().nonnegative().finite();
+// Bounded by their columns (INTEGER; DECIMAL(28, 12)), so an out-of-range value is a 400, not a
+// failed insert.
+const count = () => z.number().int().nonnegative().max(2_147_483_647);
+const USD_MAX = 1e15;
+const usd = () => z.number().nonnegative().max(USD_MAX);
 
 /** Internal (tRPC): what the routing service records after each request. */
 export const RecordGenerationInputSchema = z.object({
@@ -137,7 +140,7 @@ export const RecordGenerationInputSchema = z.object({
   total_cost: usd().optional(),
   usage: usd().optional().describe('USD charged to the organization; drawn from its credit balance'),
   upstream_inference_cost: usd().nullish().describe("BYOK: what the provider charged the customer's own key"),
-  cache_discount: z.number().finite().nullish(),
+  cache_discount: z.number().min(-USD_MAX).max(USD_MAX).nullish(),
   provider_responses: z.array(z.unknown()).nullish(),
   content: z
     .object({

@@ -3,6 +3,7 @@ import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
 import type { KeyCache } from '../modules/keys/auth.service.js';
+import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
@@ -20,6 +21,8 @@ export interface AppDeps {
   keys: KeyCache;
   /** The model catalog in memory, reloaded after CATALOG_CACHE_TTL_MS. */
   catalog: CatalogCache;
+  /** Writes recorded generations in batches (group commit). */
+  recorder: GenerationRecorder;
 }
 
 export interface Context extends AppDeps {

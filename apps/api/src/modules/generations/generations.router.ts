@@ -63,7 +63,7 @@ export const generationsRouter = router({
   record: managementProcedure
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
-    .mutation(({ ctx, input }) => recordGeneration(ctx.db, ctx.catalog, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => recordGeneration(ctx, ctx.actor, input, ctx.now())),
 
   addCredits: managementProcedure
     .input(AddCreditsInputSchema)

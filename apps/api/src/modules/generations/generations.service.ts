@@ -10,11 +10,12 @@ import type {
   RecordGenerationOutput,
 } from '@switchyard/schema';
 import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor, KeyCache } from '../keys/auth.service.js';
 import { utcDay } from '../keys/periods.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
+import type { GenerationRecorder, GenerationRowJson } from './recorder.js';
 
 
 type DecimalColumn = 'total_cost' | 'usage' | 'upstream_inference_cost' | 'cache_discount';
@@ -141,14 +142,12 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
   return { success: true };
 }
 
-const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
-
 /**
- * Internal: records a generation made with a key of the caller's organization. One SQL statement,
- * hence one transaction and one round trip: the Generation row (skipped when the id exists, so a
- * retry counts nothing twice), its content (if given and the organization stores content), the
- * key's daily rollup and lifetime totals, and the organization's credit balance. Every write after
- * the first happens only when the generation row was inserted.
+ * Internal: records a generation made with a key of the caller's organization. The generation row
+ * (skipped when the id exists, so a retry counts nothing twice), its content (if given and the
+ * organization stores content), the key's daily rollup and lifetime totals, and the organization's
+ * credit balance are written in one transaction, batched with the recordings that arrive meanwhile
+ * (GenerationRecorder); the call returns once that transaction has committed.
  *
  * Spend: `usage` is what the organization is charged; it goes to the key's usage figures and is
  * drawn from the credit balance. For a BYOK generation, `upstream_inference_cost` (what the
@@ -157,74 +156,47 @@ const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
  * the catalog does not know is free when its id ends in `:free`).
  */
 export async function recordGeneration(
-  db: Db,
-  catalog: CatalogCache,
+  deps: { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder },
   actor: Actor,
   input: RecordGenerationInput,
   now: Date,
 ): Promise<RecordGenerationOutput> {
-  const key = await db.apiKey.findFirst({
-    where: { hash: input.api_key_hash, organization_id: actor.organizationId },
-    select: { id: true, workspace_id: true, creator_user_id: true, organization: { select: { store_content: true } } },
-  });
-  if (!key) throw new NotFound(`key ${input.api_key_hash}`);
-  const resolved = resolveModel(await catalog.snapshot(db), input.model);
+  const { db } = deps;
+  const key = await deps.keys.find(db, input.api_key_hash);
+  if (!key || key.organization_id !== actor.organizationId) throw new NotFound(`key ${input.api_key_hash}`);
+  const resolved = resolveModel(await deps.catalog.snapshot(db), input.model);
   const isFree = resolved ? isFreeModel(resolved) : /:free$/i.test(input.model);
-  const content = key.organization.store_content ? input.content : undefined;
   const createdAt = input.created_at ? new Date(input.created_at) : now;
-  const usage = new Prisma.Decimal(input.usage ?? 0).toString();
-  const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0).toString() : '0';
-  const day = utcDay(createdAt).toISOString().slice(0, 10);
-  const org = actor.organizationId;
 
-  // Column names come from the validated input schema (zod drops unknown keys), never from the client.
-  const { content: _content, api_key_hash: _hash, created_at: _created, provider_responses, ...fields } = input;
-  const row: Record<string, unknown> = {
-    ...fields,
-    organization_id: org,
+  // Columns come from the validated input schema (zod drops unknown keys), never from the client;
+  // NOT NULL columns the input may leave out get their defaults here.
+  const { content, api_key_hash: _hash, created_at: _created, ...fields } = input;
+  const row: GenerationRowJson = {
+    cancelled: false,
+    streamed: false,
+    is_byok: false,
+    tokens_prompt: 0,
+    tokens_completion: 0,
+    total_cost: 0,
+    usage: 0,
+    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)),
+    id: input.id,
+    organization_id: actor.organizationId,
     workspace_id: key.workspace_id,
     api_key_id: key.id,
     user_id: key.creator_user_id,
     is_free: isFree,
-    provider_responses: json(provider_responses),
-    created_at: createdAt,
+    created_at: createdAt.toISOString(),
   };
-  const entries = Object.entries(row).filter(([, v]) => v !== undefined);
-  const columns = Prisma.join(entries.map(([c]) => Prisma.raw(`"${c}"`)));
-  const values = Prisma.join(
-    entries.map(([c, v]) =>
-      c === 'workspace_id' || c === 'api_key_id' ? Prisma.sql`${v}::uuid` : c === 'provider_responses' ? Prisma.sql`${v}::jsonb` : Prisma.sql`${v}`,
-    ),
-  );
-  const [{ inserted }] = await db.$queryRaw<[{ inserted: number }]>`
-    WITH ins AS (
-      INSERT INTO generations (${columns}) VALUES (${values})
-      ON CONFLICT (id) DO NOTHING
-      RETURNING id
-    ), content AS (
-      INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
-      SELECT id, ${org}, ${json(content?.input)}::jsonb, ${content?.output?.completion ?? ''}, ${content?.output?.reasoning ?? null},
-             ${json(content?.error)}::jsonb, ${now}
-      FROM ins WHERE ${content !== undefined}
-    ), rollup AS (
-      INSERT INTO key_usage_daily (api_key_id, day, organization_id, usage, byok_usage, request_count, free_request_count)
-      SELECT ${key.id}::uuid, ${day}::date, ${org}, ${usage}::numeric, ${byok}::numeric, 1, ${isFree ? 1 : 0} FROM ins
-      ON CONFLICT (api_key_id, day) DO UPDATE SET
-        usage = key_usage_daily.usage + EXCLUDED.usage,
-        byok_usage = key_usage_daily.byok_usage + EXCLUDED.byok_usage,
-        request_count = key_usage_daily.request_count + 1,
-        free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count
-    ), key_totals AS (
-      UPDATE api_keys SET usage = usage + ${usage}::numeric, byok_usage = byok_usage + ${byok}::numeric, updated_at = ${now}
-      WHERE id = ${key.id}::uuid AND EXISTS (SELECT 1 FROM ins)
-    ), credits AS (
-      UPDATE organizations SET credit_balance = credit_balance - ${usage}::numeric, updated_at = ${now}
-      WHERE id = ${org} AND ${usage}::numeric <> 0 AND EXISTS (SELECT 1 FROM ins)
-    )
-    SELECT count(*)::int AS inserted FROM ins`;
-  const recorded = inserted === 1;
+  const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0).toString() : '0';
+  const outcome = await deps.recorder.record(row, {
+    byok,
+    day: utcDay(createdAt).toISOString().slice(0, 10),
+    content: content ?? null,
+  });
 
-  if (recorded) return { id: input.id, recorded: true, is_free: isFree, content_stored: content !== undefined };
+  if (outcome.inserted) return { id: input.id, recorded: true, is_free: isFree, content_stored: outcome.contentStored };
+
   // A retry: answer what the first call recorded.
   const existing = await db.generation.findUnique({
     where: { id: input.id },

@@ -1,0 +1,141 @@
+// Group commit for recorded generations. Every recording updates the same few rows (its key's
+// lifetime totals, the key's rollup of the day, the organization's credit balance), so one
+// transaction per generation serialises on those row locks, each held until its commit is flushed.
+// Instead, recordings that arrive while a batch is being written wait for the next one, and each
+// batch is one statement: the generation rows (skipping ids that exist), their contents, and the
+// sums per key and day, per key and per organization. The caller's promise settles once its batch
+// has committed, so nothing is acknowledged before it is durable. A batch that fails is retried
+// one generation at a time, so one bad row fails alone.
+import { queryRows, statement, type Db } from '@switchyard/db';
+
+/** One generations row, every NOT NULL column filled, as JSON (jsonb_populate_recordset reads it). */
+export type GenerationRowJson = Record<string, unknown> & { id: string; organization_id: string; api_key_id: string };
+
+export interface RecordingExtras {
+  /** What goes to the key's BYOK figures. */
+  byok: string;
+  /** The UTC rollup day, YYYY-MM-DD. */
+  day: string;
+  /** The content to store when the organization stores content, else null. */
+  content: { input: unknown; output?: { completion?: string; reasoning?: string | null }; error?: unknown } | null;
+}
+
+export interface RecordingOutcome {
+  /** false when a generation with this id already existed: nothing was counted. */
+  inserted: boolean;
+  contentStored: boolean;
+}
+
+interface Pending {
+  row: GenerationRowJson;
+  extras: RecordingExtras;
+  resolve(outcome: RecordingOutcome): void;
+  reject(error: unknown): void;
+}
+
+const RECORD_BATCH = statement(`
+  WITH ins AS (
+    INSERT INTO generations SELECT * FROM jsonb_populate_recordset(NULL::generations, $1::jsonb)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, organization_id, api_key_id, usage, is_free
+  ), new AS (
+    SELECT ins.*, x.byok, x.day, x.content, o.store_content AND x.content IS NOT NULL AS store
+    FROM ins
+    JOIN jsonb_to_recordset($2::jsonb) AS x(id text, byok numeric, day date, content jsonb) ON x.id = ins.id
+    JOIN organizations o ON o.id = ins.organization_id
+  ), content AS (
+    INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
+    SELECT id, organization_id, content->'input', coalesce(content->'output'->>'completion', ''),
+           content->'output'->>'reasoning', nullif(content->'error', 'null'::jsonb), $3
+    FROM new WHERE store
+  ), rollup AS (
+    INSERT INTO key_usage_daily (api_key_id, day, organization_id, usage, byok_usage, request_count, free_request_count)
+    SELECT api_key_id, day, organization_id, sum(usage), sum(byok), count(*), count(*) FILTER (WHERE is_free)
+    FROM new GROUP BY api_key_id, day, organization_id
+    ON CONFLICT (api_key_id, day) DO UPDATE SET
+      usage = key_usage_daily.usage + EXCLUDED.usage,
+      byok_usage = key_usage_daily.byok_usage + EXCLUDED.byok_usage,
+      request_count = key_usage_daily.request_count + EXCLUDED.request_count,
+      free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count
+  ), key_totals AS (
+    UPDATE api_keys k SET usage = k.usage + s.usage, byok_usage = k.byok_usage + s.byok, updated_at = $3
+    FROM (SELECT api_key_id, sum(usage) AS usage, sum(byok) AS byok FROM new GROUP BY api_key_id) s
+    WHERE k.id = s.api_key_id
+  ), credits AS (
+    UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, updated_at = $3
+    FROM (SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id) s
+    WHERE o.id = s.organization_id AND s.usage <> 0
+  )
+  SELECT id, store AS content_stored FROM new`);
+
+export class GenerationRecorder {
+  #queue: Pending[] = [];
+  #running = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => Date,
+    private readonly maxBatch = 256,
+  ) {}
+
+  record(row: GenerationRowJson, extras: RecordingExtras): Promise<RecordingOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ row, extras, resolve, reject });
+      if (!this.#running) {
+        this.#running = true;
+        // Let the recordings that arrive in the same turn of the event loop join this batch.
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) await this.#write(this.#take());
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** The next batch: at most maxBatch, and an id at most once (a repeat waits for the next batch). */
+  #take(): Pending[] {
+    const batch: Pending[] = [];
+    const ids = new Set<string>();
+    const rest: Pending[] = [];
+    for (const pending of this.#queue) {
+      if (batch.length < this.maxBatch && !ids.has(pending.row.id)) {
+        ids.add(pending.row.id);
+        batch.push(pending);
+      } else {
+        rest.push(pending);
+      }
+    }
+    this.#queue = rest;
+    return batch;
+  }
+
+  async #write(batch: Pending[]): Promise<void> {
+    try {
+      const stored = await this.#run(batch);
+      for (const p of batch) p.resolve({ inserted: stored.has(p.row.id), contentStored: stored.get(p.row.id) ?? false });
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      for (const p of batch) await this.#write([p]);
+    }
+  }
+
+  /** Inserted ids, each with whether its content was stored. */
+  async #run(batch: Pending[]): Promise<Map<string, boolean>> {
+    const rows = batch.map((p) => p.row);
+    const extras = batch.map((p) => ({ id: p.row.id, ...p.extras }));
+    const result = await queryRows<{ id: string; content_stored: boolean }>(this.db, RECORD_BATCH, [
+      JSON.stringify(rows),
+      JSON.stringify(extras),
+      this.now(),
+    ]);
+    return new Map(result.map((r) => [r.id, r.content_stored]));
+  }
+}
