@@ -19,8 +19,7 @@ const EnvSchema = z.object({
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
-  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   SWITCHYARD_SECRET_KEY: z
     .string()
     .transform((value, ctx) => {
@@ -48,10 +47,12 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   bootstrapKey: string | undefined;
   databasePoolMax: number;
-  /** How long an API key row read for authentication is reused (0: read on every request). */
-  authCacheTtlMs: number;
-  /** How long a snapshot of the model catalog is reused before it is reloaded in the background. */
-  catalogCacheTtlMs: number;
+  /**
+   * How long what is read into memory may be reused (0: read every time): API key rows for
+   * authentication, the model catalog, organizations' member order. Changes made through this
+   * process apply at once; changes made elsewhere, within this time.
+   */
+  cacheTtlMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -90,8 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
-    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
-    catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
+    cacheTtlMs: e.CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     media: {
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,

@@ -11,6 +11,7 @@ import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './modules/keys/auth.service.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
+import { MemberOrderCache } from './modules/organization/member-order.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 
@@ -73,9 +74,10 @@ export async function startServer(config: Config, logger: Logger, options: { now
       now,
       secrets: secrets.box,
       media,
-      keys: new KeyCache(config.authCacheTtlMs),
-      catalog: new CatalogCache(config.catalogCacheTtlMs),
+      keys: new KeyCache(config.cacheTtlMs),
+      catalog: new CatalogCache(config.cacheTtlMs),
       recorder: new GenerationRecorder(db, now),
+      memberOrder: new MemberOrderCache(config.cacheTtlMs),
     });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));

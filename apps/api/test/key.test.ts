@@ -186,7 +186,7 @@ describe('GET /key', () => {
       expect(res.status).toBe(200);
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
-    it('with a key disabled by another process: within AUTH_CACHE_TTL_MS (1 s)', async () => {
+    it('with a key disabled by another process: within CACHE_TTL_MS (1 s)', async () => {
       const { key, hash } = await createKey({});
       expect((await getKey(key)).status).toBe(200);
       const disabledAt = performance.now();

@@ -293,7 +293,7 @@ describe('internal catalog writes (tRPC, management key)', () => {
     expect((await trpc(server, 'models.upsertVariant', { model_id: 'acme/none', variant: 'free' })).status).toBe(404);
   });
 
-  it('a write by another process (straight to the database) shows within CATALOG_CACHE_TTL_MS (1 s)', async () => {
+  it('a write by another process (straight to the database) shows within CACHE_TTL_MS (1 s)', async () => {
     await trpc(server, 'models.upsert', { ...entry, id: 'acme/rocket-3', aliases: [], variants: [] });
     expect((await getModel('acme/rocket-3')).name).toBe('Acme: Rocket 1');
     const writtenAt = performance.now();

@@ -3,6 +3,14 @@ import { ListOrganizationMembersOutputSchema, OrganizationMemberSchema } from '@
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
 import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
+import { authenticate, KeyCache } from '../src/modules/keys/auth.service.js';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
+import { MemberOrderCache } from '../src/modules/organization/member-order.js';
+import { listOrganizationMembers } from '../src/modules/organization/members.service.js';
+
+async function memberOrg(): Promise<string> {
+  return (await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date())).organizationId;
+}
 
 let server: TestServer;
 let other: OrgFixture;
@@ -44,6 +52,33 @@ describe('GET /organization/members', () => {
     expect(theirs.body.data[0].id).toBe(other.userId);
     const mine = await rest(server, '/organization/members?limit=100');
     expect(mine.body.data.map((m: { id: string }) => m.id)).not.toContain(other.userId);
+  });
+
+  it('shows members added or removed through this server at once, and by another process within CACHE_TTL_MS', async () => {
+    const before = (await rest(server, '/organization/members?limit=100')).body.total_count as number;
+    const added = await createMember(server, 'fresh@example.com');
+    expect((await rest(server, '/organization/members?limit=100')).body.total_count).toBe(before + 1);
+    await ok(server, 'organization.removeMember', { user_id: added.id });
+    expect((await rest(server, '/organization/members?limit=100')).body.total_count).toBe(before);
+    // Straight to the database, as another server process would: seen once the order is reloaded.
+    const writtenAt = performance.now();
+    const row = await server.db.user.create({ data: { id: 'user_elsewhere', email: 'elsewhere@example.com' } });
+    await server.db.organizationMember.create({ data: { organization_id: await memberOrg(), user_id: row.id } });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - writtenAt)) + 20));
+    const after = (await rest(server, '/organization/members?limit=100')).body;
+    expect(after.total_count).toBe(before + 1);
+    expect(after.data.map((m: { id: string }) => m.id)).toContain(row.id);
+  });
+
+  it('pages an organization too large to keep its order in memory the same way, in the database', async () => {
+    const actor = await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date());
+    const cached = new MemberOrderCache(1_000);
+    const tooLarge = new MemberOrderCache(1_000, { maxOrganizations: 10, maxMembers: 2 });
+    expect(await tooLarge.ids(server.db, actor.organizationId)).toBeNull();
+    for (const page of [{ offset: 0, limit: 2 }, { offset: 1, limit: 3 }, { offset: 0, limit: 100 }, { offset: 99, limit: 5 }]) {
+      const inMemory = await listOrganizationMembers(server.db, cached, actor, page);
+      expect(await listOrganizationMembers(server.db, tooLarge, actor, page)).toEqual(inMemory);
+    }
   });
 
   it('401 without a key, 403 for a regular key', async () => {

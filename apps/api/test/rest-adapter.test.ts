@@ -32,6 +32,7 @@ beforeAll(async () => {
     keys: undefined as never,
     catalog: undefined as never,
     recorder: undefined as never,
+    memberOrder: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

@@ -5,6 +5,7 @@ import type { SecretBox } from '../modules/byok/secret-box.js';
 import type { KeyCache } from '../modules/keys/auth.service.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
+import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 
@@ -17,12 +18,14 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Stored bytes and the limits of files and media. */
   media: MediaDeps;
-  /** Key rows by hash for authentication, kept up to AUTH_CACHE_TTL_MS. */
+  /** Key rows by hash for authentication, kept up to CACHE_TTL_MS. */
   keys: KeyCache;
-  /** The model catalog in memory, reloaded after CATALOG_CACHE_TTL_MS. */
+  /** The model catalog in memory, reloaded after CACHE_TTL_MS. */
   catalog: CatalogCache;
   /** Writes recorded generations in batches (group commit). */
   recorder: GenerationRecorder;
+  /** Organizations' member order for GET /organization/members, kept up to CACHE_TTL_MS. */
+  memberOrder: MemberOrderCache;
 }
 
 export interface Context extends AppDeps {

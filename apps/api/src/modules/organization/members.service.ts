@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../keys/auth.service.js';
+import type { MemberOrderCache } from './member-order.js';
 
 type Role = MemberRow['role'];
 
@@ -29,9 +30,9 @@ function memberOf(row: MemberRow & { user: User }): OrganizationMember {
 }
 
 /**
- * One page of members with the total, in one round trip. The page is cut from the
- * (organization_id, created_at, id) index before users are joined, so only its rows are joined; a
- * page past the end still carries the total (one row of nulls).
+ * One page of members with the total, in one round trip, for organizations too large to keep their
+ * order in memory. The page is cut from the (organization_id, created_at, id) index before users
+ * are joined; a page past the end still carries the total (one row of nulls).
  */
 const MEMBERS_PAGE = statement(`
   SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
@@ -43,33 +44,53 @@ const MEMBERS_PAGE = statement(`
   ) p ON true
   ORDER BY p.created_at, p.id`);
 
-interface MemberPageRow {
-  total: number;
-  user_id: string | null;
+/** The members with these membership ids, by primary key. */
+const MEMBERS_BY_ID = statement(`
+  SELECT m.id, m.user_id, m.role::text AS role, u.email, u.first_name, u.last_name
+  FROM organization_members m JOIN users u ON u.id = m.user_id
+  WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`);
+
+interface MemberFields {
+  user_id: string;
   role: OrgRole;
   email: string;
   first_name: string;
   last_name: string;
 }
 
-/** Oldest member first; ties broken by the membership id, so pages never overlap. */
-export async function listOrganizationMembers(db: Db, actor: Actor, page: { offset: number; limit: number }) {
-  const rows = await queryRows<MemberPageRow>(db, MEMBERS_PAGE, [actor.organizationId, page.offset, page.limit]);
-  const data = rows.flatMap((r) =>
-    r.user_id === null ? [] : [{ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role } satisfies OrganizationMember],
-  );
-  return { data, total_count: rows[0]?.total ?? 0 };
+const memberRecord = (r: MemberFields): OrganizationMember =>
+  ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role }) satisfies OrganizationMember;
+
+/**
+ * Oldest member first; ties broken by the membership id, so pages never overlap. The order comes
+ * from MemberOrderCache (at most its TTL old for writes made elsewhere), the rows from the database.
+ */
+export async function listOrganizationMembers(db: Db, order: MemberOrderCache, actor: Actor, page: { offset: number; limit: number }) {
+  const ids = await order.ids(db, actor.organizationId);
+  if (ids === null) {
+    const rows = await queryRows<{ total: number } & (MemberFields | { [K in keyof MemberFields]: null })>(db, MEMBERS_PAGE, [
+      actor.organizationId,
+      page.offset,
+      page.limit,
+    ]);
+    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberRecord(r)])), total_count: rows[0]?.total ?? 0 };
+  }
+  const slice = ids.slice(page.offset, page.offset + page.limit);
+  const rows = slice.length ? await queryRows<MemberFields & { id: string }>(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
 /** Adds a person by email, creating the user when the email is new. Already a member: 400. */
 export async function createOrganizationMember(
   db: Db,
+  order: MemberOrderCache,
   actor: Actor,
   input: CreateOrganizationMemberInput,
 ): Promise<OrganizationMember> {
   const email = input.email.toLowerCase();
   try {
-    return await db.$transaction(async (tx) => {
+    const created = await db.$transaction(async (tx) => {
       const user = await tx.user.upsert({
         where: { email },
         create: { id: newId('user'), email, first_name: input.first_name ?? '', last_name: input.last_name ?? '' },
@@ -81,6 +102,8 @@ export async function createOrganizationMember(
       });
       return memberOf(member);
     });
+    order.forget(actor.organizationId);
+    return created;
   } catch (error) {
     if (isUniqueViolation(error)) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
     throw error;
@@ -102,11 +125,12 @@ export async function updateOrganizationMember(
 }
 
 /** Removes the membership; workspace memberships and guardrail assignments go with it (cascade). */
-export async function removeOrganizationMember(db: Db, actor: Actor, input: RemoveOrganizationMemberInput) {
+export async function removeOrganizationMember(db: Db, order: MemberOrderCache, actor: Actor, input: RemoveOrganizationMemberInput) {
   if (input.user_id === actor.userId) throw new Invalid('a key cannot remove the member who created it');
   const { count } = await db.organizationMember.deleteMany({
     where: { organization_id: actor.organizationId, user_id: input.user_id },
   });
+  order.forget(actor.organizationId);
   if (count === 0) throw new NotFound(`member ${input.user_id}`);
   return { removed: true as const };
 }

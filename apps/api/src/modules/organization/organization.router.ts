@@ -29,13 +29,13 @@ export const organizationRouter = router({
     })
     .input(ListOrganizationMembersInputSchema)
     .output(ListOrganizationMembersOutputSchema)
-    .query(({ ctx, input }) => listOrganizationMembers(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listOrganizationMembers(ctx.db, ctx.memberOrder, ctx.actor, input)),
 
   // Internal (tRPC only): membership administration.
   createMember: managementProcedure
     .input(CreateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
-    .mutation(({ ctx, input }) => createOrganizationMember(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
   updateMember: managementProcedure
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
@@ -43,5 +43,5 @@ export const organizationRouter = router({
   removeMember: managementProcedure
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
 });
