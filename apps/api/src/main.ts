@@ -1,4 +1,5 @@
 // Process entry: config -> database -> app -> listen; graceful shutdown on SIGINT/SIGTERM.
+import './heap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
