@@ -5,6 +5,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ERROR_MESSAGES } from '@switchyard/schema';
 import { createCallerFactory, publicProcedure, router } from '../src/trpc/init.js';
 import { restHandler } from '../src/http/rest.js';
 import type { Context } from '../src/trpc/context.js';
@@ -20,6 +21,11 @@ const echoRouter = router({
     .input(z.object({ id: z.string(), note: z.string().optional() }))
     .output(z.object({ id: z.string(), note: z.string().nullable() }))
     .mutation(({ input }) => ({ id: input.id, note: input.note ?? null })),
+  count: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/count' } })
+    .input(z.object({ n: z.number().int(), tags: z.array(z.string()).optional() }))
+    .output(z.object({ n: z.number(), tags: z.array(z.string()).optional() }))
+    .query(({ input }) => input),
 });
 
 let server: Server;
@@ -78,5 +84,28 @@ describe('REST bodies', () => {
       body: JSON.stringify({ note: 'hi' }),
     });
     expect(await res.json()).toEqual({ id: 'x2', note: 'hi' });
+  });
+
+  it('a body that is not JSON is a 400 with the envelope; so is a body without a Content-Type', async () => {
+    for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+      const res = await fetch(`${base}/touch/x3`, { method: 'POST', headers, body: new TextEncoder().encode('note=hi') });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
+    }
+  });
+});
+
+describe('REST query strings', () => {
+  it('coerce to the schema (numbers), and a parameter given twice is an array', async () => {
+    const ok = await fetch(`${base}/count?n=3&tags=a`);
+    expect(await ok.json()).toEqual({ n: 3, tags: ['a'] });
+    expect(await (await fetch(`${base}/count?n=4&tags=a&tags=b`)).json()).toEqual({ n: 4, tags: ['a', 'b'] });
+    const bad = await fetch(`${base}/count?n=three`);
+    expect(bad.status).toBe(400);
+  });
+
+  it('unknown paths and methods fall through to the next handler', async () => {
+    expect((await fetch(`${base}/count`, { method: 'DELETE' })).status).toBe(404);
+    expect((await fetch(`${base}/nowhere`)).status).toBe(404);
   });
 });
