@@ -7,10 +7,8 @@ import { ByokCredentialSchema, ByokOutputSchema } from '@switchyard/schema';
 import { loadConfig } from '../src/config.js';
 import { resealByokSecrets } from '../src/modules/byok/byok.service.js';
 import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
-import { authenticate, KeyCache } from '../src/modules/keys/auth.service.js';
-import { hashApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, managementActor, testServer, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, ok, rest, trpc } from './fixtures-admin.js';
 
 const GetSchema = ByokOutputSchema.extend({ data: ByokCredentialSchema.strict() }).strict();
@@ -117,7 +115,7 @@ describe('GET /byok/{id}', () => {
     const oldBox = await serverBox();
     const newKey = randomBytes(32);
     const ring = new SecretBox([newKey, parseSecretKey(await fs.readFile(path.join(server.dataDir, SECRET_KEY_FILE), 'utf8'))]);
-    const actor = await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date());
+    const actor = await managementActor(server);
     const { resealed } = await resealByokSecrets(server.db, ring, actor);
     expect(resealed).toBeGreaterThanOrEqual(1);
     const row = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });

@@ -4,9 +4,25 @@ import { Prisma, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
-import { startTestServer } from '../src/testing.js';
+import { authenticate, KeyCache, type Actor } from '../src/modules/keys/auth.service.js';
+import { startTestServer, type TestServer } from '../src/testing.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+
+/** The caller of the server's management key, as services receive it. */
+export const managementActor = (server: TestServer): Promise<Actor> =>
+  authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date());
+
+/** The test server's CACHE_TTL_MS (the default). */
+export const CACHE_TTL_MS = 1_000;
+
+/**
+ * Waits until whatever the server read into memory before `since` (a performance.now()) has
+ * expired: what another process wrote after `since` must show by then.
+ */
+export function pastCacheTtl(since: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, CACHE_TTL_MS - (performance.now() - since)) + 20));
+}
 
 export interface OrgFixture {
   organizationId: string;

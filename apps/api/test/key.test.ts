@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySchema } from '@switchyard/schema';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
-import { addUsage, createOrganization, testServer } from './fixtures.js';
+import { addUsage, createOrganization, pastCacheTtl, testServer } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -192,7 +192,7 @@ describe('GET /key', () => {
       const disabledAt = performance.now();
       await server.db.apiKey.update({ where: { hash }, data: { disabled: true } });
       // This server read the row just now and may use it for up to a second; never longer.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - disabledAt)) + 20));
+      await pastCacheTtl(disabledAt);
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
     it('with an expired key', async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer } from './fixtures.js';
+import { createOrganization, pastCacheTtl, testServer } from './fixtures.js';
 import { createKey, demoCatalog, importDemoCatalog, trpc } from './fixtures-catalog.js';
 
 let server: TestServer;
@@ -299,7 +299,7 @@ describe('internal catalog writes (tRPC, management key)', () => {
     const writtenAt = performance.now();
     await server.db.model.update({ where: { id: 'acme/rocket-3' }, data: { name: 'Acme: Rocket Three' } });
     // The snapshot read just now may be used for up to a second, then is reloaded in the background.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - writtenAt)) + 20));
+    await pastCacheTtl(writtenAt);
     await getModel('acme/rocket-3'); // answered from the old snapshot while the new one loads
     await expect.poll(async () => (await getModel('acme/rocket-3')).name, { timeout: 2_000, interval: 20 }).toBe('Acme: Rocket Three');
   });

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListOrganizationMembersOutputSchema, OrganizationMemberSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, managementActor, pastCacheTtl, testServer, type OrgFixture } from './fixtures.js';
 import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
-import { authenticate, KeyCache } from '../src/modules/keys/auth.service.js';
-import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { MemberOrderCache } from '../src/modules/organization/member-order.js';
 import { listOrganizationMembers } from '../src/modules/organization/members.service.js';
-
-async function memberOrg(): Promise<string> {
-  return (await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date())).organizationId;
-}
 
 let server: TestServer;
 let other: OrgFixture;
@@ -63,15 +57,15 @@ describe('GET /organization/members', () => {
     // Straight to the database, as another server process would: seen once the order is reloaded.
     const writtenAt = performance.now();
     const row = await server.db.user.create({ data: { id: 'user_elsewhere', email: 'elsewhere@example.com' } });
-    await server.db.organizationMember.create({ data: { organization_id: await memberOrg(), user_id: row.id } });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_000 - (performance.now() - writtenAt)) + 20));
+    await server.db.organizationMember.create({ data: { organization_id: (await managementActor(server)).organizationId, user_id: row.id } });
+    await pastCacheTtl(writtenAt);
     const after = (await rest(server, '/organization/members?limit=100')).body;
     expect(after.total_count).toBe(before + 1);
     expect(after.data.map((m: { id: string }) => m.id)).toContain(row.id);
   });
 
   it('pages an organization too large to keep its order in memory the same way, in the database', async () => {
-    const actor = await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date());
+    const actor = await managementActor(server);
     const cached = new MemberOrderCache(1_000);
     const tooLarge = new MemberOrderCache(1_000, { maxOrganizations: 10, maxMembers: 2 });
     expect(await tooLarge.ids(server.db, actor.organizationId)).toBeNull();

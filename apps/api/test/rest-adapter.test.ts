@@ -87,7 +87,7 @@ describe('REST bodies', () => {
   });
 
   it('a body that is not JSON is a 400 with the envelope; so is a body without a Content-Type', async () => {
-    for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+    for (const headers of [{ 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
       const res = await fetch(`${base}/touch/x3`, { method: 'POST', headers, body: new TextEncoder().encode('note=hi') });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });

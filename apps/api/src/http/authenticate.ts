@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import { Forbidden } from '../errors.js';
 import { authenticate, type Actor } from '../modules/keys/auth.service.js';
 import { keyHashOf, type AppDeps } from '../trpc/context.js';
 
@@ -7,7 +6,5 @@ import { keyHashOf, type AppDeps } from '../trpc/context.js';
 export async function actorOf(deps: AppDeps, req: Request, res: Response, options: { management?: boolean } = {}): Promise<Actor> {
   const keyHash = keyHashOf(req);
   res.locals.keyHash = keyHash;
-  const actor = await authenticate(deps.db, deps.keys, keyHash, deps.now());
-  if (options.management && !actor.key.is_management_key) throw new Forbidden();
-  return actor;
+  return authenticate(deps.db, deps.keys, keyHash, deps.now(), options);
 }

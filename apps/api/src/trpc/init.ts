@@ -2,7 +2,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { Forbidden, httpErrorOf, Invalid, trpcCodeOf } from '../errors.js';
+import { httpErrorOf, Invalid, trpcCodeOf } from '../errors.js';
 import { authenticate, type Actor } from '../modules/keys/auth.service.js';
 import type { Context } from './context.js';
 
@@ -76,9 +76,7 @@ export const publicProcedure = t.procedure.use(({ ctx, meta, getRawInput, next }
  */
 function guard(management: boolean) {
   return t.middleware(async ({ ctx, meta, getRawInput, next }) => {
-    const actor = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
-    // Management keys only: others get 403 with the spec's message.
-    if (management && !actor.key.is_management_key) throw new Forbidden();
+    const actor = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), { management });
     const decoded = pathParamDecoder(ctx.transport, meta?.openapi?.path, getRawInput);
     if (!decoded) return next({ ctx: { actor } });
     // tRPC's next() takes ctx and getRawInput together (its middleware runner reads both), but its

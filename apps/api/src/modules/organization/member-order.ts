@@ -5,43 +5,36 @@
 // and the rows are read fresh by primary key. Member writes through this process forget the
 // organization's order at once; writes by another process show within `ttlMs`.
 import { queryRows, statement, type Db } from '@switchyard/db';
+import { TtlCache } from '../../cache.js';
 
 const MEMBER_ORDER = statement(`
   SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`);
 
 export class MemberOrderCache {
-  readonly #entries = new Map<string, { ids: Promise<string[] | null>; until: number }>();
+  readonly #orders: TtlCache<string, string[] | null>;
 
   /**
    * `maxMembers`: larger organizations are paged in the database (their order would cost too much
    * memory): `ids` answers null for them.
    */
   constructor(
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly limits = { maxOrganizations: 1_000, maxMembers: 100_000 },
-  ) {}
+  ) {
+    this.#orders = new TtlCache(ttlMs, limits.maxOrganizations);
+  }
 
   /** Membership ids of the organization, oldest first; null past `maxMembers`. */
-  async ids(db: Db, organizationId: string): Promise<string[] | null> {
-    const now = performance.now();
-    const cached = this.#entries.get(organizationId);
-    if (cached && cached.until > now) return cached.ids;
-    const { maxMembers, maxOrganizations } = this.limits;
-    const ids = queryRows<{ id: string }>(db, MEMBER_ORDER, [organizationId, maxMembers + 1]).then((rows) =>
-      rows.length > maxMembers ? null : rows.map((r) => r.id),
-    );
-    if (this.ttlMs <= 0) return ids;
-    if (this.#entries.size >= maxOrganizations) this.#entries.delete(this.#entries.keys().next().value!);
-    const entry = { ids, until: now + this.ttlMs };
-    this.#entries.set(organizationId, entry);
-    ids.catch(() => {
-      if (this.#entries.get(organizationId) === entry) this.#entries.delete(organizationId);
+  ids(db: Db, organizationId: string): Promise<string[] | null> {
+    const { maxMembers } = this.limits;
+    return this.#orders.get(organizationId, async () => {
+      const rows = await queryRows<{ id: string }>(db, MEMBER_ORDER, [organizationId, maxMembers + 1]);
+      return rows.length > maxMembers ? null : rows.map((r) => r.id);
     });
-    return ids;
   }
 
   /** After a member of the organization was added or removed through this process. */
   forget(organizationId: string): void {
-    this.#entries.delete(organizationId);
+    this.#orders.delete(organizationId);
   }
 }

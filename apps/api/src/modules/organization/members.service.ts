@@ -19,15 +19,8 @@ type Role = MemberRow['role'];
 const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-function memberOf(row: MemberRow & { user: User }): OrganizationMember {
-  return {
-    id: row.user_id,
-    email: row.user.email,
-    first_name: row.user.first_name,
-    last_name: row.user.last_name,
-    role: orgRoleOf(row.role),
-  } satisfies OrganizationMember;
-}
+const memberOf = (row: MemberRow & { user: User }): OrganizationMember =>
+  memberRecord({ ...row.user, user_id: row.user_id, role: orgRoleOf(row.role) });
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
