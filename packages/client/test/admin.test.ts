@@ -1,18 +1,13 @@
 // The administration procedures through the typed client, against a real server.
 import { randomUUID } from 'node:crypto';
-import type { TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchyardClient, type SwitchyardClient } from '../src/index.js';
-import { failure, startServer } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SwitchyardClient } from '../src/index.js';
+import { failure, useServer } from './support.js';
 
-let server: TestServer;
+const env = useServer();
 let admin: SwitchyardClient;
-beforeAll(async () => {
-  server = await startServer();
-  admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
-});
-afterAll(async () => {
-  await server?.close();
+beforeAll(() => {
+  admin = env.client(env.server.managementKey);
 });
 
 describe('@switchyard/client: administration', () => {
@@ -59,7 +54,7 @@ describe('@switchyard/client: administration', () => {
 
     expect((await admin.analytics.meta.query()).data.granularities).toHaveLength(5);
 
-    const regular = createSwitchyardClient({ url: server.url, apiKey: (await admin.keys.create.mutate({ name: 'r' })).key });
+    const regular = env.client((await admin.keys.create.mutate({ name: 'r' })).key);
     expect(await failure(regular.analytics.meta.query())).toMatchObject({ status: 403, message: 'Only management keys can perform this operation' });
   });
 });

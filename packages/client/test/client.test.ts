@@ -1,29 +1,21 @@
 // The typed client against a real server (express on a free port, real PostgreSQL).
-import type { TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSwitchyardClient, type RouterOutputs } from '../src/index.js';
-import { failure, startServer } from './support.js';
+import { failure, useServer } from './support.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
+const env = useServer();
+const { client } = env;
 
 describe('@switchyard/client', () => {
   it('keys.current answers what GET /api/v1/key answers', async () => {
-    const viaClient: RouterOutputs['keys']['current'] = await client(server.managementKey).keys.current.query();
-    const viaRest = await (await server.request('/api/v1/key')).json();
+    const viaClient: RouterOutputs['keys']['current'] = await client(env.server.managementKey).keys.current.query();
+    const viaRest = await (await env.server.request('/api/v1/key')).json();
     expect(viaClient).toEqual(viaRest);
     expect(viaClient.data.is_management_key).toBe(true);
   });
 
   it('creates a key whose secret then authenticates, and changes it', async () => {
-    const admin = client(server.managementKey);
+    const admin = client(env.server.managementKey);
     const created = await admin.keys.create.mutate({ name: 'service', limit: 5, limit_reset: 'daily' });
     expect(created.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
     expect(created.data).toMatchObject({ name: 'service', limit: 5, limit_reset: 'daily', disabled: false, is_management_key: false });
@@ -36,7 +28,7 @@ describe('@switchyard/client', () => {
   });
 
   it('lists and shows the organization\'s keys, newest first, paginated', async () => {
-    const admin = client(server.managementKey);
+    const admin = client(env.server.managementKey);
     const a = await admin.keys.create.mutate({ name: 'list-a' });
     const b = await admin.keys.create.mutate({ name: 'list-b' });
     const page = await admin.keys.list.query({ limit: 2, offset: 0 });
@@ -52,26 +44,26 @@ describe('@switchyard/client', () => {
     const missing = await failure(client('sk-sy-v1-nope').keys.current.query());
     expect(missing).toMatchObject({ status: 401, message: 'Missing Authentication header' });
 
-    const { key } = await client(server.managementKey).keys.create.mutate({ name: 'regular' });
+    const { key } = await client(env.server.managementKey).keys.create.mutate({ name: 'regular' });
     const forbidden = await failure(client(key).keys.create.mutate({ name: 'x' }));
     expect(forbidden).toMatchObject({ status: 403, message: 'Only management keys can perform this operation' });
 
-    const invalid = await failure(client(server.managementKey).keys.create.mutate({ name: '' }));
+    const invalid = await failure(client(env.server.managementKey).keys.create.mutate({ name: '' }));
     expect(invalid).toMatchObject({ status: 400, message: 'Invalid request parameters' });
     expect(invalid.metadata).toMatchObject({ issues: [{ path: 'name' }] });
   });
 
   it("cannot reach another organization's keys", async () => {
-    const other = await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } });
+    const other = await env.server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } });
     // A second organization, created directly: its key is unknown to this organization's admin.
-    const org = await server.db.organization.create({ data: { id: 'org_isolation', name: 'Isolated' } });
-    const ws = await server.db.workspace.create({ data: { organization_id: org.id, slug: 'default', name: 'Default' } });
-    const foreign = await server.db.apiKey.create({
+    const org = await env.server.db.organization.create({ data: { id: 'org_isolation', name: 'Isolated' } });
+    const ws = await env.server.db.workspace.create({ data: { organization_id: org.id, slug: 'default', name: 'Default' } });
+    const foreign = await env.server.db.apiKey.create({
       data: { ...other, id: undefined, hash: 'f'.repeat(64), organization_id: org.id, workspace_id: ws.id, name: 'foreign' },
     });
-    const notFound = await failure(client(server.managementKey).keys.update.mutate({ hash: foreign.hash, disabled: true }));
+    const notFound = await failure(client(env.server.managementKey).keys.update.mutate({ hash: foreign.hash, disabled: true }));
     expect(notFound).toMatchObject({ status: 404, message: 'Resource not found' });
-    expect((await server.db.apiKey.findUniqueOrThrow({ where: { id: foreign.id } })).disabled).toBe(false);
+    expect((await env.server.db.apiKey.findUniqueOrThrow({ where: { id: foreign.id } })).disabled).toBe(false);
   });
 
   it('reports status 0 when the server cannot be reached', async () => {

@@ -1,28 +1,13 @@
 // writeContainerFile: the sandbox runner's PUT route through the client package, against a real server.
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { containerFileId, createSwitchyardClient, SwitchyardError, writeContainerFile } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { containerFileId, createSwitchyardClient, writeContainerFile } from '../src/index.js';
+import { failure, useServer } from './support.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SwitchyardError);
-  return error as SwitchyardError;
-}
+const env = useServer();
 
 describe('writeContainerFile', () => {
   it('writes and replaces a file, which then downloads; errors are SwitchyardErrors with the status', async () => {
-    const options = { url: server.url, apiKey: server.managementKey };
+    const options = { url: env.server.url, apiKey: env.server.managementKey };
     const sy = createSwitchyardClient(options);
     const { data: container } = await sy.files.openContainer.mutate({ session_key: 'writer' });
 
@@ -31,7 +16,7 @@ describe('writeContainerFile', () => {
     expect(first).toMatchObject({ file_id: containerFileId('out/a.txt'), path: 'out/a.txt', mime_type: 'text/plain', size_bytes: 3 });
     const second = await writeContainerFile(options, { container_id: container.container_id, path: 'out/a.txt', body: new Uint8Array([1, 2]) });
     expect(second).toMatchObject({ mime_type: 'application/octet-stream', size_bytes: 2 });
-    const res = await server.request(`/api/v1/containers/${container.container_id}/files/${second.file_id}/content`);
+    const res = await env.server.request(`/api/v1/containers/${container.container_id}/files/${second.file_id}/content`);
     expect(Buffer.from(await res.arrayBuffer())).toEqual(Buffer.from([1, 2]));
 
     const regular = (await sy.keys.create.mutate({ name: 'regular' })).key;

@@ -1,27 +1,19 @@
 // Containers, promote and video jobs through the typed client, against a real server.
-import type { TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchyardClient, type RouterOutputs } from '../src/index.js';
-import { failure, startServer } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { type RouterOutputs } from '../src/index.js';
+import { failure, useServer } from './support.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
+const env = useServer();
+const { client } = env;
 const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64url')}`;
 
 describe('files and videos through @switchyard/client', () => {
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {
-    const sy = client(server.managementKey);
+    const sy = client(env.server.managementKey);
     const { data: container } = await sy.files.openContainer.mutate({ session_key: 'client-session' });
     expect(container.container_id).toBe('sess_client-session');
 
-    const put = await server.request(`/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}`, {
+    const put = await env.server.request(`/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}`, {
       method: 'PUT',
       headers: { 'content-type': 'text/plain' },
       body: '42\n',
@@ -41,16 +33,16 @@ describe('files and videos through @switchyard/client', () => {
   });
 
   it('records a video job whose output then downloads over REST', async () => {
-    const sy = client(server.managementKey);
+    const sy = client(env.server.managementKey);
     const { data: job } = await sy.videos.createJob.mutate({
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'job-1',
-      outputs: [{ upstream_url: `${server.url}/healthz`, media_type: 'video/mp4' }],
+      outputs: [{ upstream_url: `${env.server.url}/healthz`, media_type: 'video/mp4' }],
     });
     expect(job).toMatchObject({ status: 'completed', outputs: [{ index: 0, media_type: 'video/mp4' }] });
     // The "provider" here is the server's own health check: its bytes come through unchanged.
-    const res = await server.request(`/api/v1/videos/${job.id}/content`);
+    const res = await env.server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
 

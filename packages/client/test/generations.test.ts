@@ -1,22 +1,13 @@
 // Generations through the typed client: record, read, read content, feedback, credits.
-import type { TestServer } from '@switchyard/api/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchyardClient } from '../src/index.js';
-import { failure, startServer } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { failure, useServer } from './support.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const client = (apiKey: string) => createSwitchyardClient({ url: server.url, apiKey });
+const env = useServer();
+const { client } = env;
 
 describe('generations through @switchyard/client', () => {
   it('records a generation once, shows it, its content and the spend, and takes feedback', async () => {
-    const admin = client(server.managementKey);
+    const admin = client(env.server.managementKey);
     expect((await admin.generations.addCredits.mutate({ amount: 10 })).credit_balance).toBe(10);
     const created = await admin.keys.create.mutate({ name: 'router' });
     const input = {
@@ -33,7 +24,7 @@ describe('generations through @switchyard/client', () => {
 
     const own = client(created.key);
     const viaClient = await own.generations.get.query({ id: 'gen-client-1' });
-    const viaRest = await (await server.request('/api/v1/generation?id=gen-client-1', { key: created.key })).json();
+    const viaRest = await (await env.server.request('/api/v1/generation?id=gen-client-1', { key: created.key })).json();
     expect(viaClient).toEqual(viaRest);
     expect(viaClient.data).toMatchObject({ id: 'gen-client-1', usage: 0.25, tokens_prompt: 12, session_id: null });
     expect((await own.keys.current.query()).data).toMatchObject({ usage: 0.25, usage_daily: 0.25 });
@@ -49,7 +40,7 @@ describe('generations through @switchyard/client', () => {
   });
 
   it('rejects with the statuses of the contract', async () => {
-    const admin = client(server.managementKey);
+    const admin = client(env.server.managementKey);
     expect(await failure(admin.generations.get.query({ id: 'gen-unknown' }))).toMatchObject({ status: 404, message: 'Resource not found' });
     expect((await failure(admin.generations.get.query({ id: '' }))).status).toBe(400);
     const { key } = await admin.keys.create.mutate({ name: 'plain' });

@@ -1,11 +1,30 @@
 // Shared by the client tests: a real server over a fresh database, and a helper that expects a
 // call to reject with SwitchyardError.
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
-import { expect, inject } from 'vitest';
-import { SwitchyardError } from '../src/index.js';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { createSwitchyardClient, SwitchyardError, type SwitchyardClient } from '../src/index.js';
 
 export const startServer = (): Promise<TestServer> =>
   startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+
+/** A server for the calling test file: started before its tests, closed after them. */
+export function useServer(): { readonly server: TestServer; client(apiKey: string): SwitchyardClient } {
+  let running: TestServer | undefined;
+  beforeAll(async () => {
+    running = await startServer();
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  const env = {
+    get server(): TestServer {
+      if (!running) throw new Error('the test server starts in beforeAll');
+      return running;
+    },
+    client: (apiKey: string) => createSwitchyardClient({ url: env.server.url, apiKey }),
+  };
+  return env;
+}
 
 export async function failure(promise: Promise<unknown>): Promise<SwitchyardError> {
   const error = await promise.then(
