@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps): Express {
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: contextFactory(deps, 'trpc'),
+      createContext: contextFactory(deps),
       maxBodySize: 1024 * 1024,
       onError({ error, path }) {
         logIfInternal(deps.logger, httpErrorOf(error), { procedure: path });

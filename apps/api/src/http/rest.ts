@@ -3,9 +3,9 @@
 // same coercion of query strings), and built from that library's own utilities. Its adapter does
 // per request what can be done once (it re-derives each procedure's input schema and re-applies its
 // coercion, and builds a whole Fetch Request just to get an abort signal), and answers errors with
-// its own body, not the spec's envelope. Here routes are prepared at start-up, errors get the
-// envelope and the status of the shared mapping, and successful answers are the procedure's output
-// as JSON.
+// its own body, not the spec's envelope, and passes path parameters on still percent-encoded. Here
+// routes are prepared at start-up, path parameters are decoded, errors get the envelope and the
+// status of the shared mapping, and successful answers are the procedure's output as JSON.
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import { getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
 import type { Request, RequestHandler, Response } from 'express';
@@ -24,7 +24,7 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod/v4';
 import type { Logger } from 'pino';
-import { envelopeOf, httpErrorOf } from '../errors.js';
+import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal } from './error-response.js';
@@ -72,6 +72,22 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
   return routes;
 }
 
+/**
+ * Path parameters arrive percent-encoded (`gpt-4%3Afree`; `%2F` must not split a segment), and the
+ * library passes them on raw: they are decoded here. Malformed encodings are a 400.
+ */
+function decodedParams(params: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw new Invalid(`malformed percent-encoding in path parameter ${name}`, { parameter: name });
+    }
+  }
+  return decoded;
+}
+
 /** Query parameters as trpc-to-openapi reads them: a parameter given once is a string. */
 function queryOf(req: Request, arrayParams: string[]): Record<string, unknown> {
   const query: Record<string, unknown> = {};
@@ -99,12 +115,12 @@ function send(res: Response, status: number, body: unknown): void {
 
 export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger }): RequestHandler {
   const routes = routesOf(router);
-  const createContext = contextFactory(deps, 'rest');
+  const createContext = contextFactory(deps);
 
   return (req, res, next) => {
     const path = normalizePath((req.url.split('?', 1)[0] ?? '/') || '/');
     let route: Route | undefined;
-    let params: Record<string, string> | undefined;
+    let params: Record<string, string> = {};
     for (const candidate of routes.get(req.method) ?? []) {
       const match = candidate.pattern.exec(path);
       if (match) {
@@ -131,15 +147,16 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
               message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header',
             });
           }
-          if (!found.voidInput) input = { ...(empty ? {} : (req.body as Record<string, unknown>)), ...params };
+          if (!found.voidInput) input = empty ? {} : (req.body as Record<string, unknown>);
         } else if (!found.voidInput) {
-          input = { ...queryOf(req, found.arrayParams), ...params };
+          input = queryOf(req, found.arrayParams);
         }
         const data = await found.procedure({
           ctx: createContext({ req, res }),
           path: found.path,
           type: found.type,
-          getRawInput: async () => input,
+          // Decoded when the procedure reads its input, i.e. after authentication (401 comes first).
+          getRawInput: async () => (input === undefined ? undefined : { ...input, ...decodedParams(params) }),
           input: undefined,
           signal: undefined,
           batchIndex: 0,

@@ -31,8 +31,6 @@ export interface AppDeps {
 export interface Context extends AppDeps {
   /** SHA-256 of the bearer token, or null when the request carries none. */
   keyHash: string | null;
-  /** Which surface the call came through: REST path parameters arrive percent-encoded. */
-  transport: 'rest' | 'trpc';
   /** The request's headers (e.g. promote picks its response shape from them). */
   headers: IncomingHttpHeaders;
 }
@@ -58,11 +56,11 @@ export function requestOrigin(headers: IncomingHttpHeaders): string {
   return `${proto}://${host}`;
 }
 
-export function contextFactory(deps: AppDeps, transport: Context['transport']) {
+export function contextFactory(deps: AppDeps) {
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash, transport, headers: req.headers };
+    return { ...deps, keyHash, headers: req.headers };
   };
 }
