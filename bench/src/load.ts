@@ -3,6 +3,7 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
+import { readCpuMs } from './processes.js';
 
 export interface LoadSpec {
   method: 'GET' | 'POST';
@@ -24,9 +25,28 @@ export interface Measurement {
   /** Connection errors and timeouts. */
   errors: number;
   statusCodes: Record<string, number>;
+  /**
+   * CPU time (ms) the target process used per successful answer (per recording when recording)
+   * during the measured run, warm-up excluded. Steadier from run to run than requests/s on a shared
+   * machine. null when the target's pid is not given or /proc is unreadable.
+   */
+  cpuMsPerRequest: number | null;
   /** Recording only: every successful recording, warm-up included (for the GET /key check). */
   recorded?: number;
 }
+
+/** Starts counting the CPU time of `pid`; the returned function gives the ms used since. */
+function cpuMeter(pid: number | undefined): () => number | null {
+  const start = pid === undefined ? null : readCpuMs(pid);
+  return () => {
+    const end = pid === undefined ? null : readCpuMs(pid);
+    return start === null || end === null ? null : end - start;
+  };
+}
+
+const okCount = (statusCodes: Record<string, number>) =>
+  Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
+const perRequest = (cpuMs: number | null, ok: number) => (cpuMs === null || ok === 0 ? null : cpuMs / ok);
 
 export async function runAutocannon(options: {
   url: string;
@@ -35,6 +55,8 @@ export async function runAutocannon(options: {
   warmup: number;
   duration: number;
   timeout: number;
+  /** The target's pid, for its CPU time per answer. */
+  pid?: number;
 }): Promise<Measurement> {
   const { spec } = options;
   const vary = spec.vary;
@@ -48,7 +70,9 @@ export async function runAutocannon(options: {
     ...(vary ? { requests: [{ setupRequest: (request: object) => ({ ...request, ...vary() }) }] } : {}),
   };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
+  const cpu = cpuMeter(options.pid);
   const result = await autocannon({ ...base, duration: options.duration });
+  const cpuMs = cpu();
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
@@ -60,6 +84,7 @@ export async function runAutocannon(options: {
     non2xx: result.non2xx,
     errors: result.errors,
     statusCodes,
+    cpuMsPerRequest: perRequest(cpuMs, okCount(statusCodes)),
   };
 }
 
@@ -77,6 +102,7 @@ export async function runDownloads(options: {
   perConnection: number;
   expectedBytes: number;
   timeoutMs: number;
+  pid?: number;
 }): Promise<Measurement> {
   const target = new URL(options.spec.path, options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
@@ -108,20 +134,22 @@ export async function runDownloads(options: {
       });
     });
   const started = performance.now();
+  const cpu = cpuMeter(options.pid);
   await Promise.all(
     Array.from({ length: options.connections }, async () => {
       for (let i = 0; i < options.perConnection; i++) await once();
     }),
   );
+  const cpuMs = cpu();
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  return summarise(latencies, statusCodes, errors, seconds);
+  return summarise(latencies, statusCodes, errors, seconds, cpuMs);
 }
 
-function summarise(latencies: number[], statusCodes: Record<string, number>, errors: number, seconds: number): Measurement {
+function summarise(latencies: number[], statusCodes: Record<string, number>, errors: number, seconds: number, cpuMs: number | null): Measurement {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : 0);
-  const ok = Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
+  const ok = okCount(statusCodes);
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
     requests,
@@ -132,17 +160,17 @@ function summarise(latencies: number[], statusCodes: Record<string, number>, err
     non2xx: requests - ok,
     errors,
     statusCodes,
+    cpuMsPerRequest: perRequest(cpuMs, ok),
   };
 }
 
 type RecordInput = RouterInputs['generations']['record'];
 
 /**
- * `callers` loops, each with its own client (so each call is one HTTP request, as from separate
- * routing-service processes), recording generations back to back for `duration` seconds.
+ * `callers` loops sharing one client, recording generations back to back for `duration` seconds.
  */
 export async function runRecorders(
-  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number },
+  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number; pid?: number },
   input: (caller: number) => RecordInput,
 ): Promise<Measurement> {
   // The callers share one client, as the request handlers of one routing process would: tRPC's batch
@@ -176,8 +204,9 @@ export async function runRecorders(
     return { latencies, statusCodes, errors, seconds: (performance.now() - started) / 1000 };
   };
   if (options.warmup > 0) await phase(options.warmup);
+  const cpu = cpuMeter(options.pid);
   const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
-  return { ...summarise(latencies, statusCodes, errors, seconds), recorded };
+  return { ...summarise(latencies, statusCodes, errors, seconds, cpu()), recorded };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -312,21 +312,24 @@ async function spendVisibleAfter(stack: Stack, expected: number): Promise<number
   return null;
 }
 
+/** Drives `scenario` against `target` (the server or a floor), whose process is `pid`. */
 async function measure(
   scenario: Scenario,
-  target: string,
+  target: { url: string; pid: number | undefined },
   opts: Options,
   extras: { stack: Stack; size: string },
 ): Promise<Measurement> {
+  const { url, pid } = target;
   if (scenario.kind === 'record') {
     return runRecorders(
-      { url: target, apiKey: extras.stack.managementKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup },
+      { url, apiKey: extras.stack.managementKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid },
       recordInput(extras.stack, extras.size),
     );
   }
   if (scenario.kind === 'download') {
     return runDownloads({
-      url: target,
+      url,
+      pid,
       spec: scenario.spec,
       connections: opts.connections,
       perConnection: opts.downloads,
@@ -334,7 +337,7 @@ async function measure(
       timeoutMs: 300_000,
     });
   }
-  return runAutocannon({ url: target, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
+  return runAutocannon({ url, pid, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
 }
 
 async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
@@ -368,14 +371,14 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       for (const mode of ['node', 'express'] as const) {
         const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp);
         try {
-          floors[mode] = await measure(scenario, floor.url, opts, { stack, size });
+          floors[mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid }, opts, { stack, size });
         } finally {
           await stopChild(floor.child);
         }
       }
       const usageBefore = scenario.kind === 'record' ? await keyUsage(stack) : 0;
       const rss = sampleRss(stack.pid);
-      const measured = await measure(scenario, stack.url, opts, { stack, size });
+      const measured = await measure(scenario, { url: stack.url, pid: stack.pid }, opts, { stack, size });
       const peakRss = rss.stop();
       let visibleMs: number | null | undefined;
       if (scenario.kind === 'record') {

@@ -75,6 +75,21 @@ export function readRss(pid: number): number | null {
   }
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms: fields 14 and 15 of
+ * /proc/<pid>/stat, in clock ticks of 10 ms (Linux's USER_HZ). null where unreadable.
+ */
+export function readCpuMs(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after it are space-separated.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped; returns the peak seen. */
 export function sampleRss(pid: number, intervalMs = 20): { stop(): number | null } {
   let peak: number | null = readRss(pid);

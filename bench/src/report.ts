@@ -32,10 +32,12 @@ const COLUMNS = [
   ['non-2xx', 8],
   ['errors', 7],
   ['peak RSS', 9],
+  ['cpu ms/req', 11],
   ['node floor', 15],
   ['express floor', 15],
   ['x node', 7],
   ['x express', 9],
+  ['express cpu', 12],
 ] as const;
 
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1e6).toFixed(0)} MB`);
@@ -43,11 +45,13 @@ const rate = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '?');
 const floorCell = (m: Measurement) => `${rate(m.requestsPerSecond)} (${ms(m.p99Ms)})`;
+const cpu = (m: Measurement) => (m.cpuMsPerRequest === null ? '?' : m.cpuMsPerRequest.toFixed(3));
 
 export function printTable(rows: ScenarioResult[], header: boolean): void {
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join(' '));
   if (header) {
-    console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s)');
+    console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s;');
+    console.log(' cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer)');
     line(COLUMNS.map(([title]) => title));
   }
   for (const r of rows) {
@@ -59,10 +63,12 @@ export function printTable(rows: ScenarioResult[], header: boolean): void {
       String(r.non2xx),
       String(r.errors),
       mb(r.peakRssBytes),
+      cpu(r),
       floorCell(r.floors.node),
       floorCell(r.floors.express),
       ratio(r.requestsPerSecond, r.floors.node.requestsPerSecond),
       ratio(r.requestsPerSecond, r.floors.express.requestsPerSecond),
+      cpu(r.floors.express),
     ]);
     if (r.spendVisibleMs !== undefined) {
       console.log(`  GET /key showed the recorded spend ${r.spendVisibleMs === null ? 'NOT within 5 s' : `after ${r.spendVisibleMs} ms`}`);
@@ -78,6 +84,7 @@ export interface BudgetLine {
 }
 
 const RSS_LIMIT = 250 * 1000 * 1000;
+const P99_LIMIT_MS = 25;
 
 export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   const lines: BudgetLine[] = [];
@@ -85,13 +92,19 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   const tag = (run: SizeRun, s: ScenarioResult) => `${s.name} [${run.size}]`;
 
   const reads = all.filter(({ s }) => s.kind === 'read');
-  const slowReads = reads.filter(({ s }) => s.requestsPerSecond < 0.4 * s.floors.express.requestsPerSecond || s.p99Ms > 25);
+  const slowReads = reads.filter(({ s }) => s.requestsPerSecond < 0.4 * s.floors.express.requestsPerSecond || s.p99Ms > P99_LIMIT_MS);
+  // The same 25 ms applied to the express floor itself, which answers a constant under the same load.
+  const floorP99s = reads.map(({ s }) => s.floors.express.p99Ms);
+  const floorContext = floorP99s.length
+    ? ` (the express floor's own p99 in these runs: ${ms(Math.min(...floorP99s))}-${ms(Math.max(...floorP99s))} ms, over ${P99_LIMIT_MS} ms in ${floorP99s.filter((p) => p > P99_LIMIT_MS).length} of ${floorP99s.length})`
+    : '';
   lines.push({
-    item: '1. reads >= 40% of the express floor, p99 <= 25 ms',
+    item: `1. reads >= 40% of the express floor, p99 <= ${P99_LIMIT_MS} ms`,
     met: reads.length ? slowReads.length === 0 : null,
-    detail: slowReads.length
-      ? `short: ${slowReads.map(({ run, s }) => `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.express.requestsPerSecond)}x, p99 ${ms(s.p99Ms)} ms`).join('; ')}`
-      : `${reads.length} read runs`,
+    detail:
+      (slowReads.length
+        ? `short: ${slowReads.map(({ run, s }) => `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.express.requestsPerSecond)}x, p99 ${ms(s.p99Ms)} ms`).join('; ')}`
+        : `${reads.length} read runs`) + floorContext,
   });
 
   const small = runs.find((r) => r.size === 'small');
