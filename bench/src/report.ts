@@ -119,7 +119,17 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
     item: '2. large-size p50 within 1.25x of small-size p50 (GET /key, GET /generation)',
     met: comparable.length ? comparable.every((g) => g.b!.p50Ms <= 1.25 * g.a!.p50Ms) : null,
     detail: comparable.length
-      ? comparable.map((g) => `${g.name} ${ms(g.a!.p50Ms)} -> ${ms(g.b!.p50Ms)} ms (${ratio(g.b!.p50Ms, g.a!.p50Ms)}x)`).join('; ')
+      ? comparable
+          .map((g) => {
+            // At saturation p50 is about connections / throughput, so it carries the run-to-run drift;
+            // the server's CPU per answer shows whether the work itself grew.
+            const cpuGrowth =
+              g.a!.cpuMsPerRequest && g.b!.cpuMsPerRequest !== null
+                ? `, server CPU per answer ${cpu(g.a!)} -> ${cpu(g.b!)} ms (${ratio(g.b!.cpuMsPerRequest, g.a!.cpuMsPerRequest)}x)`
+                : '';
+            return `${g.name} ${ms(g.a!.p50Ms)} -> ${ms(g.b!.p50Ms)} ms (${ratio(g.b!.p50Ms, g.a!.p50Ms)}x)${cpuGrowth}`;
+          })
+          .join('; ')
       : 'needs --size both',
   });
 
