@@ -27,8 +27,9 @@ export interface Measurement {
   statusCodes: Record<string, number>;
   /**
    * CPU time (ms) the target process used per successful answer (per recording when recording)
-   * during the measured run, warm-up excluded. Steadier from run to run than requests/s on a shared
-   * machine. null when the target's pid is not given or /proc is unreadable.
+   * during the measured run, warm-up excluded: where the cost is, beside the floors' figures. It
+   * drifts with this machine's speed too. null when the target's pid is not given or /proc is
+   * unreadable.
    */
   cpuMsPerRequest: number | null;
   /** Recording only: every successful recording, warm-up included (for the GET /key check). */

@@ -121,8 +121,9 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
     detail: comparable.length
       ? comparable
           .map((g) => {
-            // At saturation p50 is about connections / throughput, so it carries the run-to-run drift;
-            // the server's CPU per answer shows whether the work itself grew.
+            // At saturation p50 is about connections / throughput, so it carries the run-to-run drift.
+            // The server's CPU per answer drifts with the machine as well, but a size-independent
+            // scenario of the same run (GET /model) shows how much.
             const cpuGrowth =
               g.a!.cpuMsPerRequest && g.b!.cpuMsPerRequest !== null
                 ? `, server CPU per answer ${cpu(g.a!)} -> ${cpu(g.b!)} ms (${ratio(g.b!.cpuMsPerRequest, g.a!.cpuMsPerRequest)}x)`
