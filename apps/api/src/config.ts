@@ -37,6 +37,23 @@ const EnvSchema = z.object({
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  // Where stored bytes live: unset or file://<dir> (a local directory), s3://<bucket>[/<prefix>].
+  STORAGE_URL: z
+    .string()
+    .regex(
+      /^(file:\/\/.+|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/([A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/?)?)?)$/,
+      'must be file://<directory> or s3://<bucket>[/<prefix>] (prefix segments of A-Z a-z 0-9 . _ -)',
+    )
+    .optional(),
+  STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  // The AWS SDK's standard variables, for STORAGE_URL=s3://...
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
+  AWS_REGION: z.string().optional(),
+  AWS_ENDPOINT_URL_S3: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['0', '1', 'true', 'false']).default('0'),
 });
 
 export interface Config {
@@ -56,6 +73,25 @@ export interface Config {
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
+  /** Where stored bytes live. */
+  storage: StorageConfig;
+  /** How often a replica tries to sweep unreferenced objects and abandoned uploads (0: never). */
+  storageSweepIntervalMs: number;
+}
+
+export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
+
+export interface S3StorageConfig {
+  kind: 's3';
+  bucket: string;
+  /** '' or segments ending with '/'. */
+  prefix: string;
+  /** Unset: the AWS SDK resolves it (profile files, instance metadata). */
+  region: string | undefined;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** Unset: the AWS SDK's default credential chain (profile files, instance or container roles). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 export interface MediaConfig {
@@ -71,6 +107,31 @@ export interface MediaConfig {
 
 export class ConfigError extends Error {}
 
+function storageConfig(e: z.infer<typeof EnvSchema>, dataDir: string): StorageConfig {
+  const url = e.STORAGE_URL;
+  if (!url) return { kind: 'local', root: path.join(dataDir, 'blobs') };
+  if (url.startsWith('file://')) return { kind: 'local', root: path.resolve(url.slice('file://'.length)) };
+  const [bucket = '', ...segments] = url.slice('s3://'.length).split('/').filter(Boolean);
+  const endpoint = e.AWS_ENDPOINT_URL_S3 ?? e.AWS_ENDPOINT_URL;
+  return {
+    kind: 's3',
+    bucket,
+    prefix: segments.map((segment) => `${segment}/`).join(''),
+    // An S3-compatible endpoint rarely cares about the region, but the SDK needs one.
+    region: e.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined),
+    endpoint,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === '1' || e.S3_FORCE_PATH_STYLE === 'true',
+    credentials:
+      e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+        ? {
+            accessKeyId: e.AWS_ACCESS_KEY_ID,
+            secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+            ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+          }
+        : undefined,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most shells' habits (FOO= cmd).
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -83,10 +144,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
+    throw new ConfigError('Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,
     host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir,
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
@@ -100,5 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
     },
+    storage: storageConfig(e, dataDir),
+    storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
   };
 }

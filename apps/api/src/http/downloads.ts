@@ -13,6 +13,7 @@ import { openUpstream } from '../modules/videos/upstream.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
+import { requestedRange } from './range.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -22,11 +23,17 @@ export function downloadRoutes(deps: AppDeps): Router {
 
   routes.get('/containers/:container_id/files/:file_id/content', async (req, res) => {
     const actor = await actorOf(deps, req, res);
-    const download = await openContainerFile(deps.db, deps.media, actor, req.params.container_id!, req.params.file_id!);
-    res.status(200);
+    const download = await openContainerFile(deps.db, deps.media, actor, req.params.container_id!, req.params.file_id!, (size, sha256) =>
+      requestedRange(req.headers, size, `"${sha256}"`),
+    );
+    const { range } = download;
+    res.status(range ? 206 : 200);
     res.attachment(download.filename);
     res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Length', download.size);
+    res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
+    if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('ETag', `"${download.sha256}"`);
     res.setHeader('Cache-Control', 'private, no-store');
     await stream(deps, req, res, download.stream);
   });

@@ -10,6 +10,7 @@ import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFi
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { MediaDeps } from '../../storage/media.js';
+import type { ByteRange } from '../../storage/storage.js';
 import type { Actor } from '../keys/auth.service.js';
 import { fileRecordOf } from './file-shapes.js';
 import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
@@ -131,21 +132,37 @@ export async function writeContainerFile(db: Db, media: MediaDeps, actor: Actor,
 
 export interface Download {
   filename: string;
+  /** Size of the whole file. */
   size: number;
+  /** SHA-256 hex of the whole file (its ETag). */
+  sha256: string;
+  /** The bytes served when a range was asked for. */
+  range?: ByteRange;
   stream: Readable;
 }
 
-/** Opens a container file's bytes for streaming. */
+/**
+ * Opens a container file's bytes for streaming: all of them, or the range `range(size)` picks once
+ * the file's size is known (undefined: all).
+ */
 export async function openContainerFile(
   db: Db,
   media: MediaDeps,
   actor: Actor,
   containerId: string,
   fileId: string,
+  range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
 ): Promise<Download> {
   const { file } = await findContainerFile(db, actor, containerId, fileId);
-  const stored = await media.storage.get(file.storage_key);
-  return { filename: posix.basename(file.path), size: stored.size, stream: stored.stream };
+  const wanted = range(Number(file.size_bytes), file.sha256);
+  const stored = await media.storage.get(file.storage_key, wanted ? { range: wanted } : {});
+  return {
+    filename: posix.basename(file.path),
+    size: stored.size,
+    sha256: file.sha256,
+    ...(stored.range ? { range: stored.range } : {}),
+    stream: stored.stream,
+  };
 }
 
 async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{ used: bigint; quota: bigint }> {
