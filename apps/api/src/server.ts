@@ -14,13 +14,22 @@ import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
 import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
+import type { BlobStorage } from './storage/storage.js';
+import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 
 export interface RunningServer {
   url: string;
   port: number;
   db: Db;
   databaseUrl: string;
-  /** Stops accepting, drains in-flight requests, closes the pool, stops embedded PostgreSQL. */
+  /** Where stored bytes live (STORAGE_URL). */
+  storage: BlobStorage;
+  /** Runs one storage sweep now; null when another replica holds the sweep's lock. */
+  sweepStorage(options?: SweepOptions): Promise<SweepReport | null>;
+  /**
+   * Stops accepting, drains in-flight requests, stops the storage sweep, closes the pool, stops
+   * embedded PostgreSQL.
+   */
   close(): Promise<void>;
 }
 
@@ -42,6 +51,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     log: (message) => logger.info({ component: 'postgres' }, message),
   });
   let db: Db | undefined;
+  let sweeper: StorageSweeper | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax });
@@ -69,16 +79,21 @@ export async function startServer(config: Config, logger: Logger, options: { now
     logger.info({ storage: media.storage.location }, 'storage');
 
     const now = options.now ?? (() => new Date());
+    const caches = {
+      keys: new KeyCache(config.cacheTtlMs),
+      catalog: new CatalogCache(config.cacheTtlMs),
+      memberOrder: new MemberOrderCache(config.cacheTtlMs),
+    };
+    sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
+    sweeper.start();
     const app = createApp({
       db,
       logger,
       now,
       secrets: secrets.box,
       media,
-      keys: new KeyCache(config.cacheTtlMs),
-      catalog: new CatalogCache(config.cacheTtlMs),
+      ...caches,
       recorder: new GenerationRecorder(db, now),
-      memberOrder: new MemberOrderCache(config.cacheTtlMs),
     });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
@@ -92,12 +107,15 @@ export async function startServer(config: Config, logger: Logger, options: { now
     logger.info({ url }, 'listening');
 
     const openDb = db;
+    const openSweeper = sweeper;
     let closing: Promise<void> | undefined;
     return {
       url,
       port,
       db: openDb,
       databaseUrl: database.url,
+      storage: media.storage,
+      sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
       close() {
         closing ??= (async () => {
           await new Promise<void>((resolve) => {
@@ -106,6 +124,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
             // Requests still running after the grace period are cut.
             setTimeout(() => server.closeAllConnections(), 10_000).unref();
           });
+          await openSweeper.stop();
           await openDb.$disconnect();
           await database.close();
         })();
@@ -113,6 +132,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       },
     };
   } catch (error) {
+    await sweeper?.stop().catch(() => undefined);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;

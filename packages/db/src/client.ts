@@ -64,3 +64,35 @@ export async function queryRows<Row>(db: Db, stmt: Statement, values: readonly u
   const result = await handle.pool.query<Row & pg.QueryResultRow>({ name: stmt.name, text: stmt.text, values: values as unknown[] });
   return result.rows;
 }
+
+/**
+ * Runs `fn` while holding the session-level advisory lock `key` on one connection of the client's
+ * pool, if no other session holds it; null (without running `fn`) if one does. The lock goes with
+ * the connection should this process die.
+ */
+export async function withAdvisoryLock<T>(db: Db, key: number, fn: () => Promise<T>): Promise<T | null> {
+  const handle = handles.get(db);
+  if (!handle) throw new Error('withAdvisoryLock needs a client made by createDb');
+  const client = await handle.pool.connect();
+  // A connection that failed a lock query (it may still hold the lock) is not given back to the pool.
+  let broken: Error | undefined;
+  try {
+    let locked: boolean;
+    try {
+      locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0]?.locked === true;
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    }
+    if (!locked) return null;
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((error: Error) => {
+        broken = error;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
+}

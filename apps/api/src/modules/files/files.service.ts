@@ -1,14 +1,15 @@
 // Containers (per-session sandboxes of files) and workspace documents.
-// Bytes live in the BlobStorage under server-made keys; rows point at them. Every write stores the
-// bytes first (atomically) and then commits the row, and removes the bytes again when the row
-// cannot be committed, so no row ever points at missing bytes.
-import { randomUUID } from 'node:crypto';
+// Bytes live in the BlobStorage under server-made keys; rows point at them. Every write claims its
+// key, stores the bytes (atomically) and then commits the row (releasing the claim), and removes the
+// bytes again when the row cannot be committed, so no row ever points at missing bytes and the
+// storage sweep never takes bytes a write is about to point at (storage/claims.ts).
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Container as ContainerRow, ContainerFile as ContainerFileRow, Db, Document } from '@switchyard/db';
 import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFileInput, File } from '@switchyard/schema';
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';
 import type { Actor } from '../keys/auth.service.js';
@@ -104,8 +105,8 @@ export interface ContainerFileUpload {
 export async function writeContainerFile(db: Db, media: MediaDeps, actor: Actor, upload: ContainerFileUpload): Promise<ContainerFile> {
   const path = decodeFileId(upload.file_id);
   const container = await findContainer(db, actor, upload.container_id);
-  const storageKey = `containers/${container.id}/${randomUUID()}`;
-  const stored = await media.storage.put(storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
+  const storageKey = containerObjectKey(container.id);
+  const stored = await putClaimed(db, media.storage, storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
   let previousKey: string | undefined;
   let row: ContainerFileRow;
   try {
@@ -120,10 +121,11 @@ export async function writeContainerFile(db: Db, media: MediaDeps, actor: Actor,
         create: { organization_id: container.organization_id, container_id: container.id, path, ...fields },
         update: fields,
       });
+      await settleClaim(tx, storageKey);
       return { row: written, previousKey: previous?.storage_key };
     }));
   } catch (error) {
-    await media.storage.delete(storageKey).catch(() => undefined);
+    await discardClaimed(db, media.storage, storageKey);
     throw error;
   }
   if (previousKey) await media.storage.delete(previousKey).catch(() => undefined);
@@ -208,9 +210,9 @@ export async function promoteFile(
   if (used + size > quota) throw new PayloadTooLarge(`workspace quota ${quota} bytes would be exceeded`);
 
   const documentId = newId('file');
-  const storageKey = `documents/${container.workspace_id}/${documentId}`;
+  const storageKey = documentObjectKey(container.workspace_id, documentId);
   const source = await media.storage.get(file.storage_key);
-  const copied = await media.storage.put(storageKey, source.stream, { maxBytes: media.maxFileBytes });
+  const copied = await putClaimed(db, media.storage, storageKey, source.stream, { maxBytes: media.maxFileBytes });
   let document: Document;
   try {
     if (copied.sha256 !== file.sha256) throw new Unavailable(`stored bytes of ${file.id} do not match their checksum`);
@@ -225,6 +227,7 @@ export async function promoteFile(
          WHERE id = ${container.workspace_id}::uuid
            AND storage_used_bytes + ${copied.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
       if (reserved !== 1) throw new PayloadTooLarge(`workspace quota would be exceeded`);
+      await settleClaim(tx, storageKey);
       return tx.document.create({
         data: {
           id: documentId,
@@ -241,9 +244,9 @@ export async function promoteFile(
       });
     });
   } catch (error) {
-    await media.storage.delete(storageKey).catch(() => undefined);
+    await discardClaimed(db, media.storage, storageKey);
     throw error;
   }
-  if (document.id !== documentId) await media.storage.delete(storageKey).catch(() => undefined);
+  if (document.id !== documentId) await discardClaimed(db, media.storage, storageKey);
   return fileRecordOf(document, shape);
 }
