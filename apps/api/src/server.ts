@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
+import { createDb, migrate, provisionDatabase, type Db, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -16,6 +16,7 @@ import { bootstrapOrganization } from './modules/organization/bootstrap.service.
 import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
+import { listenForCacheEvents } from './cache-events.js';
 
 export interface RunningServer {
   url: string;
@@ -27,8 +28,8 @@ export interface RunningServer {
   /** Runs one storage sweep now; null when another replica holds the sweep's lock. */
   sweepStorage(options?: SweepOptions): Promise<SweepReport | null>;
   /**
-   * Stops accepting, drains in-flight requests, stops the storage sweep, closes the pool, stops
-   * embedded PostgreSQL.
+   * Stops accepting, drains in-flight requests, stops the storage sweep and the cache listener,
+   * closes the pool, stops embedded PostgreSQL.
    */
   close(): Promise<void>;
 }
@@ -51,6 +52,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     log: (message) => logger.info({ component: 'postgres' }, message),
   });
   let db: Db | undefined;
+  let listener: Listener | undefined;
   let sweeper: StorageSweeper | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
@@ -84,6 +86,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       catalog: new CatalogCache(config.cacheTtlMs),
       memberOrder: new MemberOrderCache(config.cacheTtlMs),
     };
+    listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
     const app = createApp({
@@ -107,6 +110,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     logger.info({ url }, 'listening');
 
     const openDb = db;
+    const openListener = listener;
     const openSweeper = sweeper;
     let closing: Promise<void> | undefined;
     return {
@@ -125,6 +129,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
             setTimeout(() => server.closeAllConnections(), 10_000).unref();
           });
           await openSweeper.stop();
+          await openListener.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();
         })();
@@ -133,6 +138,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     };
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
+    await listener?.close().catch(() => undefined);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;

@@ -4,3 +4,4 @@ export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgre
 export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';
 // The generated client: PrismaClient, the Prisma namespace, enums and one type per model.
 export * from './generated/prisma/client.js';
+export { listen, LISTENER_APPLICATION_NAME, type Listener, type ListenHandlers, type ListenOptions } from './notifications.js';

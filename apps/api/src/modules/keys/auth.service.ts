@@ -12,10 +12,10 @@ export interface Actor {
 
 /**
  * Key rows by hash, each kept for at most `ttlMs` after it was read, so that most requests
- * authenticate without a query. A key disabled, changed or deleted by another process is honoured
- * within `ttlMs`; a change made through this process (`forget`) at once. Unknown hashes are never
- * cached (a key created elsewhere works at once). `ttlMs` 0 reads every time. Figures that move
- * (usage) are never read from these rows.
+ * authenticate without a query. A change made through this process (`forget`) applies at once; one
+ * made by another process as soon as its notification arrives (cache-events.ts), and within `ttlMs`
+ * even if that notification is lost. Unknown hashes are never cached (a key created elsewhere works
+ * at once). `ttlMs` 0 reads every time. Figures that move (usage) are never read from these rows.
  */
 export class KeyCache {
   readonly #rows: TtlCache<string, ApiKey | null>;
@@ -28,9 +28,14 @@ export class KeyCache {
     return this.#rows.get(hash, () => db.apiKey.findUnique({ where: { hash } }));
   }
 
-  /** Forgets a key after this process changed it, so that the change applies to the next request. */
+  /** Forgets a key after it changed, so that the change applies to the next request. */
   forget(hash: string): void {
     this.#rows.delete(hash);
+  }
+
+  /** Forgets every key. */
+  clear(): void {
+    this.#rows.clear();
   }
 }
 
