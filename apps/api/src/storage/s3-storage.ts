@@ -131,11 +131,12 @@ export class S3Storage implements BlobStorage {
   async get(key: string, options: GetOptions = {}): Promise<StoredObject> {
     const { range } = options;
     if (range && range.end < range.start) throw new Invalid(`range ${range.start}-${range.end}`);
+    const objectKey = this.#objectKey(key);
     try {
       const out = await this.#client.send(
         new GetObjectCommand({
           Bucket: this.#bucket,
-          Key: this.#objectKey(key),
+          Key: objectKey,
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
         }),
       );
@@ -153,8 +154,9 @@ export class S3Storage implements BlobStorage {
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
+    const objectKey = this.#objectKey(key);
     try {
-      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#objectKey(key) }));
+      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
       return { size: Number(out.ContentLength) };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -163,8 +165,9 @@ export class S3Storage implements BlobStorage {
   }
 
   async delete(key: string): Promise<void> {
+    const objectKey = this.#objectKey(key);
     try {
-      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#objectKey(key) }));
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
     } catch (error) {
       if (isNotFound(error)) return;
       throw unavailable(error, 'delete');
