@@ -40,8 +40,11 @@ export interface SweepDeps {
 }
 
 export interface SweepOptions {
-  /** Objects and unfinished uploads younger than this are kept (default: an hour). Claims always get an hour. */
-  minAgeMs?: number;
+  /**
+   * Unreferenced, unclaimed objects younger than this are kept (default: an hour). Tests set 0 to
+   * show that claims and rows alone protect bytes. Unfinished uploads and claims always get an hour.
+   */
+  objectMinAgeMs?: number;
 }
 
 /** What one sweep removed. */
@@ -58,16 +61,16 @@ const swept = (key: string) => STORED_NAMESPACES.some((namespace) => key.startsW
 
 /** One sweep, unless another replica is sweeping (null). */
 export function sweepStorage(deps: SweepDeps, options: SweepOptions = {}): Promise<SweepReport | null> {
-  return withAdvisoryLock(deps.db, SWEEP_LOCK, () => sweepLocked(deps, options.minAgeMs ?? ABANDONED_AFTER_MS));
+  return withAdvisoryLock(deps.db, SWEEP_LOCK, () => sweepLocked(deps, options.objectMinAgeMs ?? ABANDONED_AFTER_MS));
 }
 
-async function sweepLocked({ db, storage, now }: SweepDeps, minAgeMs: number): Promise<SweepReport> {
-  const cutoff = now().getTime() - minAgeMs;
+async function sweepLocked({ db, storage, now }: SweepDeps, objectMinAgeMs: number): Promise<SweepReport> {
   const report: SweepReport = { temporary: 0, claims: 0, objects: 0 };
 
+  const abandoned = now().getTime() - ABANDONED_AFTER_MS;
   for await (const upload of storage.listTemporary()) {
     if (upload.key !== undefined && !swept(upload.key)) continue;
-    if (upload.since.getTime() >= cutoff) continue;
+    if (upload.since.getTime() >= abandoned) continue;
     await storage.removeTemporary(upload.id);
     report.temporary++;
   }
@@ -79,6 +82,7 @@ async function sweepLocked({ db, storage, now }: SweepDeps, minAgeMs: number): P
     for (const { key } of rows) await storage.delete(key);
     report.objects += rows.length;
   };
+  const cutoff = now().getTime() - objectMinAgeMs;
   for (const namespace of STORED_NAMESPACES) {
     let batch: string[] = [];
     for await (const entry of storage.list(namespace)) {
