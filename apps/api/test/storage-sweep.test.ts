@@ -140,14 +140,14 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
     try {
       await Promise.all(
         [0, 1, 2, 3].map(async (writer) => {
-          for (let round = 0; round < 12; round++) await write(writer, round);
+          for (let round = 0; round < 8; round++) await write(writer, round);
         }),
       );
     } finally {
       writing = false;
       await sweeping;
     }
-    console.info(`${store}: ${sweeps} sweeps ran during 48 writes and 48 promotions; they removed ${removed} replaced objects`);
+    console.info(`${store}: ${sweeps} sweeps ran during 32 writes and 32 promotions; they removed ${removed} replaced objects`);
     expect(sweeps).toBeGreaterThan(1);
     // Every row's bytes are there, whole.
     const files = await server.db.containerFile.findMany({ where: { container_id: containerRowId } });
