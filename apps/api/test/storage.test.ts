@@ -219,6 +219,68 @@ describe('storage that cannot be reached', () => {
   });
 });
 
+describe('STORAGE_URL', () => {
+  const storageOf = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/srv/sy', ...env }).storage;
+
+  it('defaults to DATA_DIR/blobs; file:// names another directory', () => {
+    expect(storageOf({})).toEqual({ kind: 'local', root: '/srv/sy/blobs' });
+    expect(storageOf({ STORAGE_URL: 'file:///var/lib/blobs' })).toEqual({ kind: 'local', root: '/var/lib/blobs' });
+    expect(storageOf({ STORAGE_URL: 'file://relative/dir' })).toEqual({ kind: 'local', root: path.resolve('relative/dir') });
+  });
+
+  it('s3:// names a bucket and an optional prefix; the AWS variables configure the client', () => {
+    expect(storageOf({ STORAGE_URL: 's3://my-bucket' })).toEqual({
+      kind: 's3',
+      bucket: 'my-bucket',
+      prefix: '',
+      region: undefined,
+      endpoint: undefined,
+      forcePathStyle: false,
+      credentials: undefined,
+    });
+    expect(
+      storageOf({
+        STORAGE_URL: 's3://my.bucket/switchyard/prod/',
+        AWS_ACCESS_KEY_ID: 'id',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000',
+        S3_FORCE_PATH_STYLE: '1',
+      }),
+    ).toEqual({
+      kind: 's3',
+      bucket: 'my.bucket',
+      prefix: 'switchyard/prod/',
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+    });
+    expect(storageOf({ STORAGE_URL: 's3://b-1/p', AWS_REGION: 'eu-west-3', AWS_SESSION_TOKEN: 't', AWS_ACCESS_KEY_ID: 'i', AWS_SECRET_ACCESS_KEY: 's' })).toMatchObject({
+      region: 'eu-west-3',
+      prefix: 'p/',
+      credentials: { accessKeyId: 'i', secretAccessKey: 's', sessionToken: 't' },
+    });
+  });
+
+  it.each([
+    ['STORAGE_URL', 's3://'],
+    ['STORAGE_URL', 's3://UPPER'],
+    ['STORAGE_URL', 's3://bucket/a//b'],
+    ['STORAGE_URL', 's3://bucket/a b'],
+    ['STORAGE_URL', 'file://'],
+    ['STORAGE_URL', '/just/a/path'],
+    ['AWS_ENDPOINT_URL_S3', 'localhost:9000'],
+    ['S3_FORCE_PATH_STYLE', 'yes'],
+    ['STORAGE_SWEEP_INTERVAL_MS', '-1'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses one AWS key without the other', () => {
+    expect(() => loadConfig({ AWS_ACCESS_KEY_ID: 'id' })).toThrow('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  });
+});
+
 describe('container ids', () => {
   it('keeps a clean session key, and the same key always names the same container', () => {
     expect(containerIdOf('abc_DEF-123')).toBe('sess_abc_DEF-123');

@@ -1,0 +1,58 @@
+// Server processes for the tests: src/main.ts run the way `pnpm start` runs the build, through tsx,
+// with only the environment given (and PATH, HOME). Every process a test file starts is killed after it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+const appDir = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: appDir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, output: () => out, exited };
+}
+
+/** Launches a server and waits until it listens. */
+export async function start(env: Record<string, string>): Promise<Proc> {
+  const proc = launch(env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = /"url":"(http:\/\/[^"]+)","msg":"listening"/.exec(proc.output());
+    if (match?.[1]) return { ...proc, url: match[1] };
+    if (proc.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  proc.child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${proc.output()}`);
+}
+
+/** Stops a server with SIGTERM and answers its exit code. */
+export async function stop(proc: Proc): Promise<number | null> {
+  proc.child.kill('SIGTERM');
+  return proc.exited;
+}
