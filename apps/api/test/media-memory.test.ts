@@ -2,7 +2,7 @@
 // promoted, and a 200 MiB video is proxied, while the process's RSS is sampled on every chunk.
 // Server and client share this process, so the figure covers both; buffering a whole body
 // anywhere would add 200 MiB. The S3 store is shown with 128 MiB (its test S3 server shares this
-// process too, and S3 is slower here); `pnpm bench:storage` measures a 1 GiB file in a server process.
+// process too, and S3 is slower here); `pnpm bench:replicas` measures a 1 GiB file in a server process.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
