@@ -34,8 +34,8 @@ export class InsufficientCredits extends DomainError {
   }
 }
 export class Forbidden extends DomainError {
-  constructor(detail = 'management key required') {
-    super(403, detail);
+  constructor(detail = 'management key required', publicMessage?: string) {
+    super(403, detail, undefined, publicMessage);
   }
 }
 export class NotFound extends DomainError {

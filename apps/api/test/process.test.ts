@@ -83,14 +83,25 @@ describe('server process on embedded PostgreSQL', () => {
   it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
     try {
-      // First start: new cluster, migrations, bootstrap, admin-key file (0600).
+      // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
       let proc = await start({ DATA_DIR: dataDir });
       const keyFile = path.join(dataDir, 'admin-key');
+      const platformFile = path.join(dataDir, 'platform-key');
       expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+      expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
       const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
-      expect(proc.output()).toContain(`management key (shown once): ${adminKey}`);
+      const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
+      expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
+      // The log names the files and the masked labels, never a secret.
+      expect(proc.output()).toContain(keyFile);
+      expect(proc.output()).toContain(platformFile);
+      expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
+      expect(proc.output()).not.toContain(adminKey.slice(9));
+      expect(proc.output()).not.toContain(platformKey.slice(18));
       const first = await getKey(proc.url, adminKey);
       expect(first.status).toBe(200);
+      // The platform key belongs to no organization: GET /key is for tenants' keys (403).
+      expect((await getKey(proc.url, platformKey)).status).toBe(403);
       expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
       // SIGTERM: exits 0 and stops PostgreSQL.
@@ -106,6 +117,7 @@ describe('server process on embedded PostgreSQL', () => {
       const second = await getKey(proc.url, adminKey);
       expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
       expect(proc.output()).not.toContain(adminKey);
+      expect(proc.output()).not.toContain(platformKey);
 
       // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
       const orphan = await pidOf(dataDir);
@@ -136,11 +148,16 @@ describe('server process on embedded PostgreSQL', () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
     const key = `sk-sy-v1-${'ab'.repeat(32)}`;
+    const platformKey = `sk-sy-platform-v1-${'cd'.repeat(32)}`;
     try {
-      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: key });
+      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: key, SWITCHYARD_PLATFORM_KEY: platformKey });
       expect((await getKey(proc.url, key)).status).toBe(200);
       expect(existsSync(path.join(dataDir, 'postgres'))).toBe(false);
       expect(existsSync(path.join(dataDir, 'admin-key'))).toBe(false);
+      expect(existsSync(path.join(dataDir, 'platform-key'))).toBe(false);
+      expect(proc.output()).not.toContain(platformKey.slice(18));
+      const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${platformKey}` } });
+      expect(orgs.status).toBe(200);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     } finally {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
-import type { KeyCache } from '../modules/keys/auth.service.js';
+import type { KeyCache } from '../access/callers.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
