@@ -3,6 +3,7 @@
 // runs the build, through tsx.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,17 @@ async function alive(pid: number): Promise<boolean> {
   }
 }
 
+/** Live processes whose command line names `dir` (an orphaned postgres would: -D <dir>/...). */
+async function processesUsing(dir: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await fs.readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(dir) && (await alive(Number(entry)))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
 describe('server process on embedded PostgreSQL', () => {
   it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
@@ -145,6 +157,26 @@ describe('server process on embedded PostgreSQL', () => {
       expect(await proc.exited).toBe(0);
     } finally {
       await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 1 with a clear message when its port is taken, and stops the PostgreSQL it started', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
+      expect(proc.output()).not.toContain('"msg":"listening"');
+      // PostgreSQL was started (the cluster exists) and is stopped again.
+      expect(existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION'))).toBe(true);
+      expect(await pidOf(dataDir)).toBeNull();
+      expect(await processesUsing(dataDir)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   });
