@@ -6,7 +6,7 @@ import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
-import { requestLog } from './http/request-log.js';
+import { loggerOf, requestLog } from './http/request-log.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
@@ -29,12 +29,12 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
     try {
       await deps.db.$queryRaw`SELECT 1`;
       res.json({ status: 'ok' });
     } catch (error) {
-      deps.logger.warn({ err: error }, 'readiness check failed');
+      loggerOf(req, deps.logger).warn({ err: error }, 'readiness check failed');
       res.status(503).json({ status: 'unavailable' });
     }
   });
@@ -54,8 +54,8 @@ export function createApp(deps: AppDeps): Express {
       // A batch larger than this is refused whole (400) before any call runs; @switchyard/client
       // splits its batches at the same size.
       maxBatchSize: TRPC_MAX_BATCH_SIZE,
-      onError({ error, path }) {
-        logIfInternal(deps.logger, httpErrorOf(error), { procedure: path });
+      onError({ error, path, req }) {
+        logIfInternal(loggerOf(req, deps.logger), httpErrorOf(error), { procedure: path });
       },
       responseMeta({ errors }) {
         // Statuses tRPC has no code for (524, 529) and domain errors get the shared mapping.

@@ -14,6 +14,7 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   SWITCHYARD_BOOTSTRAP_KEY: z
     .string()
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
@@ -49,6 +50,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: z.infer<typeof EnvSchema>['LOG_FORMAT'];
   bootstrapKey: string | undefined;
   /** A platform key that must exist; unset: one is generated on first start into DATA_DIR/platform-key. */
   platformKey: string | undefined;
@@ -95,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,

@@ -1,7 +1,7 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
 import fs from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
 import { createApp } from './app.js';
@@ -54,6 +54,32 @@ async function announceKey(logger: Logger, dataDir: string, file: string, what: 
   }
 }
 
+/**
+ * Listens, or rejects with a message an operator can act on (the port is taken, the address is not
+ * this machine's, ...). `variable` names the setting to change.
+ */
+export async function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? `${where} is already in use: stop what listens there, or set ${variable} to another port`
+          : error.code === 'EACCES'
+            ? `no permission to listen on ${where}: choose a port above 1023 with ${variable}`
+            : error.code === 'EADDRNOTAVAIL'
+              ? `${host} is not an address of this machine: check HOST`
+              : `cannot listen on ${where}: ${error.message}`;
+      reject(new Error(reason, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
 export async function startServer(config: Config, logger: Logger, options: { now?: () => Date } = {}): Promise<RunningServer> {
   const database = await provisionDatabase({
     databaseUrl: config.databaseUrl,
@@ -92,10 +118,9 @@ export async function startServer(config: Config, logger: Logger, options: { now
       recorder: new GenerationRecorder(db, now),
       memberOrder: new MemberOrderCache(config.cacheTtlMs),
     });
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once('error', reject);
-    });
+    // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
+    const server = createServer(app);
+    await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -13,6 +13,7 @@ import { openUpstream } from '../modules/videos/upstream.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
+import { loggerOf } from './request-log.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -71,6 +72,6 @@ async function stream(deps: AppDeps, req: Request, res: Response, body: NodeJS.R
     await pipeline(body, res);
   } catch (error) {
     res.destroy();
-    deps.logger.warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
+    loggerOf(req, deps.logger).warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
   }
 }

@@ -8,6 +8,7 @@ import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
+import { loggerOf } from '../http/request-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -61,6 +62,7 @@ export function contextFactory(deps: AppDeps) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash, headers: req.headers };
+    // What a procedure logs carries the request's id.
+    return { ...deps, logger: loggerOf(req, deps.logger), keyHash, headers: req.headers };
   };
 }

@@ -157,6 +157,7 @@ export async function listKeys(
   const where = {
     organization_id: actor.organizationId,
     ...(input.workspace_id ? { workspace_id: input.workspace_id } : {}),
+    ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
   };
   const [rows, total] = await Promise.all([
     db.apiKey.findMany({ where, orderBy: [{ created_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
