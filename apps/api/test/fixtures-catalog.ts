@@ -23,7 +23,7 @@ export async function trpc(
 ): Promise<{ status: number; data: any; error: any }> {
   const key = options.key === undefined ? defaultKeyFor(server, procedure) : options.key;
   const res = options.query
-    ? await server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { key })
+    ? await server.request(`/trpc/${procedure}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key })
     : await server.request(`/trpc/${procedure}`, {
         method: 'POST',
         key,
