@@ -26,10 +26,10 @@ export async function bootstrapOrganization(db: Db, options: BootstrapOptions = 
     const userId = newId('user');
     const secret = options.managementKey ?? generateApiKey();
     await tx.organization.create({ data: { id: organizationId, name: 'Switchyard' } });
-    await tx.user.create({
-      data: { id: userId, email: options.ownerEmail ?? 'owner@switchyard.local', first_name: 'Owner', last_name: '' },
+    await tx.user.create({ data: { id: userId, email: options.ownerEmail ?? 'owner@switchyard.local' } });
+    await tx.organizationMember.create({
+      data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: 'Owner', last_name: '' },
     });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, role: 'admin' } });
     const workspace = await tx.workspace.create({
       data: { organization_id: organizationId, slug: 'default', name: 'Default' },
     });

@@ -1,5 +1,6 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
-// change and remove them. Users are global (one per email); membership is per organization.
+// change and remove them. A user is a shared identity (one id per email); everything an
+// organization writes about a person (names, role) is on its membership, and is all it reads.
 import { queryRows, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
@@ -19,8 +20,8 @@ type Role = MemberRow['role'];
 const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-const memberOf = (row: MemberRow & { user: User }): OrganizationMember =>
-  memberRecord({ ...row.user, user_id: row.user_id, role: orgRoleOf(row.role) });
+const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember =>
+  memberRecord({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
@@ -31,7 +32,7 @@ const MEMBERS_PAGE = statement(`
   SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
   FROM (SELECT count(*) AS total FROM organization_members WHERE organization_id = $1) t
   LEFT JOIN LATERAL (
-    SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, u.first_name, u.last_name
+    SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, m.first_name, m.last_name
     FROM (SELECT * FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3) m
     JOIN users u ON u.id = m.user_id
   ) p ON true
@@ -39,7 +40,7 @@ const MEMBERS_PAGE = statement(`
 
 /** The members with these membership ids, by primary key. */
 const MEMBERS_BY_ID = statement(`
-  SELECT m.id, m.user_id, m.role::text AS role, u.email, u.first_name, u.last_name
+  SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
   WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`);
 
@@ -74,7 +75,10 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
   return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
-/** Adds a person by email, creating the user when the email is new. Already a member: 400. */
+/**
+ * Adds a person by email, with this organization's names and role for them; the user (the shared
+ * identity) is created when the email is new. Already a member: 400.
+ */
 export async function createOrganizationMember(
   db: Db,
   order: MemberOrderCache,
@@ -84,16 +88,17 @@ export async function createOrganizationMember(
   const email = input.email.toLowerCase();
   try {
     const created = await db.$transaction(async (tx) => {
-      const user = await tx.user.upsert({
-        where: { email },
-        create: { id: newId('user'), email, first_name: input.first_name ?? '', last_name: input.last_name ?? '' },
-        update: {},
-      });
+      const user = await tx.user.upsert({ where: { email }, create: { id: newId('user'), email }, update: {} });
       const member = await tx.organizationMember.create({
-        data: { organization_id: actor.organizationId, user_id: user.id, role: roleOf(input.role) },
-        include: { user: true },
+        data: {
+          organization_id: actor.organizationId,
+          user_id: user.id,
+          role: roleOf(input.role),
+          first_name: input.first_name ?? '',
+          last_name: input.last_name ?? '',
+        },
       });
-      return memberOf(member);
+      return memberOf({ ...member, user });
     });
     order.forget(actor.organizationId);
     return created;
