@@ -178,6 +178,26 @@ describe('people: one identity per email, names and role per organization', () =
     expect(await seenBy(b, 'jane@example.com')).toEqual(first.data);
   });
 
+  it('two organizations adding the same new email at the same moment both succeed', async () => {
+    const rounds = [];
+    for (let round = 0; round < 8; round++) {
+      const email = `both${round}@example.com`;
+      const [forA, forB] = await Promise.all([
+        add(a, email, { first_name: 'A', last_name: `${round}` }),
+        add(b, email, { first_name: 'B', last_name: `${round}`, role: 'org:admin' }),
+      ]);
+      rounds.push({ email, round, forA, forB });
+    }
+    expect(rounds.map((r) => [r.forA.status, r.forB.status]), JSON.stringify(rounds.map((r) => [r.forA.error, r.forB.error]))).toEqual(
+      rounds.map(() => [200, 200]),
+    );
+    for (const { email, round, forA, forB } of rounds) {
+      expect(forB.data.id).toBe(forA.data.id);
+      expect(await seenBy(a, email)).toEqual({ id: forA.data.id, email, first_name: 'A', last_name: `${round}`, role: 'org:member' });
+      expect(await seenBy(b, email)).toEqual({ id: forA.data.id, email, first_name: 'B', last_name: `${round}`, role: 'org:admin' });
+    }
+  });
+
   it('one organization adding the same email twice at once: one member, the other call 400 "already a member"', async () => {
     for (let round = 0; round < 3; round++) {
       const email = `twice${round}@example.com`;

@@ -9,7 +9,6 @@ import type {
   RemoveOrganizationMemberInput,
   UpdateOrganizationMemberInput,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../keys/auth.service.js';
@@ -77,7 +76,12 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
 
 /**
  * Adds a person by email, with this organization's names and role for them; the user (the shared
- * identity) is created when the email is new. Already a member: 400.
+ * identity) is created when the email is new. Already a member of this organization: 400.
+ *
+ * Race-free: the user's INSERT ... ON CONFLICT DO NOTHING waits for a concurrent transaction that
+ * inserts the same email and, once that one commits, inserts nothing; the SELECT after it (a new
+ * statement, so a new snapshot) then sees that row. The membership's ON CONFLICT DO NOTHING makes a
+ * real duplicate membership, and only that, come back empty.
  */
 export async function createOrganizationMember(
   db: Db,
@@ -86,26 +90,26 @@ export async function createOrganizationMember(
   input: CreateOrganizationMemberInput,
 ): Promise<OrganizationMember> {
   const email = input.email.toLowerCase();
-  try {
-    const created = await db.$transaction(async (tx) => {
-      const user = await tx.user.upsert({ where: { email }, create: { id: newId('user'), email }, update: {} });
-      const member = await tx.organizationMember.create({
-        data: {
+  const created = await db.$transaction(async (tx) => {
+    await tx.user.createMany({ data: [{ id: newId('user'), email }], skipDuplicates: true });
+    const user = await tx.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+    const [member] = await tx.organizationMember.createManyAndReturn({
+      data: [
+        {
           organization_id: actor.organizationId,
           user_id: user.id,
           role: roleOf(input.role),
           first_name: input.first_name ?? '',
           last_name: input.last_name ?? '',
         },
-      });
-      return memberOf({ ...member, user });
+      ],
+      skipDuplicates: true,
     });
-    order.forget(actor.organizationId);
-    return created;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
-    throw error;
-  }
+    if (!member) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
+    return memberOf({ ...member, user: { email } });
+  });
+  order.forget(actor.organizationId);
+  return created;
 }
 
 export async function updateOrganizationMember(
