@@ -178,6 +178,26 @@ describe('people: one identity per email, names and role per organization', () =
     expect(await seenBy(b, 'jane@example.com')).toEqual(first.data);
   });
 
+  it("updateMember changes this organization's names and role, never what another organization sees", async () => {
+    const theirs = await add(b, 'ren@example.com', { first_name: 'R.', last_name: 'X' });
+    const mine = await add(a, 'ren@example.com', { first_name: 'Ren' });
+    const update = (input: Record<string, unknown>) => trpc<OrganizationMember>(server, 'organization.updateMember', { user_id: mine.data.id, ...input }, { key: a.managementKey });
+
+    const renamed = await update({ last_name: 'Ito' });
+    expect(renamed.status, JSON.stringify(renamed.error)).toBe(200);
+    expect(renamed.data).toEqual({ ...mine.data, last_name: 'Ito' });
+    const promoted = await update({ role: 'org:admin' });
+    expect(promoted.data).toEqual({ ...renamed.data, role: 'org:admin' });
+    const cleared = await update({ first_name: '', last_name: 'Ito-Sato', role: 'org:member' });
+    expect(cleared.data).toEqual({ ...mine.data, first_name: '', last_name: 'Ito-Sato' });
+    expect(await seenBy(a, 'ren@example.com')).toEqual(cleared.data);
+    expect(await seenBy(b, 'ren@example.com')).toEqual(theirs.data);
+
+    // Nothing to change, or a name over 200 characters: 400.
+    expect((await update({})).status).toBe(400);
+    expect((await update({ first_name: 'x'.repeat(201) })).status).toBe(400);
+  });
+
   it('two organizations adding the same new email at the same moment both succeed', async () => {
     const rounds = [];
     for (let round = 0; round < 8; round++) {

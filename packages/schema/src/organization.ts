@@ -33,11 +33,17 @@ export const CreateOrganizationMemberInputSchema = z.object({
 });
 export type CreateOrganizationMemberInput = z.infer<typeof CreateOrganizationMemberInputSchema>;
 
-/** Internal (tRPC): change a member's organization role. */
-export const UpdateOrganizationMemberInputSchema = z.object({
-  user_id: z.string().min(1),
-  role: OrgRoleSchema,
-});
+/** Internal (tRPC): change a member's organization role and/or this organization's names for them. */
+export const UpdateOrganizationMemberInputSchema = z
+  .object({
+    user_id: z.string().min(1),
+    role: OrgRoleSchema.optional(),
+    first_name: z.string().max(200).optional().describe(MEMBER_NAME),
+    last_name: z.string().max(200).optional().describe(MEMBER_NAME),
+  })
+  .refine((input) => input.role !== undefined || input.first_name !== undefined || input.last_name !== undefined, {
+    message: 'give role, first_name or last_name',
+  });
 export type UpdateOrganizationMemberInput = z.infer<typeof UpdateOrganizationMemberInputSchema>;
 
 /** Internal (tRPC): remove a member (and their workspace memberships and guardrail assignments). */

@@ -112,6 +112,7 @@ export async function createOrganizationMember(
   return created;
 }
 
+/** Changes this organization's membership only: its role and names for the person. */
 export async function updateOrganizationMember(
   db: Db,
   actor: Actor,
@@ -119,8 +120,8 @@ export async function updateOrganizationMember(
 ): Promise<OrganizationMember> {
   const [row] = await db.organizationMember.updateManyAndReturn({
     where: { organization_id: actor.organizationId, user_id: input.user_id },
-    data: { role: roleOf(input.role) },
-    include: { user: true },
+    data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
+    include: { user: { select: { email: true } } },
   });
   if (!row) throw new NotFound(`member ${input.user_id}`);
   return memberOf(row);
