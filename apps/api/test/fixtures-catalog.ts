@@ -70,8 +70,8 @@ export async function createMember(db: Db, organizationId: string): Promise<{ us
   const key = generateApiKey();
   const organization = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
   await db.$transaction(async (tx) => {
-    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: 'Member', last_name: suffix } });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com` } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, first_name: 'Member', last_name: suffix } });
     await tx.apiKey.create({
       data: {
         organization_id: organizationId,
