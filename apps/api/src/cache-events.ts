@@ -1,11 +1,12 @@
 // Replicas that agree at once: every process LISTENs on the channel that the database's triggers
 // announce cache-relevant writes on (migration "cache_notifications": "key:<hash>",
-// "members:<organization id>", "catalog"), and drops the affected entries when a notification
-// arrives. While the listening connection is down, announcements are lost: CACHE_TTL_MS still bounds
-// what a process keeps, and once it listens again it drops everything it holds.
+// "organization:<id>", "members:<organization id>", "catalog"), and drops the affected entries when
+// a notification arrives. While the listening connection is down, announcements are lost:
+// CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
+// holds.
 import { listen, type Listener } from '@switchyard/db';
 import type { Logger } from './logger.js';
-import type { KeyCache } from './modules/keys/auth.service.js';
+import type { KeyCache } from './access/callers.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/organization/member-order.js';
 
@@ -21,6 +22,7 @@ export interface Caches {
 export function applyCacheEvent(caches: Caches, payload: string): void {
   if (payload === 'catalog') caches.catalog.invalidate();
   else if (payload.startsWith('key:')) caches.keys.forget(payload.slice('key:'.length));
+  else if (payload.startsWith('organization:')) caches.keys.forgetOrganization(payload.slice('organization:'.length));
   else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
-import { generateApiKey } from './modules/keys/key-format.js';
+import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
 import { startServer, type RunningServer } from './server.js';
 import { testS3 } from './testing-s3.js';
 
@@ -22,6 +22,11 @@ export const TEST_STORES: readonly TestStore[] = ['local', 's3'];
 export interface TestServer extends RunningServer {
   /** The bootstrap management key of the server's organization. */
   managementKey: string;
+  /** The server's platform key (no organization: catalog, recording, credits, containers, video jobs). */
+  platformKey: string;
+  /** The bootstrap organization (the management key's) and its default workspace. */
+  organizationId: string;
+  workspaceId: string;
   dataDir: string;
   /** Fixes the server's clock (null: real time). */
   setNow(at: Date | null): void;
@@ -51,6 +56,7 @@ export async function startTestServer(options: {
   const s3 = store === 's3' ? await testS3() : undefined;
   const storageEnv = s3 ? s3.env(await s3.createBucket()) : {};
   const managementKey = generateApiKey();
+  const platformKey = generatePlatformKey();
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -58,6 +64,7 @@ export async function startTestServer(options: {
     DATABASE_URL: database.url,
     LOG_LEVEL: 'info',
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
+    SWITCHYARD_PLATFORM_KEY: platformKey,
     DATABASE_POOL_MAX: '5',
     ...storageEnv,
     ...options.env,
@@ -66,9 +73,13 @@ export async function startTestServer(options: {
   const logs: Record<string, unknown>[] = [];
   const sink = { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) };
   const server = await startServer(config, pino({ level: config.logLevel }, sink), { now: () => fixed ?? new Date() });
+  const owner = await server.db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } });
   return {
     ...server,
+    organizationId: owner.organization_id,
+    workspaceId: owner.workspace_id,
     managementKey,
+    platformKey,
     dataDir,
     logs,
     store,

@@ -82,7 +82,7 @@ describe('videos.listJobs (internal)', () => {
     const first = (await ok(server, 'videos.createJob', job('up-1'))).data;
     const second = (await ok(server, 'videos.createJob', job('up-2'))).data;
     const third = (await ok(server, 'videos.createJob', job('up-1'))).data;
-    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: undefined });
+    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: server.workspaceId });
 
     const listed = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id })).data);
     expect(listed.total_count).toBe(3);
@@ -119,6 +119,7 @@ describe('GET /samples/video.mp4', () => {
   it('is a provider URL a video job can point at: GET /videos/{jobId}/content proxies it', async () => {
     const file = await fs.readFile(new URL('../assets/sample-video.mp4', import.meta.url));
     const { data: job } = await ok(server, 'videos.createJob', {
+      workspace_id: server.workspaceId,
       provider: 'demo',
       model: 'demo/sample-video',
       upstream_job_id: 'sample',

@@ -98,6 +98,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       try {
         const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/big.mp4`;
         const job = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+          workspace_id: server.workspaceId,
           provider: 'fake',
           model: 'fake/video',
           upstream_job_id: 'big',

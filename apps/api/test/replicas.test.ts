@@ -10,7 +10,7 @@ import { createDb, type Db } from '@switchyard/db';
 import { createTestDatabase, type TestDatabase } from '@switchyard/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { generateApiKey, hashApiKey } from '../src/modules/keys/key-format.js';
+import { generateApiKey, generatePlatformKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { createStorage } from '../src/storage/media.js';
 import type { BlobStorage } from '../src/storage/storage.js';
 import { testS3 } from '../src/testing.js';
@@ -19,6 +19,7 @@ import { fileIdOf, sha256 } from './fixtures-files.js';
 import { start, stop, type Proc } from './fixtures-process.js';
 
 const managementKey = generateApiKey();
+const platformKey = generatePlatformKey();
 
 interface Replica {
   name: string;
@@ -46,19 +47,20 @@ async function trpc<T = any>(via: Replica, procedure: string, input: unknown, ke
 
 /**
  * The platform's own steps (opening containers, writing their files, recording generations,
- * writing the catalog), in one place, so that they can move to another kind of key in one edit.
+ * writing the catalog), with the platform key, in one place.
  */
 const platform = {
-  call: <T = any>(via: Replica, procedure: string, input: unknown) => trpc<T>(via, procedure, input),
-  async openContainer(via: Replica, sessionKey: string, workspaceId?: string): Promise<string> {
-    const opened = await platform.call<{ data: { container_id: string } }>(via, 'files.openContainer', {
-      session_key: sessionKey,
-      ...(workspaceId ? { workspace_id: workspaceId } : {}),
-    });
+  call: <T = any>(via: Replica, procedure: string, input: unknown) => trpc<T>(via, procedure, input, platformKey),
+  async openContainer(via: Replica, sessionKey: string, workspaceId: string): Promise<string> {
+    const opened = await platform.call<{ data: { container_id: string } }>(via, 'files.openContainer', { session_key: sessionKey, workspace_id: workspaceId });
     return opened.data.container_id;
   },
   async writeFile(via: Replica, containerId: string, filePath: string, bytes: Buffer): Promise<void> {
-    const res = await via.request(`/internal/containers/${containerId}/files/${fileIdOf(filePath)}`, { method: 'PUT', body: bytes });
+    const res = await via.request(`/internal/containers/${containerId}/files/${fileIdOf(filePath)}?organization_id=${tenant.organizationId}`, {
+      key: platformKey,
+      method: 'PUT',
+      body: bytes,
+    });
     expect(res.status, `write ${filePath} via ${via.name}`).toBe(201);
   },
 };
@@ -74,6 +76,8 @@ const figure = (values: number[]) => {
   return `median ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms (${values.length} rounds)`;
 };
 
+/** The bootstrap organization: its id and default workspace. */
+const tenant = { organizationId: '', workspaceId: '' };
 let database: TestDatabase;
 let db: Db;
 let storage: BlobStorage;
@@ -88,6 +92,7 @@ beforeAll(async () => {
   const shared = {
     DATABASE_URL: database.url,
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
+    SWITCHYARD_PLATFORM_KEY: platformKey,
     SWITCHYARD_SECRET_KEY: randomBytes(32).toString('hex'),
     CACHE_TTL_MS: '60000',
     DATABASE_POOL_MAX: '5',
@@ -102,6 +107,8 @@ beforeAll(async () => {
     }),
   );
   [a, b] = procs as [Replica, Replica];
+  const owner = await db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } });
+  Object.assign(tenant, { organizationId: owner.organization_id, workspaceId: owner.workspace_id });
 });
 
 afterAll(async () => {
@@ -113,7 +120,7 @@ afterAll(async () => {
 
 describe('two replicas on one database and one bucket', () => {
   it('serve through one what was written and promoted through the other', async () => {
-    const containerId = await platform.openContainer(a, 'replicas');
+    const containerId = await platform.openContainer(a, 'replicas', tenant.workspaceId);
     const bytes = randomBytes(6 * 1024 * 1024 + 123); // a multipart upload
     await platform.writeFile(a, containerId, 'out/report.bin', bytes);
     const promoted = await b.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/promote`, { method: 'POST' });
@@ -140,9 +147,8 @@ describe('two replicas on one database and one bucket', () => {
   });
 
   it('keep the workspace quota exact under concurrent promotions spread over both', async () => {
-    const organizationId = (await db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } })).organization_id;
     const workspace = await db.workspace.create({
-      data: { organization_id: organizationId, slug: 'quota-replicas', name: 'Quota', storage_quota_bytes: 100_000 },
+      data: { organization_id: tenant.organizationId, slug: 'quota-replicas', name: 'Quota', storage_quota_bytes: 100_000 },
     });
     const containerId = await platform.openContainer(b, 'quota-replicas', workspace.id);
     const files = Array.from({ length: 10 }, (_, i) => `f${i}.bin`);
@@ -211,6 +217,14 @@ describe('two replicas on one database and one bucket', () => {
       sinceAnswered.push(refused - answered);
     }
     console.info(`a key disabled through one replica was refused by the other ${figure(sinceAnswered)} after the update answered; ${figure(sinceSent)} after it was sent`);
+  });
+
+  it('refuse the keys of an organization disabled through one on both', async () => {
+    const created = await platform.call<{ organization_id: string; management_key: string }>(a, 'organizations.create', { name: 'Disabled soon' });
+    for (const via of [a, b]) expect((await via.request('/api/v1/key', { key: created.management_key })).status).toBe(200);
+    await platform.call(b, 'organizations.disable', { organization_id: created.organization_id });
+    expect((await b.request('/api/v1/key', { key: created.management_key })).status).toBe(401);
+    await until(async () => (await a.request('/api/v1/key', { key: created.management_key })).status === 401);
   });
 
   it('agree on the catalog and on members at once', async () => {

@@ -13,10 +13,13 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
 
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {
     const sy = client(env.server.managementKey);
-    const { data: container } = await sy.files.openContainer.mutate({ session_key: 'client-session' });
+    const platform = client(env.server.platformKey);
+    const { data: container } = await platform.files.openContainer.mutate({ session_key: 'client-session', workspace_id: env.server.workspaceId });
     expect(container.container_id).toBe('sess_client-session');
 
-    const put = await env.server.request(`/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}`, {
+    const path = `/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}?organization_id=${env.server.organizationId}`;
+    const put = await env.server.request(path, {
+      key: env.server.platformKey,
       method: 'PUT',
       headers: { 'content-type': 'text/plain' },
       body: '42\n',
@@ -37,7 +40,8 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
 
   it('records a video job whose output then downloads over REST', async () => {
     const sy = client(env.server.managementKey);
-    const { data: job } = await sy.videos.createJob.mutate({
+    const { data: job } = await client(env.server.platformKey).videos.createJob.mutate({
+      workspace_id: env.server.workspaceId,
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'job-1',
@@ -50,7 +54,11 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
     expect(await res.json()).toEqual({ status: 'ok' });
 
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
-    const forbidden = await failure(client(key).videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }));
-    expect(forbidden.status).toBe(403);
+    for (const tenant of [key, env.server.managementKey]) {
+      const forbidden = await failure(
+        client(tenant).videos.createJob.mutate({ workspace_id: env.server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }),
+      );
+      expect(forbidden).toMatchObject({ status: 403, message: 'Only platform keys can perform this operation' });
+    }
   });
 });

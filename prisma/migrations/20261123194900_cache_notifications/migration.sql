@@ -1,8 +1,9 @@
 -- Cache invalidation across replicas. Each server process keeps API key rows, the model catalog and
 -- organizations' member order in memory, and LISTENs on the channel "switchyard_cache". These
 -- triggers announce every committed write that changes what those caches hold, whoever makes it
--- (any replica, a script, psql): "key:<hash>", "members:<organization id>" or "catalog". PostgreSQL
--- sends notifications at commit only, and merges identical ones within a transaction.
+-- (any replica, a script, psql): "key:<hash>", "organization:<id>", "members:<organization id>" or
+-- "catalog". PostgreSQL sends notifications at commit only, and merges identical ones within a
+-- transaction.
 
 CREATE FUNCTION switchyard_notify_key() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -20,6 +21,19 @@ CREATE TRIGGER api_keys_notify_update AFTER UPDATE ON "api_keys" FOR EACH ROW
   EXECUTE FUNCTION switchyard_notify_key();
 CREATE TRIGGER api_keys_notify_delete AFTER DELETE ON "api_keys" FOR EACH ROW
   EXECUTE FUNCTION switchyard_notify_key();
+CREATE TRIGGER platform_keys_notify AFTER UPDATE OR DELETE ON "platform_keys" FOR EACH ROW
+  EXECUTE FUNCTION switchyard_notify_key();
+
+-- A disabled (or re-enabled) organization: every key of it is cached with its standing.
+CREATE FUNCTION switchyard_notify_organization() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('switchyard_cache', 'organization:' || NEW.id);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER organizations_notify AFTER UPDATE OF disabled_at ON "organizations" FOR EACH ROW
+  WHEN (OLD.disabled_at IS DISTINCT FROM NEW.disabled_at)
+  EXECUTE FUNCTION switchyard_notify_organization();
 
 CREATE FUNCTION switchyard_notify_members() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
