@@ -6,14 +6,9 @@ import { listen, LISTENER_APPLICATION_NAME } from '@switchyard/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_CHANNEL } from '../src/cache-events.js';
 import type { TestServer } from '../src/testing.js';
-import { managementActor, pastCacheTtl } from './fixtures.js';
+import { managementActor, pastCacheTtl, until } from './fixtures.js';
 import { createKey, demoCatalog, record, trpc } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
-
-/** Polls until `check` holds (the test's own timeout bounds it, far below the 60 s TTL). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 const statusOf = async (server: TestServer, key: string) => (await server.request('/api/v1/key', { key })).status;
 

@@ -15,6 +15,7 @@ import { createStorage } from '../src/storage/media.js';
 import type { BlobStorage } from '../src/storage/storage.js';
 import { testS3 } from '../src/testing.js';
 import { demoCatalog } from './fixtures-catalog.js';
+import { until } from './fixtures.js';
 import { fileIdOf, sha256 } from './fixtures-files.js';
 import { start, stop, type Proc } from './fixtures-process.js';
 
@@ -64,11 +65,6 @@ const platform = {
     expect(res.status, `write ${filePath} via ${via.name}`).toBe(201);
   },
 };
-
-/** Polls until `check` holds (the test's own timeout bounds it, far below the 60 s TTL). */
-async function until(check: () => Promise<boolean>, everyMs = 5): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, everyMs));
-}
 
 const figure = (values: number[]) => {
   const sorted = [...values].sort((x, y) => x - y);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putClaimed, settleClaim } from '../src/storage/claims.js';
 import { SWEEP_LOCK } from '../src/storage/sweep.js';
 import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
+import { until } from './fixtures.js';
 import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -27,11 +28,6 @@ async function temporaries(server: TestServer) {
   const all = [];
   for await (const upload of server.storage.listTemporary()) all.push(upload);
   return all;
-}
-
-/** Polls until `check` holds (the test's own timeout bounds it). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe.each(TEST_STORES)('%s store', (store: TestStore) => {

@@ -14,6 +14,7 @@ import { createStorage } from '../src/storage/media.js';
 import type { BlobStorage } from '../src/storage/storage.js';
 import { TEST_STORES, testS3, type TestStore } from '../src/testing.js';
 import { sha256 } from './fixtures-files.js';
+import { until } from './fixtures.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -39,11 +40,6 @@ function stalled(first: Buffer, rest: Buffer) {
     yield rest;
   }
   return { source: Readable.from(chunks()), release };
-}
-
-/** Polls until `check` holds (the test's own timeout bounds it). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe.each(TEST_STORES)('%s storage', (store: TestStore) => {
