@@ -109,23 +109,28 @@ export class S3Storage implements BlobStorage {
       queueSize: PARTS_IN_FLIGHT,
       leavePartsOnError: false,
     });
-    // Whichever side fails first names the failure: the source (or the size limit), or the store.
-    let failure: { from: 'source' | 'store'; error: unknown } | undefined;
+    // A failing source (or the size limit) fails the feeding side with its own error, and the
+    // upload then fails too. A failing store fails the upload first: we then destroy `counted` with
+    // that error (`injected`), so that the feeding side stops.
+    let feedingError: unknown;
+    let uploadError: unknown;
+    let injected: Error | undefined;
     const feeding = pipeline(body, counted).catch((error: unknown) => {
-      failure ??= { from: 'source', error };
+      feedingError = error ?? new Error('the source failed');
     });
     const uploading = upload.done().catch((error: unknown) => {
-      failure ??= { from: 'store', error };
-      counted.destroy(error instanceof Error ? error : new Error(String(error))); // stops the feeding side
+      uploadError = error ?? new Error('the upload failed');
+      if (!counted.destroyed) {
+        injected = error instanceof Error ? error : new Error(String(error));
+        counted.destroy(injected);
+      }
     });
     // Both settle before we answer: a failed upload has been aborted (its parts freed) by then.
     await Promise.all([feeding, uploading]);
-    if (failure) {
-      if ('destroy' in body && typeof body.destroy === 'function') body.destroy();
-      if (failure.from === 'source') throw failure.error;
-      throw unavailable(failure.error, 'write');
-    }
-    return { size, sha256: hash.digest('hex') };
+    if (feedingError === undefined && uploadError === undefined) return { size, sha256: hash.digest('hex') };
+    if ('destroy' in body && typeof body.destroy === 'function') body.destroy();
+    if (feedingError !== undefined && feedingError !== injected) throw feedingError;
+    throw unavailable(uploadError ?? feedingError, 'write');
   }
 
   async get(key: string, options: GetOptions = {}): Promise<StoredObject> {
