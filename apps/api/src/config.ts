@@ -76,7 +76,8 @@ export interface Config {
   /**
    * How long what is read into memory may be reused (0: read every time): API key rows for
    * authentication, the model catalog, organizations' member order. Changes made through this
-   * process apply at once; changes made elsewhere, within this time.
+   * process apply at once; changes made elsewhere as soon as their announcement arrives
+   * (cache-events.ts), and within this time if it is lost.
    */
   cacheTtlMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
