@@ -3,10 +3,18 @@ import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 
 export const VideoJobStatusSchema = z.enum(['queued', 'in_progress', 'completed', 'failed']);
 
+/**
+ * The demo's sample video, kept with the server (apps/api/assets/sample-video.mp4): a job output
+ * with this `upstream_url` is served by the server itself from its own files, never fetched over
+ * the network.
+ */
+export const SAMPLE_VIDEO_URL = 'sample:video.mp4';
+
+const ProviderUrlSchema = z.url({ protocol: /^https?$/ }).max(4000);
+
 const UpstreamUrlSchema = z
-  .url({ protocol: /^https?$/ })
-  .max(4000)
-  .describe('Where the upstream provider serves the bytes (http or https)');
+  .union([z.literal(SAMPLE_VIDEO_URL), ProviderUrlSchema])
+  .describe(`Where the upstream provider serves the bytes (http or https), or ${SAMPLE_VIDEO_URL} for the server's own sample`);
 
 export const VideoOutputSchema = z.object({
   index: z.number().int().nonnegative().describe('GET /videos/{jobId}/content?index= selects this output'),

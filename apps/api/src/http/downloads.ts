@@ -13,6 +13,7 @@ import { openUpstream } from '../modules/videos/upstream.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
+import { sampleFileOf } from './sample-video.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -38,6 +39,11 @@ export function downloadRoutes(deps: AppDeps): Router {
       throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
     }
     const output = await findVideoOutput(deps.db, actor, req.params.jobId!, query.data.index);
+    const sample = sampleFileOf(output.upstream_url);
+    if (sample) {
+      await sendSample(res, sample);
+      return;
+    }
     // The client leaving (before or after the provider answers) aborts the upstream request.
     const abort = new AbortController();
     res.once('close', () => {
@@ -60,6 +66,23 @@ export function downloadRoutes(deps: AppDeps): Router {
   });
 
   return routes;
+}
+
+/**
+ * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
+ * extension). A Range past its end is a bad parameter, as when a provider answers 416.
+ */
+function sendSample(res: Response, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.sendFile(file, { headers: { 'Cache-Control': 'private, no-store' } }, (error?: Error & { status?: number }) => {
+      if (!error) resolve();
+      else if (res.headersSent) resolve();
+      else if (error.status === 416) {
+        res.removeHeader('Content-Range');
+        reject(new Invalid('range not satisfiable', { parameter: 'Range', reason: 'range not satisfiable' }));
+      } else reject(error);
+    });
+  });
 }
 
 /** Pipes a body out with backpressure; on failure after the headers, cuts the connection. */
