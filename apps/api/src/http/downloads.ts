@@ -9,7 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import { VideoContentQuerySchema } from '@switchyard/schema';
 import { Invalid } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
-import { openUpstream } from '../modules/videos/upstream.js';
+import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
+import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
@@ -49,11 +50,18 @@ export function downloadRoutes(deps: AppDeps): Router {
     res.once('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    const { media } = deps;
     const upstream = await openUpstream(output.upstream_url, {
       range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
       signal: abort.signal,
-      connectTimeoutMs: deps.media.upstreamConnectTimeoutMs,
-      idleTimeoutMs: deps.media.upstreamIdleTimeoutMs,
+      connectTimeoutMs: media.upstreamConnectTimeoutMs,
+      idleTimeoutMs: media.upstreamIdleTimeoutMs,
+      allowedHosts: media.upstreamAllowedHosts,
+      ownAddresses: serverAddresses(media.listenHost),
+    }).catch((error: unknown) => {
+      // The caller sees only 502; the operator sees why (and that UPSTREAM_ALLOWED_HOSTS exists).
+      if (error instanceof RefusedUpstream) deps.logger.warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
+      throw error;
     });
     res.status(upstream.statusCode === 206 ? 206 : 200);
     res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
