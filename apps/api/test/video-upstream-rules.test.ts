@@ -1,7 +1,8 @@
 // Which upstream URLs GET /videos/{jobId}/content may fetch (issue 13, SSRF): every hop's resolved
 // address is checked before connecting (loopback, private, link-local, CGNAT, ... and this server
 // itself are refused), the DNS answer that was checked is the one connected to, operators allow
-// hosts with UPSTREAM_ALLOWED_HOSTS, and credentials in a URL are never sent. Every listener here is on loopback; nothing is sent anywhere
+// hosts with UPSTREAM_ALLOWED_HOSTS, and URLs with credentials are refused when the job is created
+// (and never sent). Every listener here is on loopback; nothing is sent anywhere
 // else (addresses that are not loopback are only classified, never connected to).
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -277,6 +278,19 @@ describe('UPSTREAM_ALLOWED_HOSTS', () => {
 });
 
 describe('credentials in an upstream URL', () => {
+  it('are refused when the job is created (400)', async () => {
+    for (const url of [
+      `http://user:pass@127.0.0.1:${provider.port}/video.mp4`,
+      `http://user@127.0.0.1:${provider.port}/video.mp4`,
+      `http://:pass@127.0.0.1:${provider.port}/video.mp4`,
+      `https://a%40b:c@videos.example.com/v.mp4`,
+    ]) {
+      const res = await createJob(server, url);
+      expect(res.status, url).toBe(400);
+      expect(res.body.error, url).toMatchObject({ message: 'Invalid request parameters', data: { httpStatus: 400 } });
+    }
+  });
+
   it('are never sent, even from a job recorded before the rule', async () => {
     const jobId = await jobFor(`${providerBase}/video.mp4`);
     await server.db.videoOutput.updateMany({ where: { video_job_id: jobId }, data: { upstream_url: `http://user:pass@127.0.0.1:${provider.port}/video.mp4` } });

@@ -48,6 +48,12 @@ describe('files and videos through @switchyard/client', () => {
     expect(res.headers.get('content-type')).toBe('video/mp4');
     expect(Buffer.from(await res.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
 
+    // Credentials in a provider URL are refused when the job is created.
+    const withCredentials = await failure(
+      sy.videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'https://user:pass@videos.example.com/v.mp4' }] }),
+    );
+    expect(withCredentials).toMatchObject({ status: 400, message: 'Invalid request parameters' });
+
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
     const forbidden = await failure(client(key).videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }));
     expect(forbidden.status).toBe(403);
