@@ -40,6 +40,8 @@ const EnvSchema = z.object({
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(1024 ** 3).default(1024),
+  UPSTREAM_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   UPSTREAM_ALLOWED_HOSTS: parsedWith(parseAllowedHosts, 'comma-separated host[:port]').default([]),
 });
 
@@ -71,6 +73,9 @@ export interface MediaConfig {
   containerFileMaxBytes: number;
   upstreamConnectTimeoutMs: number;
   upstreamIdleTimeoutMs: number;
+  /** A provider averaging fewer bytes per second than this over upstreamRateWindowMs is cut off (0: never). */
+  upstreamMinBytesPerSecond: number;
+  upstreamRateWindowMs: number;
   /** Hosts whose addresses upstream fetches do not check (UPSTREAM_ALLOWED_HOSTS). */
   upstreamAllowedHosts: AllowedHost[];
   /** The address the server listens on (HOST): upstream fetches never reach the server itself. */
@@ -107,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       containerFileMaxBytes: e.CONTAINER_FILE_MAX_BYTES,
       upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      upstreamMinBytesPerSecond: e.UPSTREAM_MIN_BYTES_PER_SECOND,
+      upstreamRateWindowMs: e.UPSTREAM_RATE_WINDOW_MS,
       upstreamAllowedHosts: e.UPSTREAM_ALLOWED_HOSTS,
       listenHost: e.HOST,
     },

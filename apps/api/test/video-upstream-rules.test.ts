@@ -1,9 +1,9 @@
 // Which upstream URLs GET /videos/{jobId}/content may fetch (issue 13, SSRF): every hop's resolved
 // address is checked before connecting (loopback, private, link-local, CGNAT, ... and this server
 // itself are refused), the DNS answer that was checked is the one connected to, operators allow
-// hosts with UPSTREAM_ALLOWED_HOSTS, and URLs with credentials are refused when the job is created
-// (and never sent). Every listener here is on loopback; nothing is sent anywhere
-// else (addresses that are not loopback are only classified, never connected to).
+// hosts with UPSTREAM_ALLOWED_HOSTS, URLs with credentials are refused when the job is created (and
+// never sent), and a provider that trickles is cut off. Every listener here is on loopback; nothing
+// is sent anywhere else (addresses that are not loopback are only classified, never connected to).
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -17,6 +17,8 @@ import type { TestServer } from '../src/testing.js';
 import { bigStream, drain, sha256, testServerWith, trpc } from './fixtures-files.js';
 
 const VIDEO = randomBytes(50_000);
+/** The rate window of the server under test: a provider must send 1 KiB/s on average over it. */
+const RATE_WINDOW_MS = 500;
 
 /** A loopback listener that counts the connections it accepts (what a refused fetch must not make). */
 interface Listener {
@@ -123,6 +125,7 @@ beforeAll(async () => {
   providerBase = `http://127.0.0.1:${provider.port}`;
   server = await testServerWith({
     UPSTREAM_ALLOWED_HOSTS: `127.0.0.1:${provider.port}`,
+    UPSTREAM_RATE_WINDOW_MS: String(RATE_WINDOW_MS),
     UPSTREAM_IDLE_TIMEOUT_MS: '60000',
     UPSTREAM_CONNECT_TIMEOUT_MS: '2000',
   });
@@ -300,6 +303,38 @@ describe('credentials in an upstream URL', () => {
   });
 });
 
+describe('a provider that sends too slowly', () => {
+  it('is cut off once it averages under 1 KiB/s over the window', async () => {
+    const upstreamClosed = new Promise<void>((resolve) => providerClosed.push(resolve));
+    const res = await content(await jobFor(`${providerBase}/trickle`));
+    expect(res.status).toBe(200);
+    // The download ends broken (never as a complete file), and the provider's connection closes.
+    await expect(res.arrayBuffer()).rejects.toThrow();
+    await upstreamClosed;
+  });
+
+  it('is judged by settings read at start: UPSTREAM_MIN_BYTES_PER_SECOND (0: never) over UPSTREAM_RATE_WINDOW_MS', () => {
+    expect(loadConfig({}).media).toMatchObject({ upstreamMinBytesPerSecond: 1024, upstreamRateWindowMs: 30_000 });
+    expect(loadConfig({ UPSTREAM_MIN_BYTES_PER_SECOND: '0', UPSTREAM_RATE_WINDOW_MS: '100' }).media).toMatchObject({
+      upstreamMinBytesPerSecond: 0,
+      upstreamRateWindowMs: 100,
+    });
+    expect(() => loadConfig({ UPSTREAM_RATE_WINDOW_MS: '99' })).toThrow(/UPSTREAM_RATE_WINDOW_MS/);
+    expect(() => loadConfig({ UPSTREAM_MIN_BYTES_PER_SECOND: '-1' })).toThrow(/UPSTREAM_MIN_BYTES_PER_SECOND/);
+  });
+
+  it('is not blamed for time the client spends not reading', async () => {
+    const size = 64 * 1024 * 1024;
+    const res = await content(await jobFor(`${providerBase}/big?size=${size}`));
+    expect(res.status).toBe(200);
+    // Read nothing for several windows: the provider is held back by backpressure, not slow.
+    await new Promise((resolve) => setTimeout(resolve, RATE_WINDOW_MS * 4));
+    const body = await drain(res);
+    expect(body.size).toBe(size);
+    expect(body.sha256).toBe(bigSha);
+  });
+});
+
 describe('address rules (classification only: nothing here is connected to)', () => {
   const none = new Set<string>();
 
@@ -356,6 +391,8 @@ describe('the checked DNS answer is the address connected to', () => {
     signal: new AbortController().signal,
     connectTimeoutMs: 2000,
     idleTimeoutMs: 5000,
+    minBytesPerSecond: 0,
+    rateWindowMs: 30_000,
     ownAddresses: new Set<string>(),
   };
 

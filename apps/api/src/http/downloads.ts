@@ -56,6 +56,8 @@ export function downloadRoutes(deps: AppDeps): Router {
       signal: abort.signal,
       connectTimeoutMs: media.upstreamConnectTimeoutMs,
       idleTimeoutMs: media.upstreamIdleTimeoutMs,
+      minBytesPerSecond: media.upstreamMinBytesPerSecond,
+      rateWindowMs: media.upstreamRateWindowMs,
       allowedHosts: media.upstreamAllowedHosts,
       ownAddresses: serverAddresses(media.listenHost),
     }).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 // Fetching a video from its upstream provider: one GET (Range forwarded), a connect timeout, an
-// idle timeout (no byte for that long, before or after the headers), a few redirects followed, and
-// the request aborted when the caller's signal fires (the client went away). The body is handed
-// back as the live socket stream: nothing is buffered here.
+// idle timeout (no byte for that long, before or after the headers), a minimum rate, a few
+// redirects followed, and the request aborted when the caller's signal fires (the client went
+// away). The body is handed back as the live socket stream: nothing is buffered here.
 //
 // Every hop (the URL, then each redirect) is checked before anything connects: http(s) only, no
 // credentials, and each address its host resolves to must pass refusalOf() unless the operator
@@ -10,9 +10,9 @@
 // elsewhere (DNS rebinding). A refusal happens before any connection, and answers like any other
 // provider failure (502), so it tells nothing about what listens behind the address.
 import dns from 'node:dns';
-import http, { type IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
+import net, { type LookupFunction, type Socket } from 'node:net';
 import { Invalid, Upstream } from '../../errors.js';
 import { canonicalAddress, isAllowedHost, refusalOf, type AllowedHost } from './upstream-policy.js';
 
@@ -26,6 +26,9 @@ export interface UpstreamOptions {
   signal: AbortSignal;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Cut the provider off when it averages fewer bytes per second than this over rateWindowMs (0: never). */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
   maxRedirects?: number;
   /** Hosts whose addresses are not checked (UPSTREAM_ALLOWED_HOSTS). */
   allowedHosts: readonly AllowedHost[];
@@ -117,6 +120,7 @@ function requestOnce(url: URL, addresses: ResolvedAddress[], options: UpstreamOp
     const pinned = new Set(addresses.map((a) => canonicalAddress(a.address)));
     let connectTimer: NodeJS.Timeout | undefined;
     req.on('socket', (socket) => {
+      guardRate(req, socket, options);
       const connected = () => {
         clearTimeout(connectTimer);
         // Belt and braces: the peer is one of the checked addresses.
@@ -140,4 +144,34 @@ function requestOnce(url: URL, addresses: ResolvedAddress[], options: UpstreamOp
     });
     req.end();
   });
+}
+
+/** Samples per rate window: the window slides in steps of a tenth. */
+const RATE_STEPS = 10;
+
+/**
+ * Cuts the request off when the provider averages fewer than minBytesPerSecond over the last
+ * rateWindowMs, headers included. Time when this side holds the provider back (the socket paused
+ * because the client is not reading) does not count: the window only covers time spent waiting
+ * on the provider.
+ */
+function guardRate(req: ClientRequest, socket: Socket, options: UpstreamOptions): void {
+  if (options.minBytesPerSecond === 0) return;
+  const needed = (options.minBytesPerSecond * options.rateWindowMs) / 1000;
+  const steps: number[] = [];
+  let last = socket.bytesRead;
+  let sum = 0;
+  const timer = setInterval(() => {
+    if (socket.isPaused()) return;
+    const read = socket.bytesRead;
+    steps.push(read - last);
+    sum += read - last;
+    last = read;
+    if (steps.length > RATE_STEPS) sum -= steps.shift()!;
+    if (steps.length === RATE_STEPS && sum < needed) {
+      req.destroy(new Upstream(`upstream sent ${sum} bytes in ${options.rateWindowMs} ms, under ${options.minBytesPerSecond} bytes/s`));
+    }
+  }, options.rateWindowMs / RATE_STEPS);
+  timer.unref();
+  socket.once('close', () => clearInterval(timer));
 }
