@@ -97,8 +97,11 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     const list = wanted.length > 0 ? wanted : addresses;
-    if (options.all) (callback as (err: null, list: ResolvedAddress[]) => void)(null, list);
-    else callback(null, list[0]!.address, list[0]!.family);
+    // Asynchronous, like dns.lookup itself.
+    process.nextTick(() => {
+      if (options.all) (callback as (err: null, list: ResolvedAddress[]) => void)(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
   };
 }
 
