@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
-import { API_KEY_PATTERN } from './modules/keys/key-format.js';
+import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
 import { parseAllowedHosts, type AllowedHost } from './modules/videos/upstream-policy.js';
 
 /** A variable read by `parse`; what it throws becomes the variable's message, with `hint`. */
@@ -27,9 +27,14 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   SWITCHYARD_BOOTSTRAP_KEY: z
     .string()
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
+    .optional(),
+  SWITCHYARD_PLATFORM_KEY: z
+    .string()
+    .regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters')
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
@@ -51,7 +56,11 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: z.infer<typeof EnvSchema>['LOG_FORMAT'];
   bootstrapKey: string | undefined;
+  /** A platform key that must exist; unset: one is generated on first start into DATA_DIR/platform-key. */
+  platformKey: string | undefined;
   databasePoolMax: number;
   /**
    * How long what is read into memory may be reused (0: read every time): API key rows for
@@ -102,7 +111,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
+    platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,

@@ -82,7 +82,7 @@ describe('videos.listJobs (internal)', () => {
     const first = (await ok(server, 'videos.createJob', job('up-1'))).data;
     const second = (await ok(server, 'videos.createJob', job('up-2'))).data;
     const third = (await ok(server, 'videos.createJob', job('up-1'))).data;
-    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: undefined });
+    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: server.workspaceId });
 
     const listed = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id })).data);
     expect(listed.total_count).toBe(3);
@@ -102,7 +102,13 @@ describe('videos.listJobs (internal)', () => {
 
 /** Records a video job of the demo's kind (the platform's step: one place to change its key). */
 const createSampleJob = (upstreamUrl: string) =>
-  trpc(server, 'videos.createJob', { provider: 'demo', model: 'demo/sample-video', upstream_job_id: 'sample', outputs: [{ upstream_url: upstreamUrl }] });
+  trpc(server, 'videos.createJob', {
+    workspace_id: server.workspaceId,
+    provider: 'demo',
+    model: 'demo/sample-video',
+    upstream_job_id: 'sample',
+    outputs: [{ upstream_url: upstreamUrl }],
+  });
 
 describe('the sample video', () => {
   it('serves the sample MP4 without a key, with ranges, outside /api/v1', async () => {

@@ -101,6 +101,7 @@ describe('memory stays flat for 200 MiB', () => {
 
   it('while a video is proxied from the provider', async () => {
     const job = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+      workspace_id: server.workspaceId,
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'big',

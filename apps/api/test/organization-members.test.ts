@@ -29,7 +29,7 @@ describe('GET /organization/members', () => {
       ['ada@example.com', 'org:admin'],
       ['bob@example.com', 'org:member'],
     ]);
-    expect(list.data[0]).toMatchObject({ first_name: 'Owner', last_name: '' });
+    expect(list.data[0]).toMatchObject({ first_name: '', last_name: '' });
     expect(list.data[0]!.id).toMatch(/^user_/);
     // Defaults: offset 0, limit 50.
     expect((await rest(server, '/organization/members')).body).toEqual(body);

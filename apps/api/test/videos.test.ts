@@ -147,8 +147,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function createJob(outputs: Array<{ upstream_url: string; media_type?: string }>, key = server.managementKey) {
-  const res = await trpc<{ data: unknown }>(server, 'videos.createJob', { provider: 'fake', model: 'fake/video-1', upstream_job_id: 'up-1', outputs }, key);
+/** The video service (the platform) registers a job in the server's default workspace. */
+async function createJob(outputs: Array<{ upstream_url: string; media_type?: string }>, key = server.platformKey) {
+  const res = await trpc<{ data: unknown }>(
+    server,
+    'videos.createJob',
+    { workspace_id: server.workspaceId, provider: 'fake', model: 'fake/video-1', upstream_job_id: 'up-1', outputs },
+    key,
+  );
   expect(res.status).toBe(200);
   return VideoJobSchema.strict().parse(res.data.data);
 }
@@ -178,14 +184,20 @@ describe('videos.createJob (internal)', () => {
     ]);
   });
 
-  it('refuses non-http URLs, empty output lists and regular keys', async () => {
+  it('refuses non-http URLs, empty output lists, a missing workspace, and every tenant key', async () => {
+    const job = { workspace_id: server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u' };
     for (const outputs of [[{ upstream_url: 'file:///etc/passwd' }], [{ upstream_url: 'not a url' }], []]) {
-      const res = await trpc(server, 'videos.createJob', { provider: 'p', model: 'm', upstream_job_id: 'u', outputs });
+      const res = await trpc(server, 'videos.createJob', { ...job, outputs });
       expect(res.status).toBe(400);
     }
+    const { workspace_id: _, ...unnamed } = job;
+    expect((await trpc(server, 'videos.createJob', { ...unnamed, outputs: [{ upstream_url: `${base}/x` }] })).status).toBe(400);
     const { data } = await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' });
-    const res = await trpc(server, 'videos.createJob', { provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: `${base}/x` }] }, data.key);
-    expect(res.status).toBe(403);
+    for (const key of [data.key, server.managementKey]) {
+      const res = await trpc(server, 'videos.createJob', { ...job, outputs: [{ upstream_url: `${base}/x` }] }, key);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toBe('Only platform keys can perform this operation');
+    }
   });
 });
 
@@ -302,6 +314,7 @@ describe('GET /videos/{jobId}/content', () => {
 
     async function patientJob(path: string): Promise<string> {
       const res = await trpc<{ data: { id: string } }>(patient, 'videos.createJob', {
+        workspace_id: patient.workspaceId,
         provider: 'fake',
         model: 'm',
         upstream_job_id: 'u',

@@ -11,10 +11,13 @@ const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64ur
 describe('files and videos through @switchyard/client', () => {
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {
     const sy = client(env.server.managementKey);
-    const { data: container } = await sy.files.openContainer.mutate({ session_key: 'client-session' });
+    const platform = client(env.server.platformKey);
+    const { data: container } = await platform.files.openContainer.mutate({ session_key: 'client-session', workspace_id: env.server.workspaceId });
     expect(container.container_id).toBe('sess_client-session');
 
-    const put = await env.server.request(`/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}`, {
+    const path = `/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}?organization_id=${env.server.organizationId}`;
+    const put = await env.server.request(path, {
+      key: env.server.platformKey,
       method: 'PUT',
       headers: { 'content-type': 'text/plain' },
       body: '42\n',
@@ -35,7 +38,8 @@ describe('files and videos through @switchyard/client', () => {
 
   it('records a video job whose output then downloads over REST', async () => {
     const sy = client(env.server.managementKey);
-    const { data: job } = await sy.videos.createJob.mutate({
+    const { data: job } = await client(env.server.platformKey).videos.createJob.mutate({
+      workspace_id: env.server.workspaceId,
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'job-1',
@@ -50,12 +54,22 @@ describe('files and videos through @switchyard/client', () => {
 
     // Credentials in a provider URL are refused when the job is created.
     const withCredentials = await failure(
-      sy.videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'https://user:pass@videos.example.com/v.mp4' }] }),
+      client(env.server.platformKey).videos.createJob.mutate({
+        workspace_id: env.server.workspaceId,
+        provider: 'p',
+        model: 'm',
+        upstream_job_id: 'u',
+        outputs: [{ upstream_url: 'https://user:pass@videos.example.com/v.mp4' }],
+      }),
     );
     expect(withCredentials).toMatchObject({ status: 400, message: 'Invalid request parameters' });
 
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
-    const forbidden = await failure(client(key).videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }));
-    expect(forbidden.status).toBe(403);
+    for (const tenant of [key, env.server.managementKey]) {
+      const forbidden = await failure(
+        client(tenant).videos.createJob.mutate({ workspace_id: env.server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }),
+      );
+      expect(forbidden).toMatchObject({ status: 403, message: 'Only platform keys can perform this operation' });
+    }
   });
 });

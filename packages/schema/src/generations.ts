@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OrganizationIdSchema } from './platform.js';
 import { TimestampSchema, dataOf } from './common.js';
 
 const nullableString = () => z.string().nullable();
@@ -161,9 +162,10 @@ export const RecordGenerationOutputSchema = z.object({
 });
 export type RecordGenerationOutput = z.infer<typeof RecordGenerationOutputSchema>;
 
-/** Internal (tRPC): add prepaid credit to the caller's organization. */
+/** Internal (tRPC, platform keys): add prepaid credit to an organization. */
 export const AddCreditsInputSchema = z.object({
-  amount: z.number().positive().finite().max(1e12).describe('USD to add'),
+  organization_id: OrganizationIdSchema.describe('The organization credited'),
+  amount: z.number().positive().finite().max(1e12).describe('USD to add (at most 1e12 a call)'),
 });
 export type AddCreditsInput = z.infer<typeof AddCreditsInputSchema>;
 export const CreditBalanceSchema = z.object({

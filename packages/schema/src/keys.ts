@@ -89,6 +89,8 @@ export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
 export const ListKeysInputSchema = z.object({
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
   workspace_id: z.string().uuid().optional(),
+  /** Only keys whose hash starts with these hex characters (the CLI accepts a unique prefix). */
+  hash_prefix: z.string().regex(/^[0-9a-f]{1,64}$/).optional(),
 });
 export type ListKeysInput = z.infer<typeof ListKeysInputSchema>;
 export const ListKeysOutputSchema = listOf(KeySummarySchema);

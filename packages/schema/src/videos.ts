@@ -42,9 +42,14 @@ export const VideoJobSchema = z.object({
 });
 export type VideoJob = z.infer<typeof VideoJobSchema>;
 
-/** Internal (tRPC): record a video job and its outputs (demo data, tests, the generation worker). */
+/** Internal (tRPC, platform keys): record a video job and its outputs (the video service, demo data, tests). */
 export const CreateVideoJobInputSchema = z.object({
-  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+  workspace_id: z.string().uuid().describe('The workspace the job belongs to (the platform always names it)'),
+  api_key_hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe('SHA-256 of the key that requested the video, when one did; it must belong to the workspace\'s organization'),
   provider: z.string().min(1).max(200),
   model: z.string().min(1).max(200),
   upstream_job_id: z.string().min(1).max(500),

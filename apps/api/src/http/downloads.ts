@@ -3,7 +3,7 @@
 // (express's error handler -> sendError) as long as no byte has been sent. Once headers are out, a
 // failure can only end the connection, which the client sees as a broken download (never as a
 // complete one).
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { VideoContentQuerySchema } from '@switchyard/schema';
@@ -13,70 +13,76 @@ import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
-import { actorOf } from './authenticate.js';
+import type { RawRoute } from './authenticate.js';
+import { loggerOf } from './request-log.js';
 import { sampleFileOf } from './sample-video.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
 
-export function downloadRoutes(deps: AppDeps): Router {
-  const routes = Router();
-
-  routes.get('/containers/:container_id/files/:file_id/content', async (req, res) => {
-    const actor = await actorOf(deps, req, res);
-    const download = await openContainerFile(deps.db, deps.media, actor, req.params.container_id!, req.params.file_id!);
-    res.status(200);
-    res.attachment(download.filename);
-    res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Length', download.size);
-    res.setHeader('Cache-Control', 'private, no-store');
-    await stream(deps, req, res, download.stream);
-  });
-
-  routes.get('/videos/:jobId/content', async (req, res) => {
-    const actor = await actorOf(deps, req, res);
-    const query = VideoContentQuerySchema.safeParse(req.query);
-    if (!query.success) {
-      throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
-    }
-    const output = await findVideoOutput(deps.db, actor, req.params.jobId!, query.data.index);
-    const sample = sampleFileOf(output.upstream_url);
-    if (sample) {
-      await sendSample(res, sample);
-      return;
-    }
-    // The client leaving (before or after the provider answers) aborts the upstream request.
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const { media } = deps;
-    const upstream = await openUpstream(output.upstream_url, {
-      range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
-      signal: abort.signal,
-      connectTimeoutMs: media.upstreamConnectTimeoutMs,
-      idleTimeoutMs: media.upstreamIdleTimeoutMs,
-      minBytesPerSecond: media.upstreamMinBytesPerSecond,
-      rateWindowMs: media.upstreamRateWindowMs,
-      allowedHosts: media.upstreamAllowedHosts,
-      ownAddresses: serverAddresses(media.listenHost),
-    }).catch((error: unknown) => {
-      // The caller sees only 502; the operator sees why (and that UPSTREAM_ALLOWED_HOSTS exists).
-      if (error instanceof RefusedUpstream) deps.logger.warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
-      throw error;
-    });
-    res.status(upstream.statusCode === 206 ? 206 : 200);
-    res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
-    for (const name of FORWARDED) {
-      const value = upstream.headers[name];
-      if (value !== undefined) res.setHeader(name, value);
-    }
-    res.setHeader('Cache-Control', 'private, no-store');
-    await stream(deps, req, res, upstream);
-  });
-
-  return routes;
-}
+export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
+  {
+    method: 'get',
+    path: '/containers/:container_id/files/:file_id/content',
+    access: 'tenant',
+    async handle(deps, req, res, actor) {
+      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id));
+      res.status(200);
+      res.attachment(download.filename);
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', download.size);
+      res.setHeader('Cache-Control', 'private, no-store');
+      await stream(deps, req, res, download.stream);
+    },
+  },
+  {
+    method: 'get',
+    path: '/videos/:jobId/content',
+    access: 'tenant',
+    async handle(deps, req, res, actor) {
+      const query = VideoContentQuerySchema.safeParse(req.query);
+      if (!query.success) {
+        throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
+      }
+      const output = await findVideoOutput(deps.db, actor, String(req.params.jobId), query.data.index);
+      const sample = sampleFileOf(output.upstream_url);
+      if (sample) {
+        await sendSample(res, sample);
+        return;
+      }
+      // The client leaving (before or after the provider answers) aborts the upstream request.
+      const abort = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      const { media } = deps;
+      const upstream = await openUpstream(output.upstream_url, {
+        range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
+        signal: abort.signal,
+        connectTimeoutMs: media.upstreamConnectTimeoutMs,
+        idleTimeoutMs: media.upstreamIdleTimeoutMs,
+        minBytesPerSecond: media.upstreamMinBytesPerSecond,
+        rateWindowMs: media.upstreamRateWindowMs,
+        allowedHosts: media.upstreamAllowedHosts,
+        ownAddresses: serverAddresses(media.listenHost),
+      }).catch((error: unknown) => {
+        // The caller sees only 502; the operator sees why (and that UPSTREAM_ALLOWED_HOSTS exists).
+        if (error instanceof RefusedUpstream) {
+          loggerOf(req, deps.logger).warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
+        }
+        throw error;
+      });
+      res.status(upstream.statusCode === 206 ? 206 : 200);
+      res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
+      for (const name of FORWARDED) {
+        const value = upstream.headers[name];
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      res.setHeader('Cache-Control', 'private, no-store');
+      await stream(deps, req, res, upstream);
+    },
+  },
+];
 
 /**
  * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
@@ -101,6 +107,6 @@ async function stream(deps: AppDeps, req: Request, res: Response, body: NodeJS.R
     await pipeline(body, res);
   } catch (error) {
     res.destroy();
-    deps.logger.warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
+    loggerOf(req, deps.logger).warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
   }
 }

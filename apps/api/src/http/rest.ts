@@ -28,6 +28,7 @@ import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal } from './error-response.js';
+import { loggerOf, requestIdOf } from './request-log.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -164,8 +165,8 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
         send(res, 200, data);
       } catch (cause) {
         const http = httpErrorOf(getTRPCErrorFromUnknown(cause));
-        logIfInternal(deps.logger, http, { procedure: found.path });
-        send(res, http.status, envelopeOf(http));
+        logIfInternal(loggerOf(req, deps.logger), http, { procedure: found.path });
+        send(res, http.status, envelopeOf(http, requestIdOf(req)));
       }
     })().catch(next);
   };

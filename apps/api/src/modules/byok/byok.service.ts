@@ -5,8 +5,8 @@ import { Prisma, type ByokCredential as ByokRow, type Db } from '@switchyard/db'
 import type { ByokCredential, CreateByokInput, DisableByokInput, ListByokInput, RotateByokSecretInput } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
-import type { Actor } from '../keys/auth.service.js';
-import { isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { isUuid, resolveWorkspace } from '../../access/workspaces.js';
 import type { SecretBox } from './secret-box.js';
 
 /** `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md). */

@@ -14,8 +14,8 @@ import type {
 } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
-import type { Actor } from '../keys/auth.service.js';
-import { assertWorkspaceAccess, isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { assertWorkspaceAccess, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];

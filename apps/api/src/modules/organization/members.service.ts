@@ -11,7 +11,7 @@ import type {
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor } from '../../access/callers.js';
 import type { MemberOrderCache } from './member-order.js';
 
 type Role = MemberRow['role'];
