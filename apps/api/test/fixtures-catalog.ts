@@ -23,7 +23,7 @@ export async function trpc(
 ): Promise<{ status: number; data: any; error: any }> {
   const key = options.key === undefined ? defaultKeyFor(server, procedure) : options.key;
   const res = options.query
-    ? await server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { key })
+    ? await server.request(`/trpc/${procedure}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key })
     : await server.request(`/trpc/${procedure}`, {
         method: 'POST',
         key,
@@ -70,8 +70,8 @@ export async function createMember(db: Db, organizationId: string): Promise<{ us
   const key = generateApiKey();
   const organization = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
   await db.$transaction(async (tx) => {
-    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: 'Member', last_name: suffix } });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com` } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, first_name: 'Member', last_name: suffix } });
     await tx.apiKey.create({
       data: {
         organization_id: organizationId,

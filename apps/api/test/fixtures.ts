@@ -11,9 +11,9 @@ import { startTestServer, type TestServer } from '../src/testing.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
 
-/** The caller of the server's management key, as services receive it. */
-export const managementActor = async (server: TestServer): Promise<Actor> =>
-  admitTenant(await authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date()), 'management');
+/** The caller of a management key (default: the server's), as services receive it. */
+export const managementActor = async (server: TestServer, key = server.managementKey): Promise<Actor> =>
+  admitTenant(await authenticate(server.db, new KeyCache(0), hashApiKey(key), new Date()), 'management');
 
 /** The access rule a procedure declares (access/rules.ts), from the router itself. */
 export function accessRuleOf(procedure: string): AccessRule | undefined {
@@ -56,8 +56,10 @@ export async function createOrganization(db: Db, name = 'Other'): Promise<OrgFix
   const managementKey = generateApiKey();
   await db.$transaction(async (tx) => {
     await tx.organization.create({ data: { id: organizationId, name } });
-    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: name, last_name: 'Owner' } });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, role: 'admin' } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com` } });
+    await tx.organizationMember.create({
+      data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: name, last_name: 'Owner' },
+    });
     const ws = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
     await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: ws.id } });
     await tx.apiKey.create({

@@ -25,6 +25,8 @@ export type Organization = z.infer<typeof OrganizationSchema>;
 export const CreateOrganizationInputSchema = z.object({
   name: z.string().trim().min(1).max(200),
   owner_email: z.email().max(320).optional().describe('The owner (org:admin) who holds the management key; owner@<organization id>.invalid when omitted'),
+  owner_first_name: z.string().max(200).optional().describe("The owner's first name, as this organization knows them"),
+  owner_last_name: z.string().max(200).optional(),
 });
 export type CreateOrganizationInput = z.infer<typeof CreateOrganizationInputSchema>;
 

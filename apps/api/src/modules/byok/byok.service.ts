@@ -6,7 +6,7 @@ import type { ByokCredential, CreateByokInput, DisableByokInput, ListByokInput, 
 import { NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { isUuid, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import type { SecretBox } from './secret-box.js';
 
 /** `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md). */
@@ -49,7 +49,7 @@ export async function getByok(db: Db, actor: Actor, input: { id: string }): Prom
 
 /** Internal: a workspace's credentials in routing order (provider, then sort_order). */
 export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id };
   const [rows, total] = await Promise.all([
     db.byokCredential.findMany({
@@ -64,7 +64,7 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
 }
 
 export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
   const row = await db.byokCredential.create({

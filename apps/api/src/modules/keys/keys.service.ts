@@ -2,6 +2,7 @@ import { Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/
 import type { CreateKeyInput, Key, KeySummary, ListKeysInput, UpdateKeyInput } from '@switchyard/schema';
 import { NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
+import { resolveWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 
@@ -108,12 +109,7 @@ function summaryOf(key: ApiKey): KeySummary {
 
 /** Creates a key owned by the caller's user, in the caller's organization. */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput): Promise<{ key: string; data: KeySummary }> {
-  const workspaceId = input.workspace_id ?? actor.workspaceId;
-  const workspace = await db.workspace.findFirst({
-    where: { id: workspaceId, organization_id: actor.organizationId },
-    select: { id: true },
-  });
-  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const secret = generateApiKey();
   const key = await db.apiKey.create({
     data: {
@@ -156,7 +152,7 @@ export async function listKeys(
 ): Promise<{ data: KeySummary[]; total_count: number }> {
   const where = {
     organization_id: actor.organizationId,
-    ...(input.workspace_id ? { workspace_id: input.workspace_id } : {}),
+    ...(input.workspace_id ? { workspace_id: (await resolveWorkspace(db, actor, input.workspace_id)).id } : {}),
     ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
   };
   const [rows, total] = await Promise.all([

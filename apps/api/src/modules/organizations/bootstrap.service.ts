@@ -45,6 +45,7 @@ export async function bootstrap(db: Db, options: BootstrapOptions = {}): Promise
       const created = await createOrganizationIn(tx, {
         name: 'Switchyard',
         owner_email: options.ownerEmail ?? 'owner@switchyard.local',
+        owner_first_name: 'Owner',
         managementKey: options.managementKey,
       });
       result.organization = {

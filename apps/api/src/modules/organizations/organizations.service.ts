@@ -7,6 +7,7 @@ import type { KeyCache } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { newId } from '../../ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
+import { userIdForEmail } from '../organization/members.service.js';
 
 type Writer = Prisma.TransactionClient;
 
@@ -23,18 +24,6 @@ function organizationOf(row: OrganizationRow): Organization {
 }
 
 /**
- * The user with this email, created when new. Identity (id, email) is shared across organizations;
- * nothing an organization writes about the person is read from or written to it here. Race-free:
- * two organizations adding the same new email at once both get the one user.
- */
-export async function userIdForEmail(tx: Writer, email: string): Promise<string> {
-  const normalized = email.toLowerCase();
-  await tx.$executeRaw`INSERT INTO users (id, email, updated_at) VALUES (${newId('user')}, ${normalized}, now()) ON CONFLICT (email) DO NOTHING`;
-  const user = await tx.user.findUniqueOrThrow({ where: { email: normalized }, select: { id: true } });
-  return user.id;
-}
-
-/**
  * An organization with its `default` workspace, an owner (org:admin, in the default workspace) and
  * a management key owned by them, inside the caller's transaction. The key's secret is returned once.
  */
@@ -46,7 +35,9 @@ export async function createOrganizationIn(
   const secret = input.managementKey ?? generateApiKey();
   await tx.organization.create({ data: { id: organizationId, name: input.name } });
   const userId = await userIdForEmail(tx, input.owner_email ?? `owner@${organizationId.replace('_', '-')}.invalid`);
-  await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, role: 'admin' } });
+  await tx.organizationMember.create({
+    data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: input.owner_first_name ?? '', last_name: input.owner_last_name ?? '' },
+  });
   const workspace = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
   const organization = await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: workspace.id } });
   await tx.workspaceMember.create({
