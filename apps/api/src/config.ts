@@ -4,6 +4,19 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
+import { parseAllowedHosts, type AllowedHost } from './modules/videos/upstream-policy.js';
+
+/** A variable read by `parse`; what it throws becomes the variable's message, with `hint`. */
+function parsedWith<T>(parse: (value: string) => T, hint: string) {
+  return z.string().transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (${hint})` });
+      return z.NEVER;
+    }
+  });
+}
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -25,23 +38,16 @@ const EnvSchema = z.object({
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  SWITCHYARD_SECRET_KEY: z
-    .string()
-    .transform((value, ctx) => {
-      try {
-        return parseSecretKeyRing(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (comma-separated for rotation, newest first)` });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
   MAX_FILE_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(100 * 1024 ** 2),
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(1024 ** 3).default(1024),
+  UPSTREAM_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  UPSTREAM_ALLOWED_HOSTS: parsedWith(parseAllowedHosts, 'comma-separated host[:port]').default([]),
   // Where stored bytes live: unset or file://<dir> (a local directory), s3://<bucket>[/<prefix>].
   STORAGE_URL: z
     .string()
@@ -113,6 +119,13 @@ export interface MediaConfig {
   containerFileMaxBytes: number;
   upstreamConnectTimeoutMs: number;
   upstreamIdleTimeoutMs: number;
+  /** A provider averaging fewer bytes per second than this over upstreamRateWindowMs is cut off (0: never). */
+  upstreamMinBytesPerSecond: number;
+  upstreamRateWindowMs: number;
+  /** Hosts whose addresses upstream fetches do not check (UPSTREAM_ALLOWED_HOSTS). */
+  upstreamAllowedHosts: AllowedHost[];
+  /** The address the server listens on (HOST): upstream fetches never reach the server itself. */
+  listenHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -176,6 +189,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       containerFileMaxBytes: e.CONTAINER_FILE_MAX_BYTES,
       upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      upstreamMinBytesPerSecond: e.UPSTREAM_MIN_BYTES_PER_SECOND,
+      upstreamRateWindowMs: e.UPSTREAM_RATE_WINDOW_MS,
+      upstreamAllowedHosts: e.UPSTREAM_ALLOWED_HOSTS,
+      listenHost: e.HOST,
     },
     storage: storageConfig(e, dataDir),
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,

@@ -13,6 +13,7 @@
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
 // here, fails the test: whoever adds one says who may call it.
 import { randomUUID } from 'node:crypto';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
@@ -147,7 +148,7 @@ const SAMPLES: Record<string, Sample> = {
       provider: 'p',
       model: 'p/v',
       upstream_job_id: `u-${unique()}`,
-      outputs: [{ upstream_url: `${fx.server.url}/samples/video.mp4` }],
+      outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
     }),
   },
   'videos.listJobs': { input: () => ({}) },
@@ -240,7 +241,7 @@ beforeAll(async () => {
     provider: 'p',
     model: 'p/v',
     upstream_job_id: 'matrix',
-    outputs: [{ upstream_url: `${server.url}/samples/video.mp4` }],
+    outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
   });
   fx = {
     ...partial,

@@ -120,9 +120,13 @@ function fakeProvider(req: http.IncomingMessage, res: http.ServerResponse) {
   }
 }
 
+/**
+ * The fake provider and the closed port are on loopback, which upstream fetches refuse unless the
+ * operator allows them (see video-upstream-rules.test.ts): these servers allow exactly those two.
+ */
+const allowProviders = () => ({ UPSTREAM_ALLOWED_HOSTS: `${new URL(base).host},127.0.0.1:${closedPort}` });
+
 beforeAll(async () => {
-  server = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: String(IDLE_MS), UPSTREAM_CONNECT_TIMEOUT_MS: '2000' });
-  other = await createOrganization(server.db);
   provider = http.createServer(fakeProvider);
   provider.on('connection', (s) => {
     sockets.add(s);
@@ -134,6 +138,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   closedPort = (closed.address() as AddressInfo).port;
   await new Promise((resolve) => closed.close(resolve));
+  server = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: String(IDLE_MS), UPSTREAM_CONNECT_TIMEOUT_MS: '2000', ...allowProviders() });
+  other = await createOrganization(server.db);
 });
 afterAll(async () => {
   for (const s of sockets) s.destroy();
@@ -300,7 +306,7 @@ describe('GET /videos/{jobId}/content', () => {
     // the upstream request here.
     let patient: TestServer;
     beforeAll(async () => {
-      patient = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: '600000' });
+      patient = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: '600000', ...allowProviders() });
     });
     afterAll(async () => {
       await patient?.close();

@@ -2,6 +2,7 @@
 // in each store.
 import { TEST_STORES, type TestStore } from '@switchyard/api/testing';
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { type RouterOutputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
@@ -45,13 +46,26 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'job-1',
-      outputs: [{ upstream_url: `${env.server.url}/healthz`, media_type: 'video/mp4' }],
+      outputs: [{ upstream_url: SAMPLE_VIDEO_URL, media_type: 'video/mp4' }],
     });
-    expect(job).toMatchObject({ status: 'completed', outputs: [{ index: 0, media_type: 'video/mp4' }] });
-    // The "provider" here is the server's own health check: its bytes come through unchanged.
+    expect(job).toMatchObject({ status: 'completed', outputs: [{ index: 0, upstream_url: 'sample:video.mp4', media_type: 'video/mp4' }] });
+    // The output is the server's own sample video (no provider to run here): a real MP4.
     const res = await env.server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await res.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+
+    // Credentials in a provider URL are refused when the job is created.
+    const withCredentials = await failure(
+      client(env.server.platformKey).videos.createJob.mutate({
+        workspace_id: env.server.workspaceId,
+        provider: 'p',
+        model: 'm',
+        upstream_job_id: 'u',
+        outputs: [{ upstream_url: 'https://user:pass@videos.example.com/v.mp4' }],
+      }),
+    );
+    expect(withCredentials).toMatchObject({ status: 400, message: 'Invalid request parameters' });
 
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
     for (const tenant of [key, env.server.managementKey]) {

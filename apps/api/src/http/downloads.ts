@@ -9,12 +9,14 @@ import { pipeline } from 'node:stream/promises';
 import { VideoContentQuerySchema } from '@switchyard/schema';
 import { Invalid } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
-import { openUpstream } from '../modules/videos/upstream.js';
+import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
+import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { requestedRange } from './range.js';
 import { loggerOf } from './request-log.js';
+import { sampleFileOf } from './sample-video.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -50,16 +52,32 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
         throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
       }
       const output = await findVideoOutput(deps.db, actor, String(req.params.jobId), query.data.index);
+      const sample = sampleFileOf(output.upstream_url);
+      if (sample) {
+        await sendSample(res, sample);
+        return;
+      }
       // The client leaving (before or after the provider answers) aborts the upstream request.
       const abort = new AbortController();
       res.once('close', () => {
         if (!res.writableFinished) abort.abort();
       });
+      const { media } = deps;
       const upstream = await openUpstream(output.upstream_url, {
         range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
         signal: abort.signal,
-        connectTimeoutMs: deps.media.upstreamConnectTimeoutMs,
-        idleTimeoutMs: deps.media.upstreamIdleTimeoutMs,
+        connectTimeoutMs: media.upstreamConnectTimeoutMs,
+        idleTimeoutMs: media.upstreamIdleTimeoutMs,
+        minBytesPerSecond: media.upstreamMinBytesPerSecond,
+        rateWindowMs: media.upstreamRateWindowMs,
+        allowedHosts: media.upstreamAllowedHosts,
+        ownAddresses: serverAddresses(media.listenHost),
+      }).catch((error: unknown) => {
+        // The caller sees only 502; the operator sees why (and that UPSTREAM_ALLOWED_HOSTS exists).
+        if (error instanceof RefusedUpstream) {
+          loggerOf(req, deps.logger).warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
+        }
+        throw error;
       });
       res.status(upstream.statusCode === 206 ? 206 : 200);
       res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
@@ -72,6 +90,23 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
   },
 ];
+
+/**
+ * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
+ * extension). A Range past its end is a bad parameter, as when a provider answers 416.
+ */
+function sendSample(res: Response, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.sendFile(file, { headers: { 'Cache-Control': 'private, no-store' } }, (error?: Error & { status?: number }) => {
+      if (!error) resolve();
+      else if (res.headersSent) resolve();
+      else if (error.status === 416) {
+        res.removeHeader('Content-Range');
+        reject(new Invalid('range not satisfiable', { parameter: 'Range', reason: 'range not satisfiable' }));
+      } else reject(error);
+    });
+  });
+}
 
 /** Pipes a body out with backpressure; on failure after the headers, cuts the connection. */
 async function stream(deps: AppDeps, req: Request, res: Response, body: NodeJS.ReadableStream | IncomingMessage): Promise<void> {

@@ -26,6 +26,7 @@ import { ZodArray } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
+import type { ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal } from './error-response.js';
 import { loggerOf, requestIdOf } from './request-log.js';
@@ -41,11 +42,14 @@ interface Route {
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
+  /** The status of a successful answer (meta.successStatus; 201 for creates). */
+  successStatus: number;
 }
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
   const routes = new Map<string, Route[]>();
-  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta: { openapi } }) => {
+  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
+    const { openapi } = meta;
     const type = procedure._def.type;
     if (type === 'subscription') return;
     const { inputParser } = getInputOutputParsers(procedure);
@@ -67,6 +71,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       procedure: procedure as AnyProcedure,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
+      successStatus: (meta as ProcedureMeta).successStatus ?? 200,
     });
     routes.set(openapi.method, list);
   });
@@ -162,7 +167,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
           signal: undefined,
           batchIndex: 0,
         });
-        send(res, 200, data);
+        send(res, found.successStatus, data);
       } catch (cause) {
         const http = httpErrorOf(getTRPCErrorFromUnknown(cause));
         logIfInternal(loggerOf(req, deps.logger), http, { procedure: found.path });

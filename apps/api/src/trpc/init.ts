@@ -7,8 +7,11 @@ import { authenticate } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule } from '../access/rules.js';
 import type { Context } from './context.js';
 
-/** Every procedure's meta: its OpenAPI route (when on REST) and its access rule (access/rules.ts). */
-export type ProcedureMeta = OpenApiMeta & { access?: AccessRule };
+/**
+ * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), and
+ * the status of a successful REST answer (default 200; existing clients expect 201 from creates).
+ */
+export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201 };
 
 const t = initTRPC
   .context<Context>()

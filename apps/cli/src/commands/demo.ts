@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createSwitchyardClient, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
 import { optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Command, type CommandContext } from '../command.js';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { readCatalog } from './catalog.js';
 
 /** What a script needs to call every operation (the issue names these fields). */
@@ -336,7 +337,8 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   const platform = platformOf(ctx);
   const catalogFile = optionalString(ctx, 'catalog');
   const catalog = await readCatalog(catalogFile ? path.resolve(ctx.cwd, catalogFile) : DEFAULT_CATALOG);
-  const videoUrl = optionalString(ctx, 'video-url') ?? `${ctx.url.replace(/\/+$/, '')}/samples/video.mp4`;
+  // The default is the server's own sample, which it serves from its files (no network fetch).
+  const videoUrl = optionalString(ctx, 'video-url') ?? SAMPLE_VIDEO_URL;
 
   const { data: caller } = await client.keys.current.query();
   const picks = catalogPicks(catalog.models);
@@ -418,7 +420,7 @@ export const demoCommands: Command[] = [
       'video-url': {
         type: 'string',
         value: '<url>',
-        description: "where the demo video's provider serves it (default: the server's own sample, <url>/samples/video.mp4)",
+        description: `where the demo video's provider serves it (default: ${SAMPLE_VIDEO_URL}, the server's own sample)`,
       },
     },
     async run(ctx) {
