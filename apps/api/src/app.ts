@@ -5,7 +5,9 @@ import { downloadRoutes } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX } from './http/paths.js';
+import { corsFor } from './http/cors.js';
 import { loggerOf, requestLog } from './http/request-log.js';
+import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
 import { sandboxWriterRoutes } from './http/sandbox-writer.js';
@@ -14,13 +16,20 @@ import { contextFactory, type AppDeps } from './trpc/context.js';
 
 export { API_PREFIX };
 
+export interface AppOptions {
+  /** Origins a browser may call from (CORS, preflights included); empty: no CORS headers at all. */
+  corsOrigins?: string[];
+}
+
 /** The whole HTTP surface as an express app; main.ts gives it a port, tests give it port 0. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(deps.metrics, new Set(Object.keys(appRouter._def.procedures))));
+  if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -38,6 +38,28 @@ const EnvSchema = z.object({
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  // Operations.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).optional(),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value, ctx) => {
+      const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (origin === '*') continue;
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin (scheme://host[:port], no path or trailing slash), nor *` });
+        }
+      }
+      return origins;
+    })
+    .optional(),
 });
 
 export interface Config {
@@ -59,6 +81,10 @@ export interface Config {
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
+  /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
+  metrics: { port: number; host: string } | undefined;
+  /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
+  corsOrigins: string[];
 }
 
 export interface MediaConfig {
@@ -86,6 +112,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      `Invalid configuration:\n  METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (metrics are never served on the public port)`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -104,5 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
     },
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
+    corsOrigins: e.CORS_ORIGINS ?? [],
   };
 }

@@ -7,13 +7,14 @@ import { Router, type Request, type Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { VideoContentQuerySchema } from '@switchyard/schema';
-import { Invalid } from '../errors.js';
+import { Invalid, Upstream } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
 import { openUpstream } from '../modules/videos/upstream.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
 import { loggerOf } from './request-log.js';
+import { labelRoute } from './request-metrics.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -22,6 +23,7 @@ export function downloadRoutes(deps: AppDeps): Router {
   const routes = Router();
 
   routes.get('/containers/:container_id/files/:file_id/content', async (req, res) => {
+    labelRoute(req, res);
     const actor = await actorOf(deps, req, res);
     const download = await openContainerFile(deps.db, deps.media, actor, req.params.container_id!, req.params.file_id!);
     res.status(200);
@@ -33,6 +35,7 @@ export function downloadRoutes(deps: AppDeps): Router {
   });
 
   routes.get('/videos/:jobId/content', async (req, res) => {
+    labelRoute(req, res);
     const actor = await actorOf(deps, req, res);
     const query = VideoContentQuerySchema.safeParse(req.query);
     if (!query.success) {
@@ -49,7 +52,11 @@ export function downloadRoutes(deps: AppDeps): Router {
       signal: abort.signal,
       connectTimeoutMs: deps.media.upstreamConnectTimeoutMs,
       idleTimeoutMs: deps.media.upstreamIdleTimeoutMs,
+    }).catch((error: unknown) => {
+      if (error instanceof Upstream) deps.metrics.upstreamVideoFailures.inc({ stage: 'before_answer' });
+      throw error;
     });
+    upstream.on('data', (chunk: Buffer) => deps.metrics.upstreamVideoBytes.inc(chunk.length));
     res.status(upstream.statusCode === 206 ? 206 : 200);
     res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
     for (const name of FORWARDED) {
@@ -57,7 +64,11 @@ export function downloadRoutes(deps: AppDeps): Router {
       if (value !== undefined) res.setHeader(name, value);
     }
     res.setHeader('Cache-Control', 'private, no-store');
+    // The provider failing mid-stream (not the client leaving, which aborts first) is a failure.
+    let upstreamFailed = false;
+    upstream.once('error', () => (upstreamFailed ||= !abort.signal.aborted));
     await stream(deps, req, res, upstream);
+    if (upstreamFailed) deps.metrics.upstreamVideoFailures.inc({ stage: 'mid_stream' });
   });
 
   return routes;

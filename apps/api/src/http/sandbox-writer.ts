@@ -8,12 +8,14 @@ import { Invalid } from '../errors.js';
 import { writeContainerFile } from '../modules/files/files.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
+import { labelRoute } from './request-metrics.js';
 
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 export function sandboxWriterRoutes(deps: AppDeps): Router {
   const routes = Router();
   routes.put('/containers/:container_id/files/:file_id', async (req, res) => {
+    labelRoute(req, res);
     const actor = await actorOf(deps, req, res, { management: true });
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     // The storage consumes (and on failure destroys) what it is given: give it a pipe, so that a

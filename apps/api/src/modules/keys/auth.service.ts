@@ -1,5 +1,6 @@
 import type { ApiKey, Db } from '@switchyard/db';
 import { TtlCache } from '../../cache.js';
+import type { CacheCounter } from '../../metrics.js';
 import { Forbidden, Unauthorized } from '../../errors.js';
 
 /** The authenticated caller: its key (row), organization, workspace and user. */
@@ -20,8 +21,8 @@ export interface Actor {
 export class KeyCache {
   readonly #rows: TtlCache<string, ApiKey | null>;
 
-  constructor(ttlMs: number) {
-    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null);
+  constructor(ttlMs: number, counter?: CacheCounter) {
+    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null, counter);
   }
 
   find(db: Db, hash: string): Promise<ApiKey | null> {

@@ -6,6 +6,7 @@
 // organization's order at once; writes by another process show within `ttlMs`.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { TtlCache } from '../../cache.js';
+import type { CacheCounter } from '../../metrics.js';
 
 const MEMBER_ORDER = statement(`
   SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`);
@@ -20,8 +21,9 @@ export class MemberOrderCache {
   constructor(
     ttlMs: number,
     private readonly limits = { maxOrganizations: 1_000, maxMembers: 100_000 },
+    counter?: CacheCounter,
   ) {
-    this.#orders = new TtlCache(ttlMs, limits.maxOrganizations);
+    this.#orders = new TtlCache(ttlMs, limits.maxOrganizations, undefined, counter);
   }
 
   /** Membership ids of the organization, oldest first; null past `maxMembers`. */
