@@ -30,11 +30,19 @@ export function requestMetrics(metrics: Metrics, procedures: ReadonlySet<string>
     if (req.originalUrl.startsWith('/trpc/')) return trpcRoute(req.originalUrl);
     return 'unmatched';
   };
+  // One labelled series per method, route and status, looked up by a string key (prom-client
+  // would hash the label object on every observation).
+  const series = new Map<string, { observe(seconds: number): void }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) series.set(key, (found = metrics.httpRequestDuration.labels({ method, route, status: String(status) })));
+    return found;
+  };
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.once('close', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      metrics.httpRequestDuration.observe({ method: req.method, route: routeOf(req, res), status: String(res.statusCode) }, seconds);
+      seriesOf(req.method, routeOf(req, res), res.statusCode).observe(Number(process.hrtime.bigint() - start) / 1e9);
     });
     next();
   };

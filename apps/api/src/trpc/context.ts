@@ -65,7 +65,14 @@ export function contextFactory(deps: AppDeps) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    // What a procedure logs carries the request's id.
-    return { ...deps, logger: loggerOf(req, deps.logger), keyHash, headers: req.headers };
+    return {
+      ...deps,
+      keyHash,
+      headers: req.headers,
+      // What a procedure logs carries the request's id (the child logger is made when first used).
+      get logger() {
+        return loggerOf(req, deps.logger);
+      },
+    };
   };
 }
