@@ -6,6 +6,7 @@ import { errorHandler, logIfInternal, notFoundHandler } from './http/error-respo
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX } from './http/paths.js';
 import { corsFor } from './http/cors.js';
+import { docsRoutes } from './http/docs.js';
 import { loggerOf, requestLog } from './http/request-log.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.use(API_PREFIX, downloadRoutes(deps));
   app.use('/internal', sandboxWriterRoutes(deps));
   app.use(sampleVideoRoutes());
+  app.use(docsRoutes());
   app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
