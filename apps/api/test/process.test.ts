@@ -118,6 +118,12 @@ describe('server process on embedded PostgreSQL', () => {
       expect(first.status).toBe(200);
       expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
+      // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
+      const rival = launch({ DATA_DIR: dataDir });
+      expect(await rival.exited).toBe(1);
+      expect(rival.output()).toMatch(/is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/);
+      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+
       // SIGTERM: exits 0 and stops PostgreSQL.
       const pgPid = await pidOf(dataDir);
       expect(pgPid).not.toBeNull();
@@ -155,7 +161,7 @@ describe('server process on embedded PostgreSQL', () => {
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it('uses DATABASE_URL when set and starts no PostgreSQL of its own', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
