@@ -6,7 +6,10 @@ import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
+import { corsFor } from './http/cors.js';
+import { docsRoutes } from './http/docs.js';
 import { loggerOf, requestLog } from './http/request-log.js';
+import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
@@ -18,13 +21,20 @@ export { API_PREFIX };
 /** The most calls one tRPC batch request may carry. */
 export const TRPC_MAX_BATCH_SIZE = 100;
 
+export interface AppOptions {
+  /** Origins a browser may call from (CORS, preflights included); empty: no CORS headers at all. */
+  corsOrigins?: string[];
+}
+
 /** The whole HTTP surface as an express app; main.ts gives it a port, tests give it port 0. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(deps.metrics, new Set(Object.keys(appRouter._def.procedures))));
+  if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -69,6 +79,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_PREFIX, rawRoutes(deps, DOWNLOAD_ROUTES));
   app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
   app.use(sampleVideoRoutes());
+  app.use(docsRoutes());
   app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -2,6 +2,7 @@
 // member-order caches (the catalog keeps a whole snapshot instead, reloaded in the background).
 // Entries are dropped when a change is announced (cache-events.ts); the TTL bounds how long a
 // change whose announcement was lost can go unseen.
+import type { CacheCounter } from './metrics.js';
 
 /**
  * Values by key, each reused for at most `ttlMs` after it was read (0: read every time). Concurrent
@@ -15,13 +16,22 @@ export class TtlCache<K, V> {
     private readonly ttlMs: number,
     private readonly maxEntries: number,
     private readonly keep: (value: V) => boolean = () => true,
+    /** Told about every lookup (metrics). */
+    private readonly counter?: CacheCounter,
   ) {}
 
   get(key: K, read: () => Promise<V>): Promise<V> {
-    if (this.ttlMs <= 0) return read();
+    if (this.ttlMs <= 0) {
+      this.counter?.miss();
+      return read();
+    }
     const now = performance.now();
     const cached = this.#entries.get(key);
-    if (cached && cached.until > now) return cached.value;
+    if (cached && cached.until > now) {
+      this.counter?.hit();
+      return cached.value;
+    }
+    this.counter?.miss();
     if (this.#entries.size >= this.maxEntries) this.#evict(now);
     const value = read();
     const entry: { value: Promise<V>; until: number; settled?: { value: V } } = { value, until: now + this.ttlMs };

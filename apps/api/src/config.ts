@@ -65,6 +65,28 @@ const EnvSchema = z.object({
   AWS_ENDPOINT_URL_S3: z.url({ protocol: /^https?$/ }).optional(),
   AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
   S3_FORCE_PATH_STYLE: z.enum(['0', '1', 'true', 'false']).default('0'),
+  // Operations.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).optional(),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value, ctx) => {
+      const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (origin === '*') continue;
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin (scheme://host[:port], no path or trailing slash), nor *` });
+        }
+      }
+      return origins;
+    })
+    .optional(),
 });
 
 export interface Config {
@@ -93,6 +115,10 @@ export interface Config {
   storage: StorageConfig;
   /** How often a replica tries to sweep unreferenced objects and abandoned uploads (0: never). */
   storageSweepIntervalMs: number;
+  /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
+  metrics: { port: number; host: string } | undefined;
+  /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
+  corsOrigins: string[];
 }
 
 export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
@@ -171,6 +197,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
   }
   const dataDir = path.resolve(e.DATA_DIR);
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      `Invalid configuration:\n  METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (metrics are never served on the public port)`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -196,5 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     storage: storageConfig(e, dataDir),
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
+    corsOrigins: e.CORS_ORIGINS ?? [],
   };
 }

@@ -27,7 +27,7 @@ export function createLogger(level: Config['logLevel'], readable = false): Logge
       ignore: 'method,path,status,latency_ms',
       messageFormat: (log, messageKey) =>
         log[messageKey] === 'request' && log.method !== undefined
-          ? `${String(log.method)} ${String(log.path)} ${String(log.status)} ${String(log.latency_ms)}ms`
+          ? `${String(log.method)} ${String(log.path)} ${String(log.status)} ${Number(log.latency_ms).toFixed(1)}ms`
           : String(log[messageKey] ?? ''),
     }),
   );

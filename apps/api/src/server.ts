@@ -3,10 +3,11 @@
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { createDb, migrate, provisionDatabase, type Db, type Listener } from '@switchyard/db';
+import { createDb, migrate, poolStats, provisionDatabase, type Db, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { Metrics, metricsServer } from './metrics.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
@@ -31,6 +32,8 @@ export interface RunningServer {
    * Stops accepting, drains in-flight requests, stops the storage sweep and the cache listener,
    * closes the pool, stops embedded PostgreSQL.
    */
+  /** http://host:port/metrics when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,27 @@ export async function listen(server: Server, port: number, host: string, variabl
   });
 }
 
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** http://host:port of a listening server (0.0.0.0 is reached at 127.0.0.1). */
+function urlOf(server: Server, configuredHost: string): string {
+  const port = portOf(server);
+  const host = configuredHost === '0.0.0.0' ? '127.0.0.1' : configuredHost === '::' ? '::1' : configuredHost;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Stops accepting and waits for in-flight requests; those still running after 10 s are cut. */
+function drain(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+  });
+}
+
 export async function startServer(config: Config, logger: Logger, options: { now?: () => Date } = {}): Promise<RunningServer> {
   const database = await provisionDatabase({
     databaseUrl: config.databaseUrl,
@@ -99,6 +123,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
   let db: Db | undefined;
   let listener: Listener | undefined;
   let sweeper: StorageSweeper | undefined;
+  let metricsListener: Server | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax });
@@ -120,52 +145,61 @@ export async function startServer(config: Config, logger: Logger, options: { now
     logger.info({ storage: media.storage.location }, 'storage');
 
     const now = options.now ?? (() => new Date());
+    const openDb = db;
+    const metrics = new Metrics(() => poolStats(openDb));
     const caches = {
-      keys: new KeyCache(config.cacheTtlMs),
-      catalog: new CatalogCache(config.cacheTtlMs),
-      memberOrder: new MemberOrderCache(config.cacheTtlMs),
+      keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
+      catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
+      memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
     };
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
-    const app = createApp({
-      db,
-      logger,
-      now,
-      secrets: secrets.box,
-      media,
-      ...caches,
-      recorder: new GenerationRecorder(db, now),
-    });
+    const app = createApp(
+      {
+        db,
+        logger,
+        now,
+        secrets: secrets.box,
+        media,
+        metrics,
+        ...caches,
+        recorder: new GenerationRecorder(db, now, undefined, ({ size, seconds, committed }) => {
+          metrics.recordingBatchSize.observe(size);
+          metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
+        }),
+      },
+      { corsOrigins: config.corsOrigins },
+    );
+
+    // Metrics listen on their own port (if any), so that they are never public by accident.
+    if (config.metrics) {
+      metricsListener = metricsServer(metrics);
+      await listen(metricsListener, config.metrics.port, config.metrics.host, 'METRICS_PORT');
+      logger.info({ url: `${urlOf(metricsListener, config.metrics.host)}/metrics` }, 'serving metrics');
+    }
     // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
     const server = createServer(app);
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    const url = urlOf(server, config.host);
     logger.info({ url }, 'listening');
 
-    const openDb = db;
     const openListener = listener;
     const openSweeper = sweeper;
+    const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
       url,
-      port,
+      port: portOf(server),
+      metricsUrl: openMetrics && `${urlOf(openMetrics, config.metrics!.host)}/metrics`,
       db: openDb,
       databaseUrl: database.url,
       storage: media.storage,
       sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
       close() {
         closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-            // Requests still running after the grace period are cut.
-            setTimeout(() => server.closeAllConnections(), 10_000).unref();
-          });
+          await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
           await openListener.close().catch(() => undefined);
           await openDb.$disconnect();
@@ -177,6 +211,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
+    if (metricsListener?.listening) await drain(metricsListener);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;

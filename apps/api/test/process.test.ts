@@ -69,6 +69,12 @@ describe('server process on embedded PostgreSQL', () => {
       expect((await getKey(proc.url, platformKey)).status).toBe(403);
       expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
+      // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
+      const rival = launch({ DATA_DIR: dataDir });
+      expect(await rival.exited).toBe(1);
+      expect(rival.output()).toMatch(/is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/);
+      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+
       // SIGTERM: exits 0 and stops PostgreSQL.
       const pgPid = await pidOf(dataDir);
       expect(pgPid).not.toBeNull();
@@ -107,7 +113,7 @@ describe('server process on embedded PostgreSQL', () => {
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it('uses DATABASE_URL when set and starts no PostgreSQL of its own', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
@@ -149,7 +155,7 @@ describe('server process on embedded PostgreSQL', () => {
       await new Promise((resolve) => taken.close(resolve));
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 
   it('writes readable lines, not JSON, when stdout is a terminal', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
@@ -165,7 +171,7 @@ describe('server process on embedded PostgreSQL', () => {
     try {
       const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
       await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
-      await waitFor(proc, /GET \/api\/v1\/key 401 \d+ms.*tty-1/);
+      await waitFor(proc, /GET \/api\/v1\/key 401 \d+\.\dms.*tty-1/);
       expect(proc.output()).not.toMatch(/^\{"level"/m);
     } finally {
       // script(1) ends when the server does.
@@ -174,7 +180,7 @@ describe('server process on embedded PostgreSQL', () => {
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 
   it.each([
     ['PORT', 'abc'],

@@ -1,10 +1,10 @@
 // @switchyard/client: a typed tRPC client for every Switchyard procedure. It depends on the server
-// for types only (`import type`), so installing it pulls in neither the server, Prisma nor express.
+// for types only (`import type`, and a self-contained copy of the router type in the built
+// package), so installing it pulls in neither the server, Prisma nor express.
 import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient, type TRPCLink } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
-import type { AppRouter } from '@switchyard/api';
-import type { ContainerFile } from '@switchyard/schema';
+import type { AppRouter } from './router.js';
 
 export type { AppRouter };
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -76,6 +76,20 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
 /** A container file's id: "cfile_" + base64url of its path inside the sandbox. */
 export function containerFileId(path: string): string {
   return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
+}
+
+/** What the sandbox runner's upload route answers (the server's ContainerFile; a test keeps them equal). */
+export interface ContainerFile {
+  container_id: string;
+  file_id: string;
+  /** Clean relative path inside the sandbox. */
+  path: string;
+  mime_type: string;
+  size_bytes: number;
+  sha256: string;
+  /** ISO 8601 timestamps. */
+  created_at: string;
+  updated_at: string;
 }
 
 export interface WriteContainerFileInput {

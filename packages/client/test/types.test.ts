@@ -1,14 +1,16 @@
 // The client's types are the router's: wrong inputs are compile errors (checked by `pnpm typecheck`,
 // which covers this file), and outputs carry the schema's types.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Key } from '@switchyard/schema';
-import { createSwitchyardClient, type RouterInputs, type RouterOutputs, type SwitchyardClient } from '../src/index.js';
+import type { ContainerFile as ServerContainerFile, Key } from '@switchyard/schema';
+import { createSwitchyardClient, type ContainerFile, type RouterInputs, type RouterOutputs, type SwitchyardClient } from '../src/index.js';
 
 describe('client types', () => {
   it('outputs are the records of @switchyard/schema', () => {
     expectTypeOf<RouterOutputs['keys']['current']>().toEqualTypeOf<{ data: Key }>();
     expectTypeOf<RouterOutputs['keys']['create']['key']>().toBeString();
     expectTypeOf<ReturnType<typeof createSwitchyardClient>>().toEqualTypeOf<SwitchyardClient>();
+    // The client declares the upload route's answer itself (it is not a procedure): the same type.
+    expectTypeOf<ContainerFile>().toEqualTypeOf<ServerContainerFile>();
   });
 
   it('inputs are checked', () => {

@@ -34,6 +34,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   return client;
 }
 
+/** The pool's connections now: all of them, the idle ones, and the queries waiting for one. */
+export function poolStats(db: Db): { total: number; idle: number; waiting: number } | undefined {
+  const pool = handles.get(db)?.pool;
+  return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /**
  * A statement for `queryRows`: SQL with $1.. placeholders, sent as a named prepared statement
  * (parsed and planned once per connection).

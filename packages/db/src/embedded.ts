@@ -124,12 +124,37 @@ async function commandLine(pid: number): Promise<string | null> {
   }
 }
 
+/** When a process started (clock ticks after boot, from /proc), or null when it cannot be read. */
+async function startTimeOf(pid: number): Promise<string | null> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** DATA_DIR/postgres/owner: "<pid> <start time>" of the process whose PostgreSQL runs the cluster. */
+const OWNER_FILE = 'owner';
+
+/** The running process recorded as the cluster's owner (not this one), or null. */
+async function liveOwner(root: string): Promise<number | null> {
+  const recorded = await fs.readFile(path.join(root, OWNER_FILE), 'utf8').catch(() => '');
+  const [pid, started] = recorded.trim().split(' ');
+  const owner = Number(pid);
+  if (!Number.isInteger(owner) || owner <= 0 || owner === process.pid || !isAlive(owner)) return null;
+  // The same process, not another that got its PID since.
+  return started !== undefined && (await startTimeOf(owner)) === started ? owner : null;
+}
+
 /**
  * A previous server that died without stopping PostgreSQL leaves postmaster.pid behind, and
  * possibly a running postgres (the orphan). Stop the orphan; remove a pid file whose process is
- * gone or is not our postgres (a reused PID), so that the next start is not refused.
+ * gone or is not our postgres (a reused PID), so that the next start is not refused. A postgres
+ * whose owner (the server that started it, DATA_DIR/postgres/owner) still runs is no orphan:
+ * another server uses this DATA_DIR, and the start is refused rather than take its database away.
  */
-async function recoverStaleServer(clusterDir: string, bins: Binaries, ids: RunAs, log: (m: string) => void) {
+async function recoverStaleServer(root: string, clusterDir: string, bins: Binaries, ids: RunAs, log: (m: string) => void) {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   let content: string;
   try {
@@ -141,6 +166,12 @@ async function recoverStaleServer(clusterDir: string, bins: Binaries, ids: RunAs
   const cmd = Number.isInteger(pid) && pid > 0 && isAlive(pid) ? await commandLine(pid) : null;
   const ours = cmd !== null && cmd.includes('postgres') && cmd.includes(clusterDir);
   if (ours) {
+    const owner = await liveOwner(root);
+    if (owner !== null) {
+      throw new Error(
+        `${clusterDir} is in use by a running server (PostgreSQL pid ${pid}, started by pid ${owner}): stop that server, or give this one another DATA_DIR`,
+      );
+    }
     log(`stopping an orphaned PostgreSQL (pid ${pid}) left by an earlier run`);
     await exec(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '60'], ids);
   } else {
@@ -217,7 +248,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   }
 
-  await recoverStaleServer(clusterDir, bins, ids, log);
+  await recoverStaleServer(root, clusterDir, bins, ids, log);
   const port = options.port ?? (await freePort());
   const settings = [
     `-c listen_addresses=127.0.0.1`,
@@ -228,6 +259,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   ].join(' ');
   await exec(bins.pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', path.join(clusterDir, 'server.log'), '-o', settings], ids);
   log(`PostgreSQL started on 127.0.0.1:${port}`);
+  await fs.writeFile(path.join(root, OWNER_FILE), `${process.pid} ${(await startTimeOf(process.pid)) ?? ''}\n`);
 
   const urlFor = (database: string) =>
     `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
@@ -237,9 +269,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port,
     urlFor,
     stop() {
-      stopping ??= exec(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '60', '-s'], ids).then(() =>
-        log('PostgreSQL stopped'),
-      );
+      stopping ??= exec(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '60', '-s'], ids).then(async () => {
+        await fs.rm(path.join(root, OWNER_FILE), { force: true });
+        log('PostgreSQL stopped');
+      });
       return stopping;
     },
   };

@@ -1,4 +1,4 @@
-export { createDb, queryRows, statement, withAdvisoryLock, type Db, type DbOptions, type Statement } from './client.js';
+export { createDb, poolStats, queryRows, statement, withAdvisoryLock, type Db, type DbOptions, type Statement } from './client.js';
 export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';
 export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
 export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';

@@ -4,6 +4,7 @@
 // authenticate() is the only place that turns a key into a caller; rules.ts says what each may do.
 import type { ApiKey, Db, PlatformKey } from '@switchyard/db';
 import { TtlCache } from '../cache.js';
+import type { CacheCounter } from '../metrics.js';
 import { Unauthorized } from '../errors.js';
 
 /** A tenant caller: its key (row), organization, workspace and user. */
@@ -41,8 +42,8 @@ type KeyRecord =
 export class KeyCache {
   readonly #rows: TtlCache<string, KeyRecord>;
 
-  constructor(ttlMs: number) {
-    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null);
+  constructor(ttlMs: number, counter?: CacheCounter) {
+    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null, counter);
   }
 
   find(db: Db, hash: string): Promise<KeyRecord> {

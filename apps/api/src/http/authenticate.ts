@@ -5,6 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant } from '../access/rules.js';
 import { keyHashOf, type AppDeps } from '../trpc/context.js';
+import { labelRoute } from './request-metrics.js';
 
 interface RawRouteBase {
   method: 'get' | 'put';
@@ -27,6 +28,7 @@ export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
   const router = Router();
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
+      labelRoute(req, res);
       const caller = await callerOf(deps, req, res);
       if (route.access === 'platform') await route.handle(deps, req, res, admitPlatform(caller));
       else await route.handle(deps, req, res, admitTenant(caller, route.access));

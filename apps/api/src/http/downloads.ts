@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { VideoContentQuerySchema } from '@switchyard/schema';
-import { Invalid } from '../errors.js';
+import { Invalid, Upstream } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
 import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../modules/videos/upstream-policy.js';
@@ -77,8 +77,10 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
         if (error instanceof RefusedUpstream) {
           loggerOf(req, deps.logger).warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
         }
+        if (error instanceof Upstream) deps.metrics.upstreamVideoFailures.inc({ stage: 'before_answer' });
         throw error;
       });
+      upstream.on('data', (chunk: Buffer) => deps.metrics.upstreamVideoBytes.inc(chunk.length));
       res.status(upstream.statusCode === 206 ? 206 : 200);
       res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
       for (const name of FORWARDED) {
@@ -86,7 +88,11 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
         if (value !== undefined) res.setHeader(name, value);
       }
       res.setHeader('Cache-Control', 'private, no-store');
+      // The provider failing mid-stream (not the client leaving, which aborts first) is a failure.
+      let upstreamFailed = false;
+      upstream.once('error', () => (upstreamFailed ||= !abort.signal.aborted));
       await stream(deps, req, res, upstream);
+      if (upstreamFailed) deps.metrics.upstreamVideoFailures.inc({ stage: 'mid_stream' });
     },
   },
 ];

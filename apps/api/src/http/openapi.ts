@@ -1,12 +1,127 @@
+// The OpenAPI document: every REST route. trpc-to-openapi generates the procedures' operations from
+// the router; the two byte-stream downloads are plain express routes (http/downloads.ts), so their
+// operations are written here, from the same zod schemas, with their binary media types, Range /
+// 206 and Content-Disposition. The document is committed as openapi.json at the repository root
+// (`pnpm openapi` rewrites it; a test compares it with the served one).
+import { ContainerFileIdSchema, ContainerIdSchema, ERROR_MESSAGES, ErrorEnvelopeSchema, VideoContentQuerySchema, type ErrorStatus } from '@switchyard/schema';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
 import type { AppRouter } from '../router.js';
 
-/** The OpenAPI document, generated once from the router's procedures. */
-export function openApiDocument(router: AppRouter, baseUrl: string) {
-  return generateOpenApiDocument(router, {
+type Document = ReturnType<typeof generateOpenApiDocument>;
+type Json = Record<string, unknown>;
+
+/** A zod schema as the document's JSON Schema (2020-12, as OpenAPI 3.1 uses), in input form. */
+function jsonSchema(schema: z.ZodType): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+function parameter(where: 'path' | 'query' | 'header', name: string, schema: Json, required: boolean, description?: string): Json {
+  return {
+    in: where,
+    name,
+    required,
+    schema,
+    ...(description ?? schema.description ? { description: description ?? schema.description } : {}),
+  };
+}
+
+const ERROR_ENVELOPE = '#/components/schemas/ErrorEnvelope';
+
+/** The spec's error statuses of an operation, each answered with the error envelope. */
+function errorResponses(statuses: ErrorStatus[]): Json {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: ERROR_MESSAGES[status], content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE } } } },
+    ]),
+  );
+}
+
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+const BINARY = { type: 'string', format: 'binary' };
+
+function downloadPaths(): Record<string, Json> {
+  const containerParameters = [
+    parameter('path', 'container_id', jsonSchema(ContainerIdSchema), true),
+    parameter('path', 'file_id', jsonSchema(ContainerFileIdSchema), true),
+  ];
+  const index = (jsonSchema(VideoContentQuerySchema).properties as Record<string, Json>).index!;
+  return {
+    '/containers/{container_id}/files/{file_id}/content': {
+      get: {
+        operationId: 'files-content',
+        summary: 'Download a container file',
+        description:
+          "Streams the exact bytes of a file in a container of the caller's workspace (a management key: any workspace of its organization).",
+        tags: ['Containers'],
+        security: [{ bearerAuth: [] }],
+        parameters: containerParameters,
+        responses: {
+          200: {
+            description: "The file's bytes",
+            headers: {
+              'Content-Disposition': header('attachment, with the file name (RFC 6266): attachment; filename=report.md'),
+              'Content-Length': header('Size of the file in bytes', { type: 'integer', minimum: 0 }),
+            },
+            content: { 'application/octet-stream': { schema: BINARY } },
+          },
+          ...errorResponses([400, 401, 403, 404, 429, 500, 503]),
+        },
+      },
+    },
+    '/videos/{jobId}/content': {
+      get: {
+        operationId: 'videos-content',
+        summary: 'Download a generated video',
+        description:
+          "Streams an output of a video job from the provider's URL, unbuffered, with the provider's media type. A Range header is forwarded: the provider's partial answer comes back as 206.",
+        tags: ['Videos'],
+        security: [{ bearerAuth: [] }],
+        parameters: [
+          parameter('path', 'jobId', { type: 'string', minLength: 1 }, true, 'The video job id'),
+          parameter('query', 'index', { type: 'integer', minimum: 0, default: 0 }, false, String(index.description ?? '')),
+          parameter('header', 'Range', { type: 'string', example: 'bytes=0-1048575' }, false, 'A byte range of the video (RFC 9110), forwarded to the provider'),
+        ],
+        responses: {
+          200: {
+            description: 'The whole video',
+            headers: {
+              'Content-Length': header('Size in bytes, when the provider gives it', { type: 'integer', minimum: 0 }),
+              'Accept-Ranges': header('bytes, when the provider accepts ranges'),
+            },
+            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
+          },
+          206: {
+            description: 'The requested range of the video',
+            headers: {
+              'Content-Range': header('The range sent and the full size: bytes 0-1048575/7340032'),
+              'Content-Length': header('Size of the range in bytes', { type: 'integer', minimum: 0 }),
+            },
+            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
+          },
+          ...errorResponses([400, 401, 404, 500, 502]),
+        },
+      },
+    },
+  };
+}
+
+/** The OpenAPI document of every REST route, generated once from the router. */
+export function openApiDocument(router: AppRouter, baseUrl: string): Document {
+  const document = generateOpenApiDocument(router, {
     title: 'Switchyard management and catalog API',
     version: '1.0.0',
     baseUrl,
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
   });
+  return {
+    ...document,
+    paths: { ...document.paths, ...downloadPaths() },
+    components: {
+      ...document.components,
+      schemas: { ...document.components?.schemas, ErrorEnvelope: jsonSchema(ErrorEnvelopeSchema) },
+    },
+  } as Document;
 }

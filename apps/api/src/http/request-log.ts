@@ -1,12 +1,18 @@
-// Request ids and the request log, through pino-http: every request gets an id (a sane incoming
-// X-Request-Id, else a new UUID), echoed in X-Request-Id; req.log is a child logger that writes the
-// id into every line logged for that request; and one line per request gives method, path, status,
-// latency and the key's hash (never the key). Health probes log at debug.
+// Request ids and the request log. Every request gets an id (a sane incoming X-Request-Id, else a
+// new UUID), echoed in X-Request-Id; loggerOf(req) is a pino child logger that writes the id into
+// every line logged for that request; and one line per request gives method, path, status, latency
+// and the key's hash (never the key). Health probes log at debug.
+//
+// Hand-written rather than pino-http, on measurement: pino-http 11 cost 0.04 ms more server CPU per
+// request than this middleware in an express app answering a constant (0.131 against 0.092 ms per
+// answer, autocannon, 32 connections), and 0.09 ms more per GET /key in `pnpm bench` (0.331 against
+// 0.242 ms): its middleware adds several properties and two child loggers to every request (one of
+// them binding the whole request, used only when quietReqLogger is off). Here: one 'close'
+// listener, and a child logger only for a request that logs more than its line.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -15,45 +21,49 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
-/** The id pino-http gave the request (set before any route runs). */
+interface RequestLogState {
+  id: string;
+  logger: Logger;
+  /** The child logger, made on first use (most requests log nothing but their line). */
+  child?: Logger;
+}
+
+const requests = new WeakMap<IncomingMessage, RequestLogState>();
+
+/** The request's id (set before any route runs; undefined outside requestLog). */
 export function requestIdOf(req: IncomingMessage): string | undefined {
-  return req.id === undefined ? undefined : String(req.id);
+  return requests.get(req)?.id;
 }
 
-/** The logger for what happens while serving `req`: the request's child logger, with its id. */
+/** The logger for what happens while serving `req`: a child logger with its request_id. */
 export function loggerOf(req: IncomingMessage, fallback: Logger): Logger {
-  return req.log ?? fallback;
-}
-
-function pathOf(req: IncomingMessage): string {
-  return ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/').split('?', 1)[0]!;
+  const state = requests.get(req);
+  if (!state) return fallback;
+  return (state.child ??= state.logger.child({ request_id: state.id }));
 }
 
 export function requestLog(logger: Logger): RequestHandler {
-  const line = (req: IncomingMessage, res: ServerResponse, val: { latency_ms: number }) => ({
-    method: req.method,
-    path: pathOf(req),
-    status: res.statusCode,
-    latency_ms: val.latency_ms,
-    key_hash: (res as { locals?: { keyHash?: string | null } }).locals?.keyHash ?? null,
-  });
-  return pinoHttp({
-    logger,
-    genReqId(req, res) {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader(REQUEST_ID_HEADER, id);
-      return id;
-    },
-    // req.log carries only the id; the request itself is summarised once, by the line below.
-    quietReqLogger: true,
-    quietResLogger: true,
-    customAttributeKeys: { reqId: 'request_id', responseTime: 'latency_ms' },
-    customLogLevel: (req) => (PROBES.has(pathOf(req)) ? 'debug' : 'info'),
-    customSuccessObject: line,
-    // A 5xx is summarised like any answer; its cause is logged where it happened (logIfInternal).
-    customErrorObject: (req, res, _error, val) => line(req, res, val),
-    customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request',
-  }) as RequestHandler;
+  return (req: Request, res, next) => {
+    const start = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader(REQUEST_ID_HEADER, id);
+    requests.set(req, { id, logger });
+    // 'close' comes after the answer was sent, or when the client left before it: both are logged.
+    res.once('close', () => {
+      const path = req.originalUrl.split('?', 1)[0]!;
+      logger[PROBES.has(path) ? 'debug' : 'info'](
+        {
+          request_id: id,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          latency_ms: Number(process.hrtime.bigint() - start) / 1e6,
+          key_hash: (res.locals.keyHash as string | null | undefined) ?? null,
+        },
+        'request',
+      );
+    });
+    next();
+  };
 }

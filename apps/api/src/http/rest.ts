@@ -35,6 +35,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 interface Route {
   pattern: RegExp;
+  /** The documented path, e.g. /model/{author}/{slug} (the metrics' route label). */
+  template: string;
   path: string;
   type: 'query' | 'mutation';
   procedure: AnyProcedure;
@@ -66,6 +68,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
     const list = routes.get(openapi.method) ?? [];
     list.push({
       pattern: getPathRegExp(normalizePath(openapi.path)),
+      template: normalizePath(openapi.path),
       path,
       type,
       procedure: procedure as AnyProcedure,
@@ -137,6 +140,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
     }
     if (!route) return next();
     const found = route;
+    res.locals.route = `${req.baseUrl}${found.template}`;
 
     void (async () => {
       try {

@@ -8,6 +8,7 @@ import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
+import type { Metrics } from '../metrics.js';
 import { loggerOf } from '../http/request-log.js';
 
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   recorder: GenerationRecorder;
   /** Organizations' member order for GET /organization/members, kept up to CACHE_TTL_MS. */
   memberOrder: MemberOrderCache;
+  /** Prometheus metrics (served on METRICS_PORT). */
+  metrics: Metrics;
 }
 
 export interface Context extends AppDeps {
@@ -62,7 +65,14 @@ export function contextFactory(deps: AppDeps) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    // What a procedure logs carries the request's id.
-    return { ...deps, logger: loggerOf(req, deps.logger), keyHash, headers: req.headers };
+    return {
+      ...deps,
+      keyHash,
+      headers: req.headers,
+      // What a procedure logs carries the request's id (the child logger is made when first used).
+      get logger() {
+        return loggerOf(req, deps.logger);
+      },
+    };
   };
 }

@@ -68,6 +68,9 @@ const RECORD_BATCH = statement(`
   )
   SELECT id, store AS content_stored FROM new`);
 
+/** Told about every batch written (metrics): its size, how long it took, and whether it committed. */
+export type BatchObserver = (batch: { size: number; seconds: number; committed: boolean }) => void;
+
 export class GenerationRecorder {
   #queue: Pending[] = [];
   #running = false;
@@ -76,6 +79,7 @@ export class GenerationRecorder {
     private readonly db: Db,
     private readonly now: () => Date,
     private readonly maxBatch = 256,
+    private readonly observe: BatchObserver = () => undefined,
   ) {}
 
   record(row: GenerationRowJson, extras: RecordingExtras): Promise<RecordingOutcome> {
@@ -131,11 +135,18 @@ export class GenerationRecorder {
   async #run(batch: Pending[]): Promise<Map<string, boolean>> {
     const rows = batch.map((p) => p.row);
     const extras = batch.map((p) => ({ id: p.row.id, ...p.extras }));
-    const result = await queryRows<{ id: string; content_stored: boolean }>(this.db, RECORD_BATCH, [
-      JSON.stringify(rows),
-      JSON.stringify(extras),
-      this.now(),
-    ]);
-    return new Map(result.map((r) => [r.id, r.content_stored]));
+    const started = performance.now();
+    let committed = false;
+    try {
+      const result = await queryRows<{ id: string; content_stored: boolean }>(this.db, RECORD_BATCH, [
+        JSON.stringify(rows),
+        JSON.stringify(extras),
+        this.now(),
+      ]);
+      committed = true;
+      return new Map(result.map((r) => [r.id, r.content_stored]));
+    } finally {
+      this.observe({ size: batch.length, seconds: (performance.now() - started) / 1000, committed });
+    }
   }
 }

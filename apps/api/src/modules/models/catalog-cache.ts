@@ -6,6 +6,7 @@
 // lost, the change shows once `ttlMs` has passed and one reload has finished (requests keep using
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
 import type { Db, Model as ModelRow, ModelVariant as VariantRow } from '@switchyard/db';
+import type { CacheCounter } from '../../metrics.js';
 
 export interface CatalogSnapshot {
   /** Models by lookup (lower-cased id). */
@@ -46,15 +47,21 @@ export class CatalogCache {
   /** Bumped by every invalidation: a load that began before one is not kept. */
   #generation = 0;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    /** Told about every lookup (metrics): a hit is a request served from the snapshot in memory. */
+    private readonly counter?: CacheCounter,
+  ) {}
 
   async snapshot(db: Db): Promise<CatalogSnapshot> {
     const current = this.#current;
     if (current && current.generation === this.#generation) {
+      this.counter?.hit();
       if (performance.now() - current.loadedAt < this.ttlMs) return current.snapshot;
       void this.#load(db).catch(() => undefined); // refresh in the background; this request uses the one it has
       return current.snapshot;
     }
+    this.counter?.miss();
     return this.#load(db);
   }
 

@@ -7,6 +7,7 @@
 // (cache-events.ts), and within `ttlMs` even if it is lost.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { TtlCache } from '../../cache.js';
+import type { CacheCounter } from '../../metrics.js';
 
 const MEMBER_ORDER = statement(`
   SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`);
@@ -21,8 +22,9 @@ export class MemberOrderCache {
   constructor(
     ttlMs: number,
     private readonly limits = { maxOrganizations: 1_000, maxMembers: 100_000 },
+    counter?: CacheCounter,
   ) {
-    this.#orders = new TtlCache(ttlMs, limits.maxOrganizations);
+    this.#orders = new TtlCache(ttlMs, limits.maxOrganizations, undefined, counter);
   }
 
   /** Membership ids of the organization, oldest first; null past `maxMembers`. */

@@ -1,0 +1,123 @@
+// Prometheus metrics (prom-client), one registry per server: HTTP requests by route template,
+// recording batches, the database pool, the in-memory caches and video downloads from providers,
+// beside prom-client's process metrics. Served on METRICS_PORT only (see server.ts), never on the
+// public port.
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What a cache reports: a lookup served from memory, or one that had to read. */
+export interface CacheCounter {
+  hit(): void;
+  miss(): void;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+const PREFIX = 'switchyard_';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequestDuration = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'Time from a request to its answer, by route template (its _count is the number of requests)',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly recordingBatchSize = new Histogram({
+    name: `${PREFIX}recording_batch_size`,
+    help: 'Generations written per recording batch (one SQL statement each)',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [this.registry],
+  });
+
+  readonly recordingCommitDuration = new Histogram({
+    name: `${PREFIX}recording_commit_duration_seconds`,
+    help: "Time to write and commit one recording batch, by outcome (failed: the database refused it; its generations are then retried one by one)",
+    labelNames: ['outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly #cacheHits = new Counter({
+    name: `${PREFIX}cache_hits_total`,
+    help: 'Lookups served from memory, by cache',
+    labelNames: ['cache'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #cacheMisses = new Counter({
+    name: `${PREFIX}cache_misses_total`,
+    help: 'Lookups that read the database, by cache',
+    labelNames: ['cache'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamVideoBytes = new Counter({
+    name: `${PREFIX}upstream_video_bytes_total`,
+    help: "Bytes of video received from providers' URLs (and passed on to clients)",
+    registers: [this.registry],
+  });
+
+  readonly upstreamVideoFailures = new Counter({
+    name: `${PREFIX}upstream_video_failures_total`,
+    help: 'Video downloads from providers that failed: before_answer (the client got 502/524), or mid_stream (the connection was cut)',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(pool: () => PoolStats | undefined) {
+    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    const stats = () => pool() ?? { total: 0, idle: 0, waiting: 0 };
+    new Gauge({
+      name: `${PREFIX}db_pool_connections`,
+      help: 'Database connections of the pool, by state (in_use: lent to a query or transaction)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const { total, idle } = stats();
+        this.set({ state: 'in_use' }, total - idle);
+        this.set({ state: 'idle' }, idle);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}db_pool_waiting`,
+      help: 'Queries waiting for a database connection',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+  }
+
+  /** The counter a named cache reports to. */
+  cache(name: string): CacheCounter {
+    const hits = this.#cacheHits.labels(name);
+    const misses = this.#cacheMisses.labels(name);
+    // Both series exist from the start, at 0.
+    hits.inc(0);
+    misses.inc(0);
+    return { hit: () => hits.inc(), miss: () => misses.inc() };
+  }
+}
+
+/** The metrics endpoint's own server: GET /metrics in Prometheus' text format, nothing else. */
+export function metricsServer(metrics: Metrics): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${error.message}\n`),
+    );
+  });
+}

@@ -1,0 +1,77 @@
+// The package as others get it: `pnpm pack` (of the build, which turbo runs before these tests),
+// installed into an empty project outside the repository (from pnpm's store, the registry when
+// missing), where a call type-checks and runs against a real server. The consumer's tsconfig skips
+// library checking, as most projects do; its @ts-expect-error lines fail the compile if the
+// package's types were missing (they would be any, and the directives unused).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useServer } from './support.js';
+
+const exec = promisify(execFile);
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const env = useServer();
+
+let project: string;
+beforeAll(async () => {
+  project = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-client-consumer-'));
+});
+afterAll(async () => {
+  if (project) await fs.rm(project, { recursive: true, force: true });
+});
+
+const CONSUMER = `import { createSwitchyardClient, SwitchyardError, type ContainerFile, type RouterOutputs } from '@switchyard/client';
+
+const sy = createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: process.env.SWITCHYARD_API_KEY! });
+const { data } = await sy.keys.current.query();
+const label: string = data.label;
+const daily: RouterOutputs['keys']['current']['data']['usage_daily'] = data.usage_daily;
+const file: ContainerFile | undefined = undefined;
+// @ts-expect-error keys.create needs a name
+void (() => sy.keys.create.mutate({}));
+// @ts-expect-error no such procedure
+void (() => sy.keys.destroy.mutate({ hash: 'x' }));
+let refused = 0;
+try {
+  await createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: 'sk-sy-v1-wrong' }).keys.current.query();
+} catch (error) {
+  if (error instanceof SwitchyardError) refused = error.status;
+}
+console.log(JSON.stringify({ label, daily, file: file ?? null, refused }));
+`;
+
+describe('@switchyard/client packed', () => {
+  it('installs into an empty project outside the repository, type-checks a call there, and the call works', async () => {
+    const { stdout: packed } = await exec('pnpm', ['pack', '--pack-destination', project], { cwd: packageDir });
+    const tarball = packed.trim().split('\n').at(-1)!;
+    expect(tarball).toMatch(/switchyard-client-0\.1\.0\.tgz$/);
+    const listing = (await exec('tar', ['tzf', tarball])).stdout.split('\n');
+    expect(listing).toContain('package/dist/router.d.ts');
+    expect(listing.some((f) => f.startsWith('package/src/'))).toBe(false);
+
+    await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await exec('pnpm', ['add', '--ignore-workspace', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@20.19.43'], { cwd: project });
+    // Nothing of the server came along.
+    const installed = await fs.readdir(path.join(project, 'node_modules', '.pnpm'));
+    expect(installed.filter((name) => /^@switchyard\+(api|db|schema)|^@prisma|^express@|^pino@/.test(name))).toEqual([]);
+
+    await fs.writeFile(path.join(project, 'index.ts'), CONSUMER);
+    await fs.writeFile(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out', types: ['node'], skipLibCheck: true }, include: ['index.ts'] }),
+    );
+    await exec(process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]).catch((e: { stdout: string }) => {
+      throw new Error(`the consumer does not type-check:\n${e.stdout}`);
+    });
+
+    const { stdout } = await exec(process.execPath, [path.join(project, 'out', 'index.js')], {
+      cwd: project,
+      env: { ...process.env, SWITCHYARD_URL: env.server.url, SWITCHYARD_API_KEY: env.server.managementKey },
+    });
+    expect(JSON.parse(stdout)).toEqual({ label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/), daily: 0, file: null, refused: 401 });
+  });
+});
