@@ -61,6 +61,9 @@ export const DeletedOutputSchema = z.object({ deleted: z.literal(true) }).strict
 
 /**
  * A boolean in a query string: `true` / `false` (the REST adapter would coerce any non-empty string
- * to true), or a boolean from tRPC clients.
+ * to true), or a boolean from tRPC clients. A pipe, so that the adapter neither coerces it nor refuses
+ * it as a query parameter.
  */
-export const QueryBooleanSchema = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+export const QueryBooleanSchema = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .transform((value) => value === true || value === 'true');
