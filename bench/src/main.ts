@@ -244,6 +244,23 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       spec: { method: 'GET', path: '/api/v1/organization/members?limit=100&offset=4000', headers: management },
     },
     {
+      // The default workspace holds the seeded keys (10,000 at the large size), each with usage read
+      // from the daily rollups.
+      name: 'GET /keys?limit=100',
+      kind: 'read',
+      spec: { method: 'GET', path: '/api/v1/keys?limit=100', headers: management },
+    },
+    {
+      name: 'POST /keys',
+      kind: 'write',
+      spec: {
+        method: 'POST',
+        path: '/api/v1/keys',
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench key', limit: 10, limit_reset: 'monthly' }),
+      },
+    },
+    {
       name: 'POST /generation/feedback',
       kind: 'write',
       spec: {

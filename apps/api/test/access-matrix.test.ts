@@ -65,11 +65,14 @@ async function member(fx: Fixture): Promise<string> {
 async function key(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'keys.create', { name: `k-${unique()}` })).data.hash;
 }
+async function workspace(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'workspaces.create', { slug: `ws-${unique()}`, name: 'W' })).data.id;
+}
 async function guardrail(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'guardrails.create', { name: `g-${unique()}` })).id;
 }
 async function byok(fx: Fixture): Promise<string> {
-  return (await ok(fx.server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).id;
+  return (await ok(fx.server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).data.id;
 }
 async function preset(fx: Fixture): Promise<string> {
   const slug = `p-${unique()}`;
@@ -84,6 +87,7 @@ const SAMPLES: Record<string, Sample> = {
   'keys.list': { input: () => ({}) },
   'keys.get': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
   'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
+  'keys.delete': { input: async (fx) => ({ hash: await key(fx) }), scoped: true },
   'models.get': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
   'models.embeddings': { input: () => ({}) },
   'models.upsert': { input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }) },
@@ -107,21 +111,18 @@ const SAMPLES: Record<string, Sample> = {
   'workspaces.list': { input: () => ({}) },
   'workspaces.create': { input: () => ({ slug: `ws-${unique()}`, name: 'W' }) },
   'workspaces.update': { input: (fx) => ({ id: fx.server.workspaceId, name: 'Default' }), scoped: true },
+  'workspaces.get': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },
+  'workspaces.delete': { input: async (fx) => ({ id: await workspace(fx) }), scoped: true },
+  'workspaces.removeMembers': { input: async (fx) => ({ id: await workspace(fx), user_ids: ['not-a-member'] }), scoped: true },
   'budgets.get': { input: (fx) => ({ id: fx.server.workspaceId, interval: 'monthly' }), scoped: true },
   'budgets.list': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },
-  'budgets.set': { input: (fx) => ({ workspace_id: fx.server.workspaceId, reset_interval: 'monthly', limit_usd: 100 }), scoped: true },
-  'budgets.delete': {
-    input: async (fx) => {
-      await ok(fx.server, 'budgets.set', { workspace_id: fx.server.workspaceId, reset_interval: 'daily', limit_usd: 1 });
-      return { workspace_id: fx.server.workspaceId, reset_interval: 'daily' };
-    },
-    scoped: true,
-  },
+  'budgets.set': { input: (fx) => ({ workspace_ref: fx.server.workspaceId, interval: 'monthly', limit_usd: 100 }), scoped: true },
+  'budgets.delete': { input: (fx) => ({ workspace_ref: fx.server.workspaceId, interval: 'daily' }), scoped: true },
   'byok.get': { input: (fx) => ({ id: fx.byokId }), scoped: true },
   'byok.list': { input: () => ({}) },
   'byok.create': { input: () => ({ provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` }) },
-  'byok.rotateSecret': { input: async (fx) => ({ id: await byok(fx), key: `sk-${hex(32)}` }), scoped: true },
-  'byok.disable': { input: async (fx) => ({ id: await byok(fx) }), scoped: true },
+  'byok.update': { input: async (fx) => ({ id: await byok(fx), key: `sk-${hex(32)}`, disabled: true }), scoped: true },
+  'byok.delete': { input: async (fx) => ({ id: await byok(fx) }), scoped: true },
   'byok.resealSecrets': { input: () => undefined },
   'guardrails.keyAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
   'guardrails.memberAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
@@ -200,7 +201,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
   ([path, p]) => ({ path, def: p._def }),
 );
 
-/** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET) or JSON body. */
+/** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET, DELETE) or JSON body. */
 function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {
   const rest: Record<string, unknown> = { ...((input ?? {}) as Record<string, unknown>) };
   const path = openapi.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -208,10 +209,10 @@ function restRequest(openapi: { method: string; path: string }, input: unknown):
     delete rest[name];
     return encodeURIComponent(String(value));
   });
-  if (openapi.method === 'GET') {
+  if (openapi.method === 'GET' || openapi.method === 'DELETE') {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(rest)) for (const v of [value].flat()) query.append(name, String(v));
-    return { url: `${API_PREFIX}${path}${query.size ? `?${query}` : ''}`, init: { method: 'GET' } };
+    return { url: `${API_PREFIX}${path}${query.size ? `?${query}` : ''}`, init: { method: openapi.method } };
   }
   return {
     url: `${API_PREFIX}${path}`,
@@ -232,7 +233,7 @@ beforeAll(async () => {
   const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } }))
     .hash;
   const partial = { server, other, regular } as Fixture;
-  await ok(server, 'budgets.set', { workspace_id: server.workspaceId, reset_interval: 'monthly', limit_usd: 100 });
+  await ok(server, 'budgets.set', { workspace_ref: server.workspaceId, interval: 'monthly', limit_usd: 100 });
   const containerId = await openContainer(server, 'matrix');
   const written = await putFile(server, containerId, fileIdOf('out/result.txt'), Buffer.from('result'));
   expect(written.status).toBe(201);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema } from '@switchyard/schema';
+import { BudgetSchema, DeletedOutputSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema, SetBudgetOutputSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, ok, rest, trpc } from './fixtures-admin.js';
@@ -17,8 +17,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const setBudget = (workspace_id: string, reset_interval: string, limit_usd: number, key?: string) =>
-  trpc(server, 'budgets.set', { workspace_id, reset_interval, limit_usd }, { key });
+const setBudget = (workspace_ref: string, interval: string, limit_usd: number, key?: string) =>
+  trpc(server, 'budgets.set', { workspace_ref, interval, limit_usd }, { key });
 
 describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
   it('list every interval in order, one budget each, with include_byok_in_budgets', async () => {
@@ -27,7 +27,7 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
     for (const [interval, limit] of [['monthly', 300], ['daily', 10.5], ['lifetime', 1000], ['weekly', 70]] as const) {
       expect((await setBudget('budgeted', interval, limit)).status).toBe(200);
     }
-    await ok(server, 'workspaces.update', { id: 'budgeted', include_byok_in_budgets: true });
+    await ok(server, 'budgets.set', { workspace_ref: 'budgeted', interval: 'daily', limit_usd: 10.5, include_byok_in_budgets: true });
 
     const { status, body } = await rest(server, `/workspaces/${ws.id}/budgets`);
     expect(status).toBe(200);
@@ -49,8 +49,8 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
 
   it('changing a budget updates it in place (at most one per interval)', async () => {
     await createWorkspace(server, 'in-place');
-    const first = (await setBudget('in-place', 'daily', 5)).data;
-    const second = (await setBudget('in-place', 'daily', 6)).data;
+    const first = (await setBudget('in-place', 'daily', 5)).data.data;
+    const second = (await setBudget('in-place', 'daily', 6)).data.data;
     expect(second.id).toBe(first.id);
     expect(second.limit_usd).toBe(6);
     expect((await rest(server, '/workspaces/in-place/budgets')).body.data).toHaveLength(1);
@@ -80,7 +80,7 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
   });
 });
 
-describe('budgets.set (internal): lifetime > monthly > weekly > daily, strictly', () => {
+describe('budgets.set: lifetime > monthly > weekly > daily, strictly', () => {
   it('refuses a budget not strictly below every wider one, or not strictly above every narrower one', async () => {
     await createWorkspace(server, 'ordered');
     await setBudget('ordered', 'weekly', 100);
@@ -111,8 +111,8 @@ describe('budgets.set (internal): lifetime > monthly > weekly > daily, strictly'
     await createWorkspace(server, 'racing');
     // Each call alone is valid; together, daily 50 and weekly 40 would break the order.
     for (let round = 0; round < 5; round++) {
-      await trpc(server, 'budgets.delete', { workspace_id: 'racing', reset_interval: 'daily' });
-      await trpc(server, 'budgets.delete', { workspace_id: 'racing', reset_interval: 'weekly' });
+      await trpc(server, 'budgets.delete', { workspace_ref: 'racing', interval: 'daily' });
+      await trpc(server, 'budgets.delete', { workspace_ref: 'racing', interval: 'weekly' });
       await setBudget('racing', 'daily', 10);
       await setBudget('racing', 'weekly', 60);
       const [a, b] = await Promise.all([setBudget('racing', 'daily', 50), setBudget('racing', 'weekly', 40)]);
@@ -123,13 +123,73 @@ describe('budgets.set (internal): lifetime > monthly > weekly > daily, strictly'
     }
   });
 
-  it('400 for negative or non-numeric limits; 404 for foreign workspaces; budgets.delete removes', async () => {
+  it('400 for zero or negative limits; 404 for foreign workspaces', async () => {
     expect((await setBudget('default', 'daily', -1)).status).toBe(400);
-    expect((await trpc(server, 'budgets.set', { workspace_id: 'default', reset_interval: 'daily', limit_usd: '5' })).status).toBe(400);
+    expect((await setBudget('default', 'daily', 0)).status).toBe(400);
     expect((await setBudget(other.workspaceId, 'daily', 1)).status).toBe(404);
-    await setBudget('default', 'lifetime', 5);
-    expect(await ok(server, 'budgets.delete', { workspace_id: 'default', reset_interval: 'lifetime' })).toEqual({ deleted: true });
-    expectEnvelope(await rest(server, '/workspaces/default/budgets/lifetime'), 404);
-    expect((await trpc(server, 'budgets.delete', { workspace_id: 'default', reset_interval: 'lifetime' })).status).toBe(404);
+  });
+});
+
+const PutSchema = SetBudgetOutputSchema.extend({ data: BudgetSchema.strict() }).strict();
+
+describe('PUT /workspaces/{workspace_ref}/budgets/{interval}', () => {
+  it('200 with { data: Budget, include_byok_in_budgets }; creates, then replaces in place; by slug or UUID', async () => {
+    const ws = await createWorkspace(server, 'put-budgets');
+    const created = await rest(server, '/workspaces/put-budgets/budgets/monthly', { method: 'PUT', json: { limit_usd: 120 } });
+    expect(created.status).toBe(200);
+    expect(created.type).toMatch(/^application\/json/);
+    const first = PutSchema.parse(created.body);
+    expect(first).toMatchObject({ data: { workspace_id: ws.id, limit_usd: 120, reset_interval: 'monthly' }, include_byok_in_budgets: false });
+
+    const replaced = await rest(server, `/workspaces/${ws.id}/budgets/monthly`, {
+      method: 'PUT',
+      json: { limit_usd: 150, include_byok_in_budgets: true },
+    });
+    expect(replaced.status).toBe(200);
+    expect(PutSchema.parse(replaced.body)).toMatchObject({ data: { id: first.data.id, limit_usd: 150 }, include_byok_in_budgets: true });
+    // include_byok_in_budgets is workspace-wide and stays when omitted.
+    const daily = await rest(server, '/workspaces/put-budgets/budgets/daily', { method: 'PUT', json: { limit_usd: 5 } });
+    expect(daily.body.include_byok_in_budgets).toBe(true);
+    expect((await rest(server, '/workspaces/put-budgets/budgets')).body.include_byok_in_budgets).toBe(true);
+    expect((await rest(server, '/workspaces/put-budgets')).body.data.include_byok_in_budgets).toBe(true);
+  });
+
+  it('400 for a limit that breaks the order, a limit <= 0, a missing limit or a bad interval', async () => {
+    await createWorkspace(server, 'put-bad');
+    await rest(server, '/workspaces/put-bad/budgets/weekly', { method: 'PUT', json: { limit_usd: 10 } });
+    expectEnvelope(await rest(server, '/workspaces/put-bad/budgets/daily', { method: 'PUT', json: { limit_usd: 10 } }), 400);
+    expectEnvelope(await rest(server, '/workspaces/put-bad/budgets/monthly', { method: 'PUT', json: { limit_usd: 0 } }), 400);
+    expectEnvelope(await rest(server, '/workspaces/put-bad/budgets/monthly', { method: 'PUT', json: {} }), 400);
+    expectEnvelope(await rest(server, '/workspaces/put-bad/budgets/yearly', { method: 'PUT', json: { limit_usd: 1 } }), 400);
+  });
+
+  it("401 without a key; 403 for a regular key; 404 for an unknown or another organization's workspace", async () => {
+    const put = (path: string, key?: string | null) => rest(server, path, { method: 'PUT', json: { limit_usd: 1 }, key });
+    expectEnvelope(await put('/workspaces/default/budgets/daily', null), 401);
+    expectEnvelope(await put('/workspaces/default/budgets/daily', (await createRegularKey(server)).key), 403);
+    expectEnvelope(await put('/workspaces/nope/budgets/daily'), 404);
+    expectEnvelope(await put(`/workspaces/${other.workspaceId}/budgets/daily`), 404);
+  });
+});
+
+describe('DELETE /workspaces/{workspace_ref}/budgets/{interval}', () => {
+  it('200 { deleted: true } (bare), also when the interval had no budget; the budget is gone', async () => {
+    await createWorkspace(server, 'del-budgets');
+    await setBudget('del-budgets', 'lifetime', 5);
+    const deleted = await rest(server, '/workspaces/del-budgets/budgets/lifetime', { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(DeletedOutputSchema.parse(deleted.body)).toEqual({ deleted: true });
+    expectEnvelope(await rest(server, '/workspaces/del-budgets/budgets/lifetime'), 404);
+    const again = await rest(server, '/workspaces/del-budgets/budgets/lifetime', { method: 'DELETE' });
+    expect([again.status, again.body]).toEqual([200, { deleted: true }]);
+  });
+
+  it("400 for a bad interval; 401; 403 for a regular key; 404 for an unknown or another organization's workspace", async () => {
+    const del = (path: string, key?: string | null) => rest(server, path, { method: 'DELETE', key });
+    expectEnvelope(await del('/workspaces/default/budgets/yearly'), 400);
+    expectEnvelope(await del('/workspaces/default/budgets/daily', null), 401);
+    expectEnvelope(await del('/workspaces/default/budgets/daily', (await createRegularKey(server)).key), 403);
+    expectEnvelope(await del('/workspaces/nope/budgets/daily'), 404);
+    expectEnvelope(await del(`/workspaces/${other.workspaceId}/budgets/daily`), 404);
   });
 });

@@ -1,10 +1,11 @@
 // What `switchyard demo` needs from the server beyond the 21 operations: the lookups that make it
-// safe to run twice (byok.list, scim.listGroupMappings, videos.listJobs; internal, management key)
+// safe to run twice (scim.listGroupMappings, videos.listJobs; internal, management key; GET /byok is
+// in byok.test.ts)
 // and the sample video (an output named sample:video.mp4, served from the server's own files; also
 // public at /samples/video.mp4) that stands in for a provider on a machine with no internet.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { ListByokOutputSchema, ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
@@ -21,32 +22,6 @@ afterAll(async () => {
 });
 
 const query = (path: string, input: unknown, key?: string) => trpc(server, path, input, { query: true, key });
-
-describe('byok.list (internal)', () => {
-  it("lists a workspace's credentials in routing order, paginated, without secrets", async () => {
-    const ws = await createWorkspace(server, 'byok-list');
-    const b = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'openai', name: 'b', key: 'sk-openai-bbbb-2222', sort_order: 2 });
-    const a = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'openai', name: 'a', key: 'sk-openai-aaaa-1111', sort_order: 1 });
-    const c = await ok(server, 'byok.create', { workspace_id: ws.id, provider: 'anthropic', name: 'c', key: 'sk-ant-cccc-3333' });
-    await ok(server, 'byok.create', { provider: 'openai', name: 'elsewhere', key: 'sk-openai-dddd-4444' });
-
-    const all = ListByokOutputSchema.parse((await query('byok.list', { workspace_id: 'byok-list' })).data);
-    expect(all.total_count).toBe(3);
-    expect(all.data.map((x) => x.id)).toEqual([c.id, a.id, b.id]);
-    expect(JSON.stringify(all)).not.toContain('sk-openai-aaaa-1111');
-    const page = ListByokOutputSchema.parse((await query('byok.list', { workspace_id: ws.id, offset: 1, limit: 1 })).data);
-    expect(page).toEqual({ data: [all.data[1]], total_count: 3 });
-    // Without a workspace: the caller key's own (the default workspace here).
-    expect((await query('byok.list', {})).data.data.map((x: { name: string }) => x.name)).toEqual(['elsewhere']);
-  });
-
-  it("404 for another organization's workspace; 403 for a regular key; 401 without a key; 400 for a bad limit", async () => {
-    expect((await query('byok.list', { workspace_id: other.workspaceId })).status).toBe(404);
-    expect((await query('byok.list', {}, (await createRegularKey(server)).key)).status).toBe(403);
-    expect((await trpc(server, 'byok.list', {}, { query: true, key: null })).status).toBe(401);
-    expect((await query('byok.list', { limit: 101 })).status).toBe(400);
-  });
-});
 
 describe('scim.listGroupMappings (internal)', () => {
   it("lists a workspace's mappings, oldest first", async () => {

@@ -107,6 +107,34 @@ describe('operational endpoints', () => {
     expect(doc.paths['/key']?.get).toBeDefined();
   });
 
+  it('the OpenAPI document describes the administration operations, with 201 for the creates', async () => {
+    const doc = (await (await server.request('/api/v1/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const success = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).filter((s) => s.startsWith('2'));
+    for (const [path, method, status] of [
+      ['/keys', 'post', '201'],
+      ['/keys', 'get', '200'],
+      ['/keys/{hash}', 'get', '200'],
+      ['/keys/{hash}', 'patch', '200'],
+      ['/keys/{hash}', 'delete', '200'],
+      ['/workspaces', 'post', '201'],
+      ['/workspaces', 'get', '200'],
+      ['/workspaces/{id}', 'get', '200'],
+      ['/workspaces/{id}', 'patch', '200'],
+      ['/workspaces/{id}', 'delete', '200'],
+      ['/workspaces/{id}/members/remove', 'post', '200'],
+      ['/workspaces/{workspace_ref}/budgets/{interval}', 'put', '200'],
+      ['/workspaces/{workspace_ref}/budgets/{interval}', 'delete', '200'],
+      ['/byok', 'post', '201'],
+      ['/byok', 'get', '200'],
+      ['/byok/{id}', 'patch', '200'],
+      ['/byok/{id}', 'delete', '200'],
+    ] as const) {
+      expect(success(path, method), `${method} ${path}`).toEqual([status]);
+    }
+  });
+
   it('logs each request with method, path, status, latency and key hash, never the key', async () => {
     await server.request('/api/v1/key?probe=1');
     const entry = server.logs.filter((e) => e.msg === 'request' && e.path === '/api/v1/key').at(-1);

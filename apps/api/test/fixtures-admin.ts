@@ -70,7 +70,7 @@ export async function createMember(server: TestServer, email: string, role: 'org
 }
 
 export async function createWorkspace(server: TestServer, slug: string, key?: string) {
-  return ok<{ id: string; slug: string }>(server, 'workspaces.create', { slug, name: slug }, { key });
+  return (await ok<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug, name: slug }, { key })).data;
 }
 
 /** Checks the pagination edges of a list: offset past the end, limit 1, limit 100, limit 101 (400). */

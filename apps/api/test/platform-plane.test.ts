@@ -177,9 +177,9 @@ describe('one workspace rule', () => {
     expect(ws.status).toBe(200);
     const key = await trpc(server, 'keys.create', { name: 'by slug', workspace_id: 'slug-team' });
     expect(key.status).toBe(200);
-    expect(key.data.data.workspace_id).toBe(ws.data.id);
+    expect(key.data.data.workspace_id).toBe(ws.data.data.id);
     const byok = await trpc(server, 'byok.create', { workspace_id: 'slug-team', provider: 'openai', name: 'b', key: 'sk-1234567890abcdef' });
-    expect(byok.data.workspace_id).toBe(ws.data.id);
+    expect(byok.data.data.workspace_id).toBe(ws.data.data.id);
     expect((await trpc(server, 'keys.create', { name: 'x', workspace_id: 'slug-team' }, { key: other.managementKey })).status).toBe(404);
   });
 });

@@ -121,8 +121,9 @@ export async function resolveKeyHash(ctx: CommandContext, prefix: string): Promi
   const wanted = prefix.toLowerCase();
   if (!HASH_PREFIX.test(wanted)) throw new UsageError(`"${prefix}" is not a key hash (hex characters)`);
   if (wanted.length === 64) return wanted;
-  const found = await ctx.client.keys.list.query({ hash_prefix: wanted, limit: 2, offset: 0 });
-  if (found.total_count === 0) throw new CliError(`no key's hash starts with ${wanted}`);
-  if (found.total_count > 1) throw new UsageError(`${found.total_count} keys' hashes start with ${wanted}: give more characters`);
+  const found = await ctx.client.keys.list.query({ hash_prefix: wanted, include_disabled: true, limit: 100 });
+  const count = found.data.length === 100 ? '100 or more' : String(found.data.length);
+  if (found.data.length === 0) throw new CliError(`no key's hash starts with ${wanted}`);
+  if (found.data.length > 1) throw new UsageError(`${count} keys' hashes start with ${wanted}: give more characters`);
   return found.data[0]!.hash;
 }

@@ -49,20 +49,35 @@ describe('switchyard keys', () => {
     expect(list.stdout).toContain(data.label);
     expect(list.stdout).not.toContain(key);
 
-    const listed = JSON.parse((await cli(['keys', 'list', '--json', '--limit', '1'])).stdout) as { data: unknown[]; total_count: number };
+    const listed = JSON.parse((await cli(['keys', 'list', '--json', '--limit', '1'])).stdout) as { data: { usage: number }[] };
     expect(listed.data).toHaveLength(1);
-    expect(listed.total_count).toBeGreaterThanOrEqual(2);
+    expect(listed.data[0]).toHaveProperty('usage');
+    expect(JSON.parse((await cli(['keys', 'list', '--json', '--limit', '100'])).stdout).data.length).toBeGreaterThanOrEqual(2);
 
     const shown = await cli(['keys', 'show', data.hash]);
     expect(shown.stdout).toMatch(/name\s+ci/);
 
     const limited = await cli(['keys', 'set-limit', data.hash, '--limit', '9', '--json']);
-    expect(JSON.parse(limited.stdout)).toMatchObject({ limit: 9, limit_reset: 'monthly' });
-    expect(JSON.parse((await cli(['keys', 'set-limit', data.hash, '--limit', 'none', '--json'])).stdout)).toMatchObject({ limit: null });
+    expect(JSON.parse(limited.stdout)).toMatchObject({ data: { limit: 9, limit_reset: 'monthly' } });
+    expect(JSON.parse((await cli(['keys', 'set-limit', data.hash, '--limit', 'none', '--json'])).stdout)).toMatchObject({ data: { limit: null } });
 
     expect((await server.request('/api/v1/key', { key })).status).toBe(200);
     expect((await cli(['keys', 'disable', data.hash])).code).toBe(0);
     expect((await server.request('/api/v1/key', { key })).status).toBe(401);
+    // Disabled keys are listed with --all only.
+    expect((await cli(['keys', 'list', '--limit', '100'])).stdout).not.toContain(data.label);
+    expect((await cli(['keys', 'list', '--all', '--limit', '100'])).stdout).toContain(data.label);
+  });
+
+  it('deletes a key by a prefix of its hash: it authenticates no more and is listed no more', async () => {
+    const made = JSON.parse((await cli(['keys', 'create', '--name', 'doomed', '--json'])).stdout) as { key: string; data: { hash: string; label: string } };
+    expect((await server.request('/api/v1/key', { key: made.key })).status).toBe(200);
+    const deleted = await cli(['keys', 'delete', made.data.hash.slice(0, 16), '--json']);
+    expect(deleted, deleted.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(deleted.stdout)).toEqual({ deleted: true });
+    expect((await server.request('/api/v1/key', { key: made.key })).status).toBe(401);
+    expect((await cli(['keys', 'list', '--all', '--limit', '100'])).stdout).not.toContain(made.data.label);
+    expect((await cli(['keys', 'delete', made.data.hash])).stderr).toContain('404 Resource not found');
   });
 
   it('takes a unique prefix of a hash wherever a hash is expected', async () => {
@@ -72,9 +87,11 @@ describe('switchyard keys', () => {
     const listed = await cli(['keys', 'list']);
     expect(listed.stdout).toContain(hash.slice(0, 12));
     expect(listed.stdout).not.toContain(hash.slice(0, 13));
-    const shown = JSON.parse((await cli(['keys', 'show', hash.slice(0, 12), '--json'])).stdout) as { hash: string; name: string };
-    expect(shown).toMatchObject({ hash, name: 'prefixed' });
-    expect(JSON.parse((await cli(['keys', 'set-limit', hash.slice(0, 8).toUpperCase(), '--limit', '3', '--json'])).stdout)).toMatchObject({ hash, limit: 3 });
+    const shown = JSON.parse((await cli(['keys', 'show', hash.slice(0, 12), '--json'])).stdout) as { data: { hash: string; name: string } };
+    expect(shown.data).toMatchObject({ hash, name: 'prefixed' });
+    expect(JSON.parse((await cli(['keys', 'set-limit', hash.slice(0, 8).toUpperCase(), '--limit', '3', '--json'])).stdout)).toMatchObject({
+      data: { hash, limit: 3 },
+    });
 
     const guardrail = JSON.parse((await cli(['guardrails', 'create', '--name', 'by-prefix', '--json'])).stdout) as { id: string };
     const assigned = await cli(['guardrails', 'assign', guardrail.id, '--keys', hash.slice(0, 10), '--json']);
@@ -109,7 +126,7 @@ describe('switchyard keys', () => {
   it('takes global options before the command too', async () => {
     const res = await cli(['--json', '--url', server.url, 'keys', 'list', '--limit', '1'], { SWITCHYARD_URL: 'http://127.0.0.1:1' });
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toHaveProperty('total_count');
+    expect(JSON.parse(res.stdout).data).toHaveLength(1);
   });
 
   it('reads the key from DATA_DIR/admin-key when neither --key nor SWITCHYARD_API_KEY is set', async () => {
@@ -134,7 +151,7 @@ describe('switchyard administration commands', () => {
 
   it('creates a workspace, adds an organization member and lists its members', async () => {
     const ws = await json(['workspaces', 'create', '--slug', 'cli-team', '--name', 'CLI team']);
-    expect(ws).toMatchObject({ slug: 'cli-team', is_default: false });
+    expect(ws).toMatchObject({ data: { slug: 'cli-team', is_default: false } });
     expect((await json(['workspaces', 'list'])).data.map((w: { slug: string }) => w.slug)).toContain('cli-team');
     const admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
     const member = await admin.organization.createMember.mutate({ email: 'cli-member@example.com', first_name: 'Cli', last_name: 'Member' });
@@ -143,6 +160,19 @@ describe('switchyard administration commands', () => {
     expect(added).toMatchObject({ added_count: 1 });
     expect((await json(['workspaces', 'members', 'cli-team'])).data.map((m: { user_id: string }) => m.user_id)).toEqual([userId]);
     expect((await cli(['workspaces', 'add-members', 'cli-team'])).code).toBe(2);
+
+    expect(await json(['workspaces', 'remove-members', 'cli-team', userId])).toEqual({ removed_count: 1 });
+    expect((await json(['workspaces', 'members', 'cli-team'])).data).toEqual([]);
+  });
+
+  it('shows, updates and deletes a workspace', async () => {
+    const ws = (await json(['workspaces', 'create', '--slug', 'cli-temp', '--name', 'Temp'])).data;
+    expect((await json(['workspaces', 'show', 'cli-temp'])).data).toEqual(ws);
+    const updated = await json(['workspaces', 'update', ws.id, '--name', 'Temporary', '--slug', 'cli-temporary']);
+    expect(updated.data).toMatchObject({ id: ws.id, name: 'Temporary', slug: 'cli-temporary' });
+    expect(await json(['workspaces', 'delete', 'cli-temporary'])).toEqual({ deleted: true });
+    expect((await cli(['workspaces', 'show', ws.id])).stderr).toContain('404 Resource not found');
+    expect((await cli(['workspaces', 'delete', 'default'])).stderr).toContain('400 Invalid request parameters');
   });
 
   it('sets and lists budgets; a budget above a wider one is refused with the 400', async () => {
@@ -156,6 +186,13 @@ describe('switchyard administration commands', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('400 Invalid request parameters');
     expect((await cli(['budgets', 'set', 'default', 'hourly', '--limit', '1'])).code).toBe(2);
+
+    const withByok = await json(['budgets', 'set', 'default', 'daily', '--limit', '9', '--include-byok']);
+    expect(withByok).toMatchObject({ data: { reset_interval: 'daily', limit_usd: 9 }, include_byok_in_budgets: true });
+    expect(await json(['budgets', 'delete', 'default', 'daily'])).toEqual({ deleted: true });
+    expect(await json(['budgets', 'delete', 'default', 'daily'])).toEqual({ deleted: true });
+    expect((await json(['budgets', 'list', 'default'])).data.map((b: { reset_interval: string }) => b.reset_interval)).toEqual(['monthly']);
+    expect((await cli(['budgets', 'delete', 'default', 'hourly'])).code).toBe(2);
   });
 
   it('creates a guardrail and assigns a key and a member to it', async () => {
@@ -175,7 +212,16 @@ describe('switchyard administration commands', () => {
     expect(res.stdout).not.toContain(secret);
     const id = (res.stdout.match(/^id\s+(\S+)/m) ?? [])[1]!;
     const rotated = await json(['byok', 'rotate', id, '--provider-key', 'sk-provider-rotated-9999']);
-    expect(rotated.label).toBe('sk-...9999');
+    expect(rotated.data.label).toBe('sk-...9999');
+
+    const listed = await cli(['byok', 'list', '--provider', 'openai']);
+    expect(listed.stdout).toMatch(/^ID\s+PROVIDER\s+NAME/);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain('rotated-9999');
+    expect((await json(['byok', 'disable', id])).data.disabled).toBe(true);
+    expect((await json(['byok', 'disable', id, '--enable'])).data.disabled).toBe(false);
+    expect(await json(['byok', 'delete', id])).toEqual({ deleted: true });
+    expect((await json(['byok', 'list'])).data.map((c: { id: string }) => c.id)).not.toContain(id);
   });
 
   it('imports the demo catalog and shows a recorded generation', async () => {

@@ -13,7 +13,7 @@ beforeAll(() => {
 describe('@switchyard/client: administration', () => {
   it('members: organization, workspace, add (with the 400 naming unknown ids)', async () => {
     const ada = await admin.organization.createMember.mutate({ email: 'ada@example.com', role: 'org:admin' });
-    const ws = await admin.workspaces.create.mutate({ slug: 'research', name: 'Research' });
+    const { data: ws } = await admin.workspaces.create.mutate({ slug: 'research', name: 'Research' });
     const added = await admin.workspaces.addMembers.mutate({ id: 'research', user_ids: [ada.id] });
     expect(added).toMatchObject({ added_count: 1, data: [{ user_id: ada.id, role: 'admin', workspace_id: ws.id }] });
     expect((await admin.workspaces.members.query({ id: ws.id })).data.map((m) => m.user_id)).toEqual([ada.id]);
@@ -25,19 +25,24 @@ describe('@switchyard/client: administration', () => {
     expect(bad.metadata).toMatchObject({ invalid_user_ids: ['user_ghost'] });
   });
 
-  it('budgets: set, list, get; the ordering rule is a 400', async () => {
-    await admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'monthly', limit_usd: 100 });
-    await admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'daily', limit_usd: 5 });
+  it('budgets: set, list, get, delete; the ordering rule is a 400', async () => {
+    await admin.budgets.set.mutate({ workspace_ref: 'default', interval: 'monthly', limit_usd: 100 });
+    await admin.budgets.set.mutate({ workspace_ref: 'default', interval: 'daily', limit_usd: 5 });
     const list = await admin.budgets.list.query({ id: 'default' });
     expect(list.data.map((b) => b.reset_interval)).toEqual(['daily', 'monthly']);
     expect((await admin.budgets.get.query({ id: 'default', interval: 'monthly' })).data.limit_usd).toBe(100);
-    expect((await failure(admin.budgets.set.mutate({ workspace_id: 'default', reset_interval: 'weekly', limit_usd: 100 }))).status).toBe(400);
+    expect((await failure(admin.budgets.set.mutate({ workspace_ref: 'default', interval: 'weekly', limit_usd: 100 }))).status).toBe(400);
     expect((await failure(admin.budgets.get.query({ id: 'default', interval: 'weekly' }))).status).toBe(404);
+    expect(await admin.budgets.delete.mutate({ workspace_ref: 'default', interval: 'daily' })).toEqual({ deleted: true });
+    expect((await admin.budgets.list.query({ id: 'default' })).data.map((b) => b.reset_interval)).toEqual(['monthly']);
   });
 
   it('BYOK, guardrails, presets, SCIM and analytics', async () => {
-    const cred = await admin.byok.create.mutate({ provider: 'openai', name: 'main', key: 'sk-live-abcdefgh1234' });
+    const { data: cred } = await admin.byok.create.mutate({ provider: 'openai', name: 'main', key: 'sk-live-abcdefgh1234' });
     expect((await admin.byok.get.query({ id: cred.id })).data.label).toBe('sk-...1234');
+    expect((await admin.byok.update.mutate({ id: cred.id, key: 'sk-live-rotated-5678' })).data.label).toBe('sk-...5678');
+    expect((await admin.byok.list.query({ provider: 'openai' })).data.map((c) => c.id)).toEqual([cred.id]);
+    expect(await admin.byok.delete.mutate({ id: cred.id })).toEqual({ deleted: true });
 
     const g = await admin.guardrails.create.mutate({ name: 'safe', allowed_providers: ['openai'] });
     const { data: key } = await admin.keys.create.mutate({ name: 'guarded key' });

@@ -26,15 +26,16 @@ export const ListBudgetsOutputSchema = z.object({ data: z.array(BudgetSchema), i
 export const GetBudgetInputSchema = z.object({ id: WorkspaceRefSchema, interval: BudgetIntervalSchema });
 export const GetBudgetOutputSchema = z.object({ data: BudgetSchema, include_byok_in_budgets: includeByok });
 
-/** Internal (tRPC): create or change the budget of one interval. */
+/** PUT /workspaces/{workspace_ref}/budgets/{interval} (A12): create or replace one interval's budget. */
 export const SetBudgetInputSchema = z.object({
-  workspace_id: WorkspaceRefSchema,
-  reset_interval: BudgetIntervalSchema,
-  limit_usd: z.number().nonnegative().max(1e15),
+  workspace_ref: WorkspaceRefSchema,
+  interval: BudgetIntervalSchema,
+  limit_usd: z.number().positive().max(1e15).describe('USD, > 0; strictly decreasing from lifetime to daily'),
+  include_byok_in_budgets: includeByok.optional().describe('Workspace-wide (all intervals); omitted = unchanged'),
 });
 export type SetBudgetInput = z.infer<typeof SetBudgetInputSchema>;
+export const SetBudgetOutputSchema = z.object({ data: BudgetSchema, include_byok_in_budgets: includeByok.optional() });
 
-/** Internal (tRPC): remove the budget of one interval. */
-export const DeleteBudgetInputSchema = z.object({ workspace_id: WorkspaceRefSchema, reset_interval: BudgetIntervalSchema });
+/** DELETE /workspaces/{workspace_ref}/budgets/{interval} (A13): deleted, whether or not a budget existed. */
+export const DeleteBudgetInputSchema = z.object({ workspace_ref: WorkspaceRefSchema, interval: BudgetIntervalSchema });
 export type DeleteBudgetInput = z.infer<typeof DeleteBudgetInputSchema>;
-export const DeleteBudgetOutputSchema = z.object({ deleted: z.literal(true) });

@@ -55,3 +55,15 @@ export function listOf<T extends z.ZodType>(item: T) {
 export function dataOf<T extends z.ZodType>(record: T) {
   return z.object({ data: record });
 }
+
+/** The bare answer of every deletion (admin-api.md convention 5): `{ "deleted": true }`. */
+export const DeletedOutputSchema = z.object({ deleted: z.literal(true) }).strict();
+
+/**
+ * A boolean in a query string: `true` / `false` (the REST adapter would coerce any non-empty string
+ * to true), or a boolean from tRPC clients. A pipe, so that the adapter neither coerces it nor refuses
+ * it as a query parameter.
+ */
+export const QueryBooleanSchema = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .transform((value) => value === true || value === 'true');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { QueryBooleanSchema, TimestampSchema, dataOf } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 /** A USD amount a key's limit may hold: bounded so that it fits its column (DECIMAL(28,12)). */
@@ -45,42 +45,89 @@ export type Key = z.infer<typeof KeySchema>;
 
 export const GetKeyOutputSchema = dataOf(KeySchema);
 
-/** Internal (tRPC): create a key in the caller's organization. The secret is returned once. */
+/** ISO 8601 with seconds (a fraction allowed) and Z or an offset; minute precision is refused (admin-api.md A1). */
+export const ExpiresAtSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, 'ISO 8601 date-time with seconds, e.g. 2030-01-01T00:00:00.000Z')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'not a valid date-time');
+
+/** Shannon entropy of a string, in bits (per-character entropy times length). */
+function entropyBits(value: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / value.length) * Math.log2(n / value.length);
+  return perChar * value.length;
+}
+
+/** A partner's own key (`external.api_key`): at least 32 characters and 96 bits of character entropy. */
+export const ExternalApiKeySchema = z
+  .string()
+  .min(32)
+  .max(4096)
+  .refine((value) => entropyBits(value) >= 96, 'not enough entropy (at least 32 characters, not repetitive)');
+
+/** POST /keys (A1). `is_management_key` is this API's addition (tRPC and REST). */
 export const CreateKeyInputSchema = z.object({
   name: z.string().min(1).max(200),
-  workspace_id: WorkspaceRefSchema.optional().describe("UUID or slug; defaults to the caller key's workspace"),
-  limit: LimitUsdSchema.nullable().optional(),
-  limit_reset: LimitResetSchema.nullable().optional(),
+  limit: LimitUsdSchema.nullable().optional().describe('USD; null = no limit'),
+  limit_reset: LimitResetSchema.nullable().optional().describe('null = never resets; resets at 00:00 UTC, weeks Monday–Sunday'),
   include_byok_in_limit: z.boolean().optional(),
-  is_management_key: z.boolean().optional(),
-  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  expires_at: ExpiresAtSchema.nullable().optional(),
+  workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: the default workspace'),
+  creator_user_id: z.string().min(1).nullable().optional().describe('Member recorded as creator; default: the caller key\'s creator'),
+  external: z
+    .object({
+      user: z.string().min(1).max(256).describe('Partner end-user id; becomes external_user'),
+      api_key: ExternalApiKeySchema.optional().describe('Stored only as a SHA-256 hash; never returned'),
+    })
+    .optional(),
+  is_management_key: z.boolean().optional().describe('Create a management key (this API\'s addition)'),
 });
 export type CreateKeyInput = z.infer<typeof CreateKeyInputSchema>;
 
-export const KeySummarySchema = z.object({
-  hash: z.string().describe("SHA-256 of the key; the key's public identifier"),
-  name: z.string(),
-  label: z.string(),
-  workspace_id: z.string(),
-  creator_user_id: z.string(),
-  is_management_key: z.boolean(),
-  disabled: z.boolean(),
-  limit: z.number().nullable(),
-  limit_reset: LimitResetSchema.nullable(),
-  include_byok_in_limit: z.boolean(),
-  expires_at: TimestampSchema.nullable(),
-  created_at: TimestampSchema,
-});
-export type KeySummary = z.infer<typeof KeySummarySchema>;
+/** The "Managed key" record of admin-api.md (A1–A4): a key as the organization sees it. */
+export const ManagedKeySchema = z
+  .object({
+    hash: z.string().describe("SHA-256 hex of the secret; the key's public identifier"),
+    name: z.string(),
+    label: z.string().describe('Masked form of the secret'),
+    disabled: z.boolean(),
+    workspace_id: z.string(),
+    creator_user_id: z.string().nullable(),
+    external_user: z.string().nullable(),
+    limit: z.number().nullable().describe('Spending limit in USD; null = none'),
+    limit_remaining: z.number().nullable(),
+    limit_reset: LimitResetSchema.nullable(),
+    include_byok_in_limit: z.boolean(),
+    usage: z.number(),
+    usage_daily: z.number(),
+    usage_weekly: z.number(),
+    usage_monthly: z.number(),
+    byok_usage: z.number(),
+    byok_usage_daily: z.number(),
+    byok_usage_weekly: z.number(),
+    byok_usage_monthly: z.number(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema.nullable(),
+    expires_at: TimestampSchema.nullable(),
+    is_management_key: z.boolean().describe("This API's addition"),
+  })
+  .describe('A key of the organization (not the Key record of GET /key)');
+export type ManagedKey = z.infer<typeof ManagedKeySchema>;
 
 export const CreateKeyOutputSchema = z.object({
+  data: ManagedKeySchema,
   key: z.string().describe('The secret; shown only in this answer'),
-  data: KeySummarySchema,
 });
+export const ManagedKeyOutputSchema = dataOf(ManagedKeySchema);
 
-/** Internal (tRPC): change a key of the caller's organization, by hash. */
+const KeyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a key hash: 64 lowercase hex characters').describe("The key's hash");
+export const KeyHashInputSchema = z.object({ hash: KeyHashSchema });
+
+/** PATCH /keys/{hash} (A4). */
 export const UpdateKeyInputSchema = z.object({
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: KeyHashSchema,
   name: z.string().min(1).max(200).optional(),
   disabled: z.boolean().optional(),
   limit: LimitUsdSchema.nullable().optional(),
@@ -89,14 +136,17 @@ export const UpdateKeyInputSchema = z.object({
 });
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
 
-/** Internal (tRPC): the caller's organization's keys, newest first. */
+/**
+ * GET /keys (A2). The spec's query has no limit (clients take one page); `limit` (1..100) is this
+ * API's addition for callers that page, and `hash_prefix` (the CLI's unique-prefix lookup) searches
+ * the whole organization unless workspace_id is given.
+ */
 export const ListKeysInputSchema = z.object({
-  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
-  workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug: only keys of this workspace'),
-  /** Only keys whose hash starts with these hex characters (the CLI accepts a unique prefix). */
-  hash_prefix: z.string().regex(/^[0-9a-f]{1,64}$/).optional(),
+  include_disabled: QueryBooleanSchema.optional().describe('Also list disabled keys'),
+  offset: z.number().int().min(0).optional().describe('Number of keys to skip'),
+  limit: z.number().int().min(1).max(100).optional().describe("Maximum keys to return (this API's addition; default: all)"),
+  workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: keys of the default workspace'),
+  hash_prefix: z.string().regex(/^[0-9a-f]{1,64}$/).optional().describe("Only keys whose hash starts with these hex characters (this API's addition)"),
 });
 export type ListKeysInput = z.infer<typeof ListKeysInputSchema>;
-export const ListKeysOutputSchema = listOf(KeySummarySchema);
-
-export const KeyHashInputSchema = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/) });
+export const ListKeysOutputSchema = z.object({ data: z.array(ManagedKeySchema) });

@@ -80,6 +80,7 @@ export async function authenticate(db: Db, keys: KeyCache, keyHash: string | nul
   const found = await keys.find(db, keyHash);
   if (!found) throw new Unauthorized('unknown key');
   if (found.key.disabled) throw new Unauthorized('disabled key');
+  if (found.kind === 'tenant' && found.key.deleted_at) throw new Unauthorized('deleted key');
   if (found.kind === 'platform') return { kind: 'platform', keyId: found.key.id, name: found.key.name };
   if (found.organizationDisabled) throw new Unauthorized('disabled organization');
   const key = found.key;

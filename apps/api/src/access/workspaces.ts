@@ -15,13 +15,13 @@ export function isUuid(value: string): boolean {
 
 /**
  * The caller's organization's workspace with this UUID or slug; 404 otherwise, including for another
- * organization's workspace. A non-UUID string is only compared with slugs, never with the uuid column.
+ * organization's workspace and a deleted one. A non-UUID string is only compared with slugs, never with the uuid column.
  */
 export async function resolveWorkspace(db: Reader, actor: Actor, ref: string): Promise<Workspace> {
   // Slugs are never UUID-shaped (WorkspaceSlugSchema), so the two forms cannot collide.
   const where: Prisma.WorkspaceWhereInput = isUuid(ref)
-    ? { organization_id: actor.organizationId, id: ref.toLowerCase() }
-    : { organization_id: actor.organizationId, slug: ref };
+    ? { organization_id: actor.organizationId, id: ref.toLowerCase(), deleted_at: null }
+    : { organization_id: actor.organizationId, slug: ref, deleted_at: null };
   const workspace = await db.workspace.findFirst({ where });
   if (!workspace) throw new NotFound(`workspace ${ref}`);
   return workspace;
@@ -71,6 +71,6 @@ export async function platformOrganization(db: Reader, organizationId: string): 
 /** The platform acting in a workspace names it by UUID (slugs are only unique within an organization), or 404. */
 export async function platformWorkspace(db: Reader, workspaceId: string): Promise<Workspace> {
   const workspace = isUuid(workspaceId) ? await db.workspace.findUnique({ where: { id: workspaceId.toLowerCase() } }) : null;
-  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  if (!workspace || workspace.deleted_at) throw new NotFound(`workspace ${workspaceId}`);
   return workspace;
 }

@@ -4,9 +4,10 @@
 // 206 and Content-Disposition. The document is committed as openapi.json at the repository root
 // (`pnpm openapi` rewrites it; a test compares it with the served one).
 import { ContainerFileIdSchema, ContainerIdSchema, ERROR_MESSAGES, ErrorEnvelopeSchema, VideoContentQuerySchema, type ErrorStatus } from '@switchyard/schema';
-import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
+import type { ProcedureMeta } from '../trpc/init.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
 type Json = Record<string, unknown>;
@@ -115,6 +116,17 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     version: '1.0.0',
     baseUrl,
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+  });
+  // trpc-to-openapi always documents success as 200; an operation whose meta.successStatus is 201
+  // (the creates) gets its success response under 201 instead, as it answers.
+  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+    const { openapi, successStatus } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
+    if (!successStatus || successStatus === 200) return;
+    const method = openapi.method.toLowerCase() as 'post';
+    const operation = document.paths?.[openapi.path]?.[method];
+    if (!operation?.responses?.['200']) return;
+    const { '200': success, ...others } = operation.responses;
+    operation.responses = { [String(successStatus)]: success, ...others };
   });
   return {
     ...document,

@@ -45,11 +45,11 @@ const PEOPLE = [
   { email: `alan@${EMAIL_DOMAIN}`, first_name: 'Alan', last_name: 'Turing', role: 'org:member', inWorkspace: false },
 ] as const;
 /** Widest first: each must stay strictly below every wider one. */
-const BUDGETS: Omit<RouterInputs['budgets']['set'], 'workspace_id'>[] = [
-  { reset_interval: 'lifetime', limit_usd: 1000 },
-  { reset_interval: 'monthly', limit_usd: 150 },
-  { reset_interval: 'weekly', limit_usd: 50 },
-  { reset_interval: 'daily', limit_usd: 10 },
+const BUDGETS: Omit<RouterInputs['budgets']['set'], 'workspace_ref'>[] = [
+  { interval: 'lifetime', limit_usd: 1000 },
+  { interval: 'monthly', limit_usd: 150 },
+  { interval: 'weekly', limit_usd: 50 },
+  { interval: 'daily', limit_usd: 10 },
 ];
 const BYOK_NAME = 'Demo OpenAI key';
 const GUARDRAILS: RouterInputs['guardrails']['create'][] = [
@@ -164,7 +164,7 @@ async function ensureMembers(client: SwitchyardClient) {
 
 async function ensureWorkspace(client: SwitchyardClient) {
   const workspaces = await all((page) => client.workspaces.list.query(page));
-  return workspaces.find((w) => w.slug === WORKSPACE.slug) ?? (await client.workspaces.create.mutate(WORKSPACE));
+  return workspaces.find((w) => w.slug === WORKSPACE.slug) ?? (await client.workspaces.create.mutate(WORKSPACE)).data;
 }
 
 /** Organization members not in the workspace; a new newcomer when everyone already is. */
@@ -352,7 +352,7 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   const wanted = [caller.creator_user_id, ...people.filter((p) => p.inWorkspace).map((p) => p.id)];
   const missing = wanted.filter((id) => !members.some((m) => m.user_id === id));
   if (missing.length > 0) await client.workspaces.addMembers.mutate({ id: workspace.id, user_ids: missing });
-  for (const budget of BUDGETS) await client.budgets.set.mutate({ workspace_id: workspace.id, ...budget });
+  for (const budget of BUDGETS) await client.budgets.set.mutate({ workspace_ref: workspace.id, ...budget });
 
   // A new key each run: owned by the caller's user, in the demo workspace, with a monthly limit.
   const created = await client.keys.create.mutate({
@@ -372,7 +372,7 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
       name: BYOK_NAME,
       // Not a real provider key: demo data only.
       key: `sk-demo-${Array.from({ length: 32 }, () => randomInt(16).toString(16)).join('')}`,
-    }));
+    })).data;
   const guardrail = await ensureGuardrails(client, workspace.id, created.data.hash, [
     { id: caller.creator_user_id },
     ...people.filter((p) => p.inWorkspace),

@@ -13,7 +13,7 @@ import {
 } from '../command.js';
 import { renderRecord } from '../output.js';
 
-type KeySummary = RouterOutputs['keys']['get'];
+type ManagedKey = RouterOutputs['keys']['get']['data'];
 
 const LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const;
 type LimitReset = (typeof LIMIT_RESETS)[number];
@@ -33,9 +33,9 @@ function limit(ctx: CommandContext): number | null | undefined {
   return optionalString(ctx, 'limit') === 'none' ? null : optionalNumber(ctx, 'limit');
 }
 
-const keyRows = (keys: KeySummary[]) =>
-  keys.map((k) => [k.hash.slice(0, 12), k.name, k.label, k.is_management_key ? 'management' : 'regular', k.disabled ? 'disabled' : 'active', k.limit, k.limit_reset]);
-const keyColumns = ['hash', 'name', 'label', 'kind', 'status', 'limit', 'reset'];
+const keyRows = (keys: ManagedKey[]) =>
+  keys.map((k) => [k.hash.slice(0, 12), k.name, k.label, k.is_management_key ? 'management' : 'regular', k.disabled ? 'disabled' : 'active', k.limit, k.limit_reset, k.usage]);
+const keyColumns = ['hash', 'name', 'label', 'kind', 'status', 'limit', 'reset', 'usage'];
 
 const limitOptions = {
   limit: { type: 'string', value: '<usd|none>', description: 'spending limit in USD' },
@@ -51,7 +51,7 @@ export const keyCommands: Command[] = [
       ...limitOptions,
       'include-byok': { type: 'boolean', description: 'count BYOK spend against the limit' },
       management: { type: 'boolean', description: 'make a management key' },
-      workspace: { type: 'string', value: '<uuid>', description: "workspace (default: the caller key's)" },
+      workspace: { type: 'string', value: '<workspace>', description: 'UUID or slug (default: the default workspace)' },
       'expires-at': { type: 'string', value: '<iso8601>', description: 'expiry time, e.g. 2027-01-01T00:00:00Z' },
     },
     async run(ctx) {
@@ -72,10 +72,18 @@ export const keyCommands: Command[] = [
   },
   {
     path: ['keys', 'list'],
-    summary: "List the organization's keys, newest first",
-    options: { ...paginationOptions, workspace: { type: 'string', value: '<uuid>', description: 'only keys of this workspace' } },
+    summary: "List a workspace's keys with their usage, newest first",
+    options: {
+      ...paginationOptions,
+      workspace: { type: 'string', value: '<workspace>', description: 'UUID or slug (default: the default workspace)' },
+      all: { type: 'boolean', description: 'also list disabled keys' },
+    },
     async run(ctx) {
-      const page = await ctx.client.keys.list.query({ ...pagination(ctx), workspace_id: optionalString(ctx, 'workspace') });
+      const page = await ctx.client.keys.list.query({
+        ...pagination(ctx),
+        include_disabled: ctx.options.all === true,
+        workspace_id: optionalString(ctx, 'workspace'),
+      });
       return { json: page, human: { columns: keyColumns, rows: keyRows(page.data) } };
     },
   },
@@ -85,7 +93,7 @@ export const keyCommands: Command[] = [
     args: ['<hash>'],
     async run(ctx) {
       const key = await ctx.client.keys.get.query({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')) });
-      return { json: key, human: renderRecord({ ...key }) };
+      return { json: key, human: renderRecord({ ...key.data }) };
     },
   },
   {
@@ -94,7 +102,17 @@ export const keyCommands: Command[] = [
     args: ['<hash>'],
     async run(ctx) {
       const key = await ctx.client.keys.update.mutate({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')), disabled: true });
-      return { json: key, human: `disabled ${key.name} (${key.label})` };
+      return { json: key, human: `disabled ${key.data.name} (${key.data.label})` };
+    },
+  },
+  {
+    path: ['keys', 'delete'],
+    summary: 'Delete a key (by hash or unique prefix): it authenticates no more; its generations and spend stay',
+    args: ['<hash>'],
+    async run(ctx) {
+      const hash = await resolveKeyHash(ctx, positional(ctx, 0, '<hash>'));
+      const result = await ctx.client.keys.delete.mutate({ hash });
+      return { json: result, human: `deleted key ${hash.slice(0, 12)}` };
     },
   },
   {
@@ -111,7 +129,7 @@ export const keyCommands: Command[] = [
         limit_reset: limitReset(ctx),
         ...(ctx.options['include-byok'] === true ? { include_byok_in_limit: true } : {}),
       });
-      return { json: key, human: renderRecord({ ...key }) };
+      return { json: key, human: renderRecord({ ...key.data }) };
     },
   },
 ];

@@ -9,16 +9,54 @@ export const workspaceCommands: Command[] = [
       slug: { type: 'string', value: '<slug>', description: 'URL-safe slug, unique in the organization (required)' },
       name: { type: 'string', value: '<name>', description: 'display name (required)' },
       description: { type: 'string', value: '<text>', description: 'description' },
-      'include-byok-in-budgets': { type: 'boolean', description: 'count BYOK spend when budgets are enforced' },
+      'default-text-model': { type: 'string', value: '<model>', description: 'default text model id' },
     },
     async run(ctx) {
       const workspace = await ctx.client.workspaces.create.mutate({
         slug: requireString(ctx, 'slug'),
         name: requireString(ctx, 'name'),
         description: optionalString(ctx, 'description'),
-        include_byok_in_budgets: ctx.options['include-byok-in-budgets'] === true,
+        default_text_model: optionalString(ctx, 'default-text-model'),
       });
-      return { json: workspace, human: renderRecord({ ...workspace }) };
+      return { json: workspace, human: renderRecord({ ...workspace.data }) };
+    },
+  },
+  {
+    path: ['workspaces', 'show'],
+    summary: 'Show a workspace (<workspace>: UUID or slug)',
+    args: ['<workspace>'],
+    async run(ctx) {
+      const workspace = await ctx.client.workspaces.get.query({ id: positional(ctx, 0, '<workspace>') });
+      return { json: workspace, human: renderRecord({ ...workspace.data }) };
+    },
+  },
+  {
+    path: ['workspaces', 'update'],
+    summary: 'Rename a workspace or change its slug or description',
+    args: ['<workspace>'],
+    options: {
+      slug: { type: 'string', value: '<slug>', description: 'new slug' },
+      name: { type: 'string', value: '<name>', description: 'new display name' },
+      description: { type: 'string', value: '<text>', description: 'new description' },
+    },
+    async run(ctx) {
+      const workspace = await ctx.client.workspaces.update.mutate({
+        id: positional(ctx, 0, '<workspace>'),
+        slug: optionalString(ctx, 'slug'),
+        name: optionalString(ctx, 'name'),
+        description: optionalString(ctx, 'description'),
+      });
+      return { json: workspace, human: renderRecord({ ...workspace.data }) };
+    },
+  },
+  {
+    path: ['workspaces', 'delete'],
+    summary: 'Delete a workspace without active keys (its budgets, guardrails and memberships go; spend stays)',
+    args: ['<workspace>'],
+    async run(ctx) {
+      const id = positional(ctx, 0, '<workspace>');
+      const result = await ctx.client.workspaces.delete.mutate({ id });
+      return { json: result, human: `deleted ${id}` };
     },
   },
   {
@@ -49,6 +87,18 @@ export const workspaceCommands: Command[] = [
         json: result,
         human: `added ${result.added_count} member(s)${result.data.map((m) => `\n  ${m.user_id} (${m.role})`).join('')}`,
       };
+    },
+  },
+  {
+    path: ['workspaces', 'remove-members'],
+    summary: 'Remove members from a workspace (not those holding active keys in it)',
+    args: ['<workspace>', '<user-id>...'],
+    async run(ctx) {
+      const id = positional(ctx, 0, '<workspace>');
+      const userIds = ctx.positionals.slice(1);
+      if (userIds.length === 0) throw new UsageError('give at least one <user-id>');
+      const result = await ctx.client.workspaces.removeMembers.mutate({ id, user_ids: userIds });
+      return { json: result, human: `removed ${result.removed_count} member(s)` };
     },
   },
   {

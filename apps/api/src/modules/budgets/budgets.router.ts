@@ -1,12 +1,12 @@
 import {
-  BudgetSchema,
   DeleteBudgetInputSchema,
-  DeleteBudgetOutputSchema,
+  DeletedOutputSchema,
   GetBudgetInputSchema,
   GetBudgetOutputSchema,
   ListBudgetsInputSchema,
   ListBudgetsOutputSchema,
   SetBudgetInputSchema,
+  SetBudgetOutputSchema,
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
@@ -42,13 +42,33 @@ export const budgetsRouter = router({
     .output(ListBudgetsOutputSchema)
     .query(({ ctx, input }) => listBudgets(ctx.db, ctx.actor, input)),
 
-  // Internal (tRPC only).
   set: managementProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/workspaces/{workspace_ref}/budgets/{interval}',
+        protect: true,
+        tags: ['Workspaces'],
+        summary: 'Create or replace the budget of one interval',
+        description:
+          'Limits must strictly decrease as the interval narrows (lifetime > monthly > weekly > daily); enforcement uses the new value at once. Management key required.',
+      },
+    })
     .input(SetBudgetInputSchema)
-    .output(BudgetSchema)
+    .output(SetBudgetOutputSchema)
     .mutation(({ ctx, input }) => setBudget(ctx.db, ctx.actor, input)),
   delete: managementProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/workspaces/{workspace_ref}/budgets/{interval}',
+        protect: true,
+        tags: ['Workspaces'],
+        summary: 'Delete the budget of one interval',
+        description: 'Answers deleted also when the interval had no budget. Management key required.',
+      },
+    })
     .input(DeleteBudgetInputSchema)
-    .output(DeleteBudgetOutputSchema)
+    .output(DeletedOutputSchema)
     .mutation(({ ctx, input }) => deleteBudget(ctx.db, ctx.actor, input)),
 });

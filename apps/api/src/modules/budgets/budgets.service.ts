@@ -37,21 +37,22 @@ export async function getBudget(db: Db, actor: Actor, input: { id: string; inter
 }
 
 /**
- * Creates or changes one interval's budget. The workspace row is locked for the check and the write,
- * so two concurrent changes cannot together break the ordering.
+ * PUT: creates or replaces one interval's budget, and sets include_byok_in_budgets when given. The
+ * workspace row is locked for the check and the writes, so two concurrent changes cannot together
+ * break the ordering; enforcement reads the new value from the next request on.
  */
-export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput): Promise<Budget> {
+export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
   return db.$transaction(async (tx) => {
-    const workspace = await resolveWorkspace(tx, actor, input.workspace_id);
+    const workspace = await resolveWorkspace(tx, actor, input.workspace_ref);
     await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspace.id}::uuid FOR UPDATE`;
     const limit = new Prisma.Decimal(input.limit_usd);
     const others = await tx.budget.findMany({
-      where: { workspace_id: workspace.id, reset_interval: { not: input.reset_interval } },
+      where: { workspace_id: workspace.id, reset_interval: { not: input.interval } },
       orderBy: { reset_interval: 'asc' },
     });
     const conflicts = others
       .filter((other) => {
-        const wider = WIDTH[other.reset_interval] > WIDTH[input.reset_interval];
+        const wider = WIDTH[other.reset_interval] > WIDTH[input.interval];
         return wider ? !limit.lessThan(other.limit_usd) : !other.limit_usd.lessThan(limit);
       })
       .map((other) => ({ reset_interval: other.reset_interval, limit_usd: other.limit_usd.toNumber() }));
@@ -62,24 +63,27 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput): Pr
       });
     }
     const row = await tx.budget.upsert({
-      where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.reset_interval } },
+      where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } },
       create: {
         organization_id: actor.organizationId,
         workspace_id: workspace.id,
-        reset_interval: input.reset_interval,
+        reset_interval: input.interval,
         limit_usd: limit,
       },
       update: { limit_usd: limit },
     });
-    return budgetOf(row);
+    let includeByok = workspace.include_byok_in_budgets;
+    if (input.include_byok_in_budgets !== undefined && input.include_byok_in_budgets !== includeByok) {
+      await tx.workspace.update({ where: { id: workspace.id }, data: { include_byok_in_budgets: input.include_byok_in_budgets } });
+      includeByok = input.include_byok_in_budgets;
+    }
+    return { data: budgetOf(row), include_byok_in_budgets: includeByok };
   });
 }
 
+/** DELETE: removes one interval's budget; deleted also when there was none (admin-api.md A13). */
 export async function deleteBudget(db: Db, actor: Actor, input: DeleteBudgetInput) {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id);
-  const { count } = await db.budget.deleteMany({
-    where: { workspace_id: workspace.id, reset_interval: input.reset_interval },
-  });
-  if (count === 0) throw new NotFound(`no ${input.reset_interval} budget in workspace ${workspace.id}`);
+  const workspace = await resolveWorkspace(db, actor, input.workspace_ref);
+  await db.budget.deleteMany({ where: { workspace_id: workspace.id, reset_interval: input.interval } });
   return { deleted: true as const };
 }

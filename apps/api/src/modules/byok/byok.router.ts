@@ -1,25 +1,55 @@
 import {
-  ByokCredentialSchema,
   ByokOutputSchema,
   CreateByokInputSchema,
-  DisableByokInputSchema,
+  DeletedOutputSchema,
   GetByokInputSchema,
   ListByokInputSchema,
   ListByokOutputSchema,
-  RotateByokSecretInputSchema,
+  UpdateByokInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { createByok, disableByok, getByok, listByok, resealByokSecrets, rotateByokSecret } from './byok.service.js';
+import { createByok, deleteByok, getByok, listByok, resealByokSecrets, updateByok } from './byok.service.js';
+
+const tags = ['Providers'];
 
 export const byokRouter = router({
+  create: managementProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/byok',
+        protect: true,
+        tags,
+        summary: 'Create a BYOK credential',
+        description: 'Stores a provider key, encrypted; no answer contains it. Management key required.',
+      },
+      successStatus: 201,
+    })
+    .input(CreateByokInputSchema)
+    .output(ByokOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input) })),
+  list: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/byok',
+        protect: true,
+        tags,
+        summary: 'List BYOK credentials',
+        description: "A workspace's credentials (default: the default workspace) in routing order. Management key required.",
+      },
+    })
+    .input(ListByokInputSchema)
+    .output(ListByokOutputSchema)
+    .query(({ ctx, input }) => listByok(ctx.db, ctx.actor, input)),
   get: managementProcedure
     .meta({
       openapi: {
         method: 'GET',
         path: '/byok/{id}',
         protect: true,
-        tags: ['Providers'],
+        tags,
         summary: 'Get a BYOK credential',
         description: 'Returns one BYOK provider credential; the provider key is never returned. Management key required.',
       },
@@ -27,24 +57,37 @@ export const byokRouter = router({
     .input(GetByokInputSchema)
     .output(ByokOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getByok(ctx.db, ctx.actor, input) })),
+  update: managementProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/byok/{id}',
+        protect: true,
+        tags,
+        summary: 'Update a BYOK credential',
+        description:
+          'Changes the fields given; `key` rotates the secret in place; null clears an allowlist. Management key required.',
+      },
+    })
+    .input(UpdateByokInputSchema)
+    .output(ByokOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.db, ctx.secrets, ctx.actor, input) })),
+  delete: managementProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/byok/{id}',
+        protect: true,
+        tags,
+        summary: 'Delete a BYOK credential',
+        description: 'Destroys the encrypted secret and marks the credential deleted; its generations stay. Management key required.',
+      },
+    })
+    .input(GetByokInputSchema)
+    .output(DeletedOutputSchema)
+    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input)),
 
-  // Internal (tRPC only).
-  list: managementProcedure
-    .input(ListByokInputSchema)
-    .output(ListByokOutputSchema)
-    .query(({ ctx, input }) => listByok(ctx.db, ctx.actor, input)),
-  create: managementProcedure
-    .input(CreateByokInputSchema)
-    .output(ByokCredentialSchema)
-    .mutation(({ ctx, input }) => createByok(ctx.db, ctx.secrets, ctx.actor, input)),
-  rotateSecret: managementProcedure
-    .input(RotateByokSecretInputSchema)
-    .output(ByokCredentialSchema)
-    .mutation(({ ctx, input }) => rotateByokSecret(ctx.db, ctx.secrets, ctx.actor, input)),
-  disable: managementProcedure
-    .input(DisableByokInputSchema)
-    .output(ByokCredentialSchema)
-    .mutation(({ ctx, input }) => disableByok(ctx.db, ctx.actor, input)),
+  // Internal (tRPC only): re-encryption of the organization's secrets after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
     .input(z.void())
     .output(z.object({ resealed: z.number().int() }))

@@ -2,11 +2,11 @@
 // reaches the database and is never returned or logged; the record carries only its masked label.
 import { randomUUID } from 'node:crypto';
 import { Prisma, type ByokCredential as ByokRow, type Db } from '@switchyard/db';
-import type { ByokCredential, CreateByokInput, DisableByokInput, ListByokInput, RotateByokSecretInput } from '@switchyard/schema';
-import { NotFound } from '../../errors.js';
+import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } from '@switchyard/schema';
+import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { isUuid, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { defaultWorkspaceId, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 import type { SecretBox } from './secret-box.js';
 
 /** `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md). */
@@ -34,10 +34,10 @@ function credentialOf(row: ByokRow): ByokCredential {
   } satisfies ByokCredential;
 }
 
-/** The organization's credential; a non-UUID or foreign id is simply not found. */
+/** The organization's live credential; a non-UUID, foreign or deleted id is simply not found. */
 async function findCredential(db: Db, actor: Actor, id: string): Promise<ByokRow> {
   const row = isUuid(id)
-    ? await db.byokCredential.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
+    ? await db.byokCredential.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId, deleted_at: null } })
     : null;
   if (!row) throw new NotFound(`byok credential ${id}`);
   return row;
@@ -47,10 +47,33 @@ export async function getByok(db: Db, actor: Actor, input: { id: string }): Prom
   return credentialOf(await findCredential(db, actor, input.id));
 }
 
-/** Internal: a workspace's credentials in routing order (provider, then sort_order). */
+/** A named workspace, or the organization's default one (admin-api.md A24, A25). */
+async function workspaceOf(db: Db, actor: Actor, ref: string | undefined) {
+  return resolveWorkspace(db, actor, ref ?? (await defaultWorkspaceId(db, actor)));
+}
+
+/** allowed_api_key_hashes must name live keys of the caller's organization: any other hash is a 400. */
+async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null | undefined): Promise<void> {
+  if (!hashes) return;
+  const wanted = [...new Set(hashes)];
+  const found = await db.apiKey.findMany({
+    where: { organization_id: actor.organizationId, deleted_at: null, hash: { in: wanted } },
+    select: { hash: true },
+  });
+  const known = new Set(found.map((row) => row.hash));
+  const unknown = wanted.filter((hash) => !known.has(hash));
+  if (unknown.length > 0) {
+    throw new Invalid('allowed_api_key_hashes names keys that are not the organization\'s', {
+      reason: 'unknown or foreign key hashes',
+      invalid_api_key_hashes: unknown,
+    });
+  }
+}
+
+/** GET /byok: one workspace's live credentials (default: the default workspace), in routing order. */
 export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
-  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
-  const where = { workspace_id: workspace.id };
+  const workspace = await workspaceOf(db, actor, input.workspace_id);
+  const where = { workspace_id: workspace.id, deleted_at: null, ...(input.provider ? { provider: input.provider } : {}) };
   const [rows, total] = await Promise.all([
     db.byokCredential.findMany({
       where,
@@ -63,8 +86,10 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
   return { data: rows.map(credentialOf), total_count: total };
 }
 
+/** POST /byok. */
 export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
-  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
+  const workspace = await workspaceOf(db, actor, input.workspace_id);
+  await assertOwnKeyHashes(db, actor, input.allowed_api_key_hashes);
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
   const row = await db.byokCredential.create({
@@ -72,10 +97,11 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
       id,
       organization_id: actor.organizationId,
       workspace_id: workspace.id,
-      name: input.name,
+      name: input.name ?? null,
       provider: input.provider,
       label: maskProviderKey(input.key),
       secret_ciphertext: box.seal(input.key, id),
+      disabled: input.disabled ?? false,
       is_fallback: input.is_fallback ?? false,
       sort_order: input.sort_order ?? 0,
       declared_zdr: input.declared_zdr ?? null,
@@ -89,40 +115,62 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
   return credentialOf(row);
 }
 
-export async function rotateByokSecret(
-  db: Db,
-  box: SecretBox,
-  actor: Actor,
-  input: RotateByokSecretInput,
-): Promise<ByokCredential> {
+/**
+ * PATCH /byok/{id}: changes the fields given; `key` replaces the sealed secret in place (and the
+ * label). The write is conditional on the row being live, so a concurrent delete wins.
+ */
+export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: UpdateByokInput): Promise<ByokCredential> {
   const existing = await findCredential(db, actor, input.id);
-  const row = await db.byokCredential.update({
-    where: { id: existing.id },
-    data: { label: maskProviderKey(input.key), secret_ciphertext: box.seal(input.key, existing.id) },
+  const { id: _id, key, allowed_api_key_hashes, allowed_models, allowed_user_ids, ...flags } = input;
+  if ((flags.is_fallback ?? existing.is_fallback) && (flags.is_byok_only ?? existing.is_byok_only)) {
+    throw new Invalid('is_fallback cannot be combined with is_byok_only', { reason: 'is_fallback with is_byok_only' });
+  }
+  await assertOwnKeyHashes(db, actor, allowed_api_key_hashes);
+  const [row] = await db.byokCredential.updateManyAndReturn({
+    where: { id: existing.id, deleted_at: null },
+    data: {
+      ...flags,
+      ...(key === undefined ? {} : { label: maskProviderKey(key), secret_ciphertext: box.seal(key, existing.id) }),
+      allowed_api_key_hashes: jsonList(allowed_api_key_hashes),
+      allowed_models: jsonList(allowed_models),
+      allowed_user_ids: jsonList(allowed_user_ids),
+    },
   });
+  if (!row) throw new NotFound(`byok credential ${input.id}`);
   return credentialOf(row);
 }
 
-export async function disableByok(db: Db, actor: Actor, input: DisableByokInput): Promise<ByokCredential> {
+/**
+ * DELETE /byok/{id}: the sealed secret is destroyed (set to null) and the record marked deleted; it
+ * is no longer listed or found. The row stays for the generations that used it.
+ */
+export async function deleteByok(db: Db, actor: Actor, input: { id: string }): Promise<{ deleted: true }> {
   const existing = await findCredential(db, actor, input.id);
-  const row = await db.byokCredential.update({ where: { id: existing.id }, data: { disabled: input.disabled } });
-  return credentialOf(row);
+  const { count } = await db.byokCredential.updateMany({
+    where: { id: existing.id, deleted_at: null },
+    data: { secret_ciphertext: null, disabled: true, deleted_at: new Date() },
+  });
+  if (count === 0) throw new NotFound(`byok credential ${input.id}`);
+  return { deleted: true };
 }
-
 /**
  * After a key rotation (a new key first in SWITCHYARD_SECRET_KEY): re-encrypts the organization's
  * secrets still sealed by an older key. Returns how many were re-encrypted.
  */
 export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
   const rows = await db.byokCredential.findMany({
-    where: { organization_id: actor.organizationId, NOT: { secret_ciphertext: { startsWith: `v1.${box.currentKeyId}.` } } },
+    where: {
+      organization_id: actor.organizationId,
+      secret_ciphertext: { not: null },
+      NOT: { secret_ciphertext: { startsWith: `v1.${box.currentKeyId}.` } },
+    },
     select: { id: true, secret_ciphertext: true },
   });
   for (const row of rows) {
-    // Conditional on the ciphertext read, so a concurrent rotateSecret is never overwritten.
+    // Conditional on the ciphertext read, so a concurrent rotation or delete is never overwritten.
     await db.byokCredential.updateMany({
       where: { id: row.id, secret_ciphertext: row.secret_ciphertext },
-      data: { secret_ciphertext: box.reseal(row.secret_ciphertext, row.id) },
+      data: { secret_ciphertext: box.reseal(row.secret_ciphertext!, row.id) },
     });
   }
   return { resealed: rows.length };

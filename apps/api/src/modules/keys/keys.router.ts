@@ -1,16 +1,19 @@
 import {
   CreateKeyInputSchema,
   CreateKeyOutputSchema,
+  DeletedOutputSchema,
   GetKeyOutputSchema,
   KeyHashInputSchema,
-  KeySummarySchema,
   ListKeysInputSchema,
   ListKeysOutputSchema,
+  ManagedKeyOutputSchema,
   UpdateKeyInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { createKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
+import { createKey, deleteKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
+
+const tags = ['API Keys'];
 
 export const keysRouter = router({
   current: authedProcedure
@@ -19,7 +22,7 @@ export const keysRouter = router({
         method: 'GET',
         path: '/key',
         protect: true,
-        tags: ['API Keys'],
+        tags,
         summary: 'Get the current API key',
         description: 'Returns information on the API key of the current authentication session.',
       },
@@ -28,21 +31,70 @@ export const keysRouter = router({
     .output(GetKeyOutputSchema)
     .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.actor, ctx.now()) })),
 
-  // Internal (tRPC only): key administration.
   create: managementProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/keys',
+        protect: true,
+        tags,
+        summary: 'Create a key',
+        description: 'Creates a key; the secret is in this answer only. Management key required.',
+      },
+      successStatus: 201,
+    })
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
-    .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input, ctx.now())),
   list: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/keys',
+        protect: true,
+        tags,
+        summary: 'List keys',
+        description:
+          'Keys of one workspace (default: the default workspace), newest first, with their usage. Disabled keys only with include_disabled=true. Management key required.',
+      },
+    })
     .input(ListKeysInputSchema)
     .output(ListKeysOutputSchema)
-    .query(({ ctx, input }) => listKeys(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listKeys(ctx.db, ctx.actor, input, ctx.now())),
   get: managementProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },
+    })
     .input(KeyHashInputSchema)
-    .output(KeySummarySchema)
-    .query(({ ctx, input }) => getKey(ctx.db, ctx.actor, input.hash)),
+    .output(ManagedKeyOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getKey(ctx.db, ctx.actor, input.hash, ctx.now()) })),
   update: managementProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/keys/{hash}',
+        protect: true,
+        tags,
+        summary: 'Update a key',
+        description: 'Changes the fields given; a disabled key is refused from the next request on. Management key required.',
+      },
+    })
     .input(UpdateKeyInputSchema)
-    .output(KeySummarySchema)
-    .mutation(({ ctx, input }) => updateKey(ctx.db, ctx.keys, ctx.actor, input)),
+    .output(ManagedKeyOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+  delete: managementProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/keys/{hash}',
+        protect: true,
+        tags,
+        summary: 'Delete a key',
+        description:
+          'The key authenticates no request from then on; its generations and spend history stay. Management key required.',
+      },
+    })
+    .input(KeyHashInputSchema)
+    .output(DeletedOutputSchema)
+    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash)),
 });

@@ -1,8 +1,8 @@
 import { Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
-import type { CreateKeyInput, Key, KeySummary, ListKeysInput, UpdateKeyInput } from '@switchyard/schema';
-import { NotFound, Unauthorized } from '../../errors.js';
+import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
+import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
-import { resolveWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 
@@ -10,12 +10,13 @@ const RATE_LIMIT_NOTE =
   'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
 
 /**
- * The figures of GET /key that move with every generation: the key's lifetime totals and its
- * rollups summed per current period (rows since the start of the widest period: at most ~37, one
- * per day), never generations. Sums are exact (numeric) and come back as text.
+ * The figures of GET /key and of the Managed key record that move with every generation: each key's
+ * lifetime totals and its rollups summed per current period (rows since the start of the widest
+ * period: at most ~37 per key, one per day), never generations. One query for any number of keys.
+ * Sums are exact (numeric) and come back as text.
  */
-const KEY_USAGE = statement(`
-  SELECT k.usage::text AS usage, k.byok_usage::text AS byok_usage,
+const KEYS_USAGE = statement(`
+  SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage,
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $2::date), 0)::text AS usage_daily,
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $3::date), 0)::text AS usage_weekly,
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $4::date), 0)::text AS usage_monthly,
@@ -25,10 +26,11 @@ const KEY_USAGE = statement(`
     least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today
   FROM api_keys k
   LEFT JOIN key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date
-  WHERE k.id = $1::uuid
+  WHERE k.id = ANY($1::uuid[])
   GROUP BY k.id`);
 
 interface KeyUsageRow {
+  id: string;
   usage: string;
   byok_usage: string;
   usage_daily: string;
@@ -42,27 +44,28 @@ interface KeyUsageRow {
 
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
-/**
- * GET /key. The key row the caller authenticated with may be up to a second old (KeyCache): the
- * figures that move are read fresh, in one query, whose cost does not grow with the number of
- * generations.
- */
-export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> {
-  const key = actor.key;
+/** The usage rows of these keys, by key id. */
+async function usageOf(db: Db, keyIds: string[], now: Date): Promise<Map<string, KeyUsageRow>> {
+  if (keyIds.length === 0) return new Map();
   const starts = periodStarts(now);
-  const [u] = await queryRows<KeyUsageRow>(db, KEY_USAGE, [key.id, isoDay(starts.day), isoDay(starts.week), isoDay(starts.month)]);
-  if (!u) throw new Unauthorized('deleted key');
+  const rows = await queryRows<KeyUsageRow>(db, KEYS_USAGE, [keyIds, isoDay(starts.day), isoDay(starts.week), isoDay(starts.month)]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** What is left of a key's limit in its current limit_reset period; null when unlimited. */
+function limitRemainingOf(key: ApiKey, u: KeyUsageRow): number | null {
+  if (key.limit === null) return null;
   const period = { daily: [u.usage_daily, u.byok_daily], weekly: [u.usage_weekly, u.byok_weekly], monthly: [u.usage_monthly, u.byok_monthly] };
   const [spentUsage, spentByok] = key.limit_reset ? period[key.limit_reset] : [u.usage, u.byok_usage];
   const spent = key.include_byok_in_limit ? new Prisma.Decimal(spentUsage!).add(spentByok!) : new Prisma.Decimal(spentUsage!);
-  const limitRemaining = key.limit === null ? null : Prisma.Decimal.max(0, key.limit.sub(spent)).toNumber();
-  const freeRequestsToday = u.free_requests_today;
-  const freeLimit = key.free_model_daily_limit;
+  return Prisma.Decimal.max(0, key.limit.sub(spent)).toNumber();
+}
 
+/** The limit and usage fields the Key record (GET /key) and the Managed key record share. */
+function limitAndUsageOf(key: ApiKey, u: KeyUsageRow) {
   return {
-    label: key.label,
     limit: key.limit === null ? null : key.limit.toNumber(),
-    limit_remaining: limitRemaining,
+    limit_remaining: limitRemainingOf(key, u),
     limit_reset: key.limit_reset,
     include_byok_in_limit: key.include_byok_in_limit,
     usage: Number(u.usage),
@@ -73,6 +76,24 @@ export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> 
     byok_usage_daily: Number(u.byok_daily),
     byok_usage_weekly: Number(u.byok_weekly),
     byok_usage_monthly: Number(u.byok_monthly),
+  };
+}
+
+/**
+ * GET /key. The key row the caller authenticated with may be up to a second old (KeyCache): the
+ * figures that move are read fresh, in one query, whose cost does not grow with the number of
+ * generations.
+ */
+export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> {
+  const key = actor.key;
+  const u = (await usageOf(db, [key.id], now)).get(key.id);
+  if (!u) throw new Unauthorized('deleted key');
+  const freeRequestsToday = u.free_requests_today;
+  const freeLimit = key.free_model_daily_limit;
+
+  return {
+    label: key.label,
+    ...limitAndUsageOf(key, u),
     is_free_tier: key.is_free_tier,
     is_management_key: key.is_management_key,
     is_provisioning_key: key.is_provisioning_key,
@@ -90,32 +111,53 @@ export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> 
   } satisfies Key;
 }
 
-function summaryOf(key: ApiKey): KeySummary {
+function managedKeyOf(key: ApiKey, u: KeyUsageRow | undefined): ManagedKey {
+  if (!u) throw new Error(`no usage row for key ${key.id}`);
   return {
     hash: key.hash,
     name: key.name,
     label: key.label,
+    disabled: key.disabled,
     workspace_id: key.workspace_id,
     creator_user_id: key.creator_user_id,
-    is_management_key: key.is_management_key,
-    disabled: key.disabled,
-    limit: key.limit === null ? null : key.limit.toNumber(),
-    limit_reset: key.limit_reset,
-    include_byok_in_limit: key.include_byok_in_limit,
-    expires_at: key.expires_at ? key.expires_at.toISOString() : null,
+    external_user: key.external_user,
+    ...limitAndUsageOf(key, u),
     created_at: key.created_at.toISOString(),
-  } satisfies KeySummary;
+    updated_at: key.updated_at.toISOString(),
+    expires_at: key.expires_at ? key.expires_at.toISOString() : null,
+    is_management_key: key.is_management_key,
+  } satisfies ManagedKey;
 }
 
-/** Creates a key owned by the caller's user, in the caller's organization. */
-export async function createKey(db: Db, actor: Actor, input: CreateKeyInput): Promise<{ key: string; data: KeySummary }> {
-  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
+/** Managed key records of these rows, with their usage read in one query. */
+async function managedKeys(db: Db, rows: ApiKey[], now: Date): Promise<ManagedKey[]> {
+  const usage = await usageOf(db, rows.map((row) => row.id), now);
+  return rows.map((row) => managedKeyOf(row, usage.get(row.id)));
+}
+
+/** A key of the caller's organization that is not deleted; 404 otherwise (another organization's too). */
+const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.organizationId, deleted_at: null });
+
+/**
+ * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
+ * creator is the member named, or the caller key's creator. The secret is returned once.
+ */
+export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ key: string; data: ManagedKey }> {
+  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? (await defaultWorkspaceId(db, actor)));
+  const creator = input.creator_user_id ?? actor.userId;
+  if (input.creator_user_id) {
+    const member = await db.organizationMember.findUnique({
+      where: { organization_id_user_id: { organization_id: actor.organizationId, user_id: creator } },
+      select: { id: true },
+    });
+    if (!member) throw new Invalid('creator_user_id is not a member of the organization', { reason: 'unknown creator_user_id' });
+  }
   const secret = generateApiKey();
   const key = await db.apiKey.create({
     data: {
       organization_id: actor.organizationId,
       workspace_id: workspace.id,
-      creator_user_id: actor.userId,
+      creator_user_id: creator,
       hash: hashApiKey(secret),
       label: maskApiKey(secret),
       name: input.name,
@@ -124,46 +166,76 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput): Pr
       limit_reset: input.limit_reset ?? null,
       include_byok_in_limit: input.include_byok_in_limit ?? false,
       expires_at: input.expires_at ? new Date(input.expires_at) : null,
+      external_user: input.external?.user ?? null,
+      external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
     },
   });
-  return { key: secret, data: summaryOf(key) };
+  return { key: secret, data: (await managedKeys(db, [key], now))[0]! };
 }
 
 /**
- * Changes a key of the caller's organization; another organization's key is not found. The
- * change applies to this process's next request at once (other processes: within the cache's TTL).
+ * PATCH /keys/{hash}: changes a key of the caller's organization; another organization's key, or a
+ * deleted one, is not found. The change applies to this process's next request at once (other
+ * processes: within the key cache's TTL).
  */
-export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput): Promise<KeySummary> {
+export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput, now: Date): Promise<ManagedKey> {
   const { hash, ...changes } = input;
-  const result = await db.apiKey.updateManyAndReturn({
-    where: { hash, organization_id: actor.organizationId },
-    data: changes,
-  });
+  const result = await db.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
-  return summaryOf(key);
+  return (await managedKeys(db, [key], now))[0]!;
 }
 
-export async function listKeys(
-  db: Db,
-  actor: Actor,
-  input: ListKeysInput,
-): Promise<{ data: KeySummary[]; total_count: number }> {
-  const where = {
-    organization_id: actor.organizationId,
-    ...(input.workspace_id ? { workspace_id: (await resolveWorkspace(db, actor, input.workspace_id)).id } : {}),
-    ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
-  };
-  const [rows, total] = await Promise.all([
-    db.apiKey.findMany({ where, orderBy: [{ created_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
-    db.apiKey.count({ where }),
-  ]);
-  return { data: rows.map(summaryOf), total_count: total };
+/**
+ * DELETE /keys/{hash}: the key authenticates nothing from the next request on (this process at once;
+ * others within the key cache's TTL, as the row is both disabled and marked deleted). The row stays,
+ * so that its generations and spend history stay the organization's records; its guardrail
+ * assignments go.
+ */
+export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string): Promise<{ deleted: true }> {
+  const deleted = await db.$transaction(async (tx) => {
+    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: new Date(), disabled: true } });
+    if (!key) return false;
+    await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });
+    return true;
+  });
+  keys.forget(hash);
+  if (!deleted) throw new NotFound(`key ${hash}`);
+  return { deleted: true };
 }
 
-export async function getKey(db: Db, actor: Actor, hash: string): Promise<KeySummary> {
-  const key = await db.apiKey.findFirst({ where: { hash, organization_id: actor.organizationId } });
+/**
+ * GET /keys: keys of one workspace (default: the default workspace), newest first; enabled ones
+ * unless include_disabled. Two queries whatever the number of keys or generations: the rows, then
+ * their usage from the daily rollups.
+ */
+export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<{ data: ManagedKey[] }> {
+  // A hash-prefix lookup spans the organization unless a workspace is named.
+  const workspaceId =
+    input.workspace_id !== undefined
+      ? (await resolveWorkspace(db, actor, input.workspace_id)).id
+      : input.hash_prefix === undefined
+        ? await defaultWorkspaceId(db, actor)
+        : undefined;
+  const rows = await db.apiKey.findMany({
+    where: {
+      organization_id: actor.organizationId,
+      deleted_at: null,
+      ...(workspaceId ? { workspace_id: workspaceId } : {}),
+      ...(input.include_disabled ? {} : { disabled: false }),
+      ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
+    },
+    orderBy: [{ created_at: 'desc' }, { id: 'asc' }],
+    skip: input.offset ?? 0,
+    ...(input.limit ? { take: input.limit } : {}),
+  });
+  return { data: await managedKeys(db, rows, now) };
+}
+
+/** GET /keys/{hash}. */
+export async function getKey(db: Db, actor: Actor, hash: string, now: Date): Promise<ManagedKey> {
+  const key = await db.apiKey.findFirst({ where: liveKey(actor, hash) });
   if (!key) throw new NotFound(`key ${hash}`);
-  return summaryOf(key);
+  return (await managedKeys(db, [key], now))[0]!;
 }

@@ -1,36 +1,75 @@
-// Workspaces (internal procedures) and their members (GET /workspaces/{id}/members,
-// POST /workspaces/{id}/members/add).
+// Workspaces (POST, GET, PATCH, DELETE /workspaces...) and their members (GET /workspaces/{id}/members,
+// POST /workspaces/{id}/members/add and /remove).
 //
 // The default workspace's membership is the organization's: every organization member is a member
 // of it, with the role they hold in the organization. Its member list is therefore read from
 // organization_members (membership id = the organization membership's id), so it can never drift.
 // Other workspaces keep their own rows in workspace_members.
-import type { Db, Workspace as WorkspaceRow, WorkspaceMember as MemberRow } from '@switchyard/db';
+import { Prisma, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
+import { v5 as uuidv5 } from 'uuid';
 import type {
   AddWorkspaceMembersInput,
   CreateWorkspaceInput,
+  DeleteWorkspaceInput,
   ListWorkspaceMembersInput,
+  RemoveWorkspaceMembersInput,
   UpdateWorkspaceInput,
   Workspace,
   WorkspaceMember,
   WorkspaceRole,
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
-import { Invalid } from '../../errors.js';
-import type { Actor } from '../../access/callers.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { jsonList, listOrNull } from '../../json-list.js';
+import type { Actor, KeyCache } from '../../access/callers.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+
+/** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
+const DEFAULT_GUARDRAIL_NAMESPACE = '6f1d3c2e-8a4b-5c7d-9e0f-1a2b3c4d5e6f';
+
+/** The id of a workspace's default guardrail, derived from the workspace id (admin-api.md, Workspace). */
+export function defaultGuardrailId(workspaceId: string): string {
+  return uuidv5(workspaceId, DEFAULT_GUARDRAIL_NAMESPACE);
+}
+
+const numberList = (value: Prisma.JsonValue | null): number[] | null => (Array.isArray(value) ? value.map(Number) : null);
+
+/** For a write: undefined leaves the column alone, null stores SQL NULL, a list stores JSON. */
+const jsonNumbers = (value: number[] | null | undefined) =>
+  value === undefined ? undefined : value === null ? Prisma.DbNull : value;
 
 function workspaceOf(row: WorkspaceRow, defaultId: string): Workspace {
   return {
     id: row.id,
-    slug: row.slug,
     name: row.name,
+    slug: row.slug,
     description: row.description,
-    is_default: row.id === defaultId,
-    include_byok_in_budgets: row.include_byok_in_budgets,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    created_by: row.created_by,
+    default_guardrail_id: defaultGuardrailId(row.id),
+    default_text_model: row.default_text_model,
+    default_image_model: row.default_image_model,
+    default_provider_sort: row.default_provider_sort,
+    io_logging_api_key_ids: numberList(row.io_logging_api_key_ids),
+    io_logging_sampling_rate: row.io_logging_sampling_rate,
+    is_data_discount_logging_enabled: row.is_data_discount_logging_enabled,
+    is_observability_broadcast_enabled: row.is_observability_broadcast_enabled,
+    is_observability_io_logging_enabled: row.is_observability_io_logging_enabled,
+    disabled_server_tools: listOrNull(row.disabled_server_tools),
+    include_byok_in_budgets: row.include_byok_in_budgets,
+    is_default: row.id === defaultId,
   } satisfies Workspace;
+}
+
+/** The settings columns of a create or update; an empty disabled_server_tools list clears it (null). */
+function settingsOf(input: Omit<UpdateWorkspaceInput, 'id'>) {
+  const { disabled_server_tools, io_logging_api_key_ids, ...rest } = input;
+  return {
+    ...rest,
+    disabled_server_tools: jsonList(disabled_server_tools?.length === 0 ? null : disabled_server_tools),
+    io_logging_api_key_ids: jsonNumbers(io_logging_api_key_ids),
+  };
 }
 
 function memberOf(row: Pick<MemberRow, 'id' | 'workspace_id' | 'user_id' | 'role' | 'created_at'>): WorkspaceMember {
@@ -45,8 +84,9 @@ function memberOf(row: Pick<MemberRow, 'id' | 'workspace_id' | 'user_id' | 'role
 
 const slugTaken = (slug: string) => new Invalid(`workspace slug ${slug} is taken`, { reason: 'slug taken', slug });
 
+/** GET /workspaces: the organization's workspaces, oldest first; deleted ones are gone. */
 export async function listWorkspaces(db: Db, actor: Actor, page: { offset: number; limit: number }) {
-  const where = { organization_id: actor.organizationId };
+  const where = { organization_id: actor.organizationId, deleted_at: null };
   const [rows, total, defaultId] = await Promise.all([
     db.workspace.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
     db.workspace.count({ where }),
@@ -55,16 +95,18 @@ export async function listWorkspaces(db: Db, actor: Actor, page: { offset: numbe
   return { data: rows.map((row) => workspaceOf(row, defaultId)), total_count: total };
 }
 
+/** GET /workspaces/{id}: by UUID or slug. */
+export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<Workspace> {
+  const workspace = await resolveWorkspace(db, actor, ref);
+  return workspaceOf(workspace, await defaultWorkspaceId(db, actor));
+}
+
+/** POST /workspaces; created_by is the caller key's user. */
 export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
+  const { name, slug, ...settings } = input;
   try {
     const row = await db.workspace.create({
-      data: {
-        organization_id: actor.organizationId,
-        slug: input.slug,
-        name: input.name,
-        description: input.description ?? null,
-        include_byok_in_budgets: input.include_byok_in_budgets ?? false,
-      },
+      data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) },
     });
     return workspaceOf(row, await defaultWorkspaceId(db, actor));
   } catch (error) {
@@ -73,6 +115,7 @@ export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspa
   }
 }
 
+/** PATCH /workspaces/{id}: the fields given. */
 export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspaceInput): Promise<Workspace> {
   const { id, ...changes } = input;
   const workspace = await resolveWorkspace(db, actor, id);
@@ -82,12 +125,94 @@ export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspa
     throw new Invalid('the default workspace keeps its slug', { reason: 'default workspace slug is fixed' });
   }
   try {
-    const row = await db.workspace.update({ where: { id: workspace.id }, data: changes });
+    const [row] = await db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) });
+    if (!row) throw new NotFound(`workspace ${id}`);
     return workspaceOf(row, defaultId);
   } catch (error) {
     if (isUniqueViolation(error) && changes.slug) throw slugTaken(changes.slug);
     throw error;
   }
+}
+
+/** Live keys of a workspace that still authenticate (not disabled), optionally only those of some creators. */
+const activeKeys = (workspaceId: string, creators?: string[]) => ({
+  workspace_id: workspaceId,
+  deleted_at: null,
+  disabled: false,
+  ...(creators ? { creator_user_id: { in: creators } } : {}),
+});
+
+/**
+ * DELETE /workspaces/{id}. The default workspace is never deleted here (400, with or without
+ * confirm_default_workspace_deletion: keys, credentials and defaults of the organization hang on it).
+ * A workspace with active (enabled) keys is refused (400). Otherwise its budgets, guardrails and
+ * memberships are removed, its BYOK credentials deleted (secrets destroyed), its disabled keys marked
+ * deleted, and the workspace itself marked deleted with its slug freed (the slug becomes the id):
+ * the generations and spend recorded in it stay. The workspace row is locked, so a concurrent delete
+ * or budget change waits.
+ */
+export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput): Promise<{ deleted: true }> {
+  const workspace = await resolveWorkspace(db, actor, input.id);
+  if (workspace.id === (await defaultWorkspaceId(db, actor))) {
+    throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
+  }
+  const removedKeys = await db.$transaction(async (tx) => {
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`;
+    if (!locked) throw new NotFound(`workspace ${input.id}`);
+    const active = await tx.apiKey.count({ where: activeKeys(workspace.id) });
+    if (active > 0) {
+      throw new Invalid('a workspace with active keys cannot be deleted', { reason: 'workspace has active keys', active_keys: active });
+    }
+    const now = new Date();
+    await tx.budget.deleteMany({ where: { workspace_id: workspace.id } });
+    await tx.guardrail.deleteMany({ where: { workspace_id: workspace.id } });
+    await tx.workspaceMember.deleteMany({ where: { workspace_id: workspace.id } });
+    await tx.byokCredential.updateMany({
+      where: { workspace_id: workspace.id, deleted_at: null },
+      data: { secret_ciphertext: null, disabled: true, deleted_at: now },
+    });
+    const gone = await tx.apiKey.updateManyAndReturn({
+      where: { workspace_id: workspace.id, deleted_at: null },
+      data: { disabled: true, deleted_at: now },
+      select: { hash: true },
+    });
+    await tx.workspace.update({ where: { id: workspace.id }, data: { deleted_at: now, slug: workspace.id } });
+    return gone;
+  });
+  for (const key of removedKeys) keys.forget(key.hash);
+  return { deleted: true };
+}
+
+/**
+ * POST /workspaces/{id}/members/remove: removes these users' memberships of the workspace; ids that
+ * are not members count for nothing. A member with active keys in the workspace cannot be removed
+ * (400 naming them; nothing is removed). The default workspace's members are the organization's
+ * (400: remove them from the organization instead).
+ */
+export async function removeWorkspaceMembers(db: Db, actor: Actor, input: RemoveWorkspaceMembersInput) {
+  const userIds = [...new Set(input.user_ids)];
+  return db.$transaction(async (tx) => {
+    const workspace = await resolveWorkspace(tx, actor, input.id);
+    if (workspace.id === (await defaultWorkspaceId(tx, actor))) {
+      throw new Invalid("the default workspace's members are the organization's members", {
+        reason: 'default workspace membership follows the organization',
+      });
+    }
+    const holding = await tx.apiKey.findMany({
+      where: activeKeys(workspace.id, userIds),
+      select: { creator_user_id: true },
+      distinct: ['creator_user_id'],
+    });
+    if (holding.length > 0) {
+      throw new Invalid('members with active keys in the workspace cannot be removed', {
+        reason: 'members hold active keys',
+        user_ids_with_active_keys: holding.map((row) => row.creator_user_id),
+      });
+    }
+    const { count } = await tx.workspaceMember.deleteMany({ where: { workspace_id: workspace.id, user_id: { in: userIds } } });
+    return { removed_count: count };
+  });
 }
 
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
