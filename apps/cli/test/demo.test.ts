@@ -60,7 +60,7 @@ async function uniqueCounts(workspaceId: string) {
     admin.byok.list.query({ workspace_id: workspaceId, ...page }),
     admin.guardrails.list.query({ workspace_id: workspaceId, ...page }),
     admin.presets.versions.query({ slug: 'demo-assistant', ...page }),
-    admin.scim.listGroupMappings.query({ workspace_id: workspaceId, ...page }),
+    admin.scim.listGroupMappings.query(page),
     admin.videos.listJobs.query({ workspace_id: workspaceId, ...page }),
   ]);
   return {
