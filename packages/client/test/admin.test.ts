@@ -60,7 +60,7 @@ describe('@switchyard/client: administration', () => {
     const mapping = await admin.scim.createGroupMapping.mutate({ workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' });
     expect((await admin.scim.updateGroupMapping.mutate({ id: mapping.data.id, role: 'admin' })).data.role).toBe('admin');
     expect((await admin.scim.listGroupMappings.query({})).data.map((m) => m.id)).toEqual([mapping.data.id]);
-    expect(await admin.scim.deleteGroupMapping.mutate({ id: mapping.data.id, keep_members: true })).toEqual({ deleted: true });
+    expect(await admin.scim.deleteGroupMapping.mutate({ id: mapping.data.id, keep_members: 'true' })).toEqual({ deleted: true });
     expect((await failure(admin.scim.getGroupMapping.query({ id: mapping.data.id }))).status).toBe(404);
 
     expect((await admin.analytics.meta.query()).data.granularities).toHaveLength(5);

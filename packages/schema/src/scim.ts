@@ -39,10 +39,10 @@ export const ScimGroupMappingIdInputSchema = z.object({ id: z.string().min(1).de
 export type ScimGroupMappingIdInput = z.infer<typeof ScimGroupMappingIdInputSchema>;
 
 /**
- * A boolean query parameter sent as `true` / `false` (a tRPC client may send the boolean itself).
- * Not z.coerce.boolean(), which reads the string "false" as true.
+ * A boolean query parameter, sent as `true` or `false` (over tRPC too). Not z.coerce.boolean(), which
+ * reads the string "false" as true; and trpc-to-openapi takes only plain scalar types in a query.
  */
-export const QueryFlagSchema = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+export const QueryFlagSchema = z.enum(['true', 'false']);
 
 /** DELETE /scim/group-mappings/{id}?keep_members=true|false (required). */
 export const DeleteScimGroupMappingInputSchema = z.object({

@@ -54,7 +54,7 @@ export const scimCommands: Command[] = [
       const keep = ctx.options['keep-members'] === true;
       if (keep === (ctx.options['remove-members'] === true)) throw new UsageError('give exactly one of --keep-members and --remove-members');
       const id = positional(ctx, 0, '<mapping-id>');
-      const result = await ctx.client.scim.deleteGroupMapping.mutate({ id, keep_members: keep });
+      const result = await ctx.client.scim.deleteGroupMapping.mutate({ id, keep_members: keep ? 'true' : 'false' });
       return { json: result, human: `deleted SCIM group mapping ${id}` };
     },
   },

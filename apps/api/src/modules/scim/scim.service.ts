@@ -85,6 +85,7 @@ export async function createScimGroupMapping(db: Db, actor: Actor, input: Create
  * so no member came from a mapping and both values leave the workspace's members as they are.
  */
 export async function deleteScimGroupMapping(db: Db, actor: Actor, input: DeleteScimGroupMappingInput) {
+  // input.keep_members ('true' | 'false') changes nothing here: see above.
   const row = await findMapping(db, actor, input.id);
   const { count } = await db.scimGroupMapping.deleteMany({ where: { id: row.id } });
   if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
