@@ -91,5 +91,6 @@ describe('OpenAPI document', () => {
     expect(successes('/guardrails/{id}/assignments/keys', 'post')).toEqual(['200']);
     expect(successes('/guardrails/{id}', 'delete')).toEqual(['200']);
     expect(successes('/presets/{slug}', 'get')).toEqual(['200']);
+    expect(Object.keys(doc.paths['/scim/group-mappings']!.post!.responses)).toContain('409');
   });
 });

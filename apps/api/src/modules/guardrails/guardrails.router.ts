@@ -16,6 +16,7 @@ import {
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
 import {
   assignGuardrailKeys,
   assignGuardrailMembers,
@@ -32,9 +33,7 @@ import {
   updateGuardrail,
 } from './guardrails.service.js';
 
-const openapi = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: `/${string}`, summary: string, description: string) => ({
-  openapi: { method, path, protect: true, tags: ['Guardrails'], summary, description },
-});
+const openapi = routesOf('Guardrails');
 
 // Routes match first come, in this order: the literal /guardrails/assignments/... paths come before
 // the /guardrails/{id}... ones.

@@ -15,6 +15,7 @@ import {
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
 import {
   createPreset,
   createPresetVersion,
@@ -25,9 +26,8 @@ import {
   listPresetVersions,
 } from './presets.service.js';
 
-const openapi = (path: `/${string}`, summary: string, description: string) => ({
-  openapi: { method: 'GET' as const, path, protect: true, tags: ['Presets'], summary, description },
-});
+const presetRoute = routesOf('Presets');
+const openapi = (path: `/${string}`, summary: string, description: string) => presetRoute('GET', path, summary, description);
 
 // Any key; a regular key sees the presets of its own workspace only.
 export const presetsRouter = router({

@@ -9,6 +9,7 @@ import {
   UpdateScimGroupMappingInputSchema,
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
 import {
   createScimGroupMapping,
   deleteScimGroupMapping,
@@ -17,19 +18,21 @@ import {
   updateScimGroupMapping,
 } from './scim.service.js';
 
-const openapi = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: `/${string}`, summary: string, description: string) => ({
-  openapi: { method, path, protect: true, tags: ['SCIM'], summary, description },
-});
+const openapi = routesOf('SCIM');
 
 export const scimRouter = router({
   createGroupMapping: managementProcedure
     .meta({
-      ...openapi(
-        'POST',
-        '/scim/group-mappings',
-        'Create a SCIM group mapping',
-        'Maps a SCIM group to a workspace (UUID or slug) with a role. The same mapping again succeeds; another role for a mapped group and workspace is 409. Management key required.',
-      ),
+      openapi: {
+        ...openapi(
+          'POST',
+          '/scim/group-mappings',
+          'Create a SCIM group mapping',
+          'Maps a SCIM group to a workspace (UUID or slug) with a role. The same mapping again succeeds; another role for a mapped group and workspace is 409. Management key required.',
+        ).openapi,
+        // 409: another role for a mapped group and workspace (admin-api.md A28).
+        errorResponses: [400, 401, 403, 404, 409, 500],
+      },
       successStatus: 201,
     })
     .input(CreateScimGroupMappingInputSchema)
