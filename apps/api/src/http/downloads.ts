@@ -14,6 +14,7 @@ import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
+import { requestedRange } from './range.js';
 import { loggerOf } from './request-log.js';
 import { sampleFileOf } from './sample-video.js';
 
@@ -26,11 +27,17 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     path: '/containers/:container_id/files/:file_id/content',
     access: 'tenant',
     async handle(deps, req, res, actor) {
-      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id));
-      res.status(200);
+      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id), (size, sha256) =>
+        requestedRange(req.headers, size, `"${sha256}"`),
+      );
+      const { range } = download;
+      res.status(range ? 206 : 200);
       res.attachment(download.filename);
       res.setHeader('Content-Type', 'application/octet-stream');
-      res.setHeader('Content-Length', download.size);
+      res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
+      if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
+      res.setHeader('Accept-Ranges', 'bytes');
+      res.setHeader('ETag', `"${download.sha256}"`);
       res.setHeader('Cache-Control', 'private, no-store');
       await stream(deps, req, res, download.stream);
     },
