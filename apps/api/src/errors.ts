@@ -43,6 +43,12 @@ export class NotFound extends DomainError {
     super(404, detail);
   }
 }
+/** The request contradicts what is stored (admin-api.md section 6). */
+export class Conflict extends DomainError {
+  constructor(detail: string, metadata?: Record<string, unknown>) {
+    super(409, detail, metadata ?? { reason: detail });
+  }
+}
 export class PayloadTooLarge extends DomainError {
   constructor(detail: string) {
     super(413, detail);
@@ -82,6 +88,7 @@ const TRPC_CODE_STATUS: Partial<Record<TRPCError['code'], ErrorStatus>> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_SUPPORTED: 404,
+  CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   TOO_MANY_REQUESTS: 429,
   BAD_GATEWAY: 502,
@@ -94,6 +101,7 @@ const STATUS_TRPC_CODE: Partial<Record<ErrorStatus, TRPCError['code']>> = {
   402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   429: 'TOO_MANY_REQUESTS',
   502: 'BAD_GATEWAY',

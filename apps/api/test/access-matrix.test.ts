@@ -69,10 +69,13 @@ async function workspace(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'workspaces.create', { slug: `ws-${unique()}`, name: 'W' })).data.id;
 }
 async function guardrail(fx: Fixture): Promise<string> {
-  return (await ok(fx.server, 'guardrails.create', { name: `g-${unique()}` })).id;
+  return (await ok(fx.server, 'guardrails.create', { name: `g-${unique()}` })).data.id;
 }
 async function byok(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).data.id;
+}
+async function scimMapping(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'scim.createGroupMapping', { workspace_id: fx.server.workspaceId, scim_group_id: randomUUID(), role: 'member' })).data.id;
 }
 async function preset(fx: Fixture): Promise<string> {
   const slug = `p-${unique()}`;
@@ -127,19 +130,28 @@ const SAMPLES: Record<string, Sample> = {
   'guardrails.keyAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
   'guardrails.memberAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
   'guardrails.list': { input: () => ({}) },
+  'guardrails.allKeyAssignments': { input: () => ({}) },
+  'guardrails.allMemberAssignments': { input: () => ({}) },
   'guardrails.create': { input: () => ({ name: `g-${unique()}` }) },
+  'guardrails.get': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
   'guardrails.update': { input: async (fx) => ({ id: await guardrail(fx), name: 'renamed' }), scoped: true },
+  'guardrails.delete': { input: async (fx) => ({ id: await guardrail(fx) }), scoped: true },
   'guardrails.assignKeys': { input: async (fx) => ({ id: await guardrail(fx), key_hashes: [fx.regular.hash] }), scoped: true },
   'guardrails.unassignKeys': { input: async (fx) => ({ id: fx.guardrailId, key_hashes: [fx.regular.hash] }), scoped: true },
-  'guardrails.assignMembers': { input: async (fx) => ({ id: await guardrail(fx), user_ids: [await member(fx)] }), scoped: true },
-  'guardrails.unassignMembers': { input: async (fx) => ({ id: fx.guardrailId, user_ids: [await member(fx)] }), scoped: true },
+  'guardrails.assignMembers': { input: async (fx) => ({ id: await guardrail(fx), member_user_ids: [await member(fx)] }), scoped: true },
+  'guardrails.unassignMembers': { input: async (fx) => ({ id: fx.guardrailId, member_user_ids: [await member(fx)] }), scoped: true },
+  'presets.list': { input: () => ({}) },
+  'presets.get': { input: (fx) => ({ slug: fx.presetSlug }), scoped: true },
   'presets.versions': { input: (fx) => ({ slug: fx.presetSlug }), scoped: true },
+  'presets.version': { input: (fx) => ({ slug: fx.presetSlug, version: '1' }), scoped: true },
   'presets.create': { input: () => ({ slug: `p-${unique()}`, name: 'P', config: { model: 'openai/gpt-4o' } }) },
   'presets.createVersion': { input: async (fx) => ({ slug: await preset(fx), config: { model: 'openai/gpt-4o-mini' } }), scoped: true },
   'presets.deleteVersion': { input: async (fx) => ({ slug: await preset(fx), version: 1 }), scoped: true },
   'scim.updateGroupMapping': { input: (fx) => ({ id: fx.scimMappingId, role: 'admin' }), scoped: true },
-  'scim.listGroupMappings': { input: (fx) => ({ workspace_id: fx.server.workspaceId }), scoped: true },
-  'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID() }), scoped: true },
+  'scim.listGroupMappings': { input: () => ({}) },
+  'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID(), role: 'member' }), scoped: true },
+  'scim.getGroupMapping': { input: (fx) => ({ id: fx.scimMappingId }), scoped: true },
+  'scim.deleteGroupMapping': { input: async (fx) => ({ id: await scimMapping(fx), keep_members: 'false' }), scoped: true },
   'analytics.meta': { input: () => undefined },
   'files.promote': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
   'files.openContainer': { input: (fx) => ({ session_key: `s-${unique()}`, workspace_id: fx.server.workspaceId }) },
@@ -249,7 +261,7 @@ beforeAll(async () => {
     guardrailId: await guardrail(partial),
     byokId: await byok(partial),
     presetSlug: await preset(partial),
-    scimMappingId: (await ok(server, 'scim.createGroupMapping', { workspace_id: server.workspaceId, scim_group_id: randomUUID() })).data.id,
+    scimMappingId: await scimMapping(partial),
     // A generation of the management key's user (feedback is on one's own generations).
     generationId: await record(server, {
       api_key_hash: managementHash,

@@ -60,7 +60,37 @@ describe('OpenAPI document', () => {
       ['/presets/{slug}/versions', 'get'],
       ['/scim/group-mappings/{id}', 'patch'],
       ['/analytics/meta', 'get'],
+      ['/guardrails', 'post'],
+      ['/guardrails/{id}', 'get'],
+      ['/guardrails/{id}', 'patch'],
+      ['/guardrails/{id}', 'delete'],
+      ['/guardrails/assignments/keys', 'get'],
+      ['/guardrails/assignments/members', 'get'],
+      ['/guardrails/{id}/assignments/keys', 'post'],
+      ['/guardrails/{id}/assignments/keys/remove', 'post'],
+      ['/guardrails/{id}/assignments/members', 'post'],
+      ['/guardrails/{id}/assignments/members/remove', 'post'],
+      ['/scim/group-mappings', 'post'],
+      ['/scim/group-mappings', 'get'],
+      ['/scim/group-mappings/{id}', 'get'],
+      ['/scim/group-mappings/{id}', 'delete'],
+      ['/presets', 'get'],
+      ['/presets/{slug}', 'get'],
+      ['/presets/{slug}/versions/{version}', 'get'],
     ];
     for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+  });
+
+  it('documents the one success status of each operation: 201 for the creates, 200 otherwise', async () => {
+    const doc = (await (await server.request('/api/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const successes = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses).filter((s) => s.startsWith('2'));
+    expect(successes('/guardrails', 'post')).toEqual(['201']);
+    expect(successes('/scim/group-mappings', 'post')).toEqual(['201']);
+    expect(successes('/guardrails/{id}/assignments/keys', 'post')).toEqual(['200']);
+    expect(successes('/guardrails/{id}', 'delete')).toEqual(['200']);
+    expect(successes('/presets/{slug}', 'get')).toEqual(['200']);
+    expect(Object.keys(doc.paths['/scim/group-mappings']!.post!.responses)).toContain('409');
   });
 });

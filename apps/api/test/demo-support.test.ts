@@ -1,11 +1,11 @@
 // What `switchyard demo` needs from the server beyond the 21 operations: the lookups that make it
-// safe to run twice (scim.listGroupMappings, videos.listJobs; internal, management key; GET /byok is
-// in byok.test.ts)
+// safe to run twice (videos.listJobs; internal, management key; GET /byok is in byok.test.ts, GET
+// /scim/group-mappings in scim.test.ts)
 // and the sample video (an output named sample:video.mp4, served from the server's own files; also
 // public at /samples/video.mp4) that stands in for a provider on a machine with no internet.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
@@ -22,27 +22,6 @@ afterAll(async () => {
 });
 
 const query = (path: string, input: unknown, key?: string) => trpc(server, path, input, { query: true, key });
-
-describe('scim.listGroupMappings (internal)', () => {
-  it("lists a workspace's mappings, oldest first", async () => {
-    const ws = await createWorkspace(server, 'scim-list');
-    const groups = [randomUUID(), randomUUID()];
-    const first = (await ok(server, 'scim.createGroupMapping', { workspace_id: ws.id, scim_group_id: groups[0] })).data;
-    const second = (await ok(server, 'scim.createGroupMapping', { workspace_id: ws.id, scim_group_id: groups[1], role: 'admin' })).data;
-    await ok(server, 'scim.createGroupMapping', { workspace_id: 'default', scim_group_id: groups[0] });
-
-    const listed = ListScimGroupMappingsOutputSchema.parse((await query('scim.listGroupMappings', { workspace_id: 'scim-list' })).data);
-    expect(listed).toEqual({ data: [first, second], total_count: 2 });
-    const page = ListScimGroupMappingsOutputSchema.parse((await query('scim.listGroupMappings', { workspace_id: ws.id, offset: 1, limit: 1 })).data);
-    expect(page).toEqual({ data: [second], total_count: 2 });
-  });
-
-  it("404 for another organization's workspace; 403 for a regular key; 400 without a workspace", async () => {
-    expect((await query('scim.listGroupMappings', { workspace_id: other.workspaceId })).status).toBe(404);
-    expect((await query('scim.listGroupMappings', { workspace_id: 'default' }, (await createRegularKey(server)).key)).status).toBe(403);
-    expect((await query('scim.listGroupMappings', {})).status).toBe(400);
-  });
-});
 
 describe('videos.listJobs (internal)', () => {
   it("lists a workspace's jobs newest first, optionally of one upstream job id", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GuardrailKeyAssignmentSchema,
   GuardrailMemberAssignmentSchema,
+  GuardrailOutputSchema,
   GuardrailSchema,
   ListGuardrailKeyAssignmentsOutputSchema,
   ListGuardrailMemberAssignmentsOutputSchema,
@@ -39,7 +40,22 @@ afterAll(async () => {
   await server?.close();
 });
 
-const createGuardrail = (input: Record<string, unknown>, key?: string) => ok(server, 'guardrails.create', { name: 'g', ...input }, { key });
+const OneSchema = GuardrailOutputSchema.extend({ data: GuardrailSchema.strict() }).strict();
+
+/** POST /guardrails: 201 and { data: Guardrail }. */
+async function createGuardrail(input: Record<string, unknown>, key?: string) {
+  const answer = await rest(server, '/guardrails', { method: 'POST', json: { name: 'g', ...input }, key });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  expect(answer.type).toMatch(/^application\/json/);
+  return OneSchema.parse(answer.body).data;
+}
+
+/** A POST whose answer must be 200 with exactly this bare body. */
+async function post(path: string, json: unknown, expected: unknown, key?: string) {
+  const answer = await rest(server, path, { method: 'POST', json, key });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body).toEqual(expected);
+}
 
 describe('GET /guardrails', () => {
   it('lists the default workspace without workspace_id, a given workspace with it, with every field', async () => {
@@ -82,13 +98,24 @@ describe('GET /guardrails', () => {
     await expectPaginationEdges(server, '/guardrails', 2);
   });
 
-  it('guardrails.update changes fields, lists included, and updated_at', async () => {
-    const g = await createGuardrail({ name: 'to change', allowed_models: ['a/b'] });
+  it('PATCH /guardrails/{id} changes the fields given, lists included, and updated_at', async () => {
+    const g = await createGuardrail({ name: 'to change', allowed_models: ['a/b'], include_byok_in_budgets: true });
     await server.db.guardrail.update({ where: { id: g.id }, data: { updated_at: new Date('2020-01-01T00:00:00Z') } });
-    const updated = await ok(server, 'guardrails.update', { id: g.id, name: 'changed', allowed_models: null, limit_usd: 3 });
-    expect(updated).toMatchObject({ name: 'changed', allowed_models: null, limit_usd: 3 });
+    const answer = await rest(server, `/guardrails/${g.id}`, {
+      method: 'PATCH',
+      json: { name: 'changed', allowed_models: null, ignored_models: ['x/y'], limit_usd: 3, reset_interval: 'weekly' },
+    });
+    expect(answer.status).toBe(200);
+    const updated = OneSchema.parse(answer.body).data;
+    // An omitted include_byok_in_budgets is left as it was.
+    expect(updated).toMatchObject({ name: 'changed', allowed_models: null, ignored_models: ['x/y'], limit_usd: 3, reset_interval: 'weekly', include_byok_in_budgets: true });
     expect(updated.updated_at > '2020-01-01T00:00:00.000Z').toBe(true);
-    expect((await trpc(server, 'guardrails.update', { id: g.id, reset_interval: 'yearly' })).status).toBe(400);
+    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'yearly', limit_usd: 1 } }), 400);
+    // limit_usd and reset_interval only together.
+    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { limit_usd: 1 } }), 400);
+    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'daily' } }), 400);
+    // The same contract over tRPC.
+    expect((await ok(server, 'guardrails.update', { id: g.id, description: 'via trpc' })).data.description).toBe('via trpc');
   });
 
   it('400 for a non-UUID workspace_id; 404 for an unknown or foreign one; 401 without a key', async () => {
@@ -110,7 +137,113 @@ describe('GET /guardrails', () => {
     expectEnvelope(await rest(server, `/guardrails?workspace_id=${defaultId}`, { key }), 403);
     expectEnvelope(await rest(server, `/guardrails/${(await createGuardrail({ name: 'default one' })).id}/assignments/keys`, { key }), 404);
     expect((await rest(server, `/guardrails/${mine.id}/assignments/keys`, { key })).status).toBe(200);
-    expect((await trpc(server, 'guardrails.create', { name: 'x' }, { key })).status).toBe(403);
+    expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key }), 403);
+  });
+});
+
+describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
+  it('creates with every field of admin-api.md and reads it back', async () => {
+    const ws = await createWorkspace(server, 'filed-under');
+    const created = await createGuardrail({
+      name: 'everything',
+      description: null,
+      workspace_id: ws.id,
+      limit_usd: 2.5,
+      reset_interval: 'daily',
+      allowed_providers: ['openai'],
+      allowed_data_regions: ['europe', 'us'],
+      enforce_zdr: true,
+      enforce_zdr_openai: false,
+      enable_free_model_training: false,
+      enable_paid_model_training: true,
+      content_filters: [{ pattern: '\\bsecret\\b', action: 'redact' }],
+      content_filter_builtins: [
+        { slug: 'email', action: 'block', label: 'ignored' },
+        { slug: 'regex-prompt-injection', action: 'flag' },
+      ],
+    });
+    expect(created).toMatchObject({
+      workspace_id: ws.id,
+      description: '',
+      limit_usd: 2.5,
+      reset_interval: 'daily',
+      allowed_data_regions: ['europe', 'us'],
+      enforce_zdr: true,
+      // The deprecated enforce_zdr fills every enforce_zdr_* field not given.
+      enforce_zdr_anthropic: true,
+      enforce_zdr_openai: false,
+      enforce_zdr_google: true,
+      enforce_zdr_xai: true,
+      enforce_zdr_other: true,
+      enable_free_model_publication: null,
+      enable_free_model_training: false,
+      enable_paid_model_training: true,
+      include_byok_in_budgets: false,
+      content_filters: [{ pattern: '\\bsecret\\b', action: 'redact', label: null }],
+      content_filter_builtins: [
+        { slug: 'email', action: 'block', label: 'Email address' },
+        { slug: 'regex-prompt-injection', action: 'flag', scan_scope: 'all_messages', label: 'Prompt injection' },
+      ],
+    });
+    const read = await rest(server, `/guardrails/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(OneSchema.parse(read.body).data).toEqual(created);
+    // null removes the filters.
+    const cleared = await rest(server, `/guardrails/${created.id}`, { method: 'PATCH', json: { content_filters: null, content_filter_builtins: null } });
+    expect(cleared.body.data).toMatchObject({ content_filters: null, content_filter_builtins: null, allowed_data_regions: ['europe', 'us'] });
+  });
+
+  it('files under the default workspace, by slug too; 400 for bad input; 404 for an unknown workspace', async () => {
+    expect((await createGuardrail({ name: 'defaulted' })).workspace_id).toBe(defaultId);
+    await createWorkspace(server, 'by-slug');
+    const bySlug = await createGuardrail({ name: 's', workspace_id: 'by-slug' });
+    expect(bySlug.workspace_id).not.toBe(defaultId);
+    const create = (json: unknown) => rest(server, '/guardrails', { method: 'POST', json });
+    expectEnvelope(await create({}), 400);
+    expectEnvelope(await create({ name: 'x', limit_usd: 5 }), 400);
+    expectEnvelope(await create({ name: 'x', reset_interval: 'monthly' }), 400);
+    expectEnvelope(await create({ name: 'x', allowed_data_regions: ['mars'] }), 400);
+    expectEnvelope(await create({ name: 'x', content_filters: [{ pattern: '(', action: 'block' }] }), 400);
+    expectEnvelope(await create({ name: 'x', content_filter_builtins: [{ action: 'block' }] }), 400);
+    expectEnvelope(await create({ name: 'x', workspace_id: 'no-such-workspace' }), 404);
+    expectEnvelope(await create({ name: 'x', workspace_id: other.workspaceId }), 404);
+    expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key: null }), 401);
+  });
+
+  it('DELETE removes the guardrail and its assignments; the key can be assigned again', async () => {
+    const g = await createGuardrail({ name: 'doomed' });
+    const k = await createRegularKey(server);
+    const m = await createMember(server, 'doomed@example.com');
+    await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
+    await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [m.id] }, { assigned_count: 1 });
+    const deleted = await rest(server, `/guardrails/${g.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ deleted: true });
+    expect(await server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
+    expect(await server.db.guardrailMemberAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
+    expectEnvelope(await rest(server, `/guardrails/${g.id}`), 404);
+    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'DELETE' }), 404);
+    // The key and the member remain, and may be assigned elsewhere.
+    const next = await createGuardrail({ name: 'next' });
+    await post(`/guardrails/${next.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
+  });
+
+  it('404 for unknown, non-UUID and foreign ids; 401 without a key; 403 for a regular key', async () => {
+    const theirs = await createGuardrail({ name: 'foreign' }, other.managementKey);
+    for (const id of [theirs.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+      expectEnvelope(await rest(server, `/guardrails/${id}`), 404);
+      expectEnvelope(await rest(server, `/guardrails/${id}`, { method: 'PATCH', json: { name: 'mine' } }), 404);
+      expectEnvelope(await rest(server, `/guardrails/${id}`, { method: 'DELETE' }), 404);
+    }
+    const mine = await createGuardrail({ name: 'protected' });
+    const { key } = await createRegularKey(server);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { key }), 403);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key }), 403);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'DELETE', key }), 403);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { key: null }), 401);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key: null }), 401);
+    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'DELETE', key: null }), 401);
+    expect((await rest(server, `/guardrails/${mine.id}`)).body.data.name).toBe('protected');
   });
 });
 
@@ -119,10 +252,8 @@ describe('guardrail assignments', () => {
     const g = await createGuardrail({ name: 'keys' });
     const k1 = await createRegularKey(server);
     const k2 = await createRegularKey(server);
-    const assigned = await ok(server, 'guardrails.assignKeys', { id: g.id, key_hashes: [k1.hash, k2.hash, k1.hash] });
-    expect(assigned.assigned_count).toBe(2);
-    expect(assigned.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k1.hash, k2.hash]);
-    expect((await ok(server, 'guardrails.assignKeys', { id: g.id, key_hashes: [k2.hash] })).assigned_count).toBe(0);
+    await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k1.hash, k2.hash, k1.hash] }, { assigned_count: 2 });
+    await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k2.hash] }, { assigned_count: 0 });
 
     const { status, body } = await rest(server, `/guardrails/${g.id}/assignments/keys`);
     expect(status).toBe(200);
@@ -142,27 +273,78 @@ describe('guardrail assignments', () => {
     expect(JSON.stringify(body)).not.toContain(k1.key);
     await expectPaginationEdges(server, `/guardrails/${g.id}/assignments/keys`, 2);
 
-    expect(await ok(server, 'guardrails.unassignKeys', { id: g.id, key_hashes: [k1.hash, 'f'.repeat(64)] })).toEqual({ unassigned_count: 1 });
+    await post(`/guardrails/${g.id}/assignments/keys/remove`, { key_hashes: [k1.hash, 'f'.repeat(64)] }, { unassigned_count: 1 });
     expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash]);
     // A later call's assignment lists after the earlier ones.
     const k3 = await createRegularKey(server);
-    await ok(server, 'guardrails.assignKeys', { id: g.id, key_hashes: [k3.hash] });
+    await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k3.hash] }, { assigned_count: 1 });
     expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash, k3.hash]);
+  });
+
+  it('a key holds at most one guardrail: assigning it elsewhere moves it', async () => {
+    const first = await createGuardrail({ name: 'first' });
+    const second = await createGuardrail({ name: 'second' });
+    const k = await createRegularKey(server);
+    await post(`/guardrails/${first.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
+    await post(`/guardrails/${second.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
+    expect((await rest(server, `/guardrails/${first.id}/assignments/keys`)).body.total_count).toBe(0);
+    expect((await rest(server, `/guardrails/${second.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k.hash]);
+    // Over tRPC, the same contract.
+    expect(await ok(server, 'guardrails.assignKeys', { id: first.id, key_hashes: [k.hash] })).toEqual({ assigned_count: 1 });
+  });
+
+  it('GET /guardrails/assignments/keys and /members list the whole organization, management key only', async () => {
+    const fresh = await testServer();
+    try {
+      const g1 = OneSchema.parse((await rest(fresh, '/guardrails', { method: 'POST', json: { name: 'one' } })).body).data;
+      const g2 = OneSchema.parse((await rest(fresh, '/guardrails', { method: 'POST', json: { name: 'two' } })).body).data;
+      const keys = [await createRegularKey(fresh), await createRegularKey(fresh), await createRegularKey(fresh)];
+      const members = [await createMember(fresh, 'o1@example.com'), await createMember(fresh, 'o2@example.com')];
+      const call = (path: string, json: unknown) => rest(fresh, path, { method: 'POST', json });
+      await call(`/guardrails/${g1.id}/assignments/keys`, { key_hashes: [keys[0]!.hash] });
+      await call(`/guardrails/${g2.id}/assignments/keys`, { key_hashes: [keys[1]!.hash, keys[2]!.hash] });
+      await call(`/guardrails/${g1.id}/assignments/members`, { member_user_ids: [members[0]!.id] });
+      await call(`/guardrails/${g2.id}/assignments/members`, { member_user_ids: [members[1]!.id] });
+      // Another organization's assignments are not listed.
+      const theirs = await createGuardrail({ name: 'theirs' }, other.managementKey);
+      await post(`/guardrails/${theirs.id}/assignments/keys`, { key_hashes: [(await createRegularKey(server, undefined, other.managementKey)).hash] }, { assigned_count: 1 }, other.managementKey);
+
+      const allKeys = await rest(fresh, '/guardrails/assignments/keys?offset=0&limit=50');
+      expect(allKeys.status).toBe(200);
+      const keyList = KeysSchema.parse(allKeys.body);
+      expect(keyList.total_count).toBe(3);
+      expect(keyList.data.map((a) => a.key_hash).sort()).toEqual(keys.map((k) => k.hash).sort());
+      expect(new Set(keyList.data.map((a) => a.guardrail_id))).toEqual(new Set([g1.id, g2.id]));
+      await expectPaginationEdges(fresh, '/guardrails/assignments/keys', 3);
+
+      const allMembers = await rest(fresh, '/guardrails/assignments/members');
+      expect(allMembers.status).toBe(200);
+      const memberList = MembersSchema.parse(allMembers.body);
+      expect(memberList.data.map((a) => a.user_id).sort()).toEqual(members.map((m) => m.id).sort());
+      await expectPaginationEdges(fresh, '/guardrails/assignments/members', 2);
+
+      const { key } = await createRegularKey(fresh);
+      for (const path of ['/guardrails/assignments/keys', '/guardrails/assignments/members']) {
+        expectEnvelope(await rest(fresh, path, { key }), 403);
+        expectEnvelope(await rest(fresh, path, { key: null }), 401);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('assign members in bulk with organization_id and assigned_by; skips existing', async () => {
     const g = await createGuardrail({ name: 'members' });
     const a = await createMember(server, 'ga@example.com');
     const b = await createMember(server, 'gb@example.com');
-    const assigned = await ok(server, 'guardrails.assignMembers', { id: g.id, user_ids: [b.id, a.id] });
-    expect(assigned.assigned_count).toBe(2);
-    expect((await ok(server, 'guardrails.assignMembers', { id: g.id, user_ids: [a.id] })).assigned_count).toBe(0);
+    await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [b.id, a.id] }, { assigned_count: 2 });
+    await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [a.id] }, { assigned_count: 0 });
     const list = MembersSchema.parse((await rest(server, `/guardrails/${g.id}/assignments/members`)).body);
     expect(list.data.map((m) => m.user_id).sort()).toEqual([a.id, b.id].sort());
     expect(list.data[0]).toMatchObject({ guardrail_id: g.id, assigned_by: ownerId });
     expect(list.data[0]!.organization_id).toMatch(/^org_/);
     await expectPaginationEdges(server, `/guardrails/${g.id}/assignments/members`, 2);
-    expect(await ok(server, 'guardrails.unassignMembers', { id: g.id, user_ids: [a.id, b.id] })).toEqual({ unassigned_count: 2 });
+    await post(`/guardrails/${g.id}/assignments/members/remove`, { member_user_ids: [a.id, b.id] }, { unassigned_count: 2 });
     expect((await rest(server, `/guardrails/${g.id}/assignments/members`)).body).toEqual({ data: [], total_count: 0 });
   });
 
@@ -170,15 +352,24 @@ describe('guardrail assignments', () => {
     const g = await createGuardrail({ name: 'strictly mine' });
     const k = await createRegularKey(server);
     const theirKey = await createRegularKey(server, undefined, other.managementKey);
-    const keys = await trpc(server, 'guardrails.assignKeys', { id: g.id, key_hashes: [k.hash, theirKey.hash, 'nope'] });
-    expect(keys.status).toBe(400);
-    expect(keys.error?.data.metadata?.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
-    const members = await trpc(server, 'guardrails.assignMembers', { id: g.id, user_ids: [ownerId, other.userId] });
-    expect(members.error?.data.metadata?.invalid_user_ids).toEqual([other.userId]);
+    const keys = await rest(server, `/guardrails/${g.id}/assignments/keys`, { method: 'POST', json: { key_hashes: [k.hash, theirKey.hash, 'nope'] } });
+    expectEnvelope(keys, 400);
+    expect(keys.body.error.metadata.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
+    const members = await rest(server, `/guardrails/${g.id}/assignments/members`, { method: 'POST', json: { member_user_ids: [ownerId, other.userId] } });
+    expectEnvelope(members, 400);
+    expect(members.body.error.metadata.invalid_member_user_ids).toEqual([other.userId]);
     expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.total_count).toBe(0);
     expect((await rest(server, `/guardrails/${g.id}/assignments/members`)).body.total_count).toBe(0);
-    expect((await trpc(server, 'guardrails.assignKeys', { id: g.id, key_hashes: [] })).status).toBe(400);
-    expect((await trpc(server, 'guardrails.assignMembers', { id: g.id, user_ids: Array(101).fill('u') })).status).toBe(400);
+    for (const [path, json] of [
+      ['keys', { key_hashes: [] }],
+      ['keys', {}],
+      ['keys/remove', {}],
+      ['members', { member_user_ids: Array(101).fill('u') }],
+      ['members', { user_ids: [ownerId] }],
+      ['members/remove', {}],
+    ] as const) {
+      expectEnvelope(await rest(server, `/guardrails/${g.id}/assignments/${path}`, { method: 'POST', json }), 400);
+    }
   });
 
   it('concurrent assigns of the same keys never duplicate', async () => {
@@ -197,9 +388,16 @@ describe('guardrail assignments', () => {
       expectEnvelope(await rest(server, `/guardrails/${id}/assignments/keys`), 404);
       expectEnvelope(await rest(server, `/guardrails/${id}/assignments/members`), 404);
     }
-    expect((await trpc(server, 'guardrails.update', { id: theirs.id, name: 'mine' })).status).toBe(404);
-    expect((await trpc(server, 'guardrails.assignMembers', { id: theirs.id, user_ids: [ownerId] })).status).toBe(404);
-    expect((await trpc(server, 'guardrails.unassignMembers', { id: theirs.id, user_ids: [other.userId] })).status).toBe(404);
+    const k = await createRegularKey(server);
+    const bodies = { keys: { key_hashes: [k.hash] }, members: { member_user_ids: [ownerId] } };
+    for (const [kind, json] of Object.entries(bodies)) {
+      for (const suffix of ['', '/remove']) {
+        const path = `/guardrails/${theirs.id}/assignments/${kind}${suffix}`;
+        expectEnvelope(await rest(server, path, { method: 'POST', json }), 404);
+        expectEnvelope(await rest(server, path, { method: 'POST', json, key: null }), 401);
+        expectEnvelope(await rest(server, path, { method: 'POST', json, key: k.key }), 403);
+      }
+    }
     expectEnvelope(await rest(server, `/guardrails/${theirs.id}/assignments/keys`, { key: null }), 401);
     expectEnvelope(await rest(server, `/guardrails/${theirs.id}/assignments/members`, { key: null }), 401);
   });

@@ -1,10 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ListPresetVersionsOutputSchema, PresetVersionSchema } from '@switchyard/schema';
+import {
+  GetPresetOutputSchema,
+  GetPresetVersionOutputSchema,
+  ListPresetsOutputSchema,
+  ListPresetVersionsOutputSchema,
+  PresetSchema,
+  PresetVersionDetailSchema,
+  PresetVersionSchema,
+  PresetWithVersionSchema,
+} from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
 
 const ListSchema = ListPresetVersionsOutputSchema.extend({ data: PresetVersionSchema.strict().nullable().array() }).strict();
+const PresetsSchema = ListPresetsOutputSchema.extend({ data: PresetSchema.strict().array() }).strict();
+const OneSchema = GetPresetOutputSchema.extend({
+  data: PresetWithVersionSchema.extend({ designated_version: PresetVersionDetailSchema.strict().nullable() }).strict(),
+}).strict();
+const VersionSchema = GetPresetVersionOutputSchema.extend({ data: PresetVersionDetailSchema.strict().nullable() }).strict();
 
 let server: TestServer;
 let other: OrgFixture;
@@ -84,5 +98,101 @@ describe('GET /presets/{slug}/versions', () => {
     await ok(server, 'presets.create', { slug: 'elsewhere-preset', name: 'x', config: {}, workspace_id: ws.id });
     expectEnvelope(await rest(server, '/presets/elsewhere-preset/versions', { key }), 404);
     expect((await trpc(server, 'presets.createVersion', { slug: 'support-bot', config: {} }, { key })).status).toBe(403);
+  });
+});
+
+describe('GET /presets, /presets/{slug} and /presets/{slug}/versions/{version}', () => {
+  it('lists presets most recently updated first, with every field, paginated', async () => {
+    const fresh = await testServer();
+    try {
+      const make = (slug: string) => ok(fresh, 'presets.create', { slug, name: slug.toUpperCase(), config: { model: 'a/b' } });
+      const a = await make('alpha');
+      await make('beta');
+      await make('gamma');
+      // A new version makes alpha the most recently updated.
+      await ok(fresh, 'presets.createVersion', { slug: 'alpha', config: { model: 'a/c' } });
+      const { status, body } = await rest(fresh, '/presets?offset=0&limit=50');
+      expect(status).toBe(200);
+      const list = PresetsSchema.parse(body);
+      expect(list.total_count).toBe(3);
+      expect(list.data.map((p) => p.slug)).toEqual(['alpha', 'gamma', 'beta']);
+      const owner = await fresh.db.organizationMember.findFirstOrThrow({ where: { organization_id: fresh.organizationId } });
+      expect(list.data[0]).toEqual({
+        id: a.data.id,
+        slug: 'alpha',
+        name: 'ALPHA',
+        description: null,
+        status: 'active',
+        status_updated_at: null,
+        designated_version_id: expect.any(String),
+        creator_user_id: owner.user_id,
+        workspace_id: fresh.workspaceId,
+        created_at: a.data.created_at,
+        updated_at: expect.any(String),
+      });
+      expect(list.data[0]!.designated_version_id).not.toBe(a.version.id);
+      await expectPaginationEdges(fresh, '/presets', 3);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a preset with its version in force; the next newest after that one is deleted; null when none is left', async () => {
+    const created = await ok(server, 'presets.create', { slug: 'designated', name: 'D', config: { model: 'a/b' } });
+    const second = await ok(server, 'presets.createVersion', { slug: 'designated', config: { model: 'a/c' }, system_prompt: 'Two.' });
+    const read = async () => {
+      const answer = await rest(server, '/presets/designated');
+      expect(answer.status).toBe(200);
+      return OneSchema.parse(answer.body).data;
+    };
+    const first = await read();
+    expect(first.designated_version_id).toBe(second.data.id);
+    expect(first.designated_version).toEqual({ ...second.data, system_prompt: 'Two.' });
+    await ok(server, 'presets.deleteVersion', { slug: 'designated', version: 2 });
+    const after = await read();
+    expect(after.designated_version_id).toBe(created.version.id);
+    // system_prompt is present, null, when the version has none.
+    expect(after.designated_version).toMatchObject({ version: 1, system_prompt: null });
+    await ok(server, 'presets.deleteVersion', { slug: 'designated', version: 1 });
+    expect(await read()).toMatchObject({ designated_version_id: null, designated_version: null });
+  });
+
+  it('one version by number; data null for a deleted one; 404 for one it never had; 400 for a non-number', async () => {
+    const created = await ok(server, 'presets.create', { slug: 'numbered', name: 'N', config: { temperature: 1 }, system_prompt: 'One.' });
+    await ok(server, 'presets.createVersion', { slug: 'numbered', config: {} });
+    await ok(server, 'presets.deleteVersion', { slug: 'numbered', version: 2 });
+    const one = await rest(server, '/presets/numbered/versions/1');
+    expect(one.status).toBe(200);
+    expect(VersionSchema.parse(one.body)).toEqual({ data: { ...created.version, system_prompt: 'One.' } });
+    const deleted = await rest(server, '/presets/numbered/versions/2');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ data: null });
+    expectEnvelope(await rest(server, '/presets/numbered/versions/3'), 404);
+    expectEnvelope(await rest(server, '/presets/missing/versions/1'), 404);
+    expectEnvelope(await rest(server, '/presets/numbered/versions/one'), 400);
+    expectEnvelope(await rest(server, '/presets/numbered/versions/-1'), 400);
+    expectEnvelope(await rest(server, '/presets/missing'), 404);
+  });
+
+  it("401 without a key; another organization's presets are 404; a regular key sees its own workspace only", async () => {
+    await ok(server, 'presets.create', { slug: 'secret-sauce', name: 'S', config: {} }, { key: other.managementKey });
+    expectEnvelope(await rest(server, '/presets/secret-sauce'), 404);
+    expectEnvelope(await rest(server, '/presets/secret-sauce/versions/1'), 404);
+    expect((await rest(server, '/presets?limit=100')).body.data.map((p: { slug: string }) => p.slug)).not.toContain('secret-sauce');
+    for (const path of ['/presets', '/presets/support-bot', '/presets/support-bot/versions/1']) {
+      expectEnvelope(await rest(server, path, { key: null }), 401);
+    }
+    const ws = await createWorkspace(server, 'preset-ws');
+    await ok(server, 'presets.create', { slug: 'team-only', name: 'T', config: {}, workspace_id: ws.id });
+    const { key } = await createRegularKey(server);
+    const seen = (await rest(server, '/presets?limit=100', { key })).body.data.map((p: { slug: string }) => p.slug);
+    expect(seen).toContain('support-bot');
+    expect(seen).not.toContain('team-only');
+    expect((await rest(server, '/presets/support-bot', { key })).status).toBe(200);
+    expect((await rest(server, '/presets/support-bot/versions/1', { key })).status).toBe(200);
+    expectEnvelope(await rest(server, '/presets/team-only', { key }), 404);
+    expectEnvelope(await rest(server, '/presets/team-only/versions/1', { key }), 404);
+    const { key: theirs } = await createRegularKey(server, ws.id);
+    expect((await rest(server, '/presets', { key: theirs })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['team-only']);
   });
 });

@@ -12,6 +12,8 @@ import { demoCommands } from './commands/demo.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
 import { orgCommands } from './commands/orgs.js';
+import { presetCommands } from './commands/presets.js';
+import { scimCommands } from './commands/scim.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
@@ -21,6 +23,8 @@ export const commands: Command[] = [
   ...budgetCommands,
   ...guardrailCommands,
   ...byokCommands,
+  ...presetCommands,
+  ...scimCommands,
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
@@ -33,6 +37,8 @@ const GROUPS: Record<string, string> = {
   budgets: "Workspaces' budgets",
   guardrails: 'Guardrails and their assignments',
   byok: 'Provider keys (BYOK), stored encrypted',
+  presets: 'Presets and their versions',
+  scim: 'SCIM group mappings',
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',

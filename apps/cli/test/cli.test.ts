@@ -204,6 +204,47 @@ describe('switchyard administration commands', () => {
     expect(assigned).toMatchObject({ keys: { assigned_count: 1 }, members: { assigned_count: 1 } });
   });
 
+  it('lists, shows, unassigns and deletes guardrails; lists the assignments of the organization', async () => {
+    const guardrail = await json(['guardrails', 'create', '--name', 'short-lived']);
+    const key = await json(['keys', 'create', '--name', 'short-lived key']);
+    await json(['guardrails', 'assign', guardrail.id, '--keys', key.data.hash.slice(0, 12)]);
+    expect((await json(['guardrails', 'list', '--limit', '100'])).data.map((g: { id: string }) => g.id)).toContain(guardrail.id);
+    expect(await json(['guardrails', 'show', guardrail.id])).toMatchObject({ id: guardrail.id, name: 'short-lived' });
+    const keys = await json(['guardrails', 'assignments', '--limit', '100']);
+    expect(keys.data).toContainEqual(expect.objectContaining({ guardrail_id: guardrail.id, key_hash: key.data.hash }));
+    expect(await json(['guardrails', 'assignments', '--members'])).toHaveProperty('total_count');
+    expect(await json(['guardrails', 'unassign', guardrail.id, '--keys', key.data.hash])).toMatchObject({ keys: { unassigned_count: 1 }, members: null });
+    expect(await json(['guardrails', 'delete', guardrail.id])).toEqual({ deleted: true });
+    const gone = await cli(['guardrails', 'show', guardrail.id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('404 Resource not found');
+  });
+
+  it('lists and shows presets, and one version of a preset', async () => {
+    const admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
+    await admin.presets.create.mutate({ slug: 'cli-preset', name: 'CLI preset', config: { model: 'a/b' }, system_prompt: 'Hi.' });
+    await admin.presets.createVersion.mutate({ slug: 'cli-preset', config: { model: 'a/c' } });
+    expect((await json(['presets', 'list'])).data.map((p: { slug: string }) => p.slug)).toContain('cli-preset');
+    expect(await json(['presets', 'show', 'cli-preset'])).toMatchObject({ slug: 'cli-preset', designated_version: { version: 2 } });
+    expect(await json(['presets', 'show', 'cli-preset', '1'])).toMatchObject({ version: 1, system_prompt: 'Hi.' });
+    expect((await cli(['presets', 'list'])).stdout).toMatch(/^SLUG\s+NAME\s+STATUS/);
+  });
+
+  it('maps, lists, shows and unmaps SCIM groups', async () => {
+    const group = '6f1c2a7e-0b1d-4c3e-9f00-123456789abc';
+    const mapped = await json(['scim', 'map', '--group', group, '--workspace', 'default', '--role', 'admin']);
+    expect(mapped).toMatchObject({ scim_group_id: group, role: 'admin' });
+    expect((await json(['scim', 'list'])).data.map((m: { id: string }) => m.id)).toContain(mapped.id);
+    expect(await json(['scim', 'show', mapped.id])).toEqual(mapped);
+    const conflict = await cli(['scim', 'map', '--group', group, '--workspace', 'default', '--role', 'member']);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('409');
+    expect((await cli(['scim', 'unmap', mapped.id])).code).toBe(2);
+    expect((await cli(['scim', 'map', '--group', group, '--workspace', 'default', '--role', 'owner'])).code).toBe(2);
+    expect(await json(['scim', 'unmap', mapped.id, '--keep-members'])).toEqual({ deleted: true });
+    expect((await cli(['scim', 'show', mapped.id])).code).toBe(1);
+  });
+
   it('adds and rotates a BYOK credential without ever printing the secret', async () => {
     const secret = 'sk-provider-0123456789abcdef';
     const res = await cli(['byok', 'add', '--provider', 'openai', '--name', 'prod'], { SWITCHYARD_PROVIDER_KEY: secret });

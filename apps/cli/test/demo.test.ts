@@ -22,6 +22,11 @@ import {
   ListPresetVersionsOutputSchema,
   ListWorkspaceMembersOutputSchema,
   PromoteFileOutputSchema,
+  GetPresetOutputSchema,
+  GetPresetVersionOutputSchema,
+  GuardrailOutputSchema,
+  ListPresetsOutputSchema,
+  ListScimGroupMappingsOutputSchema,
   ScimGroupMappingOutputSchema,
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -60,7 +65,7 @@ async function uniqueCounts(workspaceId: string) {
     admin.byok.list.query({ workspace_id: workspaceId, ...page }),
     admin.guardrails.list.query({ workspace_id: workspaceId, ...page }),
     admin.presets.versions.query({ slug: 'demo-assistant', ...page }),
-    admin.scim.listGroupMappings.query({ workspace_id: workspaceId, ...page }),
+    admin.scim.listGroupMappings.query(page),
     admin.videos.listJobs.query({ workspace_id: workspaceId, ...page }),
   ]);
   return {
@@ -269,6 +274,31 @@ describe('switchyard demo', () => {
     it('20. GET /guardrails', async () => {
       const body = ListGuardrailsOutputSchema.parse(await json(`/guardrails?workspace_id=${summary.workspace_id}`, summary.key));
       expect(body.data.map((g) => g.id)).toContain(summary.guardrail_id);
+    });
+
+    it('A15, A18 and A19: the guardrail, and the organization-wide assignments', async () => {
+      const { data } = GuardrailOutputSchema.parse(await json(`/guardrails/${summary.guardrail_id}`, summary.management_key));
+      expect(data.name).toBe('Demo: no preview models');
+      const keys = ListGuardrailKeyAssignmentsOutputSchema.parse(await json('/guardrails/assignments/keys?offset=0&limit=100', summary.management_key));
+      expect(keys.data.map((a) => a.guardrail_id)).toContain(summary.guardrail_id);
+      const members = ListGuardrailMemberAssignmentsOutputSchema.parse(await json('/guardrails/assignments/members?offset=0&limit=100', summary.management_key));
+      expect(members.total_count).toBe(3);
+    });
+
+    it('A29 and A30: the SCIM group mappings', async () => {
+      const list = ListScimGroupMappingsOutputSchema.parse(await json('/scim/group-mappings?offset=0&limit=50', summary.management_key));
+      expect(list.data.map((m) => m.id)).toContain(summary.scim_mapping_id);
+      const one = ScimGroupMappingOutputSchema.parse(await json(`/scim/group-mappings/${summary.scim_mapping_id}`, summary.management_key));
+      expect(one.data.workspace_id).toBe(summary.workspace_id);
+    });
+
+    it('A32, A33 and A34: the presets, with the version in force', async () => {
+      const list = ListPresetsOutputSchema.parse(await json('/presets?offset=0&limit=50', summary.key));
+      expect(list.data.map((p) => p.slug)).toContain(summary.preset_slug);
+      const { data } = GetPresetOutputSchema.parse(await json(`/presets/${summary.preset_slug}`, summary.key));
+      expect(data.designated_version?.version).toBe(3);
+      const first = GetPresetVersionOutputSchema.parse(await json(`/presets/${summary.preset_slug}/versions/1`, summary.key));
+      expect(first.data?.version).toBe(1);
     });
 
     it('21. GET /guardrails/{id}/assignments/members', async () => {

@@ -44,18 +44,29 @@ describe('@switchyard/client: administration', () => {
     expect((await admin.byok.list.query({ provider: 'openai' })).data.map((c) => c.id)).toEqual([cred.id]);
     expect(await admin.byok.delete.mutate({ id: cred.id })).toEqual({ deleted: true });
 
-    const g = await admin.guardrails.create.mutate({ name: 'safe', allowed_providers: ['openai'] });
+    const { data: g } = await admin.guardrails.create.mutate({ name: 'safe', allowed_providers: ['openai'] });
     const { data: key } = await admin.keys.create.mutate({ name: 'guarded key' });
-    await admin.guardrails.assignKeys.mutate({ id: g.id, key_hashes: [key.hash] });
+    expect(await admin.guardrails.assignKeys.mutate({ id: g.id, key_hashes: [key.hash] })).toEqual({ assigned_count: 1 });
     expect((await admin.guardrails.keyAssignments.query({ id: g.id })).data[0]).toMatchObject({ key_hash: key.hash, key_name: 'guarded key' });
+    expect((await admin.guardrails.allKeyAssignments.query({})).total_count).toBe(1);
     expect((await admin.guardrails.list.query({})).data.map((x) => x.id)).toEqual([g.id]);
+    expect((await admin.guardrails.update.mutate({ id: g.id, name: 'safer' })).data.name).toBe('safer');
+    expect(await admin.guardrails.delete.mutate({ id: g.id })).toEqual({ deleted: true });
+    expect((await failure(admin.guardrails.get.query({ id: g.id }))).status).toBe(404);
 
     await admin.presets.create.mutate({ slug: 'p', name: 'P', config: { model: 'a/b' } });
     await admin.presets.createVersion.mutate({ slug: 'p', config: { model: 'a/c' } });
     expect((await admin.presets.versions.query({ slug: 'p' })).data.map((v) => v?.version)).toEqual([1, 2]);
+    const { data: preset } = await admin.presets.get.query({ slug: 'p' });
+    expect(preset.designated_version).toMatchObject({ version: 2, config: { model: 'a/c' }, system_prompt: null });
+    expect((await admin.presets.list.query({})).data.map((p) => p.slug)).toEqual(['p']);
+    expect((await admin.presets.version.query({ slug: 'p', version: '1' })).data?.config).toEqual({ model: 'a/b' });
 
-    const mapping = await admin.scim.createGroupMapping.mutate({ workspace_id: 'default', scim_group_id: randomUUID() });
+    const mapping = await admin.scim.createGroupMapping.mutate({ workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' });
     expect((await admin.scim.updateGroupMapping.mutate({ id: mapping.data.id, role: 'admin' })).data.role).toBe('admin');
+    expect((await admin.scim.listGroupMappings.query({})).data.map((m) => m.id)).toEqual([mapping.data.id]);
+    expect(await admin.scim.deleteGroupMapping.mutate({ id: mapping.data.id, keep_members: 'true' })).toEqual({ deleted: true });
+    expect((await failure(admin.scim.getGroupMapping.query({ id: mapping.data.id }))).status).toBe(404);
 
     expect((await admin.analytics.meta.query()).data.granularities).toHaveLength(5);
 

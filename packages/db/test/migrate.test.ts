@@ -140,19 +140,26 @@ describe('drift check', () => {
   });
 });
 
+/** The migrations folder up to and including this migration. */
+async function migrationsThrough(name: string): Promise<string> {
+  const dir = await migrationsCopy();
+  for (const entry of await fs.readdir(dir)) if (entry > name && entry !== 'migration_lock.toml') await fs.rm(path.join(dir, entry), { recursive: true });
+  return dir;
+}
+
+/** The migrations folder as it was before this migration. */
+async function migrationsBeforeOf(name: string): Promise<string> {
+  const dir = await migrationsCopy();
+  for (const entry of await fs.readdir(dir)) if (entry >= name && entry !== 'migration_lock.toml') await fs.rm(path.join(dir, entry), { recursive: true });
+  return dir;
+}
+
 describe('20261123194236_member_names', () => {
   const NAME = '20261123194236_member_names';
 
-  /** The migrations folder as it was before this migration. */
-  async function migrationsBefore(): Promise<string> {
-    const dir = await migrationsCopy();
-    for (const entry of await fs.readdir(dir)) if (entry >= NAME) await fs.rm(path.join(dir, entry), { recursive: true });
-    return dir;
-  }
-
   it("moves names to the membership of the organization that wrote them; later organizations' start empty", async () => {
     const db = await emptyDatabase();
-    await migrate(db.url, { dir: await migrationsBefore() });
+    await migrate(db.url, { dir: await migrationsBeforeOf(NAME) });
     await query(
       db.url,
       `INSERT INTO organizations (id, name, updated_at) VALUES ('org_a', 'A', now()), ('org_b', 'B', now()), ('org_c', 'C', now());
@@ -170,8 +177,7 @@ describe('20261123194236_member_names', () => {
          (gen_random_uuid(), 'org_a', 'user_jane', '2026-02-01', now()),
          (gen_random_uuid(), 'org_a', 'user_nameless', '2026-01-01', now());`,
     );
-    // This migration first, then any later one.
-    expect((await migrate(db.url)).applied[0]).toBe(NAME);
+    expect((await migrate(db.url, { dir: await migrationsThrough(NAME) })).applied).toEqual([NAME]);
 
     const rows = await query<{ organization_id: string; user_id: string; first_name: string; last_name: string }>(
       db.url,
@@ -190,5 +196,59 @@ describe('20261123194236_member_names', () => {
       "SELECT column_name FROM information_schema.columns WHERE table_name = 'users' ORDER BY ordinal_position",
     );
     expect(columns.map((c) => c.column_name)).toEqual(['id', 'email', 'created_at', 'updated_at']);
+  });
+});
+
+describe('20261123203214_guardrail_fields_presets_admin', () => {
+  const NAME = '20261123203214_guardrail_fields_presets_admin';
+
+  it("keeps each key's newest guardrail assignment, and sets each preset's version in force and creator", async () => {
+    const db = await emptyDatabase();
+    await migrate(db.url, { dir: await migrationsBeforeOf(NAME) });
+    const ws = '00000000-0000-4000-8000-000000000001';
+    const [g1, g2, k1, k2, p1, p2] = [11, 12, 21, 22, 31, 32].map((n) => `00000000-0000-4000-8000-0000000000${n}`);
+    await query(
+      db.url,
+      `INSERT INTO organizations (id, name, updated_at) VALUES ('org_a', 'A', now());
+       INSERT INTO users (id, email, updated_at) VALUES ('user_a', 'a@example.com', now()), ('user_b', 'b@example.com', now());
+       INSERT INTO workspaces (id, organization_id, slug, name, updated_at) VALUES ('${ws}', 'org_a', 'default', 'Default', now());
+       INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, updated_at) VALUES
+         ('${k1}', 'org_a', '${ws}', 'user_a', 'h1', 'l1', 'k1', now()), ('${k2}', 'org_a', '${ws}', 'user_a', 'h2', 'l2', 'k2', now());
+       INSERT INTO guardrails (id, organization_id, workspace_id, name, updated_at) VALUES
+         ('${g1}', 'org_a', '${ws}', 'g1', now()), ('${g2}', 'org_a', '${ws}', 'g2', now());
+       INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by, created_at) VALUES
+         (gen_random_uuid(), 'org_a', '${g1}', '${k1}', 'user_a', '2026-01-01'),
+         (gen_random_uuid(), 'org_a', '${g2}', '${k1}', 'user_a', '2026-02-01'),
+         (gen_random_uuid(), 'org_a', '${g1}', '${k2}', 'user_a', '2026-01-01');
+       INSERT INTO presets (id, organization_id, workspace_id, slug, name, updated_at) VALUES
+         ('${p1}', 'org_a', '${ws}', 'p1', 'P1', now()), ('${p2}', 'org_a', '${ws}', 'p2', 'P2', now());
+       INSERT INTO preset_versions (id, organization_id, preset_id, version, config, creator_id, deleted_at, updated_at) VALUES
+         ('00000000-0000-4000-8000-000000000041', 'org_a', '${p1}', 1, '{}', 'user_b', NULL, now()),
+         ('00000000-0000-4000-8000-000000000042', 'org_a', '${p1}', 2, '{}', 'user_a', NULL, now()),
+         ('00000000-0000-4000-8000-000000000043', 'org_a', '${p1}', 3, '{}', 'user_a', now(), now()),
+         ('00000000-0000-4000-8000-000000000051', 'org_a', '${p2}', 1, '{}', 'user_a', now(), now());`,
+    );
+    expect((await migrate(db.url, { dir: await migrationsThrough(NAME) })).applied).toEqual([NAME]);
+
+    const assignments = await query<{ api_key_id: string; guardrail_id: string }>(
+      db.url,
+      'SELECT api_key_id, guardrail_id FROM guardrail_key_assignments ORDER BY api_key_id',
+    );
+    expect(assignments).toEqual([
+      { api_key_id: k1, guardrail_id: g2 },
+      { api_key_id: k2, guardrail_id: g1 },
+    ]);
+    const presets = await query<{ slug: string; designated_version_id: string | null; creator_user_id: string | null; status: string }>(
+      db.url,
+      'SELECT slug, designated_version_id, creator_user_id, status FROM presets ORDER BY slug',
+    );
+    expect(presets).toEqual([
+      { slug: 'p1', designated_version_id: '00000000-0000-4000-8000-000000000042', creator_user_id: 'user_b', status: 'active' },
+      { slug: 'p2', designated_version_id: null, creator_user_id: 'user_a', status: 'active' },
+    ]);
+    // One guardrail per key from now on.
+    await expect(
+      query(db.url, `INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by) VALUES (gen_random_uuid(), 'org_a', '${g1}', '${k1}', 'user_a')`),
+    ).rejects.toThrow(/unique/i);
   });
 });

@@ -7,6 +7,7 @@ export const ERROR_MESSAGES = {
   402: 'Insufficient credits',
   403: 'Only management keys can perform this operation',
   404: 'Resource not found',
+  409: 'Conflict with the stored state',
   413: 'Request payload too large',
   429: 'Rate limit exceeded',
   500: 'Internal Server Error',

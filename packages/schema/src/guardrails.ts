@@ -1,8 +1,38 @@
 import { z } from 'zod';
 import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { DataRegionSchema } from './keys.js';
 import { UuidSchema, WorkspaceRefSchema } from './workspaces.js';
 
 export const GuardrailResetIntervalSchema = z.enum(['daily', 'weekly', 'monthly']);
+
+export const CustomContentFilterSchema = z.object({
+  pattern: z.string().min(1).max(1000).describe('A regular expression'),
+  action: z.string().min(1).max(50).describe('redact, block or flag (open set)'),
+  label: z.string().max(200).nullable().optional(),
+});
+export const BuiltinContentFilterSchema = z.object({
+  slug: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe('email, phone, ssn, credit-card, ip-address, secrets, person-name, address, regex-prompt-injection (open set)'),
+  action: z.string().min(1).max(50).describe('redact, block or flag (open set)'),
+  scan_scope: z.enum(['user_only', 'all_messages']).optional().describe('regex-prompt-injection only; default all_messages'),
+  label: z.string().max(200).optional().describe('Assigned by the server; ignored on input'),
+});
+
+/** The fields admin-api.md adds to the Guardrail record: optional, and null when unset. */
+const zdrAndTrainingFields = {
+  enforce_zdr_anthropic: z.boolean().nullable(),
+  enforce_zdr_openai: z.boolean().nullable(),
+  enforce_zdr_google: z.boolean().nullable(),
+  enforce_zdr_xai: z.boolean().nullable(),
+  enforce_zdr_other: z.boolean().nullable(),
+  enable_free_model_publication: z.boolean().nullable(),
+  enable_free_model_training: z.boolean().nullable(),
+  enable_paid_model_training: z.boolean().nullable(),
+};
+export const GUARDRAIL_FLAG_FIELDS = Object.keys(zdrAndTrainingFields) as (keyof typeof zdrAndTrainingFields)[];
 
 export const GuardrailSchema = z
   .object({
@@ -14,10 +44,14 @@ export const GuardrailSchema = z
     ignored_models: z.array(z.string()).nullable(),
     allowed_providers: z.array(z.string()).nullable(),
     ignored_providers: z.array(z.string()).nullable(),
-    enforce_zdr: z.boolean(),
+    enforce_zdr: z.boolean().describe('Deprecated: see the enforce_zdr_* fields'),
     limit_usd: z.number(),
     reset_interval: GuardrailResetIntervalSchema.nullable().describe('null: the limit never resets'),
     include_byok_in_budgets: z.boolean(),
+    allowed_data_regions: z.array(DataRegionSchema).nullable().describe('null: unrestricted'),
+    content_filters: z.array(CustomContentFilterSchema).nullable(),
+    content_filter_builtins: z.array(BuiltinContentFilterSchema).nullable(),
+    ...zdrAndTrainingFields,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
@@ -46,6 +80,7 @@ export const GuardrailMemberAssignmentSchema = z.object({
 export type GuardrailMemberAssignment = z.infer<typeof GuardrailMemberAssignmentSchema>;
 
 const page = paginationQuery({ defaultLimit: 50, maxLimit: 100 });
+const GuardrailIdSchema = z.string().min(1).describe('Guardrail UUID');
 
 export const ListGuardrailsInputSchema = z.object({
   ...page,
@@ -54,59 +89,73 @@ export const ListGuardrailsInputSchema = z.object({
 export type ListGuardrailsInput = z.infer<typeof ListGuardrailsInputSchema>;
 export const ListGuardrailsOutputSchema = listOf(GuardrailSchema);
 
-export const ListGuardrailAssignmentsInputSchema = z.object({ id: z.string().min(1).describe('Guardrail UUID'), ...page });
+export const ListGuardrailAssignmentsInputSchema = z.object({ id: GuardrailIdSchema, ...page });
 export type ListGuardrailAssignmentsInput = z.infer<typeof ListGuardrailAssignmentsInputSchema>;
 export const ListGuardrailKeyAssignmentsOutputSchema = listOf(GuardrailKeyAssignmentSchema);
 export const ListGuardrailMemberAssignmentsOutputSchema = listOf(GuardrailMemberAssignmentSchema);
 
+/** GET /guardrails/assignments/keys and /members: every assignment of the organization. */
+export const ListAllGuardrailAssignmentsInputSchema = z.object(page);
+export type ListAllGuardrailAssignmentsInput = z.infer<typeof ListAllGuardrailAssignmentsInputSchema>;
+
+export const GuardrailIdInputSchema = z.object({ id: GuardrailIdSchema });
+export type GuardrailIdInput = z.infer<typeof GuardrailIdInputSchema>;
+
 const stringList = z.array(z.string().min(1).max(200)).max(1000).nullable().optional();
+const optionalFlag = z.boolean().nullable().optional();
 const guardrailFields = {
-  description: z.string().max(2000).optional(),
+  description: z.string().max(2000).nullable().optional(),
+  limit_usd: z.number().nonnegative().max(1e15).nullable().optional().describe('USD; send together with reset_interval'),
+  reset_interval: GuardrailResetIntervalSchema.nullable().optional().describe('Send together with limit_usd'),
+  include_byok_in_budgets: z.boolean().optional(),
   allowed_models: stringList,
   ignored_models: stringList,
   allowed_providers: stringList,
   ignored_providers: stringList,
-  enforce_zdr: z.boolean().optional(),
-  limit_usd: z.number().nonnegative().max(1e15).optional(),
-  reset_interval: GuardrailResetIntervalSchema.nullable().optional(),
-  include_byok_in_budgets: z.boolean().optional(),
+  allowed_data_regions: z.array(DataRegionSchema).max(3).nullable().optional(),
+  enforce_zdr: optionalFlag.describe('Deprecated; copied into each enforce_zdr_* field that is not given'),
+  enforce_zdr_anthropic: optionalFlag,
+  enforce_zdr_openai: optionalFlag,
+  enforce_zdr_google: optionalFlag,
+  enforce_zdr_xai: optionalFlag,
+  enforce_zdr_other: optionalFlag,
+  enable_free_model_publication: optionalFlag,
+  enable_free_model_training: optionalFlag,
+  enable_paid_model_training: optionalFlag,
+  content_filters: z.array(CustomContentFilterSchema).max(100).nullable().optional(),
+  content_filter_builtins: z.array(BuiltinContentFilterSchema).max(100).nullable().optional(),
 };
 
-/** Internal (tRPC): create a guardrail in a workspace. */
+/** POST /guardrails. */
 export const CreateGuardrailInputSchema = z.object({
-  workspace_id: WorkspaceRefSchema.optional().describe("Defaults to the caller key's workspace"),
   name: z.string().min(1).max(200),
+  workspace_id: WorkspaceRefSchema.optional().describe('Workspace UUID or slug; the default workspace when omitted'),
   ...guardrailFields,
 });
 export type CreateGuardrailInput = z.infer<typeof CreateGuardrailInputSchema>;
 
-/** Internal (tRPC): change a guardrail. */
+/** PATCH /guardrails/{id}: the fields of POST except workspace_id, all optional; lists replace. */
 export const UpdateGuardrailInputSchema = z.object({
-  id: z.string().min(1),
+  id: GuardrailIdSchema,
   name: z.string().min(1).max(200).optional(),
   ...guardrailFields,
 });
 export type UpdateGuardrailInput = z.infer<typeof UpdateGuardrailInputSchema>;
 export const GuardrailOutputSchema = dataOf(GuardrailSchema);
 
-/** Internal (tRPC): bulk assign / unassign keys (by hash) and members (by user id). */
+/** POST /guardrails/{id}/assignments/keys (and /remove): keys by hash. */
 export const GuardrailKeysInputSchema = z.object({
-  id: z.string().min(1),
-  key_hashes: z.array(z.string().min(1)).min(1).max(100),
+  id: GuardrailIdSchema,
+  key_hashes: z.array(z.string().min(1).max(200)).min(1).max(100),
 });
 export type GuardrailKeysInput = z.infer<typeof GuardrailKeysInputSchema>;
+/** POST /guardrails/{id}/assignments/members (and /remove): organization members by user id. */
 export const GuardrailMembersInputSchema = z.object({
-  id: z.string().min(1),
-  user_ids: z.array(z.string().min(1)).min(1).max(100),
+  id: GuardrailIdSchema,
+  member_user_ids: z.array(z.string().min(1).max(200)).min(1).max(100),
 });
 export type GuardrailMembersInput = z.infer<typeof GuardrailMembersInputSchema>;
 
-export const AssignGuardrailKeysOutputSchema = z.object({
-  assigned_count: z.number().int(),
-  data: z.array(GuardrailKeyAssignmentSchema).describe('The assignments this call created'),
-});
-export const AssignGuardrailMembersOutputSchema = z.object({
-  assigned_count: z.number().int(),
-  data: z.array(GuardrailMemberAssignmentSchema).describe('The assignments this call created'),
-});
+export const AssignGuardrailOutputSchema = z.object({ assigned_count: z.number().int() });
 export const UnassignGuardrailOutputSchema = z.object({ unassigned_count: z.number().int() });
+export const DeleteGuardrailOutputSchema = z.object({ deleted: z.literal(true) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, paginationQuery } from './common.js';
+import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 /** URL-safe: RFC 3986 unreserved characters. */
@@ -37,15 +37,56 @@ export const ListPresetVersionsOutputSchema = z.object({
   total_count: z.number().int(),
 });
 
-export const PresetSchema = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  created_at: TimestampSchema,
-  updated_at: TimestampSchema,
-});
+/** A preset version as GET /presets/{slug} and /presets/{slug}/versions/{version} answer it: system_prompt always present. */
+export const PresetVersionDetailSchema = PresetVersionSchema.extend({
+  system_prompt: z.string().nullable(),
+}).describe('One version of a preset');
+export type PresetVersionDetail = z.infer<typeof PresetVersionDetailSchema>;
+
+export const PresetSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    status: z.string().describe('active, disabled, archived (open set)'),
+    status_updated_at: TimestampSchema.nullable(),
+    designated_version_id: z.string().nullable().describe('The version in force: the newest undeleted one'),
+    creator_user_id: z.string().nullable(),
+    workspace_id: z.string().nullable(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .describe('A preset: a named, versioned configuration');
 export type Preset = z.infer<typeof PresetSchema>;
+
+export const PresetWithVersionSchema = PresetSchema.extend({
+  designated_version: PresetVersionDetailSchema.nullable().describe('The version in force, or null'),
+});
+export type PresetWithVersion = z.infer<typeof PresetWithVersionSchema>;
+
+/** GET /presets: most recently updated first. */
+export const ListPresetsInputSchema = z.object(paginationQuery({ defaultLimit: 50, maxLimit: 100 }));
+export type ListPresetsInput = z.infer<typeof ListPresetsInputSchema>;
+export const ListPresetsOutputSchema = listOf(PresetSchema);
+
+/** GET /presets/{slug}. */
+export const GetPresetInputSchema = z.object({ slug: z.string().min(1).describe('Preset slug') });
+export type GetPresetInput = z.infer<typeof GetPresetInputSchema>;
+export const GetPresetOutputSchema = dataOf(PresetWithVersionSchema);
+
+/** GET /presets/{slug}/versions/{version}: the version number as a path segment, e.g. "1". */
+export const GetPresetVersionInputSchema = z.object({
+  slug: z.string().min(1).describe('Preset slug'),
+  version: z
+    .string()
+    .regex(/^[0-9]{1,9}$/, 'a version number, e.g. 1')
+    .describe('The version number'),
+});
+export type GetPresetVersionInput = z.infer<typeof GetPresetVersionInputSchema>;
+export const GetPresetVersionOutputSchema = z.object({
+  data: PresetVersionDetailSchema.nullable().describe('null for a deleted version'),
+});
 
 /** Internal (tRPC): create a preset with its first version. */
 export const CreatePresetInputSchema = z.object({

@@ -22,18 +22,34 @@ export const UpdateScimGroupMappingInputSchema = z.object({
 export type UpdateScimGroupMappingInput = z.infer<typeof UpdateScimGroupMappingInputSchema>;
 export const ScimGroupMappingOutputSchema = dataOf(ScimGroupMappingSchema);
 
-/** Internal (tRPC): map a SCIM group to a workspace. */
+/** POST /scim/group-mappings. */
 export const CreateScimGroupMappingInputSchema = z.object({
+  scim_group_id: UuidSchema.describe('SCIM group UUID'),
   workspace_id: WorkspaceRefSchema,
-  scim_group_id: UuidSchema,
-  role: WorkspaceRoleSchema.default('member'),
+  role: WorkspaceRoleSchema,
 });
 export type CreateScimGroupMappingInput = z.infer<typeof CreateScimGroupMappingInputSchema>;
 
-/** Internal (tRPC): the SCIM group mappings of a workspace, oldest first. */
-export const ListScimGroupMappingsInputSchema = z.object({
-  workspace_id: WorkspaceRefSchema,
-  ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
-});
+/** GET /scim/group-mappings: the organization's mappings across all workspaces, oldest first. */
+export const ListScimGroupMappingsInputSchema = z.object(paginationQuery({ defaultLimit: 50, maxLimit: 100 }));
 export type ListScimGroupMappingsInput = z.infer<typeof ListScimGroupMappingsInputSchema>;
 export const ListScimGroupMappingsOutputSchema = listOf(ScimGroupMappingSchema);
+
+export const ScimGroupMappingIdInputSchema = z.object({ id: z.string().min(1).describe('Mapping UUID') });
+export type ScimGroupMappingIdInput = z.infer<typeof ScimGroupMappingIdInputSchema>;
+
+/**
+ * A boolean query parameter, sent as `true` or `false` (over tRPC too). Not z.coerce.boolean(), which
+ * reads the string "false" as true; and trpc-to-openapi takes only plain scalar types in a query.
+ */
+export const QueryFlagSchema = z.enum(['true', 'false']);
+
+/** DELETE /scim/group-mappings/{id}?keep_members=true|false (required). */
+export const DeleteScimGroupMappingInputSchema = z.object({
+  id: z.string().min(1).describe('Mapping UUID'),
+  keep_members: QueryFlagSchema.describe(
+    'Required. false removes from the workspace the members this mapping granted; true keeps them as manually managed members',
+  ),
+});
+export type DeleteScimGroupMappingInput = z.infer<typeof DeleteScimGroupMappingInputSchema>;
+export const DeleteScimGroupMappingOutputSchema = z.object({ deleted: z.literal(true) });

@@ -255,14 +255,15 @@ async function ensureGuardrails(client: SwitchyardClient, workspaceId: string, k
   const existing = await all((page) => client.guardrails.list.query({ workspace_id: workspaceId, ...page }));
   const guardrails = [];
   for (const spec of GUARDRAILS) {
-    guardrails.push(existing.find((g) => g.name === spec.name) ?? (await client.guardrails.create.mutate({ workspace_id: workspaceId, ...spec })));
+    guardrails.push(
+      existing.find((g) => g.name === spec.name) ?? (await client.guardrails.create.mutate({ workspace_id: workspaceId, ...spec })).data,
+    );
   }
   const [first, second] = guardrails;
-  // Assignments skip what is already assigned.
+  // Assignments skip what is already assigned. A key holds one guardrail: the demo key gets the first.
   await client.guardrails.assignKeys.mutate({ id: first!.id, key_hashes: [keyHash] });
-  await client.guardrails.assignKeys.mutate({ id: second!.id, key_hashes: [keyHash] });
-  await client.guardrails.assignMembers.mutate({ id: first!.id, user_ids: people.slice(0, 2).map((p) => p.id) });
-  await client.guardrails.assignMembers.mutate({ id: second!.id, user_ids: people.slice(2).map((p) => p.id) });
+  await client.guardrails.assignMembers.mutate({ id: first!.id, member_user_ids: people.slice(0, 2).map((p) => p.id) });
+  await client.guardrails.assignMembers.mutate({ id: second!.id, member_user_ids: people.slice(2).map((p) => p.id) });
   return first!;
 }
 
@@ -281,9 +282,9 @@ async function ensurePreset(client: SwitchyardClient, workspaceId: string) {
 }
 
 async function ensureScimMapping(client: SwitchyardClient, workspaceId: string) {
-  const mappings = await all((page) => client.scim.listGroupMappings.query({ workspace_id: workspaceId, ...page }));
+  const mappings = await all((page) => client.scim.listGroupMappings.query(page));
   return (
-    mappings.find((m) => m.scim_group_id === SCIM_GROUP_ID) ??
+    mappings.find((m) => m.scim_group_id === SCIM_GROUP_ID && m.workspace_id === workspaceId) ??
     (await client.scim.createGroupMapping.mutate({ workspace_id: workspaceId, scim_group_id: SCIM_GROUP_ID, role: 'member' })).data
   );
 }

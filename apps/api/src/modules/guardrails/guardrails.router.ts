@@ -1,10 +1,12 @@
 import {
-  AssignGuardrailKeysOutputSchema,
-  AssignGuardrailMembersOutputSchema,
+  AssignGuardrailOutputSchema,
   CreateGuardrailInputSchema,
+  DeleteGuardrailOutputSchema,
+  GuardrailIdInputSchema,
   GuardrailKeysInputSchema,
   GuardrailMembersInputSchema,
-  GuardrailSchema,
+  GuardrailOutputSchema,
+  ListAllGuardrailAssignmentsInputSchema,
   ListGuardrailAssignmentsInputSchema,
   ListGuardrailKeyAssignmentsOutputSchema,
   ListGuardrailMemberAssignmentsOutputSchema,
@@ -14,10 +16,15 @@ import {
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
 import {
   assignGuardrailKeys,
   assignGuardrailMembers,
   createGuardrail,
+  deleteGuardrail,
+  getGuardrail,
+  listAllGuardrailKeyAssignments,
+  listAllGuardrailMemberAssignments,
   listGuardrailKeyAssignments,
   listGuardrailMemberAssignments,
   listGuardrails,
@@ -26,72 +33,141 @@ import {
   updateGuardrail,
 } from './guardrails.service.js';
 
+const openapi = routesOf('Guardrails');
+
+// Routes match first come, in this order: the literal /guardrails/assignments/... paths come before
+// the /guardrails/{id}... ones.
 export const guardrailsRouter = router({
+  allKeyAssignments: managementProcedure
+    .meta(
+      openapi(
+        'GET',
+        '/guardrails/assignments/keys',
+        'List every key assignment of the organization',
+        'Lists the key assignments of all guardrails of the organization, oldest first. Management key required.',
+      ),
+    )
+    .input(ListAllGuardrailAssignmentsInputSchema)
+    .output(ListGuardrailKeyAssignmentsOutputSchema)
+    .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
+  allMemberAssignments: managementProcedure
+    .meta(
+      openapi(
+        'GET',
+        '/guardrails/assignments/members',
+        'List every member assignment of the organization',
+        'Lists the member assignments of all guardrails of the organization, oldest first. Management key required.',
+      ),
+    )
+    .input(ListAllGuardrailAssignmentsInputSchema)
+    .output(ListGuardrailMemberAssignmentsOutputSchema)
+    .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
   keyAssignments: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/guardrails/{id}/assignments/keys',
-        protect: true,
-        tags: ['Guardrails'],
-        summary: 'List key assignments of a guardrail',
-        description: "Lists the keys assigned to a guardrail, with each key's hash, name and masked label.",
-      },
-    })
+    .meta(
+      openapi(
+        'GET',
+        '/guardrails/{id}/assignments/keys',
+        'List key assignments of a guardrail',
+        "Lists the keys assigned to a guardrail, with each key's hash, name and masked label.",
+      ),
+    )
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
     .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
   memberAssignments: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/guardrails/{id}/assignments/members',
-        protect: true,
-        tags: ['Guardrails'],
-        summary: 'List member assignments of a guardrail',
-        description: 'Lists the organization members assigned to a guardrail.',
-      },
-    })
+    .meta(
+      openapi('GET', '/guardrails/{id}/assignments/members', 'List member assignments of a guardrail', 'Lists the organization members assigned to a guardrail.'),
+    )
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
     .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
   list: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/guardrails',
-        protect: true,
-        tags: ['Guardrails'],
-        summary: 'List guardrails',
-        description: 'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted.',
-      },
-    })
+    .meta(
+      openapi(
+        'GET',
+        '/guardrails',
+        'List guardrails',
+        'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted.',
+      ),
+    )
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
     .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
-
-  // Internal (tRPC only).
   create: managementProcedure
+    .meta({
+      ...openapi(
+        'POST',
+        '/guardrails',
+        'Create a guardrail',
+        'Creates a guardrail in a workspace (the default workspace when workspace_id is omitted). It enforces nothing until keys or members are assigned to it. Management key required.',
+      ),
+      successStatus: 201,
+    })
     .input(CreateGuardrailInputSchema)
-    .output(GuardrailSchema)
-    .mutation(({ ctx, input }) => createGuardrail(ctx.db, ctx.actor, input)),
+    .output(GuardrailOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) })),
+  get: managementProcedure
+    .meta(openapi('GET', '/guardrails/{id}', 'Get a guardrail', 'Returns one guardrail of the organization. Management key required.'))
+    .input(GuardrailIdInputSchema)
+    .output(GuardrailOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
   update: managementProcedure
+    .meta(
+      openapi(
+        'PATCH',
+        '/guardrails/{id}',
+        'Update a guardrail',
+        'Changes the fields given; list fields replace the stored list, null clears it. Management key required.',
+      ),
+    )
     .input(UpdateGuardrailInputSchema)
-    .output(GuardrailSchema)
-    .mutation(({ ctx, input }) => updateGuardrail(ctx.db, ctx.actor, input)),
+    .output(GuardrailOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
+  delete: managementProcedure
+    .meta(openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'))
+    .input(GuardrailIdInputSchema)
+    .output(DeleteGuardrailOutputSchema)
+    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
   assignKeys: managementProcedure
+    .meta(
+      openapi(
+        'POST',
+        '/guardrails/{id}/assignments/keys',
+        'Assign keys to a guardrail',
+        "Assigns keys (by hash). A key holds at most one guardrail: assigning replaces the key's earlier assignment. Answers the number of keys newly assigned here. Management key required.",
+      ),
+    )
     .input(GuardrailKeysInputSchema)
-    .output(AssignGuardrailKeysOutputSchema)
+    .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
   unassignKeys: managementProcedure
+    .meta(
+      openapi('POST', '/guardrails/{id}/assignments/keys/remove', 'Unassign keys from a guardrail', 'Removes key assignments (by hash). Management key required.'),
+    )
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
   assignMembers: managementProcedure
+    .meta(
+      openapi(
+        'POST',
+        '/guardrails/{id}/assignments/members',
+        'Assign members to a guardrail',
+        'Assigns organization members (by user id); members already assigned are skipped and not counted. Management key required.',
+      ),
+    )
     .input(GuardrailMembersInputSchema)
-    .output(AssignGuardrailMembersOutputSchema)
+    .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
   unassignMembers: managementProcedure
+    .meta(
+      openapi(
+        'POST',
+        '/guardrails/{id}/assignments/members/remove',
+        'Unassign members from a guardrail',
+        'Removes member assignments (by user id). Management key required.',
+      ),
+    )
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input)),

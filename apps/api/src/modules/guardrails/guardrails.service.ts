@@ -1,21 +1,24 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
 import { Prisma, queryRows, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
-import type {
-  CreateGuardrailInput,
-  Guardrail,
-  GuardrailKeyAssignment,
-  GuardrailKeysInput,
-  GuardrailMemberAssignment,
-  GuardrailMembersInput,
-  ListGuardrailAssignmentsInput,
-  ListGuardrailsInput,
-  UpdateGuardrailInput,
+import {
+  GUARDRAIL_FLAG_FIELDS,
+  type CreateGuardrailInput,
+  type Guardrail,
+  type GuardrailIdInput,
+  type GuardrailKeyAssignment,
+  type GuardrailKeysInput,
+  type GuardrailMemberAssignment,
+  type GuardrailMembersInput,
+  type ListAllGuardrailAssignmentsInput,
+  type ListGuardrailAssignmentsInput,
+  type ListGuardrailsInput,
+  type UpdateGuardrailInput,
 } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { assertWorkspaceAccess, canSeeWorkspace, isUuid, resolveWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { assertWorkspaceAccess, canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
@@ -37,6 +40,17 @@ function guardrailOf(row: GuardrailData): Guardrail {
     limit_usd: Number(row.limit_usd),
     reset_interval: row.reset_interval,
     include_byok_in_budgets: row.include_byok_in_budgets,
+    allowed_data_regions: row.allowed_data_regions as Guardrail['allowed_data_regions'],
+    content_filters: row.content_filters as Guardrail['content_filters'],
+    content_filter_builtins: row.content_filter_builtins as Guardrail['content_filter_builtins'],
+    enforce_zdr_anthropic: row.enforce_zdr_anthropic,
+    enforce_zdr_openai: row.enforce_zdr_openai,
+    enforce_zdr_google: row.enforce_zdr_google,
+    enforce_zdr_xai: row.enforce_zdr_xai,
+    enforce_zdr_other: row.enforce_zdr_other,
+    enable_free_model_publication: row.enable_free_model_publication,
+    enable_free_model_training: row.enable_free_model_training,
+    enable_paid_model_training: row.enable_paid_model_training,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   } satisfies Guardrail;
@@ -103,64 +117,163 @@ export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrails
   return { data: rows.flatMap((r) => (r.id === null ? [] : [guardrailOf(r)])), total_count: rows[0]!.total };
 }
 
-export async function listGuardrailKeyAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
-  const guardrail = await findGuardrail(db, actor, input.id);
-  const where = { guardrail_id: guardrail.id };
+type Page = { offset: number; limit: number };
+
+/** One page of key assignments (of a guardrail, or of the organization), oldest first, with the total. */
+async function keyAssignmentPage(db: Db, where: Prisma.GuardrailKeyAssignmentWhereInput, page: Page) {
   const [rows, total] = await Promise.all([
-    db.guardrailKeyAssignment.findMany({ where, include: keyAssignmentInclude, orderBy: ORDER, skip: input.offset, take: input.limit }),
+    db.guardrailKeyAssignment.findMany({ where, include: keyAssignmentInclude, orderBy: ORDER, skip: page.offset, take: page.limit }),
     db.guardrailKeyAssignment.count({ where }),
   ]);
   return { data: rows.map(keyAssignmentOf), total_count: total };
 }
 
-export async function listGuardrailMemberAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
-  const guardrail = await findGuardrail(db, actor, input.id);
-  const where = { guardrail_id: guardrail.id };
+/** One page of member assignments (of a guardrail, or of the organization), oldest first, with the total. */
+async function memberAssignmentPage(db: Db, where: Prisma.GuardrailMemberAssignmentWhereInput, page: Page) {
   const [rows, total] = await Promise.all([
-    db.guardrailMemberAssignment.findMany({ where, orderBy: ORDER, skip: input.offset, take: input.limit }),
+    db.guardrailMemberAssignment.findMany({ where, orderBy: ORDER, skip: page.offset, take: page.limit }),
     db.guardrailMemberAssignment.count({ where }),
   ]);
   return { data: rows.map(memberAssignmentOf), total_count: total };
 }
 
+export async function listGuardrailKeyAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
+  const guardrail = await findGuardrail(db, actor, input.id);
+  return keyAssignmentPage(db, { guardrail_id: guardrail.id }, input);
+}
+
+export async function listGuardrailMemberAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
+  const guardrail = await findGuardrail(db, actor, input.id);
+  return memberAssignmentPage(db, { guardrail_id: guardrail.id }, input);
+}
+
+/** The labels the server gives builtin filters (input labels are ignored); unknown slugs keep their slug. */
+const BUILTIN_LABELS: Record<string, string> = {
+  email: 'Email address',
+  phone: 'Phone number',
+  ssn: 'Social security number',
+  'credit-card': 'Credit card number',
+  'ip-address': 'IP address',
+  secrets: 'Secret',
+  'person-name': 'Person name',
+  address: 'Postal address',
+  'regex-prompt-injection': 'Prompt injection',
+};
+
+/** For a JSON column: undefined leaves it alone, null stores SQL NULL. */
+function jsonColumn(value: Prisma.InputJsonValue | null | undefined) {
+  if (value === undefined) return undefined;
+  return value === null ? Prisma.DbNull : value;
+}
+
+/**
+ * The stored form of the guardrail fields a create or update sends: limit_usd and reset_interval
+ * only together (400 otherwise), custom filter patterns that compile, builtin filters labelled by
+ * the server, and the deprecated enforce_zdr copied into each enforce_zdr_* field not given.
+ */
+function guardrailData(input: Omit<UpdateGuardrailInput, 'id'>) {
+  if ((input.limit_usd === undefined) !== (input.reset_interval === undefined)) {
+    throw new Invalid('limit_usd and reset_interval must be sent together', { reason: 'limit_usd without reset_interval or the reverse' });
+  }
+  const invalid = (input.content_filters ?? []).filter((f) => {
+    try {
+      new RegExp(f.pattern);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (invalid.length > 0) {
+    throw new Invalid('content filter patterns that are not regular expressions', { invalid_patterns: invalid.map((f) => f.pattern) });
+  }
+  const { enforce_zdr, limit_usd, description, allowed_models, ignored_models, allowed_providers, ignored_providers } = input;
+  const flags: Partial<Record<(typeof GUARDRAIL_FLAG_FIELDS)[number], boolean | null>> = {};
+  for (const field of GUARDRAIL_FLAG_FIELDS) {
+    const given = input[field];
+    if (given !== undefined) flags[field] = given;
+    else if (enforce_zdr !== undefined && field.startsWith('enforce_zdr_')) flags[field] = enforce_zdr;
+  }
+  return {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(description !== undefined ? { description: description ?? '' } : {}),
+    ...(limit_usd !== undefined ? { limit_usd: limit_usd ?? 0, reset_interval: input.reset_interval ?? null } : {}),
+    ...(input.include_byok_in_budgets !== undefined ? { include_byok_in_budgets: input.include_byok_in_budgets } : {}),
+    ...(enforce_zdr !== undefined ? { enforce_zdr: enforce_zdr ?? false } : {}),
+    ...flags,
+    allowed_models: jsonList(allowed_models),
+    ignored_models: jsonList(ignored_models),
+    allowed_providers: jsonList(allowed_providers),
+    ignored_providers: jsonList(ignored_providers),
+    allowed_data_regions: jsonList(input.allowed_data_regions),
+    content_filters: jsonColumn(input.content_filters && input.content_filters.map((f) => ({ pattern: f.pattern, action: f.action, label: f.label ?? null }))),
+    content_filter_builtins: jsonColumn(
+      input.content_filter_builtins &&
+        input.content_filter_builtins.map((f) => ({
+        slug: f.slug,
+        action: f.action,
+        ...(f.slug === 'regex-prompt-injection' ? { scan_scope: f.scan_scope ?? 'all_messages' } : {}),
+        label: BUILTIN_LABELS[f.slug] ?? f.slug,
+      })),
+    ),
+  };
+}
+
+/** The workspace a create names (UUID or slug), else the default workspace: 400 if that was deleted. */
+async function workspaceToFileUnder(db: Db, actor: Actor, ref: string | undefined): Promise<string> {
+  if (ref !== undefined) return (await resolveWorkspace(db, actor, ref)).id;
+  const organization = await db.organization.findUniqueOrThrow({
+    where: { id: actor.organizationId },
+    select: { default_workspace_id: true },
+  });
+  if (!organization.default_workspace_id) throw new Invalid('the default workspace was deleted; name a workspace_id');
+  return organization.default_workspace_id;
+}
+
 export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardrailInput): Promise<Guardrail> {
-  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
+  const { workspace_id, ...fields } = input;
+  const data = guardrailData(fields);
   const row = await db.guardrail.create({
     data: {
-      organization_id: actor.organizationId,
-      workspace_id: workspace.id,
+      ...data,
       name: input.name,
-      description: input.description ?? '',
-      allowed_models: jsonList(input.allowed_models ?? null),
-      ignored_models: jsonList(input.ignored_models ?? null),
-      allowed_providers: jsonList(input.allowed_providers ?? null),
-      ignored_providers: jsonList(input.ignored_providers ?? null),
-      enforce_zdr: input.enforce_zdr ?? false,
-      limit_usd: input.limit_usd ?? 0,
-      reset_interval: input.reset_interval ?? null,
-      include_byok_in_budgets: input.include_byok_in_budgets ?? false,
+      organization_id: actor.organizationId,
+      workspace_id: await workspaceToFileUnder(db, actor, workspace_id),
     },
   });
   return guardrailOf(row);
+}
+
+export async function getGuardrail(db: Db, actor: Actor, input: GuardrailIdInput): Promise<Guardrail> {
+  return guardrailOf(await findGuardrail(db, actor, input.id));
 }
 
 export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardrailInput): Promise<Guardrail> {
-  const { id, allowed_models, ignored_models, allowed_providers, ignored_providers, ...scalars } = input;
+  const { id, ...fields } = input;
+  const data = guardrailData(fields);
   const existing = await findGuardrail(db, actor, id);
-  const row = await db.guardrail.update({
-    where: { id: existing.id },
-    data: {
-      ...scalars,
-      allowed_models: jsonList(allowed_models),
-      ignored_models: jsonList(ignored_models),
-      allowed_providers: jsonList(allowed_providers),
-      ignored_providers: jsonList(ignored_providers),
-    },
-  });
+  const row = await db.guardrail.update({ where: { id: existing.id }, data });
   return guardrailOf(row);
 }
 
-function unknownIds(kind: 'key_hashes' | 'user_ids', ids: string[]): Invalid {
+/** Deletes the guardrail; its key and member assignments go with it (ON DELETE CASCADE). */
+export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdInput) {
+  const existing = await findGuardrail(db, actor, input.id);
+  const { count } = await db.guardrail.deleteMany({ where: { id: existing.id } });
+  if (count === 0) throw new NotFound(`guardrail ${input.id}`);
+  return { deleted: true as const };
+}
+
+/** Every key assignment of the organization, across its guardrails, oldest first. */
+export function listAllGuardrailKeyAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
+  return keyAssignmentPage(db, { organization_id: actor.organizationId }, input);
+}
+
+/** Every member assignment of the organization, across its guardrails, oldest first. */
+export function listAllGuardrailMemberAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
+  return memberAssignmentPage(db, { organization_id: actor.organizationId }, input);
+}
+
+function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Invalid {
   return new Invalid(`${kind} that are not in the organization`, {
     reason: `unknown or foreign ${kind}`,
     [`invalid_${kind}`]: ids,
@@ -169,7 +282,8 @@ function unknownIds(kind: 'key_hashes' | 'user_ids', ids: string[]): Invalid {
 
 /**
  * Assigns keys (by hash) of the organization. Any unknown or foreign hash: 400 naming them, nothing
- * assigned. Existing assignments are skipped; concurrent calls cannot duplicate (unique constraint).
+ * assigned. A key holds at most one guardrail (unique api_key_id): assigning moves it here from any
+ * other; a key already assigned here is left as it is and not counted.
  */
 export async function assignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput) {
   const hashes = [...new Set(input.key_hashes)];
@@ -182,18 +296,15 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
     const found = new Map(keys.map((k) => [k.hash, k.id]));
     const missing = hashes.filter((hash) => !found.has(hash));
     if (missing.length > 0) throw unknownIds('key_hashes', missing);
-    const created = await tx.guardrailKeyAssignment.createManyAndReturn({
-      data: hashes.map((hash) => ({
-        organization_id: actor.organizationId,
-        guardrail_id: guardrail.id,
-        api_key_id: found.get(hash)!,
-        assigned_by: actor.userId,
-      })),
-      skipDuplicates: true,
-      include: keyAssignmentInclude,
-    });
-    created.sort((a, b) => hashes.indexOf(a.api_key.hash) - hashes.indexOf(b.api_key.hash));
-    return { assigned_count: created.length, data: created.map(keyAssignmentOf) };
+    const assigned = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by)
+      SELECT gen_random_uuid(), ${actor.organizationId}, ${guardrail.id}::uuid, k, ${actor.userId}
+      FROM unnest(${keys.map((k) => k.id)}::uuid[]) AS k
+      ON CONFLICT (api_key_id) DO UPDATE
+        SET guardrail_id = excluded.guardrail_id, assigned_by = excluded.assigned_by, created_at = now()
+        WHERE guardrail_key_assignments.guardrail_id <> excluded.guardrail_id
+      RETURNING id`;
+    return { assigned_count: assigned.length };
   });
 }
 
@@ -207,7 +318,7 @@ export async function unassignGuardrailKeys(db: Db, actor: Actor, input: Guardra
 
 /** Assigns organization members; same rules as keys. */
 export async function assignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput) {
-  const userIds = [...new Set(input.user_ids)];
+  const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
     const members = await tx.$queryRaw<{ user_id: string }[]>`
@@ -216,8 +327,8 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
       FOR SHARE`;
     const known = new Set(members.map((m) => m.user_id));
     const missing = userIds.filter((id) => !known.has(id));
-    if (missing.length > 0) throw unknownIds('user_ids', missing);
-    const created = await tx.guardrailMemberAssignment.createManyAndReturn({
+    if (missing.length > 0) throw unknownIds('member_user_ids', missing);
+    const { count } = await tx.guardrailMemberAssignment.createMany({
       data: userIds.map((user_id) => ({
         organization_id: actor.organizationId,
         guardrail_id: guardrail.id,
@@ -226,15 +337,14 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
       })),
       skipDuplicates: true,
     });
-    created.sort((a, b) => userIds.indexOf(a.user_id) - userIds.indexOf(b.user_id));
-    return { assigned_count: created.length, data: created.map(memberAssignmentOf) };
+    return { assigned_count: count };
   });
 }
 
 export async function unassignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput) {
   const guardrail = await findGuardrail(db, actor, input.id);
   const { count } = await db.guardrailMemberAssignment.deleteMany({
-    where: { guardrail_id: guardrail.id, user_id: { in: input.user_ids } },
+    where: { guardrail_id: guardrail.id, user_id: { in: input.member_user_ids } },
   });
   return { unassigned_count: count };
 }

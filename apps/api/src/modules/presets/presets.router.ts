@@ -4,30 +4,67 @@ import {
   CreatePresetVersionInputSchema,
   DeletePresetVersionInputSchema,
   DeletePresetVersionOutputSchema,
+  GetPresetInputSchema,
+  GetPresetOutputSchema,
+  GetPresetVersionInputSchema,
+  GetPresetVersionOutputSchema,
+  ListPresetsInputSchema,
+  ListPresetsOutputSchema,
   ListPresetVersionsInputSchema,
   ListPresetVersionsOutputSchema,
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { createPreset, createPresetVersion, deletePresetVersion, listPresetVersions } from './presets.service.js';
+import { routesOf } from '../../trpc/route.js';
+import {
+  createPreset,
+  createPresetVersion,
+  deletePresetVersion,
+  getPreset,
+  getPresetVersion,
+  listPresets,
+  listPresetVersions,
+} from './presets.service.js';
 
+const presetRoute = routesOf('Presets');
+const openapi = (path: `/${string}`, summary: string, description: string) => presetRoute('GET', path, summary, description);
+
+// Any key; a regular key sees the presets of its own workspace only.
 export const presetsRouter = router({
+  list: authedProcedure
+    .meta(openapi('/presets', 'List presets', 'Lists the presets, most recently updated first. A regular key sees its own workspace only.'))
+    .input(ListPresetsInputSchema)
+    .output(ListPresetsOutputSchema)
+    .query(({ ctx, input }) => listPresets(ctx.db, ctx.actor, input)),
+  get: authedProcedure
+    .meta(openapi('/presets/{slug}', 'Get a preset', 'Returns a preset with the version in force (designated_version, or null).'))
+    .input(GetPresetInputSchema)
+    .output(GetPresetOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getPreset(ctx.db, ctx.actor, input) })),
   versions: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/presets/{slug}/versions',
-        protect: true,
-        tags: ['Presets'],
-        summary: 'List versions of a preset',
-        description: 'Lists the versions of a preset in ascending order; a deleted version keeps its place as null.',
-      },
-    })
+    .meta(
+      openapi(
+        '/presets/{slug}/versions',
+        'List versions of a preset',
+        'Lists the versions of a preset in ascending order; a deleted version keeps its place as null.',
+      ),
+    )
     .input(ListPresetVersionsInputSchema)
     .output(ListPresetVersionsOutputSchema)
     .query(({ ctx, input }) => listPresetVersions(ctx.db, ctx.actor, input)),
+  version: authedProcedure
+    .meta(
+      openapi(
+        '/presets/{slug}/versions/{version}',
+        'Get a version of a preset',
+        'Returns one version by number: data is null for a deleted version; 404 for a version the preset never had.',
+      ),
+    )
+    .input(GetPresetVersionInputSchema)
+    .output(GetPresetVersionOutputSchema)
+    .query(({ ctx, input }) => getPresetVersion(ctx.db, ctx.actor, input)),
 
-  // Internal (tRPC only).
+  // Internal (tRPC only): no client of the API writes presets (admin-api.md gives no such operation).
   create: managementProcedure
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)

@@ -5,26 +5,42 @@ import type {
   CreatePresetInput,
   CreatePresetVersionInput,
   DeletePresetVersionInput,
+  GetPresetInput,
+  GetPresetVersionInput,
+  ListPresetsInput,
   ListPresetVersionsInput,
   Preset,
   PresetVersion,
+  PresetVersionDetail,
+  PresetWithVersion,
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
-import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { canSeeWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
 function presetOf(row: PresetRow): Preset {
   return {
     id: row.id,
-    workspace_id: row.workspace_id,
     slug: row.slug,
     name: row.name,
+    description: row.description,
+    status: row.status,
+    status_updated_at: row.status_updated_at?.toISOString() ?? null,
+    designated_version_id: row.designated_version_id,
+    creator_user_id: row.creator_user_id,
+    workspace_id: row.workspace_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   } satisfies Preset;
+}
+
+/** A version as GET /presets/{slug} and /presets/{slug}/versions/{version} answer it (system_prompt always present). */
+function versionDetailOf(row: VersionRow): PresetVersionDetail | null {
+  const version = versionOf(row);
+  return version && { ...version, system_prompt: row.system_prompt };
 }
 
 function versionOf(row: VersionRow): PresetVersion | null {
@@ -59,23 +75,57 @@ export async function listPresetVersions(db: Db, actor: Actor, input: ListPreset
   return { data: rows.map(versionOf), total_count: total };
 }
 
+/** The presets the caller may see (a regular key: its own workspace's), most recently updated first. */
+export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput) {
+  const where = visibleRows(actor);
+  const [rows, total] = await Promise.all([
+    db.preset.findMany({ where, orderBy: [{ updated_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
+    db.preset.count({ where }),
+  ]);
+  return { data: rows.map(presetOf), total_count: total };
+}
+
+/** The preset with the version in force (or null when it has none). */
+export async function getPreset(db: Db, actor: Actor, input: GetPresetInput): Promise<PresetWithVersion> {
+  const preset = await findPreset(db, actor, input.slug);
+  const designated = preset.designated_version_id
+    ? await db.presetVersion.findUnique({ where: { id: preset.designated_version_id } })
+    : null;
+  return { ...presetOf(preset), designated_version: designated && versionDetailOf(designated) };
+}
+
+/** One version by number: null when it was deleted, 404 when the preset never had it. */
+export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVersionInput) {
+  const preset = await findPreset(db, actor, input.slug);
+  const row = await db.presetVersion.findUnique({ where: { preset_id_version: { preset_id: preset.id, version: Number(input.version) } } });
+  if (!row) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
+  return { data: versionDetailOf(row) };
+}
+
 export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput) {
   try {
     return await db.$transaction(async (tx) => {
       const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
-      const preset = await tx.preset.create({
-        data: { organization_id: actor.organizationId, workspace_id: workspace.id, slug: input.slug, name: input.name },
+      const created = await tx.preset.create({
+        data: {
+          organization_id: actor.organizationId,
+          workspace_id: workspace.id,
+          slug: input.slug,
+          name: input.name,
+          creator_user_id: actor.userId,
+        },
       });
       const version = await tx.presetVersion.create({
         data: {
           organization_id: actor.organizationId,
-          preset_id: preset.id,
+          preset_id: created.id,
           version: 1,
           config: input.config as Prisma.InputJsonObject,
           system_prompt: input.system_prompt ?? null,
           creator_id: actor.userId,
         },
       });
+      const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id } });
       return { data: presetOf(preset), version: versionOf(version)! };
     });
   } catch (error) {
@@ -100,17 +150,27 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
         creator_id: actor.userId,
       },
     });
-    await tx.preset.update({ where: { id: preset.id }, data: { updated_at: version.created_at } });
+    // The newest version is the one in force.
+    await tx.preset.update({ where: { id: preset.id }, data: { updated_at: version.created_at, designated_version_id: version.id } });
     return { data: versionOf(version)! };
   });
 }
 
+/** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
 export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput) {
-  const preset = await findPreset(db, actor, input.slug);
-  const { count } = await db.presetVersion.updateMany({
-    where: { preset_id: preset.id, version: input.version, deleted_at: null },
-    data: { deleted_at: new Date() },
+  return db.$transaction(async (tx) => {
+    const preset = await findPreset(tx, actor, input.slug);
+    await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
+    const [deleted] = await tx.presetVersion.updateManyAndReturn({
+      where: { preset_id: preset.id, version: input.version, deleted_at: null },
+      data: { deleted_at: new Date() },
+    });
+    if (!deleted) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
+    const current = await tx.preset.findUniqueOrThrow({ where: { id: preset.id }, select: { designated_version_id: true } });
+    if (current.designated_version_id === deleted.id) {
+      const newest = await tx.presetVersion.findFirst({ where: { preset_id: preset.id, deleted_at: null }, orderBy: { version: 'desc' } });
+      await tx.preset.update({ where: { id: preset.id }, data: { designated_version_id: newest?.id ?? null } });
+    }
+    return { deleted: true as const };
   });
-  if (count === 0) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
-  return { deleted: true as const };
 }

@@ -2,14 +2,16 @@
 import type { Db, ScimGroupMapping as MappingRow } from '@switchyard/db';
 import type {
   CreateScimGroupMappingInput,
+  DeleteScimGroupMappingInput,
   ListScimGroupMappingsInput,
   ScimGroupMapping,
+  ScimGroupMappingIdInput,
   UpdateScimGroupMappingInput,
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Conflict, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
-import { resolveWorkspace } from '../../access/workspaces.js';
+import { isUuid, resolveWorkspace } from '../../access/workspaces.js';
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
   return {
@@ -24,10 +26,9 @@ function mappingOf(row: MappingRow): ScimGroupMapping {
   } satisfies ScimGroupMapping;
 }
 
-/** Internal: the mappings of a workspace of the caller's organization, oldest first. */
+/** The organization's mappings across all its workspaces, oldest first. */
 export async function listScimGroupMappings(db: Db, actor: Actor, input: ListScimGroupMappingsInput) {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id);
-  const where = { workspace_id: workspace.id };
+  const where = { organization_id: actor.organizationId };
   const [rows, total] = await Promise.all([
     db.scimGroupMapping.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
     db.scimGroupMapping.count({ where }),
@@ -35,24 +36,60 @@ export async function listScimGroupMappings(db: Db, actor: Actor, input: ListSci
   return { data: rows.map(mappingOf), total_count: total };
 }
 
+/** The organization's mapping with this id; a non-UUID, unknown or foreign id is 404. */
+async function findMapping(db: Db, actor: Actor, id: string): Promise<MappingRow> {
+  const row = isUuid(id)
+    ? await db.scimGroupMapping.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
+    : null;
+  if (!row) throw new NotFound(`scim group mapping ${id}`);
+  return row;
+}
+
+export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroupMappingIdInput): Promise<ScimGroupMapping> {
+  return mappingOf(await findMapping(db, actor, input.id));
+}
+
+/**
+ * Maps a group to a workspace (UUID or slug) with a role. The same mapping again (same role) succeeds
+ * and answers the stored one; another role for a mapped group and workspace is 409 (change it with
+ * PATCH). Concurrent creates of one pair make one row (unique constraint).
+ *
+ * "Applies it again to the group's members": this service keeps no SCIM group membership (there is
+ * no SCIM provisioning endpoint here), so there are no group members to apply it to.
+ */
 export async function createScimGroupMapping(db: Db, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
-  try {
-    const row = await db.scimGroupMapping.create({
-      data: {
-        organization_id: actor.organizationId,
-        workspace_id: workspace.id,
-        scim_group_id: input.scim_group_id.toLowerCase(),
-        role: input.role,
-      },
-    });
-    return mappingOf(row);
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw new Invalid('the group is already mapped to this workspace', { reason: 'mapping exists', scim_group_id: input.scim_group_id });
+  const pair = { workspace_id: workspace.id, scim_group_id: input.scim_group_id.toLowerCase() };
+  let row = await db.scimGroupMapping.findUnique({ where: { workspace_id_scim_group_id: pair } });
+  if (!row) {
+    try {
+      row = await db.scimGroupMapping.create({ data: { ...pair, organization_id: actor.organizationId, role: input.role } });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      row = await db.scimGroupMapping.findUniqueOrThrow({ where: { workspace_id_scim_group_id: pair } });
     }
-    throw error;
   }
+  if (row.role !== input.role) {
+    throw new Conflict(`the group is already mapped to this workspace as ${row.role}`, {
+      reason: 'mapping exists with another role',
+      mapping_id: row.id,
+      role: row.role,
+    });
+  }
+  return mappingOf(row);
+}
+
+/**
+ * Deletes the mapping. keep_members=false would remove the workspace members this mapping granted;
+ * this service records no grants by SCIM (members are added only by POST /workspaces/{id}/members/add),
+ * so no member came from a mapping and both values leave the workspace's members as they are.
+ */
+export async function deleteScimGroupMapping(db: Db, actor: Actor, input: DeleteScimGroupMappingInput) {
+  // input.keep_members ('true' | 'false') changes nothing here: see above.
+  const row = await findMapping(db, actor, input.id);
+  const { count } = await db.scimGroupMapping.deleteMany({ where: { id: row.id } });
+  if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
+  return { deleted: true as const };
 }
 
 /** Changes the role (and updated_at) of the organization's mapping; another organization's is 404. */

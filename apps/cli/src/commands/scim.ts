@@ -1,0 +1,61 @@
+import { pagination, paginationOptions, positional, requireString, UsageError, type Command } from '../command.js';
+import { renderRecord } from '../output.js';
+
+const ROLES = ['admin', 'member'] as const;
+
+export const scimCommands: Command[] = [
+  {
+    path: ['scim', 'list'],
+    summary: "List the organization's SCIM group mappings, oldest first",
+    options: paginationOptions,
+    async run(ctx) {
+      const page = await ctx.client.scim.listGroupMappings.query(pagination(ctx));
+      const rows = page.data.map((m) => [m.id, m.scim_group_id, m.workspace_id, m.role]);
+      return { json: page, human: { columns: ['id', 'scim_group', 'workspace', 'role'], rows } };
+    },
+  },
+  {
+    path: ['scim', 'map'],
+    summary: 'Map a SCIM group to a workspace with a role',
+    options: {
+      group: { type: 'string', value: '<uuid>', description: 'SCIM group UUID (required)' },
+      workspace: { type: 'string', value: '<workspace>', description: 'workspace UUID or slug (required)' },
+      role: { type: 'string', value: '<admin|member>', description: 'role in the workspace (required)' },
+    },
+    async run(ctx) {
+      const role = requireString(ctx, 'role');
+      if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const { data } = await ctx.client.scim.createGroupMapping.mutate({
+        scim_group_id: requireString(ctx, 'group'),
+        workspace_id: requireString(ctx, 'workspace'),
+        role: role as (typeof ROLES)[number],
+      });
+      return { json: data, human: renderRecord({ ...data }) };
+    },
+  },
+  {
+    path: ['scim', 'show'],
+    summary: 'Show one SCIM group mapping',
+    args: ['<mapping-id>'],
+    async run(ctx) {
+      const { data } = await ctx.client.scim.getGroupMapping.query({ id: positional(ctx, 0, '<mapping-id>') });
+      return { json: data, human: renderRecord({ ...data }) };
+    },
+  },
+  {
+    path: ['scim', 'unmap'],
+    summary: 'Delete a SCIM group mapping',
+    args: ['<mapping-id>'],
+    options: {
+      'keep-members': { type: 'boolean', description: 'keep the members it granted as manually managed members' },
+      'remove-members': { type: 'boolean', description: 'remove from the workspace the members it granted' },
+    },
+    async run(ctx) {
+      const keep = ctx.options['keep-members'] === true;
+      if (keep === (ctx.options['remove-members'] === true)) throw new UsageError('give exactly one of --keep-members and --remove-members');
+      const id = positional(ctx, 0, '<mapping-id>');
+      const result = await ctx.client.scim.deleteGroupMapping.mutate({ id, keep_members: keep ? 'true' : 'false' });
+      return { json: result, human: `deleted SCIM group mapping ${id}` };
+    },
+  },
+];
