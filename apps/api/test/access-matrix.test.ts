@@ -140,6 +140,7 @@ const SAMPLES: Record<string, Sample> = {
   'scim.listGroupMappings': { input: (fx) => ({ workspace_id: fx.server.workspaceId }), scoped: true },
   'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID() }), scoped: true },
   'analytics.meta': { input: () => undefined },
+  'analytics.query': { input: () => ({ metrics: ['request_count', 'p99_latency'], dimensions: ['model'], granularity: 'day' }) },
   'files.promote': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
   'files.openContainer': { input: (fx) => ({ session_key: `s-${unique()}`, workspace_id: fx.server.workspaceId }) },
   'videos.createJob': {

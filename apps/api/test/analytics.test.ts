@@ -60,6 +60,7 @@ describe('OpenAPI document', () => {
       ['/presets/{slug}/versions', 'get'],
       ['/scim/group-mappings/{id}', 'patch'],
       ['/analytics/meta', 'get'],
+      ['/analytics/query', 'post'],
     ];
     for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
   });
