@@ -35,6 +35,8 @@ export const ANALYTICS_BOUNDS = {
 } as const;
 
 const SUM_COLUMNS = ROLLUP_SUMS;
+/** PostgreSQL's work_mem for one query: its hash aggregates over histogram buckets stay in memory. */
+const QUERY_WORK_MEM = '64MB';
 
 const byName = <T extends { name: string }>(list: T[], kind: string, name: string): T => {
   const found = list.find((item) => item.name === name);
@@ -168,7 +170,8 @@ export async function queryAnalytics(db: Db, actor: Actor, input: AnalyticsQuery
   const rawRanges: [Date, Date][] = useRollup
     ? ([[start, hs], [he, end]] as [Date, Date][]).filter(([a, b]) => a < b)
     : [[start, end]];
-  const withHistograms = metrics.some((m) => m.histogram);
+  const needs = new Set(metrics.map((m) => m.histogram).filter((h) => h !== undefined));
+  const withHistograms = needs.size > 0;
   const scope = visibleRows(actor);
   const params: unknown[] = [];
   const source = sourceSql(params, scope.organization_id, scope.workspace_id, useRollup ? [hs, he] : null, rawRanges, withHistograms);
@@ -189,10 +192,14 @@ export async function queryAnalytics(db: Db, actor: Actor, input: AnalyticsQuery
     sums AS (
       SELECT ${keys.join(', ')}, ${SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`).join(', ')}
       FROM f GROUP BY ${keys.join(', ')}
-    )${withHistograms ? `,${hist('latency_hist', 'lh')},${hist('throughput_hist', 'th')}` : ''}
-    SELECT sums.*, ${withHistograms ? 'lh.h AS latency_hist, th.h AS throughput_hist' : 'NULL::jsonb AS latency_hist, NULL::jsonb AS throughput_hist'}
-    FROM sums${withHistograms ? ` LEFT JOIN lh USING (${keys.join(', ')}) LEFT JOIN th USING (${keys.join(', ')})` : ''}`;
-  const sqlRows = await db.$queryRawUnsafe<SqlRow[]>(sql, ...params);
+    )${needs.has('latency') ? `,${hist('latency_hist', 'lh')}` : ''}${needs.has('throughput') ? `,${hist('throughput_hist', 'th')}` : ''}
+    SELECT sums.*, ${needs.has('latency') ? 'lh.h' : 'NULL::jsonb'} AS latency_hist, ${needs.has('throughput') ? 'th.h' : 'NULL::jsonb'} AS throughput_hist
+    FROM sums${needs.has('latency') ? ` LEFT JOIN lh USING (${keys.join(', ')})` : ''}${needs.has('throughput') ? ` LEFT JOIN th USING (${keys.join(', ')})` : ''}`;
+  // Enough memory for the query's aggregates not to spill to disk (only for this statement).
+  const sqlRows = await db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
+    return tx.$queryRawUnsafe<SqlRow[]>(sql, ...params);
+  });
 
   // The api_key_id dimension answers key hashes, as the rest of the API names keys.
   const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
