@@ -221,6 +221,12 @@ interface Scenario {
   spec: LoadSpec;
 }
 
+/** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
+function lastDays(days: number) {
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { start: iso(Date.now() - days * 86_400_000), end: iso(Date.now()) };
+}
+
 function scenarios(stack: Stack, size: 'small' | 'large', download: { path: string }, opts: Options): Scenario[] {
   const regular = { authorization: `Bearer ${stack.regularKey}` };
   const management = { authorization: `Bearer ${stack.managementKey}` };
@@ -274,6 +280,32 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
             category: categories[Math.floor(Math.random() * categories.length)],
             comment: 'Seen while benchmarking.',
           }),
+        }),
+      },
+    },
+    {
+      name: 'POST /analytics/query: spend and requests by model per day, 30 days',
+      kind: 'read',
+      spec: {
+        method: 'POST',
+        path: '/api/v1/analytics/query',
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({ metrics: ['total_usage', 'request_count'], dimensions: ['model'], granularity: 'day', time_range: lastDays(30) }),
+      },
+    },
+    {
+      name: 'POST /analytics/query: p99 latency by provider per hour, 7 days, one workspace',
+      kind: 'read',
+      spec: {
+        method: 'POST',
+        path: '/api/v1/analytics/query',
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          metrics: ['p99_latency'],
+          dimensions: ['provider'],
+          granularity: 'hour',
+          time_range: lastDays(7),
+          filters: [{ field: 'workspace', operator: 'eq', value: stack.workspaceId }],
         }),
       },
     },

@@ -2,6 +2,7 @@
 // into the tables of prisma/schema.prisma, so that even the large size takes seconds. The bench
 // key's daily rollups (key_usage_daily) and lifetime totals (api_keys.usage) are computed from the
 // seeded generations, so GET /key agrees with what GET /generation shows.
+import { rollupCtes } from '@switchyard/api';
 import type { Db } from '@switchyard/db';
 
 export interface SeedSize {
@@ -169,6 +170,12 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
      SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, organization_id, sum(usage), 0, count(*), count(*) FILTER (WHERE is_free)
      FROM generations WHERE api_key_id = $1::uuid GROUP BY 1, 2, 3`,
     t.benchKeyId,
+  );
+  // The hourly analytics rollup, by the very statement fragment the recorder runs.
+  await step(
+    'analytics_hourly rollups',
+    `WITH seeded AS (SELECT * FROM generations WHERE organization_id = $1), ${rollupCtes('seeded')} SELECT 1`,
+    t.organizationId,
   );
   await step(
     'api_keys.usage',

@@ -153,6 +153,7 @@ const SAMPLES: Record<string, Sample> = {
   'scim.getGroupMapping': { input: (fx) => ({ id: fx.scimMappingId }), scoped: true },
   'scim.deleteGroupMapping': { input: async (fx) => ({ id: await scimMapping(fx), keep_members: 'false' }), scoped: true },
   'analytics.meta': { input: () => undefined },
+  'analytics.query': { input: () => ({ metrics: ['request_count', 'p99_latency'], dimensions: ['model'], granularity: 'day' }) },
   'files.promote': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
   'files.openContainer': { input: (fx) => ({ session_key: `s-${unique()}`, workspace_id: fx.server.workspaceId }) },
   'videos.createJob': {

@@ -77,6 +77,7 @@ describe('OpenAPI document', () => {
       ['/presets', 'get'],
       ['/presets/{slug}', 'get'],
       ['/presets/{slug}/versions/{version}', 'get'],
+      ['/analytics/query', 'post'],
     ];
     for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
   });

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Command as Program, CommanderError, Help, Option } from 'commander';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
 import { API_KEY, resolveCredential, UsageError, type Command, type Credential, type OptionSpec } from './command.js';
+import { analyticsCommands } from './commands/analytics.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { catalogCommands } from './commands/catalog.js';
@@ -28,6 +29,7 @@ export const commands: Command[] = [
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
+  ...analyticsCommands,
 ];
 
 /** What `switchyard <group>` alone, or with --help, says about the group. */
@@ -42,6 +44,7 @@ const GROUPS: Record<string, string> = {
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',
+  analytics: "Analytics over the organization's generations",
 };
 
 export interface Io {

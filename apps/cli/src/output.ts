@@ -2,6 +2,8 @@
 export interface Table {
   columns: string[];
   rows: unknown[][];
+  /** Lines printed under the table. */
+  footer?: string[];
 }
 
 export interface Result {
@@ -21,7 +23,7 @@ export function renderTable(table: Table): string {
   const rows = table.rows.map((row) => row.map(cell));
   const widths = table.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(table.columns.map((c) => c.toUpperCase())), ...rows.map(line)].join('\n');
+  return [line(table.columns.map((c) => c.toUpperCase())), ...rows.map(line), ...(table.footer ?? [])].join('\n');
 }
 
 /** A record as aligned "field  value" lines. */

@@ -6,6 +6,7 @@ import { createSwitchyardClient } from '@switchyard/client';
 import {
   AddWorkspaceMembersOutputSchema,
   AnalyticsMetaOutputSchema,
+  AnalyticsQueryOutputSchema,
   ByokOutputSchema,
   GenerationFeedbackOutputSchema,
   GetBudgetOutputSchema,
@@ -42,9 +43,13 @@ afterAll(async () => {
 });
 
 async function demo(json: boolean) {
+  return switchyard(json ? ['demo', '--json'] : ['demo']);
+}
+
+async function switchyard(args: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await run(json ? ['demo', '--json'] : ['demo'], {
+  const code = await run(args, {
     stdout: (t) => (stdout += `${t}\n`),
     stderr: (t) => (stderr += `${t}\n`),
     env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, SWITCHYARD_PLATFORM_KEY: server.platformKey },
@@ -248,6 +253,25 @@ describe('switchyard demo', () => {
     it('15. GET /analytics/meta', async () => {
       const { data } = AnalyticsMetaOutputSchema.parse(await json('/analytics/meta', summary.management_key));
       expect(data.metrics.length).toBeGreaterThan(0);
+    });
+
+    it("C1. POST /analytics/query, and `switchyard analytics query`: the demo's spend by model per day", async () => {
+      const query = { metrics: ['total_usage', 'request_count'], dimensions: ['model'], granularity: 'day' };
+      const { data } = AnalyticsQueryOutputSchema.parse(await json('/analytics/query', summary.management_key, post(query)));
+      const days = new Set(data.data.map((row) => row.date));
+      const models = new Set(data.data.map((row) => row.model));
+      expect(days.size).toBeGreaterThan(10); // spread over the last 30 days (of the demo's 40)
+      expect(models.size).toBeGreaterThan(1);
+      expect(data.data.reduce((sum, row) => sum + (row.total_usage as number), 0)).toBeGreaterThan(0);
+
+      const table = await switchyard(['analytics', 'query', '--metric', 'total_usage', '--dimension', 'model', '--granularity', 'day', '--days', '30']);
+      expect(table, table.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(table.stdout).toMatch(/^MODEL\s+DATE\s+TOTAL_USAGE\n/);
+      for (const model of models) expect(table.stdout).toContain(String(model));
+      expect(table.stdout).toMatch(/\d+ row\(s\) in [\d.]+ ms/);
+      const raw = await switchyard(['analytics', 'query', '--metric', 'total_usage', '--dimension', 'model', '--granularity', 'day', '--days', '30', '--json']);
+      const parsed = AnalyticsQueryOutputSchema.parse(JSON.parse(raw.stdout));
+      expect(new Set(parsed.data.data.map((row) => row.model))).toEqual(models);
     });
 
     it('16. GET /embeddings/models', async () => {

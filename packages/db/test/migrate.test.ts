@@ -252,3 +252,53 @@ describe('20261123203214_guardrail_fields_presets_admin', () => {
     ).rejects.toThrow(/unique/i);
   });
 });
+
+describe('20261123203343_analytics_hourly', () => {
+  const NAME = '20261123203343_analytics_hourly';
+
+  it('rolls up the generations recorded before it, per hour, with sums and histograms', async () => {
+    const db = await emptyDatabase();
+    const dir = await migrationsCopy();
+    for (const entry of await fs.readdir(dir)) if (entry >= NAME && entry !== 'migration_lock.toml') await fs.rm(path.join(dir, entry), { recursive: true });
+    await migrate(db.url, { dir });
+    await query(
+      db.url,
+      `INSERT INTO organizations (id, name, updated_at) VALUES ('org_a', 'A', now());
+       INSERT INTO users (id, email, updated_at) VALUES ('user_a', 'a@example.com', now());
+       INSERT INTO workspaces (id, organization_id, slug, name, updated_at)
+         VALUES ('00000000-0000-4000-8000-000000000001', 'org_a', 'default', 'Default', now());
+       INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, updated_at)
+         VALUES ('00000000-0000-4000-8000-000000000002', 'org_a', '00000000-0000-4000-8000-000000000001', 'user_a', 'h', 'l', 'k', now());
+       INSERT INTO generations (id, organization_id, workspace_id, api_key_id, user_id, model, provider_name, tokens_prompt,
+           tokens_completion, native_tokens_cached, usage, is_byok, upstream_inference_cost, latency, generation_time, created_at)
+       VALUES
+         ('g1', 'org_a', '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', 'user_a', 'm/x', 'P',
+          10, 20, 5, 0.5, false, NULL, 100, 1000, '2026-11-02T10:15:00Z'),
+         ('g2', 'org_a', '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', 'user_a', 'm/x', 'P',
+          1, 2, NULL, 0.25, true, 3, 100, NULL, '2026-11-02T10:59:59Z'),
+         ('g3', 'org_a', '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', 'user_a', 'm/x', NULL,
+          0, 0, NULL, 0, false, NULL, NULL, NULL, '2026-11-02T11:00:00Z');`,
+    );
+    expect((await migrate(db.url)).applied).toContain(NAME);
+    const rows = await query<Record<string, unknown>>(
+      db.url,
+      `SELECT hour, provider, request_count::int, tokens_prompt::int, tokens_completion::int, cached_tokens::int, cache_hits::int,
+              usage::float8, byok_usage::float8, latency_sum, latency_count::int, throughput_sum, throughput_count::int,
+              latency_hist, throughput_hist
+       FROM analytics_hourly ORDER BY hour`,
+    );
+    const bucket = (v: number) => String(Math.ceil(Math.log(v) / Math.log(1.01 / 0.99)));
+    expect(rows).toEqual([
+      {
+        hour: new Date('2026-11-02T10:00:00Z'), provider: 'P', request_count: 2, tokens_prompt: 11, tokens_completion: 22,
+        cached_tokens: 5, cache_hits: 1, usage: 0.75, byok_usage: 3, latency_sum: 200, latency_count: 2,
+        throughput_sum: 20, throughput_count: 1, latency_hist: { [bucket(100)]: 2 }, throughput_hist: { [bucket(20)]: 1 },
+      },
+      {
+        hour: new Date('2026-11-02T11:00:00Z'), provider: '', request_count: 1, tokens_prompt: 0, tokens_completion: 0,
+        cached_tokens: 0, cache_hits: 0, usage: 0, byok_usage: 0, latency_sum: 0, latency_count: 0,
+        throughput_sum: 0, throughput_count: 0, latency_hist: {}, throughput_hist: {},
+      },
+    ]);
+  });
+});

@@ -5,8 +5,10 @@
 // batch is one statement: the generation rows (skipping ids that exist), their contents, and the
 // sums per key and day, per key and per organization. The caller's promise settles once its batch
 // has committed, so nothing is acknowledged before it is durable. A batch that fails is retried
-// one generation at a time, so one bad row fails alone.
+// one generation at a time, so one bad row fails alone. The same statement keeps the hourly
+// analytics rollup (analytics/rollup.ts).
 import { queryRows, statement, type Db } from '@switchyard/db';
+import { rollupCtes } from '../analytics/rollup.js';
 
 /** One generations row, every NOT NULL column filled, as JSON (jsonb_populate_recordset reads it). */
 export type GenerationRowJson = Record<string, unknown> & { id: string; organization_id: string; api_key_id: string };
@@ -37,7 +39,7 @@ const RECORD_BATCH = statement(`
   WITH ins AS (
     INSERT INTO generations SELECT * FROM jsonb_populate_recordset(NULL::generations, $1::jsonb)
     ON CONFLICT (id) DO NOTHING
-    RETURNING id, organization_id, api_key_id, usage, is_free
+    RETURNING *
   ), new AS (
     SELECT ins.*, x.byok, x.day, x.content, o.store_content AND x.content IS NOT NULL AS store
     FROM ins
@@ -65,7 +67,7 @@ const RECORD_BATCH = statement(`
     UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, updated_at = $3
     FROM (SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id) s
     WHERE o.id = s.organization_id AND s.usage <> 0
-  )
+  ),${rollupCtes('new')}
   SELECT id, store AS content_stored FROM new`);
 
 /** Told about every batch written (metrics): its size, how long it took, and whether it committed. */

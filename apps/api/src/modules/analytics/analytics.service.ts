@@ -1,0 +1,271 @@
+// POST /analytics/query: one query over the organization's generations, read from the hourly
+// rollup (analytics_hourly, kept by the recorder) wherever it can answer, so that its cost grows
+// with the number of groups in the answer and hours in the range, not with the number of
+// generations. Raw generation rows are read only where the rollup is too coarse: the partial hours
+// at the two ends of the range, and queries by minute or by (or filtered on) a high-cardinality
+// dimension (external_user, generation_id), whose range is bounded more tightly (ANALYTICS_BOUNDS).
+import type { Db } from '@switchyard/db';
+import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/schema';
+import { keyHashes, resolveReferences, type ReferenceKind } from '../../access/references.js';
+import type { Actor } from '../../access/callers.js';
+import { visibleRows } from '../../access/workspaces.js';
+import { Invalid } from '../../errors.js';
+import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
+import {
+  DIMENSIONS,
+  GRANULARITIES,
+  METRICS,
+  OPERATORS,
+  type DimensionDefinition,
+  type Group,
+  type Partials,
+} from './analytics-catalog.js';
+import { addCounts } from './sketch.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Time range bounds (README): default span ending now, and maximum span. */
+export const ANALYTICS_BOUNDS = {
+  defaultSpanMs: 30 * DAY,
+  maxSpanMs: 366 * DAY,
+  /** Queries that read raw rows throughout (minute granularity, external_user or generation_id). */
+  rawDefaultSpanMs: DAY,
+  rawMaxSpanMs: DAY,
+} as const;
+
+const SUM_COLUMNS = ROLLUP_SUMS;
+/** PostgreSQL's work_mem for one query: its hash aggregates over histogram buckets stay in memory. */
+const QUERY_WORK_MEM = '64MB';
+
+const byName = <T extends { name: string }>(list: T[], kind: string, name: string): T => {
+  const found = list.find((item) => item.name === name);
+  if (!found) throw new Invalid(`unknown ${kind} "${name}": not listed by GET /analytics/meta`, { [kind]: name });
+  return found;
+};
+
+const REFERENCES: Record<string, ReferenceKind> = { api_key_id: 'api_key', workspace: 'workspace', user: 'user' };
+
+/** The rollup's rows in [hs, he) and the raw generations in the given ranges, as one source of partial sums. */
+function sourceSql(params: unknown[], organizationId: string, workspaceId: string | undefined, rollup: [Date, Date] | null, raw: [Date, Date][], withHistograms: boolean): string {
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const org = p(organizationId);
+  const ws = workspaceId ? p(workspaceId) : null;
+  const parts: string[] = [];
+  if (rollup) {
+    parts.push(`
+      SELECT hour AS ts, model AS d_model, provider AS d_provider, api_key_id::text AS d_api_key_id, user_id AS d_user,
+             origin AS d_origin, finish_reason AS d_finish_reason, workspace_id::text AS d_workspace, app AS d_app,
+             ''::text AS d_external_user, ''::text AS d_generation_id,
+             ${SUM_COLUMNS.join(', ')},
+             ${withHistograms ? 'latency_hist, throughput_hist' : `NULL::jsonb AS latency_hist, NULL::jsonb AS throughput_hist`}
+      FROM analytics_hourly
+      WHERE organization_id = ${org}${ws ? ` AND workspace_id = ${ws}::uuid` : ''}
+        AND hour >= ${p(rollup[0])} AND hour < ${p(rollup[1])}`);
+  }
+  if (raw.length > 0) {
+    const ranges = raw.map(([from, to]) => `(g.created_at >= ${p(from)} AND g.created_at < ${p(to)})`).join(' OR ');
+    parts.push(`
+      SELECT g.created_at AS ts, g.model AS d_model, coalesce(g.provider_name, '') AS d_provider, g.api_key_id::text AS d_api_key_id,
+             g.user_id AS d_user, coalesce(g.origin, '') AS d_origin, coalesce(g.finish_reason, '') AS d_finish_reason,
+             g.workspace_id::text AS d_workspace, coalesce(g.app_id::text, '') AS d_app,
+             coalesce(g.external_user, '') AS d_external_user, g.id AS d_generation_id,
+             1::bigint AS request_count, g.tokens_prompt::bigint AS tokens_prompt, g.tokens_completion::bigint AS tokens_completion,
+             coalesce(g.native_tokens_reasoning, 0)::bigint AS reasoning_tokens, coalesce(g.native_tokens_cached, 0)::bigint AS cached_tokens,
+             (coalesce(g.native_tokens_cached, 0) > 0)::int::bigint AS cache_hits, g.usage AS usage, ${BYOK_SQL('g')} AS byok_usage,
+             coalesce(g.latency, 0) AS latency_sum, (g.latency IS NOT NULL)::int::bigint AS latency_count,
+             coalesce(t.throughput, 0) AS throughput_sum, (t.throughput IS NOT NULL)::int::bigint AS throughput_count,
+             ${
+               withHistograms
+                 ? `CASE WHEN g.latency IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(analytics_bucket(g.latency)::text, 1) END AS latency_hist,
+             CASE WHEN t.throughput IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(analytics_bucket(t.throughput)::text, 1) END AS throughput_hist`
+                 : 'NULL::jsonb AS latency_hist, NULL::jsonb AS throughput_hist'
+             }
+      FROM generations g CROSS JOIN LATERAL (SELECT ${THROUGHPUT_SQL('g')} AS throughput) t
+      WHERE g.organization_id = ${org}${ws ? ` AND g.workspace_id = ${ws}::uuid` : ''} AND (${ranges})`);
+  }
+  return parts.join('\n      UNION ALL');
+}
+
+interface ResolvedFilter {
+  dimension: DimensionDefinition;
+  operator: (typeof OPERATORS)[number];
+  values: string[];
+  includeUnset: boolean;
+}
+
+function filterSql(params: unknown[], f: ResolvedFilter): string {
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const col = f.dimension.column;
+  const set = `${col} <> ''`;
+  if (f.operator.value_type === 'array') {
+    const list = f.dimension.numeric ? `${p(f.values.map(Number))}::numeric[]` : `${p(f.values)}::text[]`;
+    const value = f.dimension.numeric ? `(CASE WHEN ${set} THEN ${col}::numeric END)` : col;
+    const match = `(${set} AND ${value} ${f.operator.sql}(${list}))`;
+    return f.includeUnset ? `(${col} = '' OR ${match})` : match;
+  }
+  if (f.dimension.numeric) {
+    return `(${set} AND (CASE WHEN ${set} THEN ${col}::numeric END) ${f.operator.sql} ${p(Number(f.values[0]))}::numeric)`;
+  }
+  return `(${set} AND ${col} ${f.operator.sql} ${p(f.values[0])})`;
+}
+
+const parseTime = (value: string) => new Date(value);
+const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR) * HOUR);
+const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
+
+type SqlRow = Record<string, unknown> & { date: Date; latency_hist: Record<string, string> | null; throughput_hist: Record<string, string> | null };
+
+/** POST /analytics/query (management key). */
+export async function queryAnalytics(db: Db, actor: Actor, input: AnalyticsQueryInput, now: Date): Promise<AnalyticsQueryOutput> {
+  const started = performance.now();
+  if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
+    throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
+  }
+  const metrics = [...new Set(input.metrics)].map((name) => byName(METRICS, 'metric', name));
+  const dimensions = [...new Set(input.dimensions ?? [])].map((name) => byName(DIMENSIONS, 'dimension', name));
+  const granularity = input.granularity === undefined ? undefined : byName(GRANULARITIES, 'granularity', input.granularity);
+  const filters = (input.filters ?? []).map((f) => {
+    const dimension = byName(DIMENSIONS, 'dimension', f.field);
+    const operator = byName(OPERATORS, 'operator', f.operator);
+    const isArray = Array.isArray(f.value);
+    if (isArray !== (operator.value_type === 'array')) {
+      throw new Invalid(`filter on ${f.field}: operator ${operator.name} takes ${operator.value_type === 'array' ? 'an array' : 'a string or a number'}`, { filter: f.field });
+    }
+    const values = (isArray ? (f.value as (string | number)[]) : [f.value as string | number]).map(String);
+    if (dimension.numeric && values.some((v) => !/^-?\d+$/.test(v))) {
+      throw new Invalid(`filter on ${f.field}: values must be integers`, { filter: f.field });
+    }
+    return { dimension, operator, values, includeUnset: f.include_unset === true };
+  });
+  const order = input.order_by;
+  if (order) {
+    const allowed = order.field === 'request_count' || (order.field === 'date' && granularity) || metrics.some((m) => m.name === order.field) || dimensions.some((d) => d.name === order.field);
+    if (!allowed) throw new Invalid(`order_by field "${order.field}": not a requested metric, request_count, a requested dimension or date`, { order_by: order.field });
+  }
+
+  // The time range and its bounds.
+  const raw = granularity?.raw === true || dimensions.some((d) => d.raw) || filters.some((f) => f.dimension.raw);
+  const maxSpan = raw ? ANALYTICS_BOUNDS.rawMaxSpanMs : ANALYTICS_BOUNDS.maxSpanMs;
+  const end = input.time_range ? parseTime(input.time_range.end) : now;
+  const start = input.time_range ? parseTime(input.time_range.start) : new Date(end.getTime() - (raw ? ANALYTICS_BOUNDS.rawDefaultSpanMs : ANALYTICS_BOUNDS.defaultSpanMs));
+  if (start >= end) throw new Invalid('time_range: start must be before end', { time_range: 'start' });
+  if (end.getTime() - start.getTime() > maxSpan) {
+    throw new Invalid(`time_range: spans more than ${maxSpan / HOUR} hours${raw ? ' (the limit of queries by minute, external_user or generation_id)' : ''}`, { time_range: 'span', max_hours: maxSpan / HOUR });
+  }
+
+  // Identifiers in filters, resolved within the organization; what resolves to nothing matches nothing.
+  const warnings: string[] = [];
+  for (const f of filters) {
+    const kind = REFERENCES[f.dimension.name];
+    if (!kind) continue;
+    const resolved = await resolveReferences(db, actor, kind, f.values);
+    for (const v of f.values) if (!resolved.has(v)) warnings.push(`${f.dimension.name}: "${v}" matches nothing in this organization`);
+    f.values = f.values.map((v) => resolved.get(v) ?? v);
+  }
+
+  // Whole hours from the rollup, the rest from raw rows.
+  const [hs, he] = [ceilHour(start), floorHour(end)];
+  const useRollup = !raw && hs < he;
+  const rawRanges: [Date, Date][] = useRollup
+    ? ([[start, hs], [he, end]] as [Date, Date][]).filter(([a, b]) => a < b)
+    : [[start, end]];
+  const needs = new Set(metrics.map((m) => m.histogram).filter((h) => h !== undefined));
+  const withHistograms = needs.size > 0;
+  const scope = visibleRows(actor);
+  const params: unknown[] = [];
+  const source = sourceSql(params, scope.organization_id, scope.workspace_id, useRollup ? [hs, he] : null, rawRanges, withHistograms);
+  const where = filters.length ? `WHERE ${filters.map((f) => filterSql(params, f)).join(' AND ')}` : '';
+  const dims = dimensions.map((d, i) => `${d.column} AS d${i}`);
+  const keys = ['date', ...dimensions.map((_, i) => `d${i}`)];
+  const dateSql = granularity ? `date_trunc('${granularity.field}', ts, 'UTC')` : `'epoch'::timestamptz`;
+  const hist = (column: string, alias: string) => `
+    ${alias} AS (
+      SELECT ${keys.join(', ')}, jsonb_object_agg(k, n) AS h FROM (
+        SELECT ${keys.join(', ')}, e.key AS k, sum(e.value::bigint) AS n
+        FROM f CROSS JOIN LATERAL jsonb_each_text(f.${column}) e GROUP BY ${keys.join(', ')}, e.key
+      ) s GROUP BY ${keys.join(', ')}
+    )`;
+  const sql = `
+    WITH src AS (${source}),
+    f AS (SELECT ${[`${dateSql} AS date`, ...dims, ...SUM_COLUMNS, 'latency_hist', 'throughput_hist'].join(', ')} FROM src ${where}),
+    sums AS (
+      SELECT ${keys.join(', ')}, ${SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`).join(', ')}
+      FROM f GROUP BY ${keys.join(', ')}
+    )${needs.has('latency') ? `,${hist('latency_hist', 'lh')}` : ''}${needs.has('throughput') ? `,${hist('throughput_hist', 'th')}` : ''}
+    SELECT sums.*, ${needs.has('latency') ? 'lh.h' : 'NULL::jsonb'} AS latency_hist, ${needs.has('throughput') ? 'th.h' : 'NULL::jsonb'} AS throughput_hist
+    FROM sums${needs.has('latency') ? ` LEFT JOIN lh USING (${keys.join(', ')})` : ''}${needs.has('throughput') ? ` LEFT JOIN th USING (${keys.join(', ')})` : ''}`;
+  // Enough memory for the query's aggregates not to spill to disk (only for this statement).
+  const sqlRows = await db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
+    return tx.$queryRawUnsafe<SqlRow[]>(sql, ...params);
+  });
+
+  // The api_key_id dimension answers key hashes, as the rest of the API names keys.
+  const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
+  const hashes = keyDim >= 0 ? await keyHashes(db, actor, [...new Set(sqlRows.map((r) => String(r[`d${keyDim}`])))]) : new Map<string, string>();
+
+  type Row = Record<string, string | number | null>;
+  const rows: Row[] = sqlRows.map((r) => {
+    const sums = Object.fromEntries(SUM_COLUMNS.map((c) => [c, Number(r[c])])) as unknown as Partials;
+    const group: Group = { sums, latency: addCounts(new Map(), r.latency_hist), throughput: addCounts(new Map(), r.throughput_hist) };
+    const row: Row = {};
+    dimensions.forEach((d, i) => {
+      const value = String(r[`d${i}`]);
+      row[d.name] = value === '' ? null : d.numeric ? Number(value) : i === keyDim ? (hashes.get(value) ?? value) : value;
+    });
+    if (granularity) row.date = r.date.toISOString();
+    for (const m of metrics) row[m.name] = m.value(group);
+    if (order?.field === 'request_count' && !(metrics.some((m) => m.name === 'request_count'))) row.request_count = sums.request_count;
+    return row;
+  });
+
+  // Order: as asked, else by date, then by the first metric, largest first; ties by dimension values.
+  const compare = (field: string, direction: 'asc' | 'desc') => (a: Row, b: Row) => {
+    const [x, y] = [a[field], b[field]];
+    if (x === y) return 0;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    const c = x < y ? -1 : 1;
+    return direction === 'asc' ? c : -c;
+  };
+  const comparators = [
+    ...(order ? [compare(order.field, order.direction)] : []),
+    ...(granularity ? [compare('date', 'asc')] : []),
+    compare(metrics[0]!.name, 'desc'),
+    ...dimensions.map((d) => compare(d.name, 'asc')),
+  ];
+  rows.sort((a, b) => {
+    for (const c of comparators) {
+      const r = c(a, b);
+      if (r !== 0) return r;
+    }
+    return 0;
+  });
+
+  let truncated = false;
+  let kept = rows;
+  if (input.group_limit !== undefined && dimensions.length > 0) {
+    const seen = new Map<string, number>();
+    kept = rows.filter((row) => {
+      const key = JSON.stringify(dimensions.map((d) => row[d.name]));
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      return n <= input.group_limit!;
+    });
+    truncated = kept.length < rows.length;
+  }
+  if (kept.length > input.limit) {
+    kept = kept.slice(0, input.limit);
+    truncated = true;
+  }
+  if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) for (const row of kept) delete row.request_count;
+
+  return {
+    data: {
+      data: kept,
+      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
+      ...(warnings.length ? { warnings } : {}),
+    },
+  };
+}
