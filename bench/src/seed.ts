@@ -178,7 +178,8 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
   );
   await step(
     'organization credit',
-    `UPDATE organizations SET credit_balance = 1000000 - (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
+    `UPDATE organizations SET total_usage = (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
+        total_credits = 1000000, credit_balance = 1000000 - (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
         updated_at = now()
      WHERE id = $1`,
     t.organizationId,

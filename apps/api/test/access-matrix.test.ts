@@ -152,6 +152,10 @@ const SAMPLES: Record<string, Sample> = {
     }),
   },
   'videos.listJobs': { input: () => ({}) },
+  'videos.get': { input: (fx) => ({ jobId: fx.videoJobId }), scoped: true },
+  'files.containerFiles': { input: (fx) => ({ container_id: fx.containerId }), scoped: true },
+  'files.containerFile': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
+  'account.credits': { input: () => undefined },
 };
 
 interface RawSample {

@@ -101,3 +101,34 @@ export const ContainerFileSchema = z.object({
   updated_at: TimestampSchema,
 });
 export type ContainerFile = z.infer<typeof ContainerFileSchema>;
+
+/** B11/B12 (admin-api.md): a container file as existing clients read it. */
+export const ContainerFileRecordSchema = z.object({
+  id: ContainerFileIdSchema,
+  object: z.literal('container.file'),
+  container_id: ContainerIdSchema.describe('Echoes the path parameter'),
+  path: z.string().describe('Path relative to the container'),
+  bytes: z.number().int().nonnegative(),
+  created_at: z.number().int().describe('Unix seconds of the last sync'),
+  source: z.literal('assistant'),
+});
+export type ContainerFileRecord = z.infer<typeof ContainerFileRecordSchema>;
+
+export const ContainerFileListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(ContainerFileRecordSchema),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable().describe('Pass as `after` for the next page while has_more is true'),
+  has_more: z.boolean(),
+});
+export type ContainerFileList = z.infer<typeof ContainerFileListSchema>;
+
+export const ListContainerFilesInputSchema = z.object({
+  container_id: ContainerIdSchema,
+  limit: z.number().int().min(1).max(1000).default(100).describe('1..1000, default 100'),
+  after: ContainerFileIdSchema.optional().describe('A container file id (normally the previous page\'s last_id): list strictly after its path'),
+});
+export type ListContainerFilesInput = z.infer<typeof ListContainerFilesInputSchema>;
+
+export const GetContainerFileInputSchema = z.object({ container_id: ContainerIdSchema, file_id: ContainerFileIdSchema });
+export type GetContainerFileInput = z.infer<typeof GetContainerFileInputSchema>;

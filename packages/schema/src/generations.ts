@@ -172,3 +172,11 @@ export const CreditBalanceSchema = z.object({
   credit_balance: z.number().describe("The organization's balance in USD after the change; negative means GET /generation answers 402"),
 });
 export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
+
+/** GET /credits `data`: lifetime totals in USD. */
+export const CreditsSchema = z.object({
+  total_credits: z.number().describe('USD of credit added to the organization, ever'),
+  total_usage: z.number().describe('USD of recorded spend drawn from that credit, ever'),
+});
+export type Credits = z.infer<typeof CreditsSchema>;
+export const GetCreditsOutputSchema = z.object({ data: CreditsSchema });

@@ -1,4 +1,8 @@
 import {
+  ContainerFileListSchema,
+  ContainerFileRecordSchema,
+  GetContainerFileInputSchema,
+  ListContainerFilesInputSchema,
   OpenContainerInputSchema,
   OpenContainerOutputSchema,
   PromoteFileInputSchema,
@@ -6,12 +10,43 @@ import {
 } from '@switchyard/schema';
 import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { fileShapeOf } from './file-shapes.js';
-import { openContainer, promoteFile } from './files.service.js';
+import { getContainerFile, listContainerFiles, openContainer, promoteFile } from './files.service.js';
 
 // GET /containers/{container_id}/files/{file_id}/content streams bytes, so it is a plain express
 // route (src/http/downloads.ts), not a procedure; the sandbox runner writes files through
 // PUT /internal/containers/... (src/http/sandbox-writer.ts).
 export const filesRouter = router({
+  containerFiles: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/containers/{container_id}/files',
+        protect: true,
+        tags: ['Containers'],
+        summary: "List a container's files",
+        description:
+          'Files of the container in lexicographic order of path (bare list). While has_more is true, fetch the next page with after=<last_id>.',
+      },
+    })
+    .input(ListContainerFilesInputSchema)
+    .output(ContainerFileListSchema)
+    .query(({ ctx, input }) => listContainerFiles(ctx.db, ctx.actor, input)),
+
+  containerFile: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/containers/{container_id}/files/{file_id}',
+        protect: true,
+        tags: ['Containers'],
+        summary: 'Get a container file',
+        description: 'One file of the container (bare). Its bytes: GET /containers/{container_id}/files/{file_id}/content.',
+      },
+    })
+    .input(GetContainerFileInputSchema)
+    .output(ContainerFileRecordSchema)
+    .query(({ ctx, input }) => getContainerFile(ctx.db, ctx.actor, input)),
+
   promote: authedProcedure
     .meta({
       openapi: {

@@ -1,5 +1,5 @@
 // Group commit for recorded generations. Every recording updates the same few rows (its key's
-// lifetime totals, the key's rollup of the day, the organization's credit balance), so one
+// lifetime totals, the key's rollup of the day, the organization's credit balance and total spend), so one
 // transaction per generation serialises on those row locks, each held until its commit is flushed.
 // Instead, recordings that arrive while a batch is being written wait for the next one, and each
 // batch is one statement: the generation rows (skipping ids that exist), their contents, and the
@@ -62,7 +62,7 @@ const RECORD_BATCH = statement(`
     FROM (SELECT api_key_id, sum(usage) AS usage, sum(byok) AS byok FROM new GROUP BY api_key_id) s
     WHERE k.id = s.api_key_id
   ), credits AS (
-    UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, updated_at = $3
+    UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, total_usage = o.total_usage + s.usage, updated_at = $3
     FROM (SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id) s
     WHERE o.id = s.organization_id AND s.usage <> 0
   )
