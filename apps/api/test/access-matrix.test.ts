@@ -41,6 +41,7 @@ interface Fixture {
   containerId: string;
   fileId: string;
   videoJobId: string;
+  documentId: string;
 }
 
 interface Sample {
@@ -70,6 +71,12 @@ async function guardrail(fx: Fixture): Promise<string> {
 }
 async function byok(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).id;
+}
+/** A new workspace document: a fresh container file, promoted. */
+async function document(fx: Fixture): Promise<string> {
+  const fileId = fileIdOf(`doc-${unique()}.txt`);
+  expect((await putFile(fx.server, fx.containerId, fileId, Buffer.from('a document'))).status).toBe(201);
+  return (await ok(fx.server, 'files.promote', { container_id: fx.containerId, file_id: fileId })).data.id;
 }
 async function preset(fx: Fixture): Promise<string> {
   const slug = `p-${unique()}`;
@@ -156,6 +163,9 @@ const SAMPLES: Record<string, Sample> = {
   'files.containerFiles': { input: (fx) => ({ container_id: fx.containerId }), scoped: true },
   'files.containerFile': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
   'account.credits': { input: () => undefined },
+  'files.documents': { input: () => ({}) },
+  'files.document': { input: (fx) => ({ file_id: fx.documentId }), scoped: true },
+  'files.deleteDocument': { input: async (fx) => ({ file_id: await document(fx) }), scoped: true },
 };
 
 interface RawSample {
@@ -170,6 +180,7 @@ const RAW_SAMPLES: Record<string, RawSample> = {
     url: (fx) => `${API_PREFIX}/containers/${fx.containerId}/files/${fx.fileId}/content`,
     scoped: true,
   },
+  [`GET ${API_PREFIX}/files/:file_id/content`]: { url: (fx) => `${API_PREFIX}/files/${fx.documentId}/content`, scoped: true },
   [`GET ${API_PREFIX}/videos/:jobId/content`]: { url: (fx) => `${API_PREFIX}/videos/${fx.videoJobId}/content`, scoped: true },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
     url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
@@ -262,7 +273,9 @@ beforeAll(async () => {
     containerId,
     fileId: fileIdOf('out/result.txt'),
     videoJobId: job.data.id,
+    documentId: '',
   };
+  fx.documentId = await document(fx);
   keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
 });
 

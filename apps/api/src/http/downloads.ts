@@ -6,9 +6,10 @@
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { VideoContentQuerySchema } from '@switchyard/schema';
+import { DocumentInputSchema, VideoContentQuerySchema } from '@switchyard/schema';
 import { Invalid } from '../errors.js';
-import { openContainerFile } from '../modules/files/files.service.js';
+import { openDocument } from '../modules/files/documents.service.js';
+import { openContainerFile, type Download } from '../modules/files/files.service.js';
 import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
@@ -27,12 +28,20 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     access: 'tenant',
     async handle(deps, req, res, actor) {
       const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id));
-      res.status(200);
-      res.attachment(download.filename);
-      res.setHeader('Content-Type', 'application/octet-stream');
-      res.setHeader('Content-Length', download.size);
-      res.setHeader('Cache-Control', 'private, no-store');
-      await stream(deps, req, res, download.stream);
+      await sendDownload(deps, req, res, download);
+    },
+  },
+  {
+    method: 'get',
+    path: '/files/:file_id/content',
+    access: 'tenant',
+    async handle(deps, req, res, actor) {
+      const input = DocumentInputSchema.safeParse({ ...req.query, file_id: String(req.params.file_id) });
+      if (!input.success) {
+        const parameter = String(input.error.issues[0]?.path[0] ?? 'query');
+        throw new Invalid(`${parameter}: ${input.error.issues[0]?.message}`, { parameter, reason: input.error.issues[0]?.message ?? 'invalid' });
+      }
+      await sendDownload(deps, req, res, await openDocument(deps.db, deps.media, actor, input.data));
     },
   },
   {
@@ -83,6 +92,16 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
   },
 ];
+
+/** A stored file's bytes as a download: application/octet-stream, its length and name. */
+async function sendDownload(deps: AppDeps, req: Request, res: Response, download: Download): Promise<void> {
+  res.status(200);
+  res.attachment(download.filename);
+  res.setHeader('Content-Type', 'application/octet-stream');
+  res.setHeader('Content-Length', download.size);
+  res.setHeader('Cache-Control', 'private, no-store');
+  await stream(deps, req, res, download.stream);
+}
 
 /**
  * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
