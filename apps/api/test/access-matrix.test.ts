@@ -2,12 +2,12 @@
 // it has a route) and every raw express route is called by every kind of caller, and the answer must
 // be the one its declared rule (access/rules.ts) gives:
 //
-//   caller                                   tenant     management   platform
-//   no key                                   401        401          401
-//   regular key of the owning organization   2xx        403          403
-//   management key of the owning org.        2xx        2xx          403
-//   management key of another organization   404 / 2xx  404 / 2xx    403
-//   platform key                             403        403          2xx
+//   caller                                   public  tenant     management   platform
+//   no key                                   2xx     401        401          401
+//   regular key of the owning organization   2xx     2xx        403          403
+//   management key of the owning org.        2xx     2xx        2xx          403
+//   management key of another organization   2xx     404 / 2xx  404 / 2xx    403
+//   platform key                             2xx     403        403          2xx
 //
 // (404 when the sample names a resource of the owning organization, "scoped"; else the other
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
@@ -92,6 +92,10 @@ const SAMPLES: Record<string, Sample> = {
   'keys.get': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
   'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
   'models.get': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
+  'models.list': { input: () => ({ offset: 0, limit: 5 }) },
+  'models.count': { input: () => ({}) },
+  'models.endpoints': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
+  'models.providers': { input: () => undefined },
   'models.embeddings': { input: () => ({}) },
   'models.upsert': { input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }) },
   'models.upsertAlias': { input: () => ({ alias: 'openai/gpt-4o-alias', model_id: 'openai/gpt-4o' }) },
@@ -196,6 +200,7 @@ const RAW_ROUTES = [
 type Outcome = 'ok' | 401 | 403 | 404;
 
 function expected(rule: AccessRule, caller: Caller, scoped: boolean): Outcome {
+  if (rule === 'public') return 'ok';
   if (caller === 'none') return 401;
   if (rule === 'platform') return caller === 'platform' ? 'ok' : 403;
   if (caller === 'platform') return 403;

@@ -26,6 +26,12 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: '/containers/:container_id/files/:file_id/content',
     access: 'tenant',
+    doc: {
+      summary: "Download a container file's bytes",
+      description: 'The exact bytes, streamed, with Content-Length and Content-Disposition.',
+      tags: ['Containers'],
+      contentType: 'application/octet-stream',
+    },
     async handle(deps, req, res, actor) {
       const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id));
       await sendDownload(deps, req, res, download);
@@ -35,6 +41,18 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: '/files/:file_id/content',
     access: 'tenant',
+    doc: {
+      summary: "Download a workspace document's bytes",
+      description:
+        'The exact bytes of a document promote made, streamed, with Content-Length and Content-Disposition. ' +
+        "Regular keys: their own workspace's documents only.",
+      tags: ['Files'],
+      contentType: 'application/octet-stream',
+      query: [
+        { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
+        { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
+      ],
+    },
     async handle(deps, req, res, actor) {
       const input = DocumentInputSchema.safeParse({ ...req.query, file_id: String(req.params.file_id) });
       if (!input.success) {
@@ -48,6 +66,13 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: '/videos/:jobId/content',
     access: 'tenant',
+    doc: {
+      summary: "Download a video job's output",
+      description: "Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.",
+      tags: ['Videos'],
+      contentType: 'video/mp4',
+      query: [{ name: 'index', description: 'Which output (default 0)', type: 'integer' }],
+    },
     async handle(deps, req, res, actor) {
       const query = VideoContentQuerySchema.safeParse(req.query);
       if (!query.success) {
