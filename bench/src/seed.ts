@@ -161,13 +161,23 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
     size.generations,
   );
 
-  // What recording would have maintained: the key's daily rollups and lifetime total, and the
+  // What recording would have maintained: the key's daily rollups (spend, activity) and lifetime total, and the
   // organization's balance (a large prepaid credit minus what was spent).
   await step(
     'key_usage_daily rollups',
     `INSERT INTO key_usage_daily (api_key_id, day, organization_id, usage, byok_usage, request_count, free_request_count)
      SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, organization_id, sum(usage), 0, count(*), count(*) FILTER (WHERE is_free)
      FROM generations WHERE api_key_id = $1::uuid GROUP BY 1, 2, 3`,
+    t.benchKeyId,
+  );
+  await step(
+    'activity_daily rollups',
+    `INSERT INTO activity_daily (organization_id, day, api_key_id, model, provider_name, workspace_id, user_id,
+                                 requests, prompt_tokens, completion_tokens, reasoning_tokens, usage, byok_usage)
+     SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, api_key_id, model, coalesce(provider_name, ''),
+            min(workspace_id::text)::uuid, min(user_id), count(*), sum(tokens_prompt), sum(tokens_completion),
+            sum(coalesce(native_tokens_reasoning, 0)), sum(usage), 0
+     FROM generations WHERE api_key_id = $1::uuid GROUP BY 1, 2, 3, 4, 5`,
     t.benchKeyId,
   );
   await step(

@@ -167,6 +167,7 @@ const SAMPLES: Record<string, Sample> = {
   'files.containerFiles': { input: (fx) => ({ container_id: fx.containerId }), scoped: true },
   'files.containerFile': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
   'account.credits': { input: () => undefined },
+  'account.activity': { input: () => ({}) },
   'files.documents': { input: () => ({}) },
   'files.document': { input: (fx) => ({ file_id: fx.documentId }), scoped: true },
   'files.deleteDocument': { input: async (fx) => ({ file_id: await document(fx) }), scoped: true },
