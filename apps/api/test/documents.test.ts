@@ -159,6 +159,11 @@ describe('GET /files/{file_id} and /content', () => {
     expect(res.headers.get('content-length')).toBe(String(bytes.length));
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=/);
     expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(bytes));
+    // A range, as for container files.
+    const part = await server.request(`/api/v1/files/${id}/content`, { key: server.managementKey, headers: { range: 'bytes=100-199' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(100, 200))).toBe(true);
   });
 
   it('404 for an unknown file, for a file of another workspace than the one named, and for another organization', async () => {

@@ -48,3 +48,10 @@ ALTER TABLE "model_endpoints" ADD CONSTRAINT "model_endpoints_model_id_fkey" FOR
 
 -- AddForeignKey
 ALTER TABLE "model_endpoints" ADD CONSTRAINT "model_endpoints_provider_slug_fkey" FOREIGN KEY ("provider_slug") REFERENCES "providers"("slug") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- Both are part of the catalog every replica holds in memory: announce their writes as models' are
+-- (20261123194900_cache_notifications).
+CREATE TRIGGER providers_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "providers"
+  FOR EACH STATEMENT EXECUTE FUNCTION switchyard_notify_catalog();
+CREATE TRIGGER model_endpoints_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "model_endpoints"
+  FOR EACH STATEMENT EXECUTE FUNCTION switchyard_notify_catalog();

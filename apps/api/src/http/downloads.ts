@@ -15,6 +15,7 @@ import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
+import { requestedRange } from './range.js';
 import { loggerOf } from './request-log.js';
 import { sampleFileOf } from './sample-video.js';
 
@@ -33,7 +34,9 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
       contentType: 'application/octet-stream',
     },
     async handle(deps, req, res, actor) {
-      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id));
+      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id), (size, sha256) =>
+        requestedRange(req.headers, size, `"${sha256}"`),
+      );
       await sendDownload(deps, req, res, download);
     },
   },
@@ -59,7 +62,8 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
         const parameter = String(input.error.issues[0]?.path[0] ?? 'query');
         throw new Invalid(`${parameter}: ${input.error.issues[0]?.message}`, { parameter, reason: input.error.issues[0]?.message ?? 'invalid' });
       }
-      await sendDownload(deps, req, res, await openDocument(deps.db, deps.media, actor, input.data));
+      const download = await openDocument(deps.db, deps.media, actor, input.data, (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`));
+      await sendDownload(deps, req, res, download);
     },
   },
   {
@@ -118,12 +122,16 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
   },
 ];
 
-/** A stored file's bytes as a download: application/octet-stream, its length and name. */
+/** A stored file's bytes as a download: application/octet-stream, its name, all of it or the range asked for. */
 async function sendDownload(deps: AppDeps, req: Request, res: Response, download: Download): Promise<void> {
-  res.status(200);
+  const { range } = download;
+  res.status(range ? 206 : 200);
   res.attachment(download.filename);
   res.setHeader('Content-Type', 'application/octet-stream');
-  res.setHeader('Content-Length', download.size);
+  res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
+  if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('ETag', `"${download.sha256}"`);
   res.setHeader('Cache-Control', 'private, no-store');
   await stream(deps, req, res, download.stream);
 }

@@ -9,6 +9,7 @@ import type { Actor } from '../../access/callers.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { MediaDeps } from '../../storage/media.js';
+import type { ByteRange } from '../../storage/storage.js';
 import { fileRecordOf } from './file-shapes.js';
 import type { Download } from './files.service.js';
 
@@ -96,11 +97,27 @@ export async function getDocument(db: Db, actor: Actor, input: DocumentInput, sh
   return fileRecordOf(await findDocument(db, actor, input), shape);
 }
 
-/** GET /files/{file_id}/content: the stored bytes, for streaming. Every stored document is server-made, so downloadable. */
-export async function openDocument(db: Db, media: MediaDeps, actor: Actor, input: DocumentInput): Promise<Download> {
+/**
+ * GET /files/{file_id}/content: the stored bytes, for streaming (all of them, or the range `range`
+ * picks, as for container files). Every stored document is server-made, so downloadable.
+ */
+export async function openDocument(
+  db: Db,
+  media: MediaDeps,
+  actor: Actor,
+  input: DocumentInput,
+  range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
+): Promise<Download> {
   const document = await findDocument(db, actor, input);
-  const stored = await media.storage.get(document.storage_key);
-  return { filename: document.filename, size: stored.size, stream: stored.stream };
+  const wanted = range(Number(document.size_bytes), document.sha256);
+  const stored = await media.storage.get(document.storage_key, wanted ? { range: wanted } : {});
+  return {
+    filename: document.filename,
+    size: stored.size,
+    sha256: document.sha256,
+    ...(stored.range ? { range: stored.range } : {}),
+    stream: stored.stream,
+  };
 }
 
 // One statement: the row goes and its bytes leave the workspace's quota together, so two deletes of
