@@ -133,8 +133,8 @@ const DELETE_DOCUMENT = statement(`
 
 /**
  * DELETE /files/{file_id}: frees the document's share of the workspace quota at once, then deletes
- * the stored bytes. Should that delete fail, the bytes are orphaned (no row points at them), never
- * a row left without bytes.
+ * the stored bytes. Should that delete fail, the bytes are orphaned (no row points at them, never a
+ * row left without bytes), and the storage sweep (storage/sweep.ts) removes them later.
  */
 export async function deleteDocument(
   db: Db,
