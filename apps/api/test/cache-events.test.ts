@@ -34,7 +34,7 @@ describe('announcements through LISTEN/NOTIFY', () => {
   });
 
   it('show a catalog change and a new member straight from the database', async () => {
-    const model = { ...demoCatalog.models[0]!, id: 'acme/announced', aliases: [], variants: [] };
+    const model = { ...demoCatalog.models[0]!, id: 'acme/announced', aliases: [], variants: [], endpoints: [] };
     expect((await trpc(server, 'models.upsert', model)).status).toBe(200);
     const name = async () => ((await (await server.request('/api/v1/model/acme/announced')).json()) as { data: { name: string } }).data.name;
     expect(await name()).toBe(model.name);
