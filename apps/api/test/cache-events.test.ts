@@ -50,6 +50,32 @@ describe('announcements through LISTEN/NOTIFY', () => {
     await until(async () => (await total()) === before + 1);
   });
 
+  it("show providers and a model's endpoints written straight in the database", async () => {
+    const providers = async () => ((await (await server.request('/api/v1/providers')).json()) as { data: Array<{ slug: string }> }).data;
+    await providers(); // read once: kept for 60 s
+    await server.db.provider.create({ data: { slug: 'announced-cloud', name: 'Announced Cloud' } });
+    await until(async () => (await providers()).some((p) => p.slug === 'announced-cloud'));
+    const model = { ...demoCatalog.models[0]!, id: 'acme/served', aliases: [], variants: [], endpoints: [] };
+    expect((await trpc(server, 'models.upsert', model)).status).toBe(200);
+    const endpoints = async () =>
+      ((await (await server.request('/api/v1/models/acme/served/endpoints')).json()) as { data: { endpoints: unknown[] } }).data.endpoints;
+    expect(await endpoints()).toEqual([]);
+    await server.db.modelEndpoint.create({
+      data: {
+        model_id: 'acme/served',
+        provider_slug: 'announced-cloud',
+        tag: 'announced-cloud',
+        name: 'Announced Cloud | acme/served',
+        context_length: 1000,
+        pricing: { prompt: '0', completion: '0' },
+        supported_parameters: [],
+        supports_tool_choice: { auto: false, function: false, none: false, required: false },
+        position: 0,
+      },
+    });
+    await until(async () => (await endpoints()).length === 1);
+  });
+
   it('are sent for what caches hold, and not for the usage a recording moves', async () => {
     const heard: string[] = [];
     const listener = await listen(server.databaseUrl, CACHE_CHANNEL, { message: (payload) => heard.push(payload) });
