@@ -249,6 +249,8 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       kind: 'read',
       spec: { method: 'GET', path: '/api/v1/organization/members?limit=100&offset=4000', headers: management },
     },
+    // Reads the 30-day rollups, never generations: its cost should not move from small to large.
+    { name: 'GET /activity', kind: 'read', spec: { method: 'GET', path: '/api/v1/activity', headers: management } },
     {
       // The default workspace holds the seeded keys (10,000 at the large size), each with usage read
       // from the daily rollups.

@@ -162,7 +162,7 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
     size.generations,
   );
 
-  // What recording would have maintained: the key's daily rollups and lifetime total, and the
+  // What recording would have maintained: the key's daily rollups (spend, activity) and lifetime total, and the
   // organization's balance (a large prepaid credit minus what was spent).
   await step(
     'key_usage_daily rollups',
@@ -178,6 +178,16 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
     t.organizationId,
   );
   await step(
+    'activity_daily rollups',
+    `INSERT INTO activity_daily (organization_id, day, api_key_id, model, provider_name, workspace_id, user_id,
+                                 requests, prompt_tokens, completion_tokens, reasoning_tokens, usage, byok_usage)
+     SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, api_key_id, model, coalesce(provider_name, ''),
+            min(workspace_id::text)::uuid, min(user_id), count(*), sum(tokens_prompt), sum(tokens_completion),
+            sum(coalesce(native_tokens_reasoning, 0)), sum(usage), 0
+     FROM generations WHERE api_key_id = $1::uuid GROUP BY 1, 2, 3, 4, 5`,
+    t.benchKeyId,
+  );
+  await step(
     'api_keys.usage',
     `UPDATE api_keys SET usage = (SELECT coalesce(sum(usage), 0) FROM key_usage_daily WHERE api_key_id = $1::uuid), updated_at = now()
      WHERE id = $1::uuid`,
@@ -185,7 +195,8 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
   );
   await step(
     'organization credit',
-    `UPDATE organizations SET credit_balance = 1000000 - (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
+    `UPDATE organizations SET total_usage = (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
+        total_credits = 1000000, credit_balance = 1000000 - (SELECT coalesce(sum(usage), 0) FROM api_keys WHERE organization_id = $1),
         updated_at = now()
      WHERE id = $1`,
     t.organizationId,

@@ -1,3 +1,4 @@
+import { accountRouter } from './modules/account/account.router.js';
 import { analyticsRouter } from './modules/analytics/analytics.router.js';
 import { budgetsRouter } from './modules/budgets/budgets.router.js';
 import { byokRouter } from './modules/byok/byok.router.js';
@@ -27,6 +28,7 @@ export const appRouter = router({
   presets: presetsRouter,
   scim: scimRouter,
   analytics: analyticsRouter,
+  account: accountRouter,
   files: filesRouter,
   videos: videosRouter,
 });

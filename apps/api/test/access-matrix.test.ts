@@ -2,12 +2,12 @@
 // it has a route) and every raw express route is called by every kind of caller, and the answer must
 // be the one its declared rule (access/rules.ts) gives:
 //
-//   caller                                   tenant     management   platform
-//   no key                                   401        401          401
-//   regular key of the owning organization   2xx        403          403
-//   management key of the owning org.        2xx        2xx          403
-//   management key of another organization   404 / 2xx  404 / 2xx    403
-//   platform key                             403        403          2xx
+//   caller                                   public  tenant     management   platform
+//   no key                                   2xx     401        401          401
+//   regular key of the owning organization   2xx     2xx        403          403
+//   management key of the owning org.        2xx     2xx        2xx          403
+//   management key of another organization   2xx     404 / 2xx  404 / 2xx    403
+//   platform key                             2xx     403        403          2xx
 //
 // (404 when the sample names a resource of the owning organization, "scoped"; else the other
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
@@ -41,6 +41,7 @@ interface Fixture {
   containerId: string;
   fileId: string;
   videoJobId: string;
+  documentId: string;
 }
 
 interface Sample {
@@ -77,6 +78,12 @@ async function byok(fx: Fixture): Promise<string> {
 async function scimMapping(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'scim.createGroupMapping', { workspace_id: fx.server.workspaceId, scim_group_id: randomUUID(), role: 'member' })).data.id;
 }
+/** A new workspace document: a fresh container file, promoted. */
+async function document(fx: Fixture): Promise<string> {
+  const fileId = fileIdOf(`doc-${unique()}.txt`);
+  expect((await putFile(fx.server, fx.containerId, fileId, Buffer.from('a document'))).status).toBe(201);
+  return (await ok(fx.server, 'files.promote', { container_id: fx.containerId, file_id: fileId })).data.id;
+}
 async function preset(fx: Fixture): Promise<string> {
   const slug = `p-${unique()}`;
   await ok(fx.server, 'presets.create', { slug, name: 'P', config: { model: 'openai/gpt-4o' } });
@@ -92,6 +99,10 @@ const SAMPLES: Record<string, Sample> = {
   'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
   'keys.delete': { input: async (fx) => ({ hash: await key(fx) }), scoped: true },
   'models.get': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
+  'models.list': { input: () => ({ offset: 0, limit: 5 }) },
+  'models.count': { input: () => ({}) },
+  'models.endpoints': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
+  'models.providers': { input: () => undefined },
   'models.embeddings': { input: () => ({}) },
   'models.upsert': { input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }) },
   'models.upsertAlias': { input: () => ({ alias: 'openai/gpt-4o-alias', model_id: 'openai/gpt-4o' }) },
@@ -166,6 +177,14 @@ const SAMPLES: Record<string, Sample> = {
     }),
   },
   'videos.listJobs': { input: () => ({}) },
+  'videos.get': { input: (fx) => ({ jobId: fx.videoJobId }), scoped: true },
+  'files.containerFiles': { input: (fx) => ({ container_id: fx.containerId }), scoped: true },
+  'files.containerFile': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
+  'account.credits': { input: () => undefined },
+  'account.activity': { input: () => ({}) },
+  'files.documents': { input: () => ({}) },
+  'files.document': { input: (fx) => ({ file_id: fx.documentId }), scoped: true },
+  'files.deleteDocument': { input: async (fx) => ({ file_id: await document(fx) }), scoped: true },
 };
 
 interface RawSample {
@@ -180,6 +199,7 @@ const RAW_SAMPLES: Record<string, RawSample> = {
     url: (fx) => `${API_PREFIX}/containers/${fx.containerId}/files/${fx.fileId}/content`,
     scoped: true,
   },
+  [`GET ${API_PREFIX}/files/:file_id/content`]: { url: (fx) => `${API_PREFIX}/files/${fx.documentId}/content`, scoped: true },
   [`GET ${API_PREFIX}/videos/:jobId/content`]: { url: (fx) => `${API_PREFIX}/videos/${fx.videoJobId}/content`, scoped: true },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
     url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
@@ -195,6 +215,7 @@ const RAW_ROUTES = [
 type Outcome = 'ok' | 401 | 403 | 404;
 
 function expected(rule: AccessRule, caller: Caller, scoped: boolean): Outcome {
+  if (rule === 'public') return 'ok';
   if (caller === 'none') return 401;
   if (rule === 'platform') return caller === 'platform' ? 'ok' : 403;
   if (caller === 'platform') return 403;
@@ -272,7 +293,9 @@ beforeAll(async () => {
     containerId,
     fileId: fileIdOf('out/result.txt'),
     videoJobId: job.data.id,
+    documentId: '',
   };
+  fx.documentId = await document(fx);
   keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
 });
 

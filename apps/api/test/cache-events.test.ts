@@ -34,7 +34,7 @@ describe('announcements through LISTEN/NOTIFY', () => {
   });
 
   it('show a catalog change and a new member straight from the database', async () => {
-    const model = { ...demoCatalog.models[0]!, id: 'acme/announced', aliases: [], variants: [] };
+    const model = { ...demoCatalog.models[0]!, id: 'acme/announced', aliases: [], variants: [], endpoints: [] };
     expect((await trpc(server, 'models.upsert', model)).status).toBe(200);
     const name = async () => ((await (await server.request('/api/v1/model/acme/announced')).json()) as { data: { name: string } }).data.name;
     expect(await name()).toBe(model.name);
@@ -48,6 +48,32 @@ describe('announcements through LISTEN/NOTIFY', () => {
     await server.db.user.create({ data: { id: 'user_announced', email: 'announced@example.com' } });
     await server.db.organizationMember.create({ data: { organization_id: actor.organizationId, user_id: 'user_announced' } });
     await until(async () => (await total()) === before + 1);
+  });
+
+  it("show providers and a model's endpoints written straight in the database", async () => {
+    const providers = async () => ((await (await server.request('/api/v1/providers')).json()) as { data: Array<{ slug: string }> }).data;
+    await providers(); // read once: kept for 60 s
+    await server.db.provider.create({ data: { slug: 'announced-cloud', name: 'Announced Cloud' } });
+    await until(async () => (await providers()).some((p) => p.slug === 'announced-cloud'));
+    const model = { ...demoCatalog.models[0]!, id: 'acme/served', aliases: [], variants: [], endpoints: [] };
+    expect((await trpc(server, 'models.upsert', model)).status).toBe(200);
+    const endpoints = async () =>
+      ((await (await server.request('/api/v1/models/acme/served/endpoints')).json()) as { data: { endpoints: unknown[] } }).data.endpoints;
+    expect(await endpoints()).toEqual([]);
+    await server.db.modelEndpoint.create({
+      data: {
+        model_id: 'acme/served',
+        provider_slug: 'announced-cloud',
+        tag: 'announced-cloud',
+        name: 'Announced Cloud | acme/served',
+        context_length: 1000,
+        pricing: { prompt: '0', completion: '0' },
+        supported_parameters: [],
+        supports_tool_choice: { auto: false, function: false, none: false, required: false },
+        position: 0,
+      },
+    });
+    await until(async () => (await endpoints()).length === 1);
   });
 
   it('are sent for what caches hold, and not for the usage a recording moves', async () => {

@@ -349,6 +349,6 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/generation']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['query:id']);
     expect(doc.paths['/generation/content']?.get).toBeDefined();
     expect(doc.paths['/generation/feedback']?.post).toBeDefined();
-    expect(Object.keys(doc.paths).filter((p) => /import|upsert|record|credits/i.test(p))).toEqual([]);
+    expect(Object.keys(doc.paths).filter((p) => /import|upsert|record|add-?credits/i.test(p))).toEqual([]);
   });
 });

@@ -224,7 +224,7 @@ describe('two replicas on one database and one bucket', () => {
   });
 
   it('agree on the catalog and on members at once', async () => {
-    const model = { ...demoCatalog.models[0]!, id: 'acme/replicated', aliases: [], variants: [] };
+    const model = { ...demoCatalog.models[0]!, id: 'acme/replicated', aliases: [], variants: [], endpoints: [] };
     // Both read the catalog first (and keep the snapshot for 60 s).
     for (const via of [a, b]) expect((await via.request('/api/v1/model/acme/replicated')).status).toBe(404);
     await platform.call(a, 'models.upsert', model);

@@ -154,8 +154,19 @@ async function migrationsBeforeOf(name: string): Promise<string> {
   return dir;
 }
 
+/** The migrations folder up to `name`: before it, or through it. */
+async function migrationsUpTo(name: string, through: boolean): Promise<string> {
+  const dir = await migrationsCopy();
+  for (const entry of await fs.readdir(dir)) {
+    if (!/^\d{14}_/.test(entry)) continue;
+    if (through ? entry > name : entry >= name) await fs.rm(path.join(dir, entry), { recursive: true });
+  }
+  return dir;
+}
+
 describe('20261123194236_member_names', () => {
   const NAME = '20261123194236_member_names';
+  const migrationsBefore = () => migrationsUpTo(NAME, false);
 
   it("moves names to the membership of the organization that wrote them; later organizations' start empty", async () => {
     const db = await emptyDatabase();
@@ -299,6 +310,54 @@ describe('20261123203343_analytics_hourly', () => {
         cached_tokens: 0, cache_hits: 0, usage: 0, byok_usage: 0, latency_sum: 0, latency_count: 0,
         throughput_sum: 0, throughput_count: 0, latency_hist: {}, throughput_hist: {},
       },
+    ]);
+  });
+});
+
+describe('20261123203103_credit_totals and 20261123205533_activity_daily', () => {
+  it('derive the lifetime credit totals and the activity rollups from what was recorded before them', async () => {
+    const db = await emptyDatabase();
+    await migrate(db.url, { dir: await migrationsUpTo('20261123203103_credit_totals', false) });
+    await query(
+      db.url,
+      `INSERT INTO organizations (id, name, credit_balance, updated_at) VALUES ('org_a', 'A', 7.5, now()), ('org_b', 'B', 3, now()), ('org_c', 'C', -1, now());
+       INSERT INTO users (id, email, updated_at) VALUES ('user_a', 'a@example.com', now());
+       INSERT INTO workspaces (id, organization_id, slug, name, updated_at) VALUES
+         ('00000000-0000-4000-8000-00000000000a', 'org_a', 'default', 'Default', now()),
+         ('00000000-0000-4000-8000-00000000000c', 'org_c', 'default', 'Default', now());
+       INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, usage, updated_at) VALUES
+         ('00000000-0000-4000-8000-0000000000a1', 'org_a', '00000000-0000-4000-8000-00000000000a', 'user_a', 'h1', 'l', 'k1', 2, now()),
+         ('00000000-0000-4000-8000-0000000000a2', 'org_a', '00000000-0000-4000-8000-00000000000a', 'user_a', 'h2', 'l', 'k2', 0.5, now()),
+         ('00000000-0000-4000-8000-0000000000c1', 'org_c', '00000000-0000-4000-8000-00000000000c', 'user_a', 'h3', 'l', 'k3', 1, now());
+       INSERT INTO generations (id, organization_id, workspace_id, api_key_id, user_id, model, provider_name, tokens_prompt,
+                                tokens_completion, native_tokens_reasoning, usage, is_byok, upstream_inference_cost, created_at) VALUES
+         ('g1', 'org_a', '00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-0000000000a1', 'user_a', 'openai/gpt-4o', 'OpenAI', 10, 2, 1, 1.5, false, NULL, '2026-11-01T23:59:59Z'),
+         ('g2', 'org_a', '00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-0000000000a1', 'user_a', 'openai/gpt-4o', 'OpenAI', 5, 1, NULL, 0.5, true, 0.25, '2026-11-01T00:00:00Z'),
+         ('g3', 'org_a', '00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-0000000000a1', 'user_a', 'openai/gpt-4o', NULL, 1, 1, NULL, 0, false, NULL, '2026-11-02T00:00:00Z'),
+         ('g4', 'org_c', '00000000-0000-4000-8000-00000000000c', '00000000-0000-4000-8000-0000000000c1', 'user_a', 'x/y', 'P', 1, 1, NULL, 1, false, NULL, '2026-11-02T00:00:00Z');`,
+    );
+    expect((await migrate(db.url)).applied).toEqual(expect.arrayContaining(['20261123203103_credit_totals', '20261123205533_activity_daily']));
+
+    const totals = await query<{ id: string; total_credits: string; total_usage: string; credit_balance: string }>(
+      db.url,
+      'SELECT id, total_credits::text, total_usage::text, credit_balance::text FROM organizations ORDER BY id',
+    );
+    // Balance = credits - usage holds for every organization, before and after.
+    expect(totals.map((t) => [t.id, Number(t.total_credits), Number(t.total_usage), Number(t.credit_balance)])).toEqual([
+      ['org_a', 10, 2.5, 7.5],
+      ['org_b', 3, 0, 3],
+      ['org_c', 0, 1, -1],
+    ]);
+    const activity = await query<Record<string, string>>(
+      db.url,
+      `SELECT organization_id, day::text, model, provider_name, requests::text, prompt_tokens::text, completion_tokens::text,
+              reasoning_tokens::text, usage::numeric(10,2)::text, byok_usage::numeric(10,2)::text
+       FROM activity_daily ORDER BY organization_id, day, provider_name`,
+    );
+    expect(activity.map((r) => Object.values(r))).toEqual([
+      ['org_a', '2026-11-01', 'openai/gpt-4o', 'OpenAI', '2', '15', '3', '1', '2.00', '0.25'],
+      ['org_a', '2026-11-02', 'openai/gpt-4o', '', '1', '1', '1', '0', '0.00', '0.00'],
+      ['org_c', '2026-11-02', 'x/y', 'P', '1', '1', '1', '0', '1.00', '0.00'],
     ]);
   });
 });

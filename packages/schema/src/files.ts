@@ -101,3 +101,91 @@ export const ContainerFileSchema = z.object({
   updated_at: TimestampSchema,
 });
 export type ContainerFile = z.infer<typeof ContainerFileSchema>;
+
+/** B11/B12 (admin-api.md): a container file as existing clients read it. */
+export const ContainerFileRecordSchema = z.object({
+  id: ContainerFileIdSchema,
+  object: z.literal('container.file'),
+  container_id: ContainerIdSchema.describe('Echoes the path parameter'),
+  path: z.string().describe('Path relative to the container'),
+  bytes: z.number().int().nonnegative(),
+  created_at: z.number().int().describe('Unix seconds of the last sync'),
+  source: z.literal('assistant'),
+});
+export type ContainerFileRecord = z.infer<typeof ContainerFileRecordSchema>;
+
+export const ContainerFileListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(ContainerFileRecordSchema),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable().describe('Pass as `after` for the next page while has_more is true'),
+  has_more: z.boolean(),
+});
+export type ContainerFileList = z.infer<typeof ContainerFileListSchema>;
+
+export const ListContainerFilesInputSchema = z.object({
+  container_id: ContainerIdSchema,
+  limit: z.number().int().min(1).max(1000).default(100).describe('1..1000, default 100'),
+  after: ContainerFileIdSchema.optional().describe('A container file id (normally the previous page\'s last_id): list strictly after its path'),
+});
+export type ListContainerFilesInput = z.infer<typeof ListContainerFilesInputSchema>;
+
+export const GetContainerFileInputSchema = z.object({ container_id: ContainerIdSchema, file_id: ContainerFileIdSchema });
+export type GetContainerFileInput = z.infer<typeof GetContainerFileInputSchema>;
+
+// ---- Workspace documents (admin-api.md B7-B10) ------------------------------------------------
+
+export const DocumentIdSchema = z.string().min(1).max(200).describe('A document id ("file_" followed by an opaque string)');
+
+/** Query parameters common to B7-B10. */
+const documentScope = {
+  workspace_id: z.string().min(1).max(200).optional().describe("The workspace to act in (UUID or slug); default: the key's own workspace"),
+  provider: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Store or read the file with that provider, using the caller's credential. Not supported: only the platform's own storage (400)"),
+};
+
+export const ListDocumentsInputSchema = z.object({
+  ...documentScope,
+  limit: z.number().int().min(1).max(1000).default(100).describe('1..1000, default 100'),
+  cursor: z.string().min(1).max(500).optional().describe('Opaque: the `cursor` of the previous native page'),
+  after: DocumentIdSchema.optional().describe('A file id to list after (compat_b style)'),
+  after_id: DocumentIdSchema.optional().describe('A file id to list after (compat_a style)'),
+  before_id: DocumentIdSchema.optional().describe('Reverse cursor; not supported by platform storage (400)'),
+  order: z.enum(['asc', 'desc']).optional().describe('Platform storage lists oldest first: asc only (desc: 400)'),
+});
+export type ListDocumentsInput = z.infer<typeof ListDocumentsInputSchema>;
+
+const pageIds = {
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+  has_more: z.boolean(),
+};
+export const DocumentPageSchema = z
+  .discriminatedUnion('_shape', [
+    z.object({
+      _shape: z.literal('native'),
+      data: z.array(FileNativeSchema),
+      cursor: z.string().nullable().describe('The next page; null at the end'),
+      ...pageIds,
+    }),
+    z.object({ _shape: z.literal('compat_a'), data: z.array(FileCompatASchema), ...pageIds }),
+    z.object({ _shape: z.literal('compat_b'), object: z.literal('list'), data: z.array(FileCompatBSchema), ...pageIds }),
+  ])
+  .describe('A page of workspace documents (bare), in the shape chosen by the request headers');
+export type DocumentPage = z.infer<typeof DocumentPageSchema>;
+
+export const DocumentInputSchema = z.object({ file_id: DocumentIdSchema, ...documentScope });
+export type DocumentInput = z.infer<typeof DocumentInputSchema>;
+
+export const DocumentDeletionSchema = z
+  .discriminatedUnion('_shape', [
+    z.object({ _shape: z.literal('native'), id: z.string(), type: z.literal('file_deleted') }),
+    z.object({ _shape: z.literal('compat_a'), id: z.string(), type: z.literal('file_deleted') }),
+    z.object({ _shape: z.literal('compat_b'), id: z.string(), object: z.literal('file'), deleted: z.literal(true) }),
+  ])
+  .describe('A deleted document (bare), in the shape chosen by the request headers');
+export type DocumentDeletion = z.infer<typeof DocumentDeletionSchema>;

@@ -172,3 +172,42 @@ export const CreditBalanceSchema = z.object({
   credit_balance: z.number().describe("The organization's balance in USD after the change; negative means GET /generation answers 402"),
 });
 export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
+
+/** GET /credits `data`: lifetime totals in USD. */
+export const CreditsSchema = z.object({
+  total_credits: z.number().describe('USD of credit added to the organization, ever'),
+  total_usage: z.number().describe('USD of recorded spend drawn from that credit, ever'),
+});
+export type Credits = z.infer<typeof CreditsSchema>;
+export const GetCreditsOutputSchema = z.object({ data: CreditsSchema });
+
+/** GET /activity query (admin-api.md B6). */
+export const ActivityInputSchema = z.object({
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day, YYYY-MM-DD')
+    .optional()
+    .describe('One UTC day within the last 30 completed UTC days'),
+  api_key_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex hash').optional().describe("Only this key's activity"),
+  user_id: z.string().min(1).max(200).optional().describe("Only the activity of this member's keys"),
+  workspace_id: z.string().min(1).max(200).optional().describe("Only this workspace's activity (UUID or slug of the organization's)"),
+  group_by: z.enum(['workspace']).optional().describe('workspace: one row per workspace, each with workspace_id'),
+});
+export type ActivityInput = z.infer<typeof ActivityInputSchema>;
+
+export const ActivityItemSchema = z.object({
+  date: z.string().describe('YYYY-MM-DD (UTC day)'),
+  model: z.string().describe('The model as recorded'),
+  model_permaslug: z.string().describe("The catalog's permanent slug of the model (the recorded model when the catalog does not know it)"),
+  endpoint_id: z.string().describe("The catalog endpoint of the model at that provider; \"\" when the catalog lists none"),
+  provider_name: z.string(),
+  requests: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  reasoning_tokens: z.number().int(),
+  usage: z.number().describe('USD of platform credits'),
+  byok_usage_inference: z.number().describe("USD spent through the customer's own provider keys"),
+  workspace_id: z.string().optional().describe('With group_by=workspace only'),
+});
+export type ActivityItem = z.infer<typeof ActivityItemSchema>;
+export const ActivityOutputSchema = z.object({ data: z.array(ActivityItemSchema) });

@@ -93,3 +93,16 @@ export const ListVideoJobsInputSchema = z.object({
 });
 export type ListVideoJobsInput = z.infer<typeof ListVideoJobsInputSchema>;
 export const ListVideoJobsOutputSchema = listOf(VideoJobSchema);
+
+/** B13 GET /videos/{jobId}: a video job as existing clients poll it (bare). */
+export const VideoJobStatusRecordSchema = z.object({
+  id: z.string().describe('The job id of the path'),
+  polling_url: z.string().describe('URL of this status resource'),
+  status: z
+    .string()
+    .describe('pending, in_progress, completed, failed, cancelled, expired (open set); a queued job is pending'),
+  unsigned_urls: z.array(z.string()).optional().describe('Content URLs (GET /videos/{jobId}/content?index=N), once completed'),
+  error: z.string().optional().describe('On failure'),
+});
+export type VideoJobStatusRecord = z.infer<typeof VideoJobStatusRecordSchema>;
+export const GetVideoJobInputSchema = z.object({ jobId: z.string().min(1).max(200) });

@@ -3,6 +3,8 @@
 // (test/access-matrix.test.ts) reads every procedure's and route's rule and calls it as every kind
 // of caller.
 //
+// - public:     anyone, with or without a key (the shared catalog's reads: admin-api.md lists no 401
+//               for them, and has their answers "unauthenticated"); the key, if any, is not read
 // - tenant:     any key of an organization; a regular key sees its own workspace only (workspaces.ts)
 // - management: an organization's management keys
 // - platform:   platform keys only: writing the shared catalog, moving money (credits, recorded
@@ -11,7 +13,7 @@
 import { Forbidden } from '../errors.js';
 import type { Actor, Caller, PlatformActor } from './callers.js';
 
-export const ACCESS_RULES = ['tenant', 'management', 'platform'] as const;
+export const ACCESS_RULES = ['public', 'tenant', 'management', 'platform'] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
 
 export const PLATFORM_ONLY_MESSAGE = 'Only platform keys can perform this operation';

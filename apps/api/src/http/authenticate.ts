@@ -11,6 +11,17 @@ interface RawRouteBase {
   method: 'get' | 'put';
   /** Express path, relative to where the routes are mounted. */
   path: string;
+  /** Its entry in the OpenAPI document (routes under /api/v1). */
+  doc?: RawRouteDoc;
+}
+
+export interface RawRouteDoc {
+  summary: string;
+  description: string;
+  tags: string[];
+  /** Media type of a successful answer's bytes. */
+  contentType: string;
+  query?: Array<{ name: string; description: string; type: 'string' | 'integer' }>;
 }
 export type RawRoute =
   | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> })

@@ -6,9 +6,10 @@
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { VideoContentQuerySchema } from '@switchyard/schema';
+import { DocumentInputSchema, VideoContentQuerySchema } from '@switchyard/schema';
 import { Invalid, Upstream } from '../errors.js';
-import { openContainerFile } from '../modules/files/files.service.js';
+import { openDocument } from '../modules/files/documents.service.js';
+import { openContainerFile, type Download } from '../modules/files/files.service.js';
 import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
@@ -26,26 +27,56 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: '/containers/:container_id/files/:file_id/content',
     access: 'tenant',
+    doc: {
+      summary: "Download a container file's bytes",
+      description: 'The exact bytes, streamed, with Content-Length and Content-Disposition.',
+      tags: ['Containers'],
+      contentType: 'application/octet-stream',
+    },
     async handle(deps, req, res, actor) {
       const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id), (size, sha256) =>
         requestedRange(req.headers, size, `"${sha256}"`),
       );
-      const { range } = download;
-      res.status(range ? 206 : 200);
-      res.attachment(download.filename);
-      res.setHeader('Content-Type', 'application/octet-stream');
-      res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
-      if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
-      res.setHeader('Accept-Ranges', 'bytes');
-      res.setHeader('ETag', `"${download.sha256}"`);
-      res.setHeader('Cache-Control', 'private, no-store');
-      await stream(deps, req, res, download.stream);
+      await sendDownload(deps, req, res, download);
+    },
+  },
+  {
+    method: 'get',
+    path: '/files/:file_id/content',
+    access: 'tenant',
+    doc: {
+      summary: "Download a workspace document's bytes",
+      description:
+        'The exact bytes of a document promote made, streamed, with Content-Length and Content-Disposition. ' +
+        "Regular keys: their own workspace's documents only.",
+      tags: ['Files'],
+      contentType: 'application/octet-stream',
+      query: [
+        { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
+        { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
+      ],
+    },
+    async handle(deps, req, res, actor) {
+      const input = DocumentInputSchema.safeParse({ ...req.query, file_id: String(req.params.file_id) });
+      if (!input.success) {
+        const parameter = String(input.error.issues[0]?.path[0] ?? 'query');
+        throw new Invalid(`${parameter}: ${input.error.issues[0]?.message}`, { parameter, reason: input.error.issues[0]?.message ?? 'invalid' });
+      }
+      const download = await openDocument(deps.db, deps.media, actor, input.data, (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`));
+      await sendDownload(deps, req, res, download);
     },
   },
   {
     method: 'get',
     path: '/videos/:jobId/content',
     access: 'tenant',
+    doc: {
+      summary: "Download a video job's output",
+      description: "Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.",
+      tags: ['Videos'],
+      contentType: 'video/mp4',
+      query: [{ name: 'index', description: 'Which output (default 0)', type: 'integer' }],
+    },
     async handle(deps, req, res, actor) {
       const query = VideoContentQuerySchema.safeParse(req.query);
       if (!query.success) {
@@ -96,6 +127,20 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
   },
 ];
+
+/** A stored file's bytes as a download: application/octet-stream, its name, all of it or the range asked for. */
+async function sendDownload(deps: AppDeps, req: Request, res: Response, download: Download): Promise<void> {
+  const { range } = download;
+  res.status(range ? 206 : 200);
+  res.attachment(download.filename);
+  res.setHeader('Content-Type', 'application/octet-stream');
+  res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
+  if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('ETag', `"${download.sha256}"`);
+  res.setHeader('Cache-Control', 'private, no-store');
+  await stream(deps, req, res, download.stream);
+}
 
 /**
  * Serves the server's own sample file as a provider would (Range answered, Content-Type from the

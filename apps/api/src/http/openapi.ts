@@ -8,6 +8,7 @@ import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openap
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
 import type { ProcedureMeta } from '../trpc/init.js';
+import { DOWNLOAD_ROUTES } from './downloads.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
 type Json = Record<string, unknown>;
@@ -130,10 +131,40 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   });
   return {
     ...document,
-    paths: { ...document.paths, ...downloadPaths() },
+    paths: { ...document.paths, ...rawRoutePaths(), ...downloadPaths() },
     components: {
       ...document.components,
       schemas: { ...document.components?.schemas, ErrorEnvelope: jsonSchema(ErrorEnvelopeSchema) },
     },
   } as Document;
+}
+
+/**
+ * Raw download routes that describe themselves (RawRoute.doc), for those downloadPaths() does not
+ * write out by hand: bearer key, path and query parameters, bytes on 200, the envelope otherwise.
+ */
+function rawRoutePaths(): Record<string, Json> {
+  const paths: Record<string, Json> = {};
+  for (const route of DOWNLOAD_ROUTES) {
+    if (!route.doc) continue;
+    const doc = route.doc;
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => parameter('path', m[1]!, { type: 'string' }, true));
+    const query = (doc.query ?? []).map((q) => parameter('query', q.name, { type: q.type }, false, q.description));
+    paths[path] = {
+      ...paths[path],
+      [route.method]: {
+        summary: doc.summary,
+        description: doc.description,
+        tags: doc.tags,
+        security: [{ bearerAuth: [] }],
+        parameters: [...pathParams, ...query],
+        responses: {
+          200: { description: 'The bytes', content: { [doc.contentType]: { schema: BINARY } } },
+          ...errorResponses([400, 401, 404, 500]),
+        },
+      },
+    };
+  }
+  return paths;
 }

@@ -52,6 +52,9 @@ function tenant(rule: 'tenant' | 'management') {
   });
 }
 
+/** Anyone, key or not: reads of the shared catalog. The procedure never sees a caller. */
+export const catalogProcedure = t.procedure.meta({ access: 'public' });
+
 /** Any valid, enabled, unexpired tenant key. ctx.actor is the key with its organization and workspace. */
 export const authedProcedure = tenant('tenant');
 

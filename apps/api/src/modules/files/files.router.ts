@@ -1,17 +1,59 @@
 import {
+  ContainerFileListSchema,
+  ContainerFileRecordSchema,
+  DocumentDeletionSchema,
+  DocumentInputSchema,
+  DocumentPageSchema,
+  FileSchema,
+  ListDocumentsInputSchema,
+  GetContainerFileInputSchema,
+  ListContainerFilesInputSchema,
   OpenContainerInputSchema,
   OpenContainerOutputSchema,
   PromoteFileInputSchema,
   PromoteFileOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { deleteDocument, getDocument, listDocuments } from './documents.service.js';
 import { fileShapeOf } from './file-shapes.js';
-import { openContainer, promoteFile } from './files.service.js';
+import { getContainerFile, listContainerFiles, openContainer, promoteFile } from './files.service.js';
 
-// GET /containers/{container_id}/files/{file_id}/content streams bytes, so it is a plain express
+// GET /containers/{container_id}/files/{file_id}/content and GET /files/{file_id}/content stream
+// bytes, so they are plain express
 // route (src/http/downloads.ts), not a procedure; the sandbox runner writes files through
 // PUT /internal/containers/... (src/http/sandbox-writer.ts).
 export const filesRouter = router({
+  containerFiles: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/containers/{container_id}/files',
+        protect: true,
+        tags: ['Containers'],
+        summary: "List a container's files",
+        description:
+          'Files of the container in lexicographic order of path (bare list). While has_more is true, fetch the next page with after=<last_id>.',
+      },
+    })
+    .input(ListContainerFilesInputSchema)
+    .output(ContainerFileListSchema)
+    .query(({ ctx, input }) => listContainerFiles(ctx.db, ctx.actor, input)),
+
+  containerFile: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/containers/{container_id}/files/{file_id}',
+        protect: true,
+        tags: ['Containers'],
+        summary: 'Get a container file',
+        description: 'One file of the container (bare). Its bytes: GET /containers/{container_id}/files/{file_id}/content.',
+      },
+    })
+    .input(GetContainerFileInputSchema)
+    .output(ContainerFileRecordSchema)
+    .query(({ ctx, input }) => getContainerFile(ctx.db, ctx.actor, input)),
+
   promote: authedProcedure
     .meta({
       openapi: {
@@ -30,6 +72,58 @@ export const filesRouter = router({
     .mutation(async ({ ctx, input }) => ({
       data: await promoteFile(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers)),
     })),
+
+  documents: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/files',
+        protect: true,
+        tags: ['Files'],
+        summary: 'List workspace documents',
+        description:
+          "The workspace's documents (those promote made), oldest first, as a bare page in the request's File shape. " +
+          'Next page: `cursor` (native), or `after` / `after_id` = the last file id. Platform storage only: `provider`, ' +
+          '`before_id` and `order=desc` answer 400.',
+      },
+    })
+    .input(ListDocumentsInputSchema)
+    .output(DocumentPageSchema)
+    .query(({ ctx, input }) => listDocuments(ctx.db, ctx.actor, input, fileShapeOf(ctx.headers))),
+
+  document: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/files/{file_id}',
+        protect: true,
+        tags: ['Files'],
+        summary: 'Get a workspace document',
+        description: "The File record itself (bare), in the request's shape. Its bytes: GET /files/{file_id}/content.",
+      },
+    })
+    .input(DocumentInputSchema)
+    .output(FileSchema)
+    .query(({ ctx, input }) => getDocument(ctx.db, ctx.actor, input, fileShapeOf(ctx.headers))),
+
+  deleteDocument: authedProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/files/{file_id}',
+        protect: true,
+        tags: ['Files'],
+        summary: 'Delete a workspace document',
+        description: "Irreversible. Frees the file's share of the workspace storage quota at once, and its stored bytes.",
+      },
+    })
+    .input(DocumentInputSchema)
+    .output(DocumentDeletionSchema)
+    .mutation(({ ctx, input }) =>
+      deleteDocument(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers), (err, storage_key) =>
+        ctx.logger.warn({ err, storage_key }, 'deleted document: its bytes could not be removed'),
+      ),
+    ),
 
   // Internal (tRPC only, platform keys): the sandbox runner opens a session's container.
   openContainer: platformProcedure

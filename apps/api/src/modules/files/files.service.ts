@@ -5,8 +5,19 @@
 // storage sweep never takes bytes a write is about to point at (storage/claims.ts).
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Container as ContainerRow, ContainerFile as ContainerFileRow, Db, Document } from '@switchyard/db';
-import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFileInput, File } from '@switchyard/schema';
+import { queryRows, statement, type Container as ContainerRow, type ContainerFile as ContainerFileRow, type Db, type Document } from '@switchyard/db';
+import type {
+  Container,
+  ContainerFile,
+  ContainerFileList,
+  ContainerFileRecord,
+  FileShape,
+  GetContainerFileInput,
+  ListContainerFilesInput,
+  OpenContainerInput,
+  PromoteFileInput,
+  File,
+} from '@switchyard/schema';
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
@@ -79,6 +90,56 @@ async function findContainerFile(db: Db, actor: Actor, containerId: string, file
   });
   if (!file) throw new NotFound(`file ${path} in ${containerId}`);
   return { container, file };
+}
+
+/** A container file as existing clients read it (B11, B12): `created_at` is the last sync. */
+function containerFileRecordOf(container: ContainerRow, row: Pick<ContainerFileRow, 'path' | 'size_bytes' | 'updated_at'>): ContainerFileRecord {
+  return {
+    id: encodeFileId(row.path),
+    object: 'container.file',
+    container_id: container.container_id,
+    path: row.path,
+    bytes: Number(row.size_bytes),
+    created_at: Math.floor(row.updated_at.getTime() / 1000),
+    source: 'assistant',
+  } satisfies ContainerFileRecord;
+}
+
+/** GET /containers/{container_id}/files/{file_id}. */
+export async function getContainerFile(db: Db, actor: Actor, input: GetContainerFileInput): Promise<ContainerFileRecord> {
+  const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
+  return containerFileRecordOf(container, file);
+}
+
+// Byte order of paths (COLLATE "C"), whatever the database's default collation: "lexicographic
+// order of path", and `after` resumes exactly where the previous page stopped.
+const CONTAINER_FILES_PAGE = statement(`
+  SELECT path, size_bytes, updated_at FROM container_files
+  WHERE container_id = $1::uuid AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
+  ORDER BY path COLLATE "C" LIMIT $3`);
+
+/**
+ * GET /containers/{container_id}/files: the container's files in path order, `limit` at a time,
+ * strictly after the path that `after` (a container file id) names.
+ */
+export async function listContainerFiles(db: Db, actor: Actor, input: ListContainerFilesInput): Promise<ContainerFileList> {
+  const after = input.after === undefined ? null : decodeFileId(input.after);
+  const container = await findContainer(db, visibleRows(actor), input.container_id);
+  const rows = await queryRows<{ path: string; size_bytes: string; updated_at: Date }>(db, CONTAINER_FILES_PAGE, [
+    container.id,
+    after,
+    input.limit + 1,
+  ]);
+  const page = rows.slice(0, input.limit).map((row) =>
+    containerFileRecordOf(container, { path: row.path, size_bytes: BigInt(row.size_bytes), updated_at: new Date(row.updated_at) }),
+  );
+  return {
+    object: 'list',
+    data: page,
+    first_id: page[0]?.id ?? null,
+    last_id: page.at(-1)?.id ?? null,
+    has_more: rows.length > input.limit,
+  };
 }
 
 export interface ContainerFileUpload {

@@ -1,7 +1,8 @@
 // The organization's prepaid credit balance: recorded spend draws it down (generations.service.ts);
 // while it is negative, GET /generation answers 402 with this link.
 import { Prisma, type Db } from '@switchyard/db';
-import type { AddCreditsInput, CreditBalance } from '@switchyard/schema';
+import type { AddCreditsInput, CreditBalance, Credits } from '@switchyard/schema';
+import type { Actor } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
 
 /** Where a 402 sends people to add credits. The one place this link is written. */
@@ -12,8 +13,17 @@ export async function addCredits(db: Db, input: AddCreditsInput): Promise<Credit
   await platformOrganization(db, input.organization_id);
   const organization = await db.organization.update({
     where: { id: input.organization_id },
-    data: { credit_balance: { increment: new Prisma.Decimal(input.amount) } },
+    data: { credit_balance: { increment: new Prisma.Decimal(input.amount) }, total_credits: { increment: new Prisma.Decimal(input.amount) } },
     select: { credit_balance: true },
   });
   return { credit_balance: organization.credit_balance.toNumber() };
+}
+
+/** GET /credits: the organization's lifetime credit added and spend recorded, in USD. */
+export async function getCredits(db: Db, actor: Actor): Promise<Credits> {
+  const organization = await db.organization.findUniqueOrThrow({
+    where: { id: actor.organizationId },
+    select: { total_credits: true, total_usage: true },
+  });
+  return { total_credits: organization.total_credits.toNumber(), total_usage: organization.total_usage.toNumber() };
 }

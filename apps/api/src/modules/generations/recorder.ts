@@ -1,5 +1,6 @@
 // Group commit for recorded generations. Every recording updates the same few rows (its key's
-// lifetime totals, the key's rollup of the day, the organization's credit balance), so one
+// lifetime totals, the key's rollups of the day (spend; activity by model and provider), the
+// organization's credit balance and total spend), so one
 // transaction per generation serialises on those row locks, each held until its commit is flushed.
 // Instead, recordings that arrive while a batch is being written wait for the next one, and each
 // batch is one statement: the generation rows (skipping ids that exist), their contents, and the
@@ -59,12 +60,25 @@ const RECORD_BATCH = statement(`
       byok_usage = key_usage_daily.byok_usage + EXCLUDED.byok_usage,
       request_count = key_usage_daily.request_count + EXCLUDED.request_count,
       free_request_count = key_usage_daily.free_request_count + EXCLUDED.free_request_count
+  ), activity AS (
+    INSERT INTO activity_daily (organization_id, day, api_key_id, model, provider_name, workspace_id, user_id,
+                                requests, prompt_tokens, completion_tokens, reasoning_tokens, usage, byok_usage)
+    SELECT organization_id, day, api_key_id, model, coalesce(provider_name, ''), min(workspace_id::text)::uuid, min(user_id),
+           count(*), sum(tokens_prompt), sum(tokens_completion), sum(coalesce(native_tokens_reasoning, 0)), sum(usage), sum(byok)
+    FROM new GROUP BY organization_id, day, api_key_id, model, coalesce(provider_name, '')
+    ON CONFLICT (api_key_id, day, model, provider_name) DO UPDATE SET
+      requests = activity_daily.requests + EXCLUDED.requests,
+      prompt_tokens = activity_daily.prompt_tokens + EXCLUDED.prompt_tokens,
+      completion_tokens = activity_daily.completion_tokens + EXCLUDED.completion_tokens,
+      reasoning_tokens = activity_daily.reasoning_tokens + EXCLUDED.reasoning_tokens,
+      usage = activity_daily.usage + EXCLUDED.usage,
+      byok_usage = activity_daily.byok_usage + EXCLUDED.byok_usage
   ), key_totals AS (
     UPDATE api_keys k SET usage = k.usage + s.usage, byok_usage = k.byok_usage + s.byok, updated_at = $3
     FROM (SELECT api_key_id, sum(usage) AS usage, sum(byok) AS byok FROM new GROUP BY api_key_id) s
     WHERE k.id = s.api_key_id
   ), credits AS (
-    UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, updated_at = $3
+    UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, total_usage = o.total_usage + s.usage, updated_at = $3
     FROM (SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id) s
     WHERE o.id = s.organization_id AND s.usage <> 0
   ),${rollupCtes('new')}

@@ -5,7 +5,7 @@
 // another process as soon as their notification arrives (cache-events.ts). Should a notification be
 // lost, the change shows once `ttlMs` has passed and one reload has finished (requests keep using
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
-import type { Db, Model as ModelRow, ModelVariant as VariantRow } from '@switchyard/db';
+import type { Db, Model as ModelRow, ModelEndpoint as EndpointRow, ModelVariant as VariantRow, Provider as ProviderRow } from '@switchyard/db';
 import type { CacheCounter } from '../../metrics.js';
 
 export interface CatalogSnapshot {
@@ -17,16 +17,30 @@ export interface CatalogSnapshot {
   variants: ReadonlyMap<string, VariantRow>;
   /** Models whose output modalities include embeddings, in id order. */
   embeddings: readonly ModelRow[];
+  /** Every model, in id order. */
+  all: readonly ModelRow[];
+  /** Endpoints by model id, in their published order. */
+  endpoints: ReadonlyMap<string, readonly EndpointRow[]>;
+  /** Providers by slug. */
+  providers: ReadonlyMap<string, ProviderRow>;
 }
 
 export const variantKey = (modelId: string, variant: string) => `${modelId}:${variant}`;
 
 async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
-  const [models, aliases, variants] = await Promise.all([
+  const [models, aliases, variants, endpoints, providers] = await Promise.all([
     db.model.findMany({ orderBy: { id: 'asc' } }),
     db.modelAlias.findMany({ select: { lookup: true, model_id: true } }),
     db.modelVariant.findMany(),
+    db.modelEndpoint.findMany({ orderBy: [{ model_id: 'asc' }, { position: 'asc' }] }),
+    db.provider.findMany({ orderBy: { slug: 'asc' } }),
   ]);
+  const endpointsOf = new Map<string, EndpointRow[]>();
+  for (const e of endpoints) {
+    const list = endpointsOf.get(e.model_id) ?? [];
+    list.push(e);
+    endpointsOf.set(e.model_id, list);
+  }
   const byId = new Map(models.map((m) => [m.id, m]));
   const aliased = new Map<string, ModelRow>();
   for (const a of aliases) {
@@ -38,6 +52,9 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
     aliases: aliased,
     variants: new Map(variants.map((v) => [variantKey(v.model_id, v.variant), v])),
     embeddings: models.filter((m) => m.output_modalities.includes('embeddings')),
+    all: models,
+    endpoints: endpointsOf,
+    providers: new Map(providers.map((p) => [p.slug, p])),
   };
 }
 

@@ -1,4 +1,10 @@
 import {
+  CountModelsInputSchema,
+  CountModelsOutputSchema,
+  GetModelEndpointsOutputSchema,
+  ListModelsInputSchema,
+  ListModelsOutputSchema,
+  ListProvidersOutputSchema,
   CatalogModelSchema,
   CatalogSchema,
   GetModelInputSchema,
@@ -12,7 +18,9 @@ import {
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
 import { requestOrigin } from '../../trpc/context.js';
-import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { z } from 'zod';
+import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
 import {
   getModel,
   importCatalog,
@@ -22,7 +30,84 @@ import {
   upsertVariant,
 } from './models.service.js';
 
+/** The filters of a GET /models request, to repeat in links.next. */
+function filtersOf(input: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(input)) {
+    if (value != null && name !== 'offset' && name !== 'limit') params.set(name, String(value));
+  }
+  return params;
+}
+
+// Catalog reads are public (admin-api.md B1-B4 list no 401; the catalog is the same for everyone).
+// Literal paths (/models/count) come before parameterised ones: routes match in router order.
 export const modelsRouter = router({
+  list: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/models',
+        protect: false,
+        tags: ['Models'],
+        summary: 'List models',
+        description:
+          'The catalog with filters and sorting; no key needed. Without offset and limit, the full list. ' +
+          'Filters on data this catalog does not keep (category, distillable, zdr, region, benchmark indices, tool success rate) answer 400.',
+      },
+    })
+    .input(ListModelsInputSchema)
+    .output(ListModelsOutputSchema)
+    .query(async ({ ctx, input }) =>
+      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), `${requestOrigin(ctx.headers)}${API_PREFIX}`, filtersOf(input)),
+    ),
+
+  count: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/models/count',
+        protect: false,
+        tags: ['Models'],
+        summary: 'Count models',
+        description: 'How many models output any of output_modalities (default text; `all` for every model). No key needed.',
+      },
+    })
+    .input(CountModelsInputSchema)
+    .output(CountModelsOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: { count: countModels(await ctx.catalog.snapshot(ctx.db), input) } })),
+
+  endpoints: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/models/{author}/{slug}/endpoints',
+        protect: false,
+        tags: ['Models'],
+        summary: "List a model's endpoints",
+        description:
+          "Which providers serve the model, at what price, context length and parameters (a Model record's links.details). " +
+          'Variants, aliases and case resolve as for GET /model. No key needed; latency, throughput and uptime are null (no data kept).',
+      },
+    })
+    .input(GetModelInputSchema)
+    .output(GetModelEndpointsOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: modelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug) })),
+
+  providers: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers',
+        protect: false,
+        tags: ['Models'],
+        summary: 'List providers',
+        description: 'Every provider of the catalog, by name. No key needed.',
+      },
+    })
+    .input(z.void())
+    .output(ListProvidersOutputSchema)
+    .query(async ({ ctx }) => ({ data: listProviders(await ctx.catalog.snapshot(ctx.db)) })),
+
   get: authedProcedure
     .meta({
       openapi: {

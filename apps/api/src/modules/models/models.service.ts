@@ -4,7 +4,9 @@
 import { Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
 import type {
   Catalog,
+  CatalogEndpoint,
   CatalogModel,
+  CatalogProvider,
   CatalogVariant,
   GetModelInput,
   ImportCatalogOutput,
@@ -239,7 +241,7 @@ async function writeAlias(tx: Tx, alias: string, model: ModelRow): Promise<void>
 }
 
 /** Writes one catalog entry; its aliases and variants, when listed, replace the stored ones. */
-async function writeModel(tx: Tx, entry: CatalogModel): Promise<{ model: ModelRow; aliases: number; variants: number }> {
+async function writeModel(tx: Tx, entry: CatalogModel): Promise<{ model: ModelRow; aliases: number; variants: number; endpoints: number }> {
   const data = modelData(entry);
   // A model keeps the id (and casing) it was first published with; later writes update it.
   const model = await tx.model.upsert({ where: { lookup: data.lookup }, create: { id: entry.id, ...data }, update: data });
@@ -249,12 +251,72 @@ async function writeModel(tx: Tx, entry: CatalogModel): Promise<{ model: ModelRo
     await tx.modelVariant.deleteMany({ where: { model_id: model.id, variant: { notIn: names } } });
     for (const v of entry.variants) await writeVariant(tx, model, v);
   }
+  if (entry.endpoints) await writeEndpoints(tx, model, entry);
   if (entry.aliases) {
     const lookups = entry.aliases.map((a) => a.toLowerCase());
     await tx.modelAlias.deleteMany({ where: { model_id: model.id, lookup: { notIn: lookups } } });
     for (const alias of entry.aliases) await writeAlias(tx, alias, model);
   }
-  return { model, aliases: entry.aliases?.length ?? 0, variants: entry.variants?.length ?? 0 };
+  return { model, aliases: entry.aliases?.length ?? 0, variants: entry.variants?.length ?? 0, endpoints: entry.endpoints?.length ?? 0 };
+}
+
+function providerData(p: CatalogProvider) {
+  return {
+    name: p.name,
+    privacy_policy_url: p.privacy_policy_url ?? null,
+    terms_of_service_url: p.terms_of_service_url ?? null,
+    status_page_url: p.status_page_url ?? null,
+    headquarters: p.headquarters ?? null,
+    datacenters: p.datacenters == null ? Prisma.DbNull : p.datacenters,
+  };
+}
+
+/** Writes providers by slug (created or updated). */
+async function writeProviders(tx: Tx, providers: CatalogProvider[]): Promise<void> {
+  const slugs = providers.map((p) => p.slug);
+  const duplicate = slugs.find((slug, i) => slugs.indexOf(slug) !== i);
+  if (duplicate) throw new Invalid(`provider ${duplicate} is listed twice`, { provider: duplicate });
+  for (const p of providers) {
+    const data = providerData(p);
+    await tx.provider.upsert({ where: { slug: p.slug }, create: { slug: p.slug, ...data }, update: data });
+  }
+}
+
+/** What a published endpoint leaves out comes from its model and provider. */
+function endpointData(model: ModelRow, providerName: string, e: CatalogEndpoint, position: number) {
+  const supported = e.supported_parameters ?? model.supported_parameters;
+  const toolChoice = supported.includes('tool_choice');
+  return {
+    model_id: model.id,
+    provider_slug: e.provider,
+    tag: e.tag ?? (e.quantization ? `${e.provider}/${e.quantization}` : e.provider),
+    name: e.name ?? `${providerName} | ${model.id}`,
+    context_length: e.context_length ?? model.context_length,
+    max_completion_tokens: e.max_completion_tokens ?? null,
+    max_prompt_tokens: e.max_prompt_tokens ?? null,
+    pricing: (e.pricing ?? { prompt: model.pricing_prompt, completion: model.pricing_completion }) as Prisma.InputJsonValue,
+    quantization: e.quantization ?? null,
+    supported_parameters: supported,
+    supports_implicit_caching: e.supports_implicit_caching,
+    supports_tool_choice: e.supports_tool_choice ?? { auto: toolChoice, function: toolChoice, none: toolChoice, required: toolChoice },
+    status: e.status,
+    position,
+  };
+}
+
+/** Replaces a model's endpoints with the published list; each names a stored provider (else 400). */
+async function writeEndpoints(tx: Tx, model: ModelRow, entry: CatalogModel): Promise<void> {
+  const endpoints = entry.endpoints ?? [];
+  const slugs = [...new Set(endpoints.map((e) => e.provider))];
+  const providers = new Map((await tx.provider.findMany({ where: { slug: { in: slugs } } })).map((p) => [p.slug, p.name]));
+  const unknown = slugs.find((slug) => !providers.has(slug));
+  if (unknown) throw new Invalid(`endpoint of ${entry.id} names unknown provider ${unknown}`, { model: entry.id, provider: unknown });
+  const rows = endpoints.map((e, i) => endpointData(model, providers.get(e.provider)!, e, i));
+  const tags = rows.map((r) => r.tag);
+  const duplicate = tags.find((tag, i) => tags.indexOf(tag) !== i);
+  if (duplicate) throw new Invalid(`endpoint tag ${duplicate} is listed twice for ${entry.id}`, { model: entry.id, tag: duplicate });
+  await tx.modelEndpoint.deleteMany({ where: { model_id: model.id } });
+  if (rows.length > 0) await tx.modelEndpoint.createMany({ data: rows });
 }
 
 /** An alias may not shadow a model id (model ids win when resolving): refuse the write. */
@@ -284,13 +346,15 @@ export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalo
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new Invalid(`model ${duplicate} is listed twice`, { model: duplicate });
   const imported = await db.$transaction(async (tx) => {
-    const totals = { models: 0, aliases: 0, variants: 0 };
+    const totals = { models: 0, aliases: 0, variants: 0, providers: catalog.providers?.length ?? 0, endpoints: 0 };
     const touched: string[] = [];
+    if (catalog.providers) await writeProviders(tx, catalog.providers);
     for (const entry of catalog.models) {
       const written = await writeModel(tx, entry);
       totals.models += 1;
       totals.aliases += written.aliases;
       totals.variants += written.variants;
+      totals.endpoints += written.endpoints;
       touched.push(written.model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase()));
     }
     await assertNoNameClash(tx, touched);

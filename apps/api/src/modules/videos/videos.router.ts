@@ -2,14 +2,34 @@ import {
   CreateVideoJobInputSchema,
   CreateVideoJobOutputSchema,
   ListVideoJobsInputSchema,
+  GetVideoJobInputSchema,
   ListVideoJobsOutputSchema,
+  VideoJobStatusRecordSchema,
 } from '@switchyard/schema';
-import { managementProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { createVideoJob, listVideoJobs } from './videos.service.js';
+import { API_PREFIX } from '../../http/paths.js';
+import { requestOrigin } from '../../trpc/context.js';
+import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { createVideoJob, getVideoJob, listVideoJobs } from './videos.service.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
 // (src/http/downloads.ts), not a procedure.
 export const videosRouter = router({
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/videos/{jobId}',
+        protect: true,
+        tags: ['Videos'],
+        summary: 'Poll a video job',
+        description:
+          'The status of a video job (bare, no data wrapper); once completed, the URLs of its content. ' +
+          'Regular keys see the jobs of their own workspace, management keys those of the whole organization.',
+      },
+    })
+    .input(GetVideoJobInputSchema)
+    .output(VideoJobStatusRecordSchema)
+    .query(({ ctx, input }) => getVideoJob(ctx.db, ctx.actor, input.jobId, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
   // Internal (tRPC only, platform keys): the video service registers a job and its upstream URLs,
   // which this server later fetches: only the platform may name them.
   createJob: platformProcedure

@@ -1,5 +1,5 @@
 import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
-import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob } from '@switchyard/schema';
+import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob, VideoJobStatusRecord } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
@@ -87,4 +87,27 @@ export async function findVideoOutput(db: Db, actor: Actor, jobId: string, index
   });
   if (!output) throw new NotFound(`output ${index} of video job ${jobId}`);
   return output;
+}
+
+/** Our job states in the words existing clients poll for (a queued job is "pending"). */
+const POLLED_STATUS = { queued: 'pending', in_progress: 'in_progress', completed: 'completed', failed: 'failed' } as const;
+
+/**
+ * GET /videos/{jobId}: a job the caller can see (as for its content), with its content URLs once
+ * completed. `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it.
+ */
+export async function getVideoJob(db: Db, actor: Actor, jobId: string, apiBaseUrl: string): Promise<VideoJobStatusRecord> {
+  const { organization_id, workspace_id } = visibleRows(actor);
+  const job = await db.videoJob.findFirst({
+    where: { id: jobId, organization_id, ...(workspace_id ? { workspace_id } : {}) },
+    include: { outputs: { select: { index: true }, orderBy: { index: 'asc' } } },
+  });
+  if (!job) throw new NotFound(`video job ${jobId}`);
+  const self = `${apiBaseUrl}/videos/${encodeURIComponent(job.id)}`;
+  return {
+    id: job.id,
+    polling_url: self,
+    status: POLLED_STATUS[job.status],
+    ...(job.status === 'completed' ? { unsigned_urls: job.outputs.map((o) => `${self}/content?index=${o.index}`) } : {}),
+  };
 }

@@ -1,0 +1,42 @@
+import { ActivityInputSchema, ActivityOutputSchema, GetCreditsOutputSchema } from '@switchyard/schema';
+import { z } from 'zod';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { getCredits } from '../generations/credits.service.js';
+import { getActivity } from './activity.service.js';
+
+// The organization's account: what it bought and spent.
+export const accountRouter = router({
+  credits: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/credits',
+        protect: true,
+        tags: ['Account'],
+        summary: 'Get credits',
+        description: "The organization's lifetime credit added and spend recorded, in USD. Management key required.",
+      },
+    })
+    .input(z.void())
+    .output(GetCreditsOutputSchema)
+    .query(async ({ ctx }) => ({ data: await getCredits(ctx.db, ctx.actor) })),
+
+  activity: managementProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/activity',
+        protect: true,
+        tags: ['Account'],
+        summary: 'Get activity',
+        description:
+          'Usage by UTC day, model and provider over the last 30 completed UTC days, optionally of one day, key, member or ' +
+          'workspace; group_by=workspace gives one row per workspace. Management key required.',
+      },
+    })
+    .input(ActivityInputSchema)
+    .output(ActivityOutputSchema)
+    .query(async ({ ctx, input }) => ({
+      data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now()),
+    })),
+});
