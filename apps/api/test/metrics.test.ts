@@ -18,7 +18,8 @@ beforeAll(async () => {
     adminUrl: inject('pgAdminUrl'),
     template: inject('pgTemplate'),
     // A long cache lifetime, so that a second lookup is a hit however slow the machine is.
-    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000' },
+    // The test's video providers (the server's own sample, a local listener) are on loopback.
+    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000', UPSTREAM_ALLOWED_HOSTS: '127.0.0.1' },
   });
   // A provider that sends half its video, then cuts the connection.
   provider = http.createServer((_req, res) => {
@@ -55,7 +56,15 @@ const requests = (method: string, route: string, status: number) =>
 const platform = {
   record: (id: string, hash: string) => trpc(server, 'generations.record', { id, api_key_hash: hash, model: 'openai/gpt-4o', usage: 0.01 }),
   videoJob: async (url: string) =>
-    (await trpc<{ data: { id: string } }>(server, 'videos.createJob', { provider: 'fake', model: 'fake/v', upstream_job_id: url, outputs: [{ upstream_url: url }] })).data.data.id,
+    (
+      await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+        workspace_id: server.workspaceId,
+        provider: 'fake',
+        model: 'fake/v',
+        upstream_job_id: url,
+        outputs: [{ upstream_url: url }],
+      })
+    ).data.data.id,
 };
 
 describe('the metrics endpoint', () => {

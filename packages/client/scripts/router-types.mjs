@@ -3,7 +3,7 @@
 // (apps/api/dist/router.d.ts). tsc writes that declaration fully expanded: every procedure's input
 // and output are plain object types. It names only three outside types: @trpc/server's (a
 // dependency of this package), and the server's context and meta types (the server's services,
-// Prisma and trpc-to-openapi), which no client uses; those two become `object`. Anything else
+// Prisma and the access rules), which no client uses; those two become `object`. Anything else
 // stops the build, so the package never ships a type it cannot resolve.
 //
 // Written here rather than with a declaration bundler (rollup-plugin-dts, api-extractor): those
@@ -19,7 +19,7 @@ const target = new URL('../dist/router.d.ts', import.meta.url);
 let text = await readFile(source, 'utf8');
 const replacements = [
   ['import("./trpc/context.js").Context', 'object'],
-  ['import("trpc-to-openapi").OpenApiMeta', 'object'],
+  ['import("./trpc/init.js").ProcedureMeta', 'object'],
   ['export declare const appRouter:', 'declare const appRouter:'],
 ];
 for (const [from, to] of replacements) {
