@@ -123,7 +123,7 @@ describe('GET /videos/{jobId}', () => {
   it('a regular key sees the jobs of its own workspace only; the platform key gets 403', async () => {
     const { status, data } = await trpc(server, 'workspaces.create', { slug: `vw-${Date.now()}`, name: 'Videos' });
     expect(status).toBe(200);
-    const elsewhere = await platform.createJob(data.id, 'completed');
+    const elsewhere = await platform.createJob(data.data.id, 'completed');
     const here = await platform.createJob(server.workspaceId, 'completed');
     expect((await get(`/videos/${here}`, regular.key)).status).toBe(200);
     expectError(await get(`/videos/${elsewhere}`, regular.key), 404);
@@ -208,7 +208,7 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, other.managementKey), 404);
     expect((await get(`/containers/${containerId}/files`, regular.key)).status).toBe(200);
     const { data } = await trpc(server, 'workspaces.create', { slug: `cw-${Date.now()}`, name: 'Elsewhere' });
-    const elsewhere = await openContainer(server, `elsewhere-${Date.now()}`, { workspaceId: data.id });
+    const elsewhere = await openContainer(server, `elsewhere-${Date.now()}`, { workspaceId: data.data.id });
     await writeFile(server, elsewhere, 'x.txt', Buffer.from('x'));
     expectError(await get(`/containers/${elsewhere}/files`, regular.key), 404);
     expectError(await get(`/containers/${elsewhere}/files/${fileIdOf('x.txt')}`, regular.key), 404);

