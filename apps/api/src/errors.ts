@@ -129,14 +129,18 @@ function fromDomain(error: DomainError): HttpError {
   };
 }
 
+/** A schema refused the input: 400 naming the fields. */
+function fromValidation(error: { issues: ValidationIssue[] }): HttpError {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return { status: 400, message: ERROR_MESSAGES[400], metadata: { issues } };
+}
+
 export function httpErrorOf(error: unknown): HttpError {
   if (error instanceof DomainError) return fromDomain(error);
+  if (isValidationError(error)) return fromValidation(error);
   if (error instanceof TRPCError) {
     if (error.cause instanceof DomainError) return fromDomain(error.cause);
-    if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) {
-      const issues = error.cause.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-      return { status: 400, message: ERROR_MESSAGES[400], metadata: { issues } };
-    }
+    if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) return fromValidation(error.cause);
     const status = TRPC_CODE_STATUS[error.code];
     if (status) return { status, message: ERROR_MESSAGES[status] };
     return { status: 500, message: ERROR_MESSAGES[500], cause: error.cause ?? error };

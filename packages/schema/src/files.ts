@@ -67,6 +67,8 @@ export const PromoteFileInputSchema = z.object({
   file_id: ContainerFileIdSchema,
 });
 export type PromoteFileInput = z.infer<typeof PromoteFileInputSchema>;
+/** The path parameters of GET .../content and of the sandbox runner's PUT /internal/containers/.... */
+export const ContainerFilePathInputSchema = PromoteFileInputSchema;
 export const PromoteFileOutputSchema = dataOf(FileSchema);
 
 /** Internal (tRPC): open a container (sandbox) for a session; the sandbox runner's way in. */

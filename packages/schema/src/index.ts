@@ -12,3 +12,4 @@ export * from './scim.js';
 export * from './analytics.js';
 export * from './files.js';
 export * from './videos.js';
+export * from './storable.js';

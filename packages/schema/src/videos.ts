@@ -56,6 +56,8 @@ export const CreateVideoJobInputSchema = z.object({
 export type CreateVideoJobInput = z.infer<typeof CreateVideoJobInputSchema>;
 export const CreateVideoJobOutputSchema = dataOf(VideoJobSchema);
 
+export const VideoJobIdSchema = z.string().min(1).max(200).describe('Video job id: "video_" followed by an opaque string');
+
 /** GET /videos/{jobId}/content query: `index` (integer >= 0, default 0) picks the job's output. */
 export const VideoContentQuerySchema = z.object({
   index: z
@@ -74,3 +76,7 @@ export const ListVideoJobsInputSchema = z.object({
 });
 export type ListVideoJobsInput = z.infer<typeof ListVideoJobsInputSchema>;
 export const ListVideoJobsOutputSchema = listOf(VideoJobSchema);
+
+/** GET /videos/{jobId}/content: the path parameter and the query, as one input. */
+export const VideoContentInputSchema = z.object({ jobId: VideoJobIdSchema, ...VideoContentQuerySchema.shape });
+export type VideoContentInput = z.infer<typeof VideoContentInputSchema>;

@@ -6,13 +6,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { VideoContentQuerySchema } from '@switchyard/schema';
-import { Invalid } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
 import { openUpstream } from '../modules/videos/upstream.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
+import { CONTAINER_FILE_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
@@ -20,9 +19,10 @@ const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', '
 export function downloadRoutes(deps: AppDeps): Router {
   const routes = Router();
 
-  routes.get('/containers/:container_id/files/:file_id/content', async (req, res) => {
+  routes.get(expressPath(CONTAINER_FILE_CONTENT), async (req, res) => {
     const actor = await actorOf(deps, req, res);
-    const download = await openContainerFile(deps.db, deps.media, actor, req.params.container_id!, req.params.file_id!);
+    const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
+    const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id);
     res.status(200);
     res.attachment(download.filename);
     res.setHeader('Content-Type', 'application/octet-stream');
@@ -31,13 +31,10 @@ export function downloadRoutes(deps: AppDeps): Router {
     await stream(deps, req, res, download.stream);
   });
 
-  routes.get('/videos/:jobId/content', async (req, res) => {
+  routes.get(expressPath(VIDEO_CONTENT), async (req, res) => {
     const actor = await actorOf(deps, req, res);
-    const query = VideoContentQuerySchema.safeParse(req.query);
-    if (!query.success) {
-      throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
-    }
-    const output = await findVideoOutput(deps.db, actor, req.params.jobId!, query.data.index);
+    const input = rawInputOf(VIDEO_CONTENT, req);
+    const output = await findVideoOutput(deps.db, actor, input.jobId, input.index);
     // The client leaving (before or after the provider answers) aborts the upstream request.
     const abort = new AbortController();
     res.once('close', () => {

@@ -8,13 +8,15 @@ import { Invalid } from '../errors.js';
 import { writeContainerFile } from '../modules/files/files.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import { actorOf } from './authenticate.js';
+import { CONTAINER_FILE_WRITE, expressPath, rawInputOf } from './raw-operations.js';
 
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 export function sandboxWriterRoutes(deps: AppDeps): Router {
   const routes = Router();
-  routes.put('/containers/:container_id/files/:file_id', async (req, res) => {
+  routes.put(expressPath(CONTAINER_FILE_WRITE), async (req, res) => {
     const actor = await actorOf(deps, req, res, { management: true });
+    const input = rawInputOf(CONTAINER_FILE_WRITE, req);
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     // The storage consumes (and on failure destroys) what it is given: give it a pipe, so that a
     // refused upload (413, 503) still leaves the socket able to carry the error answer.
@@ -27,8 +29,8 @@ export function sandboxWriterRoutes(deps: AppDeps): Router {
     });
     try {
       const file = await writeContainerFile(deps.db, deps.media, actor, {
-        container_id: req.params.container_id!,
-        file_id: req.params.file_id!,
+        container_id: input.container_id,
+        file_id: input.file_id,
         mime_type: MEDIA_TYPE.test(type) && type.length <= 200 ? type : 'application/octet-stream',
         body,
       });

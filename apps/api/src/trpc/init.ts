@@ -4,6 +4,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate } from '../modules/keys/auth.service.js';
+import { assertStorable } from '../storable-input.js';
 import type { Context } from './context.js';
 
 const t = initTRPC
@@ -37,8 +38,10 @@ export const publicProcedure = t.procedure;
  * call's options at every middleware layer, so each layer saved is saved per call.
  */
 function guard(management: boolean) {
-  return t.middleware(async ({ ctx, next }) => {
+  return t.middleware(async ({ ctx, next, getRawInput }) => {
     const actor = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), { management });
+    // After the key (401 and 403 come first), before the input's schema and any query.
+    assertStorable(await getRawInput());
     return next({ ctx: { actor } });
   });
 }

@@ -1,0 +1,163 @@
+// Issue 14's observations, one test each: input a client should be refused for is refused with the
+// spec's envelope and a status the operation documents, never with a 500, a dropped connection or a
+// body that is not JSON.
+import net from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_MESSAGES, ErrorEnvelopeSchema } from '@switchyard/schema';
+import { queryRows, statement } from '@switchyard/db';
+import { httpErrorOf } from '../src/errors.js';
+import type { TestServer } from '../src/testing.js';
+import { testServer } from './fixtures.js';
+import { rest, trpc } from './fixtures-admin.js';
+import { buildWorld, type World } from './fixtures-world.js';
+
+let server: TestServer;
+let world: World;
+beforeAll(async () => {
+  server = await testServer();
+  world = await buildWorld(server);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A raw request/answer over a socket, for what fetch cannot send (malformed request lines). */
+function rawExchange(request: string | Buffer): Promise<{ status: number; headers: string; body: string }> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body });
+    });
+    socket.end(request);
+  });
+}
+
+/** The answer is the envelope for `status` with the spec's text, as JSON. */
+async function expectJsonEnvelope(res: Response, status: number) {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(ErrorEnvelopeSchema.parse(JSON.parse(text)).error).toMatchObject({ code: status, message: ERROR_MESSAGES[status as 400] });
+}
+
+const feedbackBody = () => JSON.stringify({ generation_id: world.generationId, category: 'other', comment: 'ok' });
+
+
+
+describe('NUL and other characters PostgreSQL cannot store are refused with 400 before any query', () => {
+  it.each([
+    '/generation?id=%00',
+    '/generation/content?id=a%00b',
+    '/workspaces/%00/members',
+    '/workspaces/%00/budgets',
+    '/workspaces/default%00/budgets/daily',
+    '/presets/%00/versions',
+    '/guardrails/%00/assignments/keys',
+    '/byok/%00',
+    '/model/openai/gpt%00',
+  ])('GET %s', async (path) => {
+    await expectJsonEnvelope(await server.request(`/api/v1${path}`), 400);
+  });
+
+  it.each([
+    ['NUL', 'gen\u0000'],
+    ['a lone high surrogate', 'gen\ud800'],
+    ['a lone low surrogate', 'x\udc00y'],
+  ])('%s in a JSON body (REST)', async (_what, value) => {
+    for (const body of [
+      { generation_id: value, category: 'other' },
+      { generation_id: world.generationId, category: 'other', comment: value },
+    ]) {
+      const res = await server.request('/api/v1/generation/feedback', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await expectJsonEnvelope(res, 400);
+    }
+  });
+
+  it('in a PATCH body and in a key of an object', async () => {
+    const res = await server.request(`/api/v1/scim/group-mappings/${world.scimMappingId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{"role":"admin","\\u0000":1}',
+    });
+    await expectJsonEnvelope(res, 400);
+  });
+
+  it('in the path of PUT /internal/containers/...', async () => {
+    const res = await server.request(`/internal/containers/sess_%00/files/cfile_eA`, { method: 'PUT', body: 'x' });
+    await expectJsonEnvelope(res, 400);
+  });
+
+  it('in the path of the downloads', async () => {
+    await expectJsonEnvelope(await server.request(`/api/v1/containers/%00/files/${world.fileId}/content`), 400);
+    await expectJsonEnvelope(await server.request(`/api/v1/videos/video_%00/content`), 400);
+  });
+
+  it('in tRPC procedures (mutations and queries)', async () => {
+    for (const [procedure, input] of [
+      ['workspaces.create', { slug: 'nul', name: 'a\u0000b' }],
+      ['presets.create', { slug: 'nul', name: 'n', config: { 'k\u0000': 1 } }],
+      ['presets.create', { slug: 'nul', name: 'n', config: { model: '\ud800' } }],
+      ['keys.create', { name: 'k\u0000' }],
+      ['organization.createMember', { email: 'nul@example.com', first_name: '\u0000' }],
+    ] as const) {
+      const res = await trpc(server, procedure, input);
+      expect(res.status, `${procedure} ${JSON.stringify(res.error)}`).toBe(400);
+      expect(res.error?.message).toBe(ERROR_MESSAGES[400]);
+    }
+    const query = await trpc(server, 'byok.list', { workspace_id: 'x\u0000' }, { query: true });
+    expect(query.status).toBe(400);
+    const recorded = await trpc(server, 'generations.record', {
+      id: 'nul-gen',
+      api_key_hash: '0'.repeat(64),
+      model: 'openai/gpt-4o',
+      user_agent: 'curl\u0000',
+    });
+    expect(recorded.status).toBe(400);
+  });
+});
+
+describe('deeply nested JSON is refused with 400', () => {
+  const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+  it('in presets.create and generations.record (tRPC)', async () => {
+    for (const [procedure, body] of [
+      ['presets.create', `{"slug":"deep","name":"deep","config":${deepObject(10_000)}}`],
+      [
+        'generations.record',
+        `{"id":"deep","api_key_hash":"${'0'.repeat(64)}","model":"a/b","content":{"input":{"messages":[]},"error":${deepObject(10_000)}}}`,
+      ],
+      ['generations.record', `{"id":"deep","api_key_hash":"${'0'.repeat(64)}","model":"a/b","provider_responses":${deep(10_000)}}`],
+    ]) {
+      const res = await server.request(`/trpc/${procedure}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const answer = (await res.json()) as { error: { message: string } };
+      expect(res.status, `${procedure}: ${JSON.stringify(answer).slice(0, 300)}`).toBe(400);
+      expect(answer.error.message).toBe(ERROR_MESSAGES[400]);
+    }
+  });
+
+  it('in a REST body', async () => {
+    const res = await server.request('/api/v1/generation/feedback', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"generation_id":"x","category":"other","extra":${deep(10_000)}}`,
+    });
+    await expectJsonEnvelope(res, 400);
+  });
+
+  it('moderately nested configs are still accepted', async () => {
+    const created = await trpc(server, 'presets.create', { slug: 'nested', name: 'n', config: JSON.parse(deepObject(20)) });
+    expect(created.status, JSON.stringify(created.error)).toBe(200);
+  });
+});
