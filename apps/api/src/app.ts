@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_PREFIX, downloadRoutes(deps));
   app.use('/internal', sandboxWriterRoutes(deps));
   app.use(sampleVideoRoutes());
-  app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
+  app.use(API_PREFIX, restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

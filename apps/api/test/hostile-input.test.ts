@@ -35,7 +35,8 @@ function rawExchange(request: string | Buffer): Promise<{ status: number; header
       const [head = '', body = ''] = text.split('\r\n\r\n', 2);
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body });
     });
-    socket.end(request);
+    // Written, not ended: the server answers (Connection: close, or a parser error) and closes.
+    socket.write(request);
   });
 }
 
@@ -49,7 +50,56 @@ async function expectJsonEnvelope(res: Response, status: number) {
 
 const feedbackBody = () => JSON.stringify({ generation_id: world.generationId, category: 'other', comment: 'ok' });
 
+describe('body parser errors are the envelope (no 500)', () => {
+  const encodings: Array<[string, Record<string, string>, Uint8Array | string]> = [
+    ['Content-Encoding gzip on a plain body', { 'content-encoding': 'gzip', 'content-type': 'application/json' }, '{"a":1}'],
+    ['an unknown Content-Encoding', { 'content-encoding': 'x-squash', 'content-type': 'application/json' }, '{"a":1}'],
+    ['charset=latin1', { 'content-type': 'application/json; charset=latin1' }, '{"a":1}'],
+    ['an unknown charset', { 'content-type': 'application/json; charset=no-such-charset' }, '{"a":1}'],
+  ];
+  it.each(encodings)('%s: 400 with a key, 401 without, on a body operation', async (_what, headers, body) => {
+    for (const path of ['/api/v1/generation/feedback', `/api/v1/workspaces/second/members/add`]) {
+      await expectJsonEnvelope(await server.request(path, { method: 'POST', headers, body }), 400);
+      await expectJsonEnvelope(await server.request(path, { method: 'POST', headers, body, key: null }), 401);
+    }
+  });
 
+  it.each(encodings)('%s: ignored on an operation that reads no body (GET /key with a body)', async (_what, headers, body) => {
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const answer = await rawExchange(
+      `GET /api/v1/key HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.managementKey}\r\n${lines}` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(server.logs.filter((e) => e.msg === 'internal error')).toEqual([]);
+  });
+
+  it('a gzipped JSON body is read', async () => {
+    const res = await server.request('/api/v1/generation/feedback', {
+      method: 'POST',
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+      body: gzipSync(feedbackBody()),
+    });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('Content-Type is compared case-insensitively', () => {
+  it.each(['APPLICATION/JSON', 'Application/Json; Charset=UTF-8'])('%s is JSON', async (type) => {
+    const res = await server.request('/api/v1/generation/feedback', { method: 'POST', headers: { 'content-type': type }, body: feedbackBody() });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ data: { success: true } });
+  });
+
+  it('a media type that only starts like JSON is not JSON', async () => {
+    const res = await server.request('/api/v1/generation/feedback', {
+      method: 'POST',
+      headers: { 'content-type': 'application/jsonfoo' },
+      body: feedbackBody(),
+    });
+    await expectJsonEnvelope(res, 400);
+  });
+});
 
 describe('NUL and other characters PostgreSQL cannot store are refused with 400 before any query', () => {
   it.each([
@@ -161,3 +211,9 @@ describe('deeply nested JSON is refused with 400', () => {
     expect(created.status, JSON.stringify(created.error)).toBe(200);
   });
 });
+
+
+
+
+
+

@@ -7,8 +7,8 @@
 // routes are prepared at start-up, path parameters are decoded, errors get the envelope and the
 // status of the shared mapping, and successful answers are the procedure's output as JSON.
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
-import { getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
-import type { Request, RequestHandler, Response } from 'express';
+import { getTRPCErrorFromUnknown } from '@trpc/server';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import {
   acceptsRequestBody,
   coerceSchema,
@@ -27,9 +27,7 @@ import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
 import { contextFactory } from '../trpc/context.js';
-import { logIfInternal } from './error-response.js';
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+import { logIfInternal, requestErrorOf } from './error-response.js';
 
 interface Route {
   pattern: RegExp;
@@ -105,6 +103,39 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/** The media type of a Content-Type header, lowercased (media types are case-insensitive). */
+function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
+}
+
+// body-parser's JSON reader (limit, Content-Encoding, charset); whether the body is JSON at all is
+// decided here, from the media type.
+const parseJson = express.json({ limit: '1mb', strict: false, type: () => true });
+
+/**
+ * The JSON object a body operation was sent. Clients of body-less operations (e.g. promote) send
+ * neither a body nor a Content-Type: an empty body is {}. Read only when the procedure asks for its
+ * input, i.e. after authentication: a request without a valid key never has its body parsed.
+ */
+function readJsonBody(req: Request, res: Response): Promise<Record<string, unknown>> {
+  const contentType = req.headers['content-type'];
+  if (!hasBody(req)) return Promise.resolve({});
+  if (contentType === undefined || mediaTypeOf(contentType) !== 'application/json') {
+    return Promise.reject(new Invalid('the body must be application/json', { reason: 'unsupported content type' }));
+  }
+  return new Promise((resolve, reject) => {
+    parseJson(req, res, (error?: unknown) => {
+      if (error) return reject(requestErrorOf(error));
+      const body: unknown = req.body;
+      if (body === undefined) return resolve({});
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        return reject(new Invalid('the body must be a JSON object', { reason: 'the body must be a JSON object' }));
+      }
+      resolve(body as Record<string, unknown>);
+    });
+  });
+}
+
 function send(res: Response, status: number, body: unknown): void {
   const json = JSON.stringify(body);
   res.statusCode = status;
@@ -135,28 +166,17 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
     void (async () => {
       try {
         const useBody = acceptsRequestBody(req.method as Parameters<typeof acceptsRequestBody>[0]);
-        let input: Record<string, unknown> | undefined;
-        if (useBody) {
-          const contentType = req.headers['content-type'];
-          // Clients of body-less operations (e.g. promote) send neither a body nor a Content-Type:
-          // an empty body is {}.
-          const empty = BODY_METHODS.has(req.method) && contentType === undefined && !hasBody(req);
-          if (!empty && !contentType?.startsWith('application/json')) {
-            throw new TRPCError({
-              code: 'UNSUPPORTED_MEDIA_TYPE',
-              message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header',
-            });
-          }
-          if (!found.voidInput) input = empty ? {} : (req.body as Record<string, unknown>);
-        } else if (!found.voidInput) {
-          input = queryOf(req, found.arrayParams);
-        }
+        let body: Promise<Record<string, unknown>> | undefined;
         const data = await found.procedure({
           ctx: createContext({ req, res }),
           path: found.path,
           type: found.type,
-          // Decoded when the procedure reads its input, i.e. after authentication (401 comes first).
-          getRawInput: async () => (input === undefined ? undefined : { ...input, ...decodedParams(params) }),
+          // Read when the procedure reads its input, i.e. after authentication (401 comes first).
+          getRawInput: async () => {
+            if (found.voidInput) return undefined;
+            const input = useBody ? await (body ??= readJsonBody(req, res)) : queryOf(req, found.arrayParams);
+            return { ...input, ...decodedParams(params) };
+          },
           input: undefined,
           signal: undefined,
           batchIndex: 0,
