@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
@@ -84,6 +85,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       s.once('error', reject);
     });
     server.keepAliveTimeout = 65_000;
+    answerClientErrors(server, logger);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

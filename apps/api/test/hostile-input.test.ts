@@ -212,6 +212,36 @@ describe('deeply nested JSON is refused with 400', () => {
   });
 });
 
+describe("Node's HTTP parser errors are the envelope", () => {
+  it('a URL over 16 KB: 431 as JSON', async () => {
+    const res = await server.request(`/api/v1/generation?id=${'a'.repeat(20_000)}`);
+    await expectJsonEnvelope431(res);
+  });
+
+  it('headers over 16 KB: 431 as JSON', async () => {
+    const res = await server.request('/api/v1/key', { headers: { 'x-padding': 'p'.repeat(20_000) } });
+    await expectJsonEnvelope431(res);
+  });
+
+  it('a malformed request line: 400 as JSON', async () => {
+    const answer = await rawExchange('GARBAGE\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
+  });
+
+  it('a header with a forbidden character: 400 as JSON', async () => {
+    const answer = await rawExchange('GET /api/v1/key HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
+  });
+
+  async function expectJsonEnvelope431(res: Response) {
+    expect(res.status).toBe(431);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ error: { code: 431, message: 'Request header fields too large' } });
+  }
+});
 
 
 

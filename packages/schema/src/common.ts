@@ -1,13 +1,19 @@
 import { z } from 'zod';
 
-/** The statuses the spec documents, with the exact message text of its Errors table. */
+/**
+ * Every error status the service answers, with its message: the spec's Errors table word for word,
+ * and two that only Node's HTTP parser gives, before any operation is known (the clientError
+ * handler): 408 and 431 are not in the spec's table, so their text is ours.
+ */
 export const ERROR_MESSAGES = {
   400: 'Invalid request parameters',
   401: 'Missing Authentication header',
   402: 'Insufficient credits',
   403: 'Only management keys can perform this operation',
   404: 'Resource not found',
+  408: 'Request timeout',
   413: 'Request payload too large',
+  431: 'Request header fields too large',
   429: 'Rate limit exceeded',
   500: 'Internal Server Error',
   502: 'Provider returned error',
