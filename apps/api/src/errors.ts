@@ -2,6 +2,7 @@
 // spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
 import { TRPCError } from '@trpc/server';
 import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
+import { isCallerValueRefused } from './db-errors.js';
 
 export class DomainError extends Error {
   constructor(
@@ -68,7 +69,7 @@ export interface HttpError {
   status: ErrorStatus;
   message: string;
   metadata?: Record<string, unknown>;
-  /** The error behind a 500, to be logged. */
+  /** The error behind a 500 (or a database refusal of a caller's value), to be logged. */
   cause?: unknown;
 }
 
@@ -143,7 +144,15 @@ export function httpErrorOf(error: unknown): HttpError {
     if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) return fromValidation(error.cause);
     const status = TRPC_CODE_STATUS[error.code];
     if (status) return { status, message: ERROR_MESSAGES[status] };
-    return { status: 500, message: ERROR_MESSAGES[500], cause: error.cause ?? error };
+    return fromUnknown(error.cause ?? error);
+  }
+  return fromUnknown(error);
+}
+
+/** Anything else is ours (500), unless the database refused a value the caller sent (400). */
+function fromUnknown(error: unknown): HttpError {
+  if (isCallerValueRefused(error)) {
+    return { status: 400, message: ERROR_MESSAGES[400], metadata: { reason: 'a value the database cannot store' }, cause: error };
   }
   return { status: 500, message: ERROR_MESSAGES[500], cause: error };
 }

@@ -244,6 +244,33 @@ describe("Node's HTTP parser errors are the envelope", () => {
 });
 
 
+describe("database errors that are the caller's fault", () => {
+  beforeAll(() => server.db.$executeRawUnsafe('CREATE TABLE big_keys (k text PRIMARY KEY)'));
+  // Real errors from the real database, through Prisma and through node-postgres (queryRows).
+  const cases: Array<[string, () => Promise<unknown>, number]> = [
+    ['NUL in text (22021), Prisma', () => server.db.user.findFirst({ where: { email: 'a\u0000b' } }), 400],
+    ['an invalid uuid (22P02), Prisma', () => server.db.$queryRawUnsafe('SELECT $1::uuid', 'not-a-uuid'), 400],
+    ['numeric out of range (22003), Prisma', () => server.db.$queryRawUnsafe('SELECT $1::int', '99999999999'), 400],
+    ['an index row too large (54000), Prisma', () => server.db.$executeRawUnsafe(
+      "INSERT INTO big_keys SELECT string_agg(md5(i::text), '') FROM generate_series(1, 300) i",
+    ), 400],
+    ['an undefined table (42P01) is ours: 500', () => server.db.$queryRawUnsafe('SELECT * FROM no_such_table'), 500],
+  ];
+  it.each(cases)('%s', async (_what, run, status) => {
+    const error = await run().then(
+      () => {
+        throw new Error('expected the database to refuse');
+      },
+      (e: unknown) => e,
+    );
+    expect(httpErrorOf(error).status).toBe(status);
+  });
+
+  it('through node-postgres (named statements) as well', async () => {
+    const error = await queryRows(server.db, statement('SELECT $1::uuid AS id'), ['nope']).catch((e: unknown) => e);
+    expect(httpErrorOf(error).status).toBe(400);
+  });
+});
 
 
 

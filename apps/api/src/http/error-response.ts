@@ -7,9 +7,13 @@ export function sendError(res: Response, error: HttpError): void {
   res.status(error.status).type('application/json').send(JSON.stringify(envelopeOf(error)));
 }
 
-/** Logs the cause of an internal error; the client sees only the spec's text. */
+/**
+ * Logs the cause of an internal error; the client sees only the spec's text. A value the database
+ * refused (a 400 with a cause) is logged as a warning: some schema let it through.
+ */
 export function logIfInternal(logger: Logger, error: HttpError, context: Record<string, unknown>): void {
   if (error.status === 500) logger.error({ err: error.cause, ...context }, 'internal error');
+  else if (error.cause !== undefined) logger.warn({ err: error.cause, ...context }, 'the database refused a value the caller sent');
 }
 
 /** Unknown paths: 404 with the envelope. */
