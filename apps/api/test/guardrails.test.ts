@@ -91,23 +91,28 @@ describe('GET /guardrails', () => {
     expect((await trpc(server, 'guardrails.update', { id: g.id, reset_interval: 'yearly' })).status).toBe(400);
   });
 
-  it('400 for a non-UUID workspace_id; 404 for an unknown or foreign one; 401 without a key', async () => {
+  it('400 for a non-UUID workspace_id; an empty page for an unknown or foreign one (404 is not listed); 401 without a key', async () => {
     expectEnvelope(await rest(server, '/guardrails?workspace_id=guarded'), 400);
-    expectEnvelope(await rest(server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000'), 404);
-    expectEnvelope(await rest(server, `/guardrails?workspace_id=${other.workspaceId}`), 404);
+    const nothing = { status: 200, type: 'application/json', body: { data: [], total_count: 0 } };
+    expect(await rest(server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
+    expect(await rest(server, `/guardrails?workspace_id=${other.workspaceId}`)).toEqual(nothing);
     await createGuardrail({ name: 'theirs' }, other.managementKey);
     expect((await rest(server, '/guardrails', { key: other.managementKey })).body.data.map((g: { name: string }) => g.name)).toEqual(['theirs']);
     expectEnvelope(await rest(server, '/guardrails', { key: null }), 401);
   });
 
-  it('a regular key sees its own workspace only', async () => {
+  it('a regular key sees its own workspace only (another workspace is an empty page: 403 is not listed)', async () => {
     const ws = await createWorkspace(server, 'regular-ws');
     const mine = await createGuardrail({ name: 'mine', workspace_id: ws.id });
     const { key } = await createRegularKey(server, ws.id);
     const own = await rest(server, `/guardrails?workspace_id=${ws.id}`, { key });
     expect(own.body.data.map((g: { id: string }) => g.id)).toEqual([mine.id]);
-    expectEnvelope(await rest(server, '/guardrails', { key }), 403);
-    expectEnvelope(await rest(server, `/guardrails?workspace_id=${defaultId}`, { key }), 403);
+    await createGuardrail({ name: 'in the default workspace' });
+    for (const query of ['', `?workspace_id=${defaultId}`]) {
+      const page = await rest(server, `/guardrails${query}`, { key });
+      expect(page.status).toBe(200);
+      expect(page.body).toEqual({ data: [], total_count: 0 });
+    }
     expectEnvelope(await rest(server, `/guardrails/${(await createGuardrail({ name: 'default one' })).id}/assignments/keys`, { key }), 404);
     expect((await rest(server, `/guardrails/${mine.id}/assignments/keys`, { key })).status).toBe(200);
     expect((await trpc(server, 'guardrails.create', { name: 'x' }, { key })).status).toBe(403);

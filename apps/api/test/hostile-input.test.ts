@@ -243,6 +243,22 @@ describe("Node's HTTP parser errors are the envelope", () => {
   }
 });
 
+describe('GET /guardrails answers only the statuses it lists (401, 500)', () => {
+  it("a regular key's GET /guardrails for another workspace is an empty page, not 403", async () => {
+    const res = await rest(server, `/guardrails?workspace_id=${world.secondWorkspaceId}`, { key: world.regularKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], total_count: 0 });
+  });
+
+  it("GET /guardrails for another organization's or an unknown workspace is an empty page, not 404", async () => {
+    for (const id of [world.other.workspaceId, '00000000-0000-4000-8000-000000000000']) {
+      const res = await rest(server, `/guardrails?workspace_id=${id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ data: [], total_count: 0 });
+    }
+  });
+});
+
 
 describe("database errors that are the caller's fault", () => {
   beforeAll(() => server.db.$executeRawUnsafe('CREATE TABLE big_keys (k text PRIMARY KEY)'));

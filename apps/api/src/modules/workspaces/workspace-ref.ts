@@ -26,8 +26,13 @@ export async function resolveWorkspace(db: Reader, actor: Actor, ref: string): P
 }
 
 /** A regular key may only look into its own workspace; management keys see the whole organization. */
+export function canSeeWorkspace(actor: Actor, workspaceId: string): boolean {
+  return actor.key.is_management_key || actor.workspaceId === workspaceId;
+}
+
+/** canSeeWorkspace(), or 403. */
 export function assertWorkspaceAccess(actor: Actor, workspaceId: string): void {
-  if (!actor.key.is_management_key && actor.workspaceId !== workspaceId) {
+  if (!canSeeWorkspace(actor, workspaceId)) {
     throw new Forbidden(`key of workspace ${actor.workspaceId} asked for workspace ${workspaceId}`);
   }
 }
