@@ -290,3 +290,12 @@ describe("database errors that are the caller's fault", () => {
 
 
 
+describe('promote', () => {
+  it('answers the bare File record', async () => {
+    const res = await server.request(`/api/v1/containers/${world.containerId}/files/${world.fileId}/promote`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ _shape: 'native', type: 'file', filename: 'report.txt', downloadable: true });
+    expect(body.data).toBeUndefined();
+  });
+});

@@ -69,7 +69,8 @@ export const PromoteFileInputSchema = z.object({
 export type PromoteFileInput = z.infer<typeof PromoteFileInputSchema>;
 /** The path parameters of GET .../content and of the sandbox runner's PUT /internal/containers/.... */
 export const ContainerFilePathInputSchema = PromoteFileInputSchema;
-export const PromoteFileOutputSchema = dataOf(FileSchema);
+/** Promote answers the File record itself, not wrapped in { data } (compat.md). */
+export const PromoteFileOutputSchema = FileSchema;
 
 /** Internal (tRPC): open a container (sandbox) for a session; the sandbox runner's way in. */
 export const OpenContainerInputSchema = z.object({

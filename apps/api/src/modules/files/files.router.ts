@@ -27,9 +27,9 @@ export const filesRouter = router({
     })
     .input(PromoteFileInputSchema)
     .output(PromoteFileOutputSchema)
-    .mutation(async ({ ctx, input }) => ({
-      data: await promoteFile(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers)),
-    })),
+    // The File record itself, no { data } wrapper: the endpoint lists none, and existing clients
+    // read _shape, id and downloadable at the top level (compat.md).
+    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers))),
 
   // Internal (tRPC only): the sandbox runner opens a session's container.
   openContainer: managementProcedure
