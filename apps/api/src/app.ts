@@ -20,6 +20,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Whose X-Forwarded-* headers req.protocol and req.host believe (links.next; see requestOrigin()).
+  app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestLog(deps.logger));
 
   app.get('/healthz', (_req, res) => {

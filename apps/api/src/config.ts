@@ -1,6 +1,7 @@
 // The one place that reads process.env. Every variable is validated at start; a bad value stops
 // the server with a message naming the variable.
 import path from 'node:path';
+import express from 'express';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN } from './modules/keys/key-format.js';
@@ -37,7 +38,31 @@ const EnvSchema = z.object({
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  TRUST_PROXY: z
+    .string()
+    .transform((value, ctx) => {
+      const setting = trustProxySetting(value);
+      try {
+        // express compiles the setting when it is set: what it refuses is refused here, at start.
+        express().set('trust proxy', setting);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (express's "trust proxy": true, false, a hop count, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated)` });
+        return z.NEVER;
+      }
+      return setting;
+    })
+    .default(false),
 });
+
+/** TRUST_PROXY as express's "trust proxy" setting: true/false, a number of hops, or a list of addresses. */
+export type TrustProxy = boolean | number | string;
+
+function trustProxySetting(value: string): TrustProxy {
+  const trimmed = value.trim();
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  return trimmed;
+}
 
 export interface Config {
   port: number;
@@ -56,6 +81,11 @@ export interface Config {
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
+  /**
+   * Express's "trust proxy": which peers' X-Forwarded-Proto / X-Forwarded-Host are believed when
+   * the server writes absolute links (links.next). false: none, the Host header only.
+   */
+  trustProxy: TrustProxy;
 }
 
 export interface MediaConfig {
@@ -93,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
+    trustProxy: e.TRUST_PROXY,
     media: {
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
       maxFileBytes: e.MAX_FILE_BYTES,

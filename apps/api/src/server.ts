@@ -79,6 +79,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       catalog: new CatalogCache(config.cacheTtlMs),
       recorder: new GenerationRecorder(db, now),
       memberOrder: new MemberOrderCache(config.cacheTtlMs),
+      trustProxy: config.trustProxy,
     });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));

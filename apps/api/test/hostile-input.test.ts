@@ -6,11 +6,14 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_MESSAGES, ErrorEnvelopeSchema } from '@switchyard/schema';
 import { queryRows, statement } from '@switchyard/db';
+import { loadConfig } from '../src/config.js';
 import { httpErrorOf } from '../src/errors.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
 import { rest, trpc } from './fixtures-admin.js';
-import { buildWorld, type World } from './fixtures-world.js';
+import { demoCatalog } from './fixtures-catalog.js';
+import { testServerWith } from './fixtures-files.js';
+import { buildWorld, platformCall, type World } from './fixtures-world.js';
 
 let server: TestServer;
 let world: World;
@@ -23,10 +26,9 @@ afterAll(async () => {
 });
 
 /** A raw request/answer over a socket, for what fetch cannot send (malformed request lines). */
-function rawExchange(request: string | Buffer): Promise<{ status: number; headers: string; body: string }> {
-  const { port } = new URL(server.url);
+function rawExchange(request: string | Buffer, port = Number(new URL(server.url).port)): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
+    const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
@@ -288,6 +290,68 @@ describe("database errors that are the caller's fault", () => {
   });
 });
 
+describe('links.next', () => {
+  const PAGE = '/api/v1/embeddings/models?offset=0&limit=1';
+  const NEXT = '/api/v1/embeddings/models?offset=1&limit=1';
+  const nextOf = async (target: TestServer, headers: Record<string, string>) =>
+    ((await (await target.request(PAGE, { headers })).json()) as { links: { next: string } }).links.next;
+  /** links.next of a request with this exact Host header (fetch would not send an insane one). */
+  async function nextWithHost(target: TestServer, host: string, extra = '') {
+    const { port } = new URL(target.url);
+    const answer = await rawExchange(
+      `GET ${PAGE} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${target.managementKey}\r\n${extra}Connection: close\r\n\r\n`,
+      Number(port),
+    );
+    return { status: answer.status, next: answer.status === 200 ? (JSON.parse(answer.body) as { links: { next: string } }).links.next : null };
+  }
+
+  it('ignores X-Forwarded-Host and X-Forwarded-Proto without TRUST_PROXY', async () => {
+    expect(await nextOf(server, { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' })).toBe(`${server.url}${NEXT}`);
+  });
+
+  it('uses a sane Host header, and the address the client reached otherwise', async () => {
+    expect(await nextWithHost(server, 'api.example.com:8443')).toEqual({ status: 200, next: `http://api.example.com:8443${NEXT}` });
+    expect(await nextWithHost(server, '[::1]:8080')).toEqual({ status: 200, next: `http://[::1]:8080${NEXT}` });
+    for (const host of ['evil.example/"><script>', 'a@b.example', 'x y', '', 'a..b', `${'a'.repeat(300)}.example`]) {
+      const answer = await nextWithHost(server, host);
+      // Node refuses some of these itself (400); the others must not reach the link.
+      if (answer.status === 400) continue;
+      expect(answer, JSON.stringify(host)).toEqual({ status: 200, next: `${server.url}${NEXT}` });
+    }
+  });
+
+  it('with TRUST_PROXY (express\'s meaning), follows X-Forwarded-Host and -Proto from a trusted peer, if sane', async () => {
+    const proxied = await testServerWith({ TRUST_PROXY: 'loopback' });
+    try {
+      await platformCall(proxied, 'models.import', demoCatalog);
+      expect(await nextOf(proxied, { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' })).toBe(
+        `https://api.example.com${NEXT}`,
+      );
+      expect(await nextOf(proxied, { 'x-forwarded-host': 'a.example, b.example' })).toBe(`http://a.example${NEXT}`);
+      expect(await nextOf(proxied, { 'x-forwarded-host': 'evil.example/<x>', 'x-forwarded-proto': 'javascript' })).toBe(`${proxied.url}${NEXT}`);
+      expect(await nextOf(proxied, {})).toBe(`${proxied.url}${NEXT}`);
+    } finally {
+      await proxied.close();
+    }
+    // A peer the setting does not trust: forwarded headers are ignored.
+    const elsewhere = await testServerWith({ TRUST_PROXY: '10.0.0.0/8' });
+    try {
+      await platformCall(elsewhere, 'models.import', demoCatalog);
+      expect(await nextOf(elsewhere, { 'x-forwarded-host': 'api.example.com' })).toBe(`${elsewhere.url}${NEXT}`);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('TRUST_PROXY takes what express takes, and nothing else', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(() => loadConfig({ TRUST_PROXY: 'not an address' })).toThrow(/TRUST_PROXY/);
+  });
+});
 
 
 describe('promote', () => {

@@ -11,7 +11,6 @@ import {
   UpsertVariantInputSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
-import { requestOrigin } from '../../trpc/context.js';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import {
   getModel,
@@ -52,7 +51,7 @@ export const modelsRouter = router({
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${ctx.origin()}${API_PREFIX}`)),
 
   // Internal (tRPC only): catalog writes. The catalog is platform-wide.
   upsert: managementProcedure
