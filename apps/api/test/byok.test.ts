@@ -77,7 +77,8 @@ describe('GET /byok/{id}', () => {
     const created = await ok(server, 'byok.create', { provider: 'anthropic', name: 'A', key: 'sk-ant-first-secret-1111' });
     const before = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     const rotated = await ok(server, 'byok.rotateSecret', { id: created.id, key: 'sk-ant-second-secret-2222' });
-    expect(rotated.label).toBe('sk-...2222');
+    // 25 characters: at most 6 shown.
+    expect(rotated.label).toBe('sk...2222');
     const after = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(after.secret_ciphertext).not.toBe(before.secret_ciphertext);
     expect((await serverBox()).open(after.secret_ciphertext, after.id)).toBe('sk-ant-second-secret-2222');

@@ -353,6 +353,21 @@ describe('links.next', () => {
   });
 });
 
+describe('BYOK labels', () => {
+  it.each(['12345678', 'abcdefghijkl', 'sk-0123456789abcdef', 'sk-proj-Zx81bQe9TTq3LmN0pAbCd'])(
+    'reveal at most a quarter of %s',
+    async (secret) => {
+      const created = await trpc(server, 'byok.create', { provider: 'openai', name: `len-${secret.length}`, key: secret });
+      expect(created.status).toBe(200);
+      const label = (created.data as { label: string }).label;
+      const shown = label.replace('...', '');
+      expect(shown.length).toBeLessThanOrEqual(Math.floor(secret.length / 4));
+      expect(label).toContain('...');
+      expect(secret.startsWith(label.split('...')[0]!)).toBe(true);
+      expect(secret.endsWith(label.split('...')[1]!)).toBe(true);
+    },
+  );
+});
 
 describe('promote', () => {
   it('answers the bare File record', async () => {

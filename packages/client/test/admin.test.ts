@@ -37,7 +37,7 @@ describe('@switchyard/client: administration', () => {
 
   it('BYOK, guardrails, presets, SCIM and analytics', async () => {
     const cred = await admin.byok.create.mutate({ provider: 'openai', name: 'main', key: 'sk-live-abcdefgh1234' });
-    expect((await admin.byok.get.query({ id: cred.id })).data.label).toBe('sk-...1234');
+    expect((await admin.byok.get.query({ id: cred.id })).data.label).toBe('s...1234'); // 20 characters: at most 5 shown
 
     const g = await admin.guardrails.create.mutate({ name: 'safe', allowed_providers: ['openai'] });
     const { data: key } = await admin.keys.create.mutate({ name: 'guarded key' });

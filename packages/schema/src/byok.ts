@@ -9,7 +9,7 @@ export const ByokCredentialSchema = z
     id: z.string(),
     workspace_id: z.string(),
     name: z.string(),
-    label: z.string().describe('Masked provider key: first 3 characters, "...", last 4'),
+    label: z.string().describe('Masked provider key: first 3 characters, "...", last 4; never more than a quarter of the key'),
     provider: z.string(),
     disabled: z.boolean(),
     is_fallback: z.boolean(),
@@ -28,7 +28,7 @@ export type ByokCredential = z.infer<typeof ByokCredentialSchema>;
 export const GetByokInputSchema = z.object({ id: z.string().min(1).describe('Credential UUID') });
 export const ByokOutputSchema = dataOf(ByokCredentialSchema);
 
-/** A provider key: at least 8 characters, so that its masked label does not reveal it. */
+/** A provider key: at least 8 characters; its masked label reveals at most a quarter of it. */
 const ProviderKeySchema = z.string().min(8).max(4096);
 
 const byokOptions = {
