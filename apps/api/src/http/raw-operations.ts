@@ -7,8 +7,9 @@ import { ContainerFilePathInputSchema, VideoContentInputSchema } from '@switchya
 import type { z } from 'zod';
 import { assertStorable } from '../storable-input.js';
 import { API_PREFIX } from './paths.js';
+import { answers, WHY, type OperationStatuses } from './statuses.js';
 
-export interface RawOperation<Input extends z.ZodObject = z.ZodObject> {
+export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends OperationStatuses {
   method: 'GET' | 'PUT';
   /** Where the route is mounted (/api/v1 or /internal). */
   prefix: string;
@@ -26,6 +27,12 @@ export const CONTAINER_FILE_CONTENT = {
   path: '/containers/{container_id}/files/{file_id}/content',
   input: ContainerFilePathInputSchema,
   body: 'none',
+  statuses: answers({
+    400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}`,
+    404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
+    503: 'the stored bytes cannot be read',
+  }),
+  listed: [400, 401, 403, 404, 429, 500, 503],
 } as const satisfies RawOperation;
 
 export const VIDEO_CONTENT = {
@@ -34,6 +41,12 @@ export const VIDEO_CONTENT = {
   path: '/videos/{jobId}/content',
   input: VideoContentInputSchema,
   body: 'none',
+  statuses: answers({
+    400: `index not an integer >= 0 (or given twice), jobId over 200 characters; ${WHY.unstorable}`,
+    404: 'no such job visible to the key, or no output at that index',
+    502: 'the provider failed: an error status, a connection or idle timeout, a refused connection, a redirect to something other than http(s)',
+  }),
+  listed: [400, 401, 404, 500, 502],
 } as const satisfies RawOperation;
 
 export const CONTAINER_FILE_WRITE = {
@@ -42,6 +55,15 @@ export const CONTAINER_FILE_WRITE = {
   path: '/containers/{container_id}/files/{file_id}',
   input: ContainerFilePathInputSchema,
   body: 'bytes',
+  statuses: answers({
+    400: `container_id or file_id refused (as for the download), or an upload the client aborted; ${WHY.unstorable}`,
+    403: WHY.managementOnly,
+    404: "no such container in the key's organization",
+    413: 'the file exceeds CONTAINER_FILE_MAX_BYTES (nothing stored)',
+    503: 'storage cannot be written (nothing stored)',
+  }),
+  // Not an operation of the spec: these are the statuses the sandbox runner is told to expect.
+  listed: [400, 401, 403, 404, 413, 500, 503],
 } as const satisfies RawOperation;
 
 export const RAW_OPERATIONS: readonly RawOperation[] = [CONTAINER_FILE_CONTENT, VIDEO_CONTENT, CONTAINER_FILE_WRITE];

@@ -5,7 +5,8 @@
 // coercion, and builds a whole Fetch Request just to get an abort signal), and answers errors with
 // its own body, not the spec's envelope, and passes path parameters on still percent-encoded. Here
 // routes are prepared at start-up, path parameters are decoded, errors get the envelope and the
-// status of the shared mapping, and successful answers are the procedure's output as JSON.
+// status of the shared mapping (narrowed to the statuses the operation declares), and successful
+// answers are the procedure's output as JSON.
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import { getTRPCErrorFromUnknown } from '@trpc/server';
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -28,6 +29,7 @@ import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal, requestErrorOf } from './error-response.js';
+import { declaredAnswer, type OperationStatuses, type Statuses } from './statuses.js';
 
 interface Route {
   pattern: RegExp;
@@ -38,11 +40,14 @@ interface Route {
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
+  /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
+  statuses: Statuses | undefined;
 }
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
   const routes = new Map<string, Route[]>();
-  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta: { openapi } }) => {
+  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
+    const { openapi } = meta;
     const type = procedure._def.type;
     if (type === 'subscription') return;
     const { inputParser } = getInputOutputParsers(procedure);
@@ -64,6 +69,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       procedure: procedure as AnyProcedure,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
+      statuses: (meta as Partial<OperationStatuses>).statuses,
     });
     routes.set(openapi.method, list);
   });
@@ -183,8 +189,10 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
         });
         send(res, 200, data);
       } catch (cause) {
-        const http = httpErrorOf(getTRPCErrorFromUnknown(cause));
-        logIfInternal(deps.logger, http, { procedure: found.path });
+        const natural = httpErrorOf(getTRPCErrorFromUnknown(cause));
+        logIfInternal(deps.logger, natural, { procedure: found.path });
+        // A status the operation does not declare becomes the declared one a client handles best.
+        const http = found.statuses ? declaredAnswer(found.statuses, natural) : natural;
         send(res, http.status, envelopeOf(http));
       }
     })().catch(next);

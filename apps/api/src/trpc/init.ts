@@ -2,6 +2,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { OperationStatuses } from '../http/statuses.js';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate } from '../modules/keys/auth.service.js';
 import { assertStorable } from '../storable-input.js';
@@ -9,7 +10,8 @@ import type { Context } from './context.js';
 
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  // A REST operation (meta.openapi) also declares the statuses it answers (http/statuses.ts).
+  .meta<OpenApiMeta<Partial<OperationStatuses>>>()
   .create({
     // tRPC clients get the same status and message as REST clients; no stack, no internals.
     errorFormatter({ shape, error }) {

@@ -2,6 +2,7 @@ import { AnalyticsMetaOutputSchema } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { ANALYTICS_META } from './analytics-catalog.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const analyticsRouter = router({
   meta: managementProcedure
@@ -15,6 +16,8 @@ export const analyticsRouter = router({
         description:
           'Returns the metrics, dimensions, filter operators and granularities available to the analytics query endpoint. Management key required.',
       },
+      statuses: answers({ 403: WHY.managementOnly }),
+      listed: [401, 403, 500],
     })
     .input(z.void())
     .output(AnalyticsMetaOutputSchema)

@@ -11,6 +11,7 @@ import {
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, disableByok, getByok, listByok, resealByokSecrets, rotateByokSecret } from './byok.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const byokRouter = router({
   get: managementProcedure
@@ -23,6 +24,11 @@ export const byokRouter = router({
         summary: 'Get a BYOK credential',
         description: 'Returns one BYOK provider credential; the provider key is never returned. Management key required.',
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no credential with that id in the key's organization, including ids that are no UUID; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
     })
     .input(GetByokInputSchema)
     .output(ByokOutputSchema)

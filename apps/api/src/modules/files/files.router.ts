@@ -7,6 +7,7 @@ import {
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { fileShapeOf } from './file-shapes.js';
 import { openContainer, promoteFile } from './files.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 // GET /containers/{container_id}/files/{file_id}/content streams bytes, so it is a plain express
 // route (src/http/downloads.ts), not a procedure; the sandbox runner writes files through
@@ -24,6 +25,13 @@ export const filesRouter = router({
           "Copies a file from the container's sandbox into the workspace's durable document storage, " +
           'counted against the workspace storage quota. Promoting an unchanged file again returns the first document.',
       },
+      statuses: answers({
+        400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}; a body that is not a JSON object`,
+        404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
+        413: 'the file exceeds MAX_FILE_BYTES, the workspace storage quota would be exceeded, or a body over 1 MB',
+        503: 'storage cannot be read or written, or the copy failed its checksum (nothing stored, nothing charged)',
+      }),
+      listed: [400, 401, 403, 404, 413, 429, 500, 503],
     })
     .input(PromoteFileInputSchema)
     .output(PromoteFileOutputSchema)

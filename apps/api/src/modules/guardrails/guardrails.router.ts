@@ -25,6 +25,7 @@ import {
   unassignGuardrailMembers,
   updateGuardrail,
 } from './guardrails.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const guardrailsRouter = router({
   keyAssignments: authedProcedure
@@ -37,6 +38,11 @@ export const guardrailsRouter = router({
         summary: 'List key assignments of a guardrail',
         description: "Lists the keys assigned to a guardrail, with each key's hash, name and masked label.",
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
+      }),
+      listed: [401, 404, 500],
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
@@ -51,6 +57,11 @@ export const guardrailsRouter = router({
         summary: 'List member assignments of a guardrail',
         description: 'Lists the organization members assigned to a guardrail.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
+      }),
+      listed: [401, 404, 500],
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
@@ -63,8 +74,14 @@ export const guardrailsRouter = router({
         protect: true,
         tags: ['Guardrails'],
         summary: 'List guardrails',
-        description: 'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted.',
+        description:
+          'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted. ' +
+          'A workspace the key may not look into (unknown, another organization\'s, or another workspace for a regular key) is an empty page.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}, or workspace_id not a UUID; ${WHY.unstorable} (not listed: no listed status fits)`,
+      }),
+      listed: [401, 500],
     })
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)

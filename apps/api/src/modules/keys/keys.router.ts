@@ -11,6 +11,7 @@ import {
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const keysRouter = router({
   current: authedProcedure
@@ -23,6 +24,8 @@ export const keysRouter = router({
         summary: 'Get the current API key',
         description: 'Returns information on the API key of the current authentication session.',
       },
+      statuses: answers({}),
+      listed: [401, 500],
     })
     .input(z.void())
     .output(GetKeyOutputSchema)

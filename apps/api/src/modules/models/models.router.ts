@@ -20,6 +20,7 @@ import {
   upsertModel,
   upsertVariant,
 } from './models.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const modelsRouter = router({
   get: authedProcedure
@@ -33,6 +34,11 @@ export const modelsRouter = router({
         description:
           'Full details of one model. The slug may carry a variant suffix after a colon (gpt-4o:free); known aliases resolve; matching is case-insensitive.',
       },
+      statuses: answers({
+        403: 'a guardrail assigned to the key or its user keeps the model out',
+        404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 403, 404, 500],
     })
     .input(GetModelInputSchema)
     .output(GetModelOutputSchema)
@@ -48,6 +54,8 @@ export const modelsRouter = router({
         summary: 'List embeddings models',
         description: 'Models whose output modality is embeddings, in id order. Without offset and limit, the whole list.',
       },
+      statuses: answers({ 400: `offset or limit (1..1000) not an integer in range, given twice, or malformed; ${WHY.unstorable}` }),
+      listed: [400, 401, 500],
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)

@@ -10,6 +10,7 @@ import {
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createPreset, createPresetVersion, deletePresetVersion, listPresetVersions } from './presets.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const presetsRouter = router({
   versions: authedProcedure
@@ -22,6 +23,11 @@ export const presetsRouter = router({
         summary: 'List versions of a preset',
         description: 'Lists the versions of a preset in ascending order; a deleted version keeps its place as null.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable}`,
+        404: "no preset with that slug in the key's organization (for a regular key: in its workspace)",
+      }),
+      listed: [400, 401, 404, 500],
     })
     .input(ListPresetVersionsInputSchema)
     .output(ListPresetVersionsOutputSchema)

@@ -7,6 +7,7 @@ import {
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { createScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const scimRouter = router({
   updateGroupMapping: managementProcedure
@@ -19,6 +20,12 @@ export const scimRouter = router({
         summary: 'Update a SCIM group mapping',
         description: 'Updates the role (admin or member) of a SCIM group mapping. Management key required.',
       },
+      statuses: answers({
+        400: `id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        403: WHY.managementOnly,
+        404: "no mapping with that id in the key's organization",
+      }),
+      listed: [400, 401, 404, 500],
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
