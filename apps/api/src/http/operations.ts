@@ -2,7 +2,8 @@
 // meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the README's status table
 // and the hostile-input property test read this list.
 import type { AnyRouter } from '@trpc/server';
-import { forEachOpenApiProcedure, normalizePath } from 'trpc-to-openapi';
+import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, normalizePath } from 'trpc-to-openapi';
+import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
 import { API_PREFIX } from './paths.js';
 import { RAW_OPERATIONS } from './raw-operations.js';
@@ -14,17 +15,31 @@ export interface OperationEntry extends OperationStatuses {
   path: string;
   /** The procedure's name, for procedures. */
   procedure?: string;
+  /** Its input schema: path parameters with the query (or the JSON body's fields). */
+  input: ZodType;
+  /** What its body is: a JSON object, raw bytes, or none (the input is in the path and query). */
+  body: 'json' | 'bytes' | 'none';
 }
 
 /** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */
 export function restOperations(router: AnyRouter): OperationEntry[] {
   const entries: OperationEntry[] = [];
-  forEachOpenApiProcedure(router._def.procedures, ({ path, meta }) => {
+  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
     const { openapi, statuses, listed } = meta as typeof meta & Partial<OperationStatuses>;
     if (!statuses || !listed) throw new Error(`${path} (${openapi.method} ${openapi.path}) declares no statuses in its meta`);
-    entries.push({ method: openapi.method, path: `${API_PREFIX}${normalizePath(openapi.path)}`, procedure: path, statuses, listed });
+    entries.push({
+      method: openapi.method,
+      path: `${API_PREFIX}${normalizePath(openapi.path)}`,
+      procedure: path,
+      statuses,
+      listed,
+      input: getInputOutputParsers(procedure).inputParser as ZodType,
+      body: acceptsRequestBody(openapi.method) ? 'json' : 'none',
+    });
   });
-  for (const raw of RAW_OPERATIONS) entries.push({ method: raw.method, path: `${raw.prefix}${raw.path}`, statuses: raw.statuses, listed: raw.listed });
+  for (const raw of RAW_OPERATIONS) {
+    entries.push({ method: raw.method, path: `${raw.prefix}${raw.path}`, statuses: raw.statuses, listed: raw.listed, input: raw.input, body: raw.body });
+  }
   return entries;
 }
 
