@@ -184,6 +184,38 @@ describe('NUL and other characters PostgreSQL cannot store are refused with 400 
   });
 });
 
+describe('sizes no schema allows are refused before any query', () => {
+  const long = 'g'.repeat(10_000);
+
+  it('an identifier longer than any the service makes: 400 where listed, else 404 (no query runs)', async () => {
+    const feedback = await server.request('/api/v1/generation/feedback', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ generation_id: long, category: 'other' }),
+    });
+    await expectJsonEnvelope(feedback, 400);
+    for (const [path, status] of [
+      [`/generation?id=${long}`, 404],
+      [`/byok/${long}`, 404],
+      [`/workspaces/${long}/members`, 400],
+      [`/presets/${long}/versions`, 400],
+      [`/guardrails/${long}/assignments/members`, 400],
+      [`/model/${long}/x`, 404],
+    ] as const) {
+      const res = await server.request(`/api/v1${path}`);
+      const body = (await res.clone().json()) as { error: { metadata?: { issues?: Array<{ path: string }> } } };
+      await expectJsonEnvelope(res, status);
+      expect(body.error.metadata?.issues?.length, path).toBe(1);
+    }
+  });
+
+  it('the same bound in tRPC procedures that write identifiers', async () => {
+    const res = await trpc(server, 'models.upsertAlias', { alias: `a/${'b'.repeat(5_000)}`, model_id: 'openai/gpt-4o' });
+    expect(res.status).toBe(400);
+    expect(res.error?.data.metadata).toMatchObject({ issues: [{ path: 'alias' }] });
+  });
+});
+
 describe('deeply nested JSON is refused with 400', () => {
   const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
   const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);

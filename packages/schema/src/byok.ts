@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 const nullableList = z.array(z.string()).nullable();
@@ -25,7 +25,7 @@ export const ByokCredentialSchema = z
   .describe('A bring-your-own-key provider credential; the provider key itself is never returned');
 export type ByokCredential = z.infer<typeof ByokCredentialSchema>;
 
-export const GetByokInputSchema = z.object({ id: z.string().min(1).describe('Credential UUID') });
+export const GetByokInputSchema = z.object({ id: IdentifierSchema.describe('Credential UUID') });
 export const ByokOutputSchema = dataOf(ByokCredentialSchema);
 
 /** A provider key: at least 8 characters; its masked label reveals at most a quarter of it. */
@@ -37,7 +37,7 @@ const byokOptions = {
   sort_order: z.number().int().min(0).max(1_000_000).optional(),
   allowed_api_key_hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(1000).nullable().optional(),
   allowed_models: z.array(z.string().min(1)).max(1000).nullable().optional(),
-  allowed_user_ids: z.array(z.string().min(1)).max(1000).nullable().optional(),
+  allowed_user_ids: z.array(IdentifierSchema).max(1000).nullable().optional(),
   declared_zdr: z.boolean().nullable().optional(),
   is_byok_only: z.boolean().optional(),
   is_required: z.boolean().optional(),
@@ -53,11 +53,11 @@ export const CreateByokInputSchema = z.object({
 export type CreateByokInput = z.infer<typeof CreateByokInputSchema>;
 
 /** Internal (tRPC): replace the provider secret. */
-export const RotateByokSecretInputSchema = z.object({ id: z.string().min(1), key: ProviderKeySchema });
+export const RotateByokSecretInputSchema = z.object({ id: IdentifierSchema, key: ProviderKeySchema });
 export type RotateByokSecretInput = z.infer<typeof RotateByokSecretInputSchema>;
 
 /** Internal (tRPC): disable (or re-enable) a credential. */
-export const DisableByokInputSchema = z.object({ id: z.string().min(1), disabled: z.boolean().default(true) });
+export const DisableByokInputSchema = z.object({ id: IdentifierSchema, disabled: z.boolean().default(true) });
 export type DisableByokInput = z.infer<typeof DisableByokInputSchema>;
 
 /** Internal (tRPC): the credentials of a workspace, in routing order (provider, sort_order). */

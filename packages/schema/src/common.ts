@@ -40,6 +40,13 @@ export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
 export const TimestampSchema = z.string().describe('ISO 8601 timestamp');
 
+/**
+ * An identifier sent by a client (a record id, slug, user id, key hash): 1 to 200 characters. Every
+ * id the service makes or stores is far shorter; anything longer names nothing and is refused by
+ * the schema, before any query.
+ */
+export const IdentifierSchema = z.string().min(1).max(200);
+
 /** offset (>= 0) and limit (1..max) query parameters of a paginated list. */
 export function paginationQuery(options: { defaultLimit: number; maxLimit: number }) {
   return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { UuidSchema, WorkspaceRefSchema } from './workspaces.js';
 
 export const GuardrailResetIntervalSchema = z.enum(['daily', 'weekly', 'monthly']);
@@ -54,7 +54,7 @@ export const ListGuardrailsInputSchema = z.object({
 export type ListGuardrailsInput = z.infer<typeof ListGuardrailsInputSchema>;
 export const ListGuardrailsOutputSchema = listOf(GuardrailSchema);
 
-export const ListGuardrailAssignmentsInputSchema = z.object({ id: z.string().min(1).describe('Guardrail UUID'), ...page });
+export const ListGuardrailAssignmentsInputSchema = z.object({ id: IdentifierSchema.describe('Guardrail UUID'), ...page });
 export type ListGuardrailAssignmentsInput = z.infer<typeof ListGuardrailAssignmentsInputSchema>;
 export const ListGuardrailKeyAssignmentsOutputSchema = listOf(GuardrailKeyAssignmentSchema);
 export const ListGuardrailMemberAssignmentsOutputSchema = listOf(GuardrailMemberAssignmentSchema);
@@ -82,7 +82,7 @@ export type CreateGuardrailInput = z.infer<typeof CreateGuardrailInputSchema>;
 
 /** Internal (tRPC): change a guardrail. */
 export const UpdateGuardrailInputSchema = z.object({
-  id: z.string().min(1),
+  id: IdentifierSchema,
   name: z.string().min(1).max(200).optional(),
   ...guardrailFields,
 });
@@ -91,13 +91,13 @@ export const GuardrailOutputSchema = dataOf(GuardrailSchema);
 
 /** Internal (tRPC): bulk assign / unassign keys (by hash) and members (by user id). */
 export const GuardrailKeysInputSchema = z.object({
-  id: z.string().min(1),
-  key_hashes: z.array(z.string().min(1)).min(1).max(100),
+  id: IdentifierSchema,
+  key_hashes: z.array(IdentifierSchema).min(1).max(100),
 });
 export type GuardrailKeysInput = z.infer<typeof GuardrailKeysInputSchema>;
 export const GuardrailMembersInputSchema = z.object({
-  id: z.string().min(1),
-  user_ids: z.array(z.string().min(1)).min(1).max(100),
+  id: IdentifierSchema,
+  user_ids: z.array(IdentifierSchema).min(1).max(100),
 });
 export type GuardrailMembersInput = z.infer<typeof GuardrailMembersInputSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, listOf, paginationQuery } from './common.js';
 
 /** Organization roles as the API writes them (compat.md). */
 export const OrgRoleSchema = z.enum(['org:admin', 'org:member']);
@@ -30,12 +30,12 @@ export type CreateOrganizationMemberInput = z.infer<typeof CreateOrganizationMem
 
 /** Internal (tRPC): change a member's organization role. */
 export const UpdateOrganizationMemberInputSchema = z.object({
-  user_id: z.string().min(1),
+  user_id: IdentifierSchema,
   role: OrgRoleSchema,
 });
 export type UpdateOrganizationMemberInput = z.infer<typeof UpdateOrganizationMemberInputSchema>;
 
 /** Internal (tRPC): remove a member (and their workspace memberships and guardrail assignments). */
-export const RemoveOrganizationMemberInputSchema = z.object({ user_id: z.string().min(1) });
+export const RemoveOrganizationMemberInputSchema = z.object({ user_id: IdentifierSchema });
 export type RemoveOrganizationMemberInput = z.infer<typeof RemoveOrganizationMemberInputSchema>;
 export const RemoveOrganizationMemberOutputSchema = z.object({ removed: z.literal(true) });

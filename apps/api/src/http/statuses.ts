@@ -23,10 +23,11 @@ export const WHY = {
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",
   internal: 'an unexpected failure (logged with its cause)',
   invalidPage: 'offset or limit not an integer in range, given twice, or malformed',
+  longId: 'an id over 200 characters',
   invalidBody: 'a body that is not a JSON object (application/json, UTF-8) or whose fields the schema refuses',
   unstorable: 'NUL or a lone surrogate in any value, nesting deeper than 64, a malformed percent-encoding',
   /** For operations that do not list 400: input that cannot name anything names nothing. */
-  namesNothing: 'also for an id no record can have (NUL, a lone surrogate, a malformed percent-encoding): 400 is not listed',
+  namesNothing: 'also for an id no record can have (too long, NUL, a lone surrogate, a malformed percent-encoding): 400 is not listed',
 } as const;
 
 /** The statuses every operation can answer, whatever it does, with the same reasons. */

@@ -25,7 +25,7 @@ export const budgetsRouter = router({
         description: 'Retrieves the budget of one interval (daily, weekly, monthly or lifetime). Management key required.',
       },
       statuses: answers({
-        400: `interval not one of daily, weekly, monthly, lifetime; ${WHY.unstorable}`,
+        400: `interval not one of daily, weekly, monthly, lifetime; ${WHY.longId}; ${WHY.unstorable}`,
         403: WHY.managementOnly,
         404: "no workspace with that UUID or slug in the key's organization, or no budget for that interval",
       }),

@@ -65,7 +65,7 @@ export const generationsRouter = router({
         description: 'Structured feedback on a generation made by the authenticated user. Management key required.',
       },
       statuses: answers({
-        400: `${WHY.invalidBody}: category not one of the seven, generation_id empty, comment over 1000 characters; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        400: `${WHY.invalidBody}: category not one of the seven, generation_id empty or over 200 characters, comment over 1000 characters; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
         403: WHY.managementOnly,
         404: "no generation with that id made by the key's user",
       }),

@@ -39,7 +39,7 @@ export const guardrailsRouter = router({
         description: "Lists the keys assigned to a guardrail, with each key's hash, name and masked label.",
       },
       statuses: answers({
-        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
         404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
       }),
       listed: [401, 404, 500],
@@ -58,7 +58,7 @@ export const guardrailsRouter = router({
         description: 'Lists the organization members assigned to a guardrail.',
       },
       statuses: answers({
-        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
         404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
       }),
       listed: [401, 404, 500],

@@ -24,7 +24,7 @@ export const presetsRouter = router({
         description: 'Lists the versions of a preset in ascending order; a deleted version keeps its place as null.',
       },
       statuses: answers({
-        400: `${WHY.invalidPage}; ${WHY.unstorable}`,
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable}`,
         404: "no preset with that slug in the key's organization (for a regular key: in its workspace)",
       }),
       listed: [400, 401, 404, 500],

@@ -32,7 +32,7 @@ export const workspacesRouter = router({
           'Adds several organization members to a workspace; each is given the role held in the organization. Management key required.',
       },
       statuses: answers({
-        400: `user_ids missing, empty, over 100 or not strings, or naming users who are not members of the organization (error.metadata.invalid_user_ids, nothing added); ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        400: `user_ids missing, empty, over 100, or not ids of 1 to 200 characters, or naming users who are not members of the organization (error.metadata.invalid_user_ids, nothing added); ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
         403: WHY.managementOnly,
         404: "no workspace with that UUID or slug in the key's organization",
       }),
@@ -53,7 +53,7 @@ export const workspacesRouter = router({
         description: 'Lists members of a workspace. A regular key sees only its own workspace.',
       },
       statuses: answers({
-        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
         403: 'a regular key asking for another workspace of its organization',
         404: "no workspace with that UUID or slug in the key's organization",
       }),
