@@ -102,6 +102,10 @@ interface Stack {
   url: string;
   pid: number;
   managementKey: string;
+  /** The platform's key: catalog import, recording, opening containers and writing their files. */
+  platformKey: string;
+  organizationId: string;
+  workspaceId: string;
   regularKey: string;
   regularKeyHash: string;
   db: Db;
@@ -116,6 +120,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
 
   const port = await freePort();
   const managementKey = `sk-sy-v1-${randomBytes(32).toString('hex')}`;
+  const platformKey = `sk-sy-platform-v1-${randomBytes(32).toString('hex')}`;
   const server = startChild(
     apiMain,
     [],
@@ -128,6 +133,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       DATABASE_URL: database.url,
       LOG_LEVEL: opts.logLevel,
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
+      SWITCHYARD_PLATFORM_KEY: platformKey,
     },
     path.join(tmp, 'server.log'),
     opts.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`],
@@ -138,8 +144,9 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
   cleanups.push(() => stopChild(server));
 
   const admin = createSwitchyardClient({ url, apiKey: managementKey });
-  const catalog = JSON.parse(await fsp.readFile(demoCatalog, 'utf8')) as Parameters<typeof admin.models.import.mutate>[0];
-  await admin.models.import.mutate(catalog);
+  const platform = createSwitchyardClient({ url, apiKey: platformKey });
+  const catalog = JSON.parse(await fsp.readFile(demoCatalog, 'utf8')) as Parameters<typeof platform.models.import.mutate>[0];
+  await platform.models.import.mutate(catalog);
   const created = await admin.keys.create.mutate({ name: 'bench reader' });
   const regularKey = created.key;
   const db = createDb(database.url, { poolMax: 4 });
@@ -148,6 +155,9 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
     url,
     pid: server.pid!,
     managementKey,
+    platformKey,
+    organizationId: (await admin.keys.current.query()).data.organization_id!,
+    workspaceId: created.data.workspace_id,
     regularKey,
     regularKeyHash: created.data.hash,
     db,
@@ -176,8 +186,8 @@ async function uploadContainerFile(stack: Stack, tmp: string, mib: number): Prom
   for (let i = 0; i < mib; i++) if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 
-  const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
-  const { data: container } = await admin.files.openContainer.mutate({ session_key: 'bench-session' });
+  const platform = createSwitchyardClient({ url: stack.url, apiKey: stack.platformKey });
+  const { data: container } = await platform.files.openContainer.mutate({ session_key: 'bench-session', workspace_id: stack.workspaceId });
   const fileId = `cfile_${Buffer.from('outputs/bench.bin').toString('base64url')}`;
   const { port } = new URL(stack.url);
   const status = await new Promise<number>((resolve, reject) => {
@@ -186,9 +196,9 @@ async function uploadContainerFile(stack: Stack, tmp: string, mib: number): Prom
         host: '127.0.0.1',
         port,
         method: 'PUT',
-        path: `/internal/containers/${container.container_id}/files/${fileId}`,
+        path: `/internal/containers/${container.container_id}/files/${fileId}?organization_id=${stack.organizationId}`,
         headers: {
-          authorization: `Bearer ${stack.managementKey}`,
+          authorization: `Bearer ${stack.platformKey}`,
           'content-type': 'application/octet-stream',
           'content-length': String(mib * 1024 * 1024),
         },
@@ -214,6 +224,7 @@ interface Scenario {
 function scenarios(stack: Stack, size: 'small' | 'large', download: { path: string }, opts: Options): Scenario[] {
   const regular = { authorization: `Bearer ${stack.regularKey}` };
   const management = { authorization: `Bearer ${stack.managementKey}` };
+  const platform = { authorization: `Bearer ${stack.platformKey}` };
   const generations = SIZES[size].generations;
   const randomGeneration = () => seededGenerationId(1 + Math.floor(Math.random() * generations));
   const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
@@ -252,7 +263,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
     {
       name: `record generations (${opts.callers} client callers)`,
       kind: 'record',
-      spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...management, 'content-type': 'application/json' } },
+      spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...platform, 'content-type': 'application/json' } },
     },
     {
       name: `GET container file (${opts.fileMiB} MiB)`,
@@ -322,7 +333,7 @@ async function measure(
   const { url, pid } = target;
   if (scenario.kind === 'record') {
     return runRecorders(
-      { url, apiKey: extras.stack.managementKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid },
+      { url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid },
       recordInput(extras.stack, extras.size),
     );
   }

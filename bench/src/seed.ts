@@ -68,15 +68,16 @@ export async function seed(db: Db, t: SeedTarget, size: SeedSize, log: (line: st
   const members = size.members - 1;
   await step(
     'users',
-    `INSERT INTO users (id, email, first_name, last_name, created_at, updated_at)
-     SELECT 'user_bench_' || i, 'member' || i || '@bench.example', 'First' || i, 'Last' || i, now(), now()
+    `INSERT INTO users (id, email, created_at, updated_at)
+     SELECT 'user_bench_' || i, 'member' || i || '@bench.example', now(), now()
      FROM generate_series(1, $1::int) AS i`,
     members,
   );
   await step(
     'organization members',
-    `INSERT INTO organization_members (id, organization_id, user_id, role, created_at, updated_at)
-     SELECT gen_random_uuid(), $1, 'user_bench_' || i, CASE WHEN i % 50 = 0 THEN 'org:admin' ELSE 'org:member' END::org_role,
+    `INSERT INTO organization_members (id, organization_id, user_id, first_name, last_name, role, created_at, updated_at)
+     SELECT gen_random_uuid(), $1, 'user_bench_' || i, 'First' || i, 'Last' || i,
+        CASE WHEN i % 50 = 0 THEN 'org:admin' ELSE 'org:member' END::org_role,
         now() - interval '1 day' + i * interval '1 second', now()
      FROM generate_series(1, $2::int) AS i`,
     t.organizationId,

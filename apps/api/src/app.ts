@@ -1,18 +1,22 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './errors.js';
-import { downloadRoutes } from './http/downloads.js';
+import { rawRoutes } from './http/authenticate.js';
+import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
-import { API_PREFIX } from './http/paths.js';
-import { requestLog } from './http/request-log.js';
+import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
+import { loggerOf, requestLog } from './http/request-log.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
-import { sandboxWriterRoutes } from './http/sandbox-writer.js';
+import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
 
 export { API_PREFIX };
+
+/** The most calls one tRPC batch request may carry. */
+export const TRPC_MAX_BATCH_SIZE = 100;
 
 /** The whole HTTP surface as an express app; main.ts gives it a port, tests give it port 0. */
 export function createApp(deps: AppDeps): Express {
@@ -27,12 +31,12 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
     try {
       await deps.db.$queryRaw`SELECT 1`;
       res.json({ status: 'ok' });
     } catch (error) {
-      deps.logger.warn({ err: error }, 'readiness check failed');
+      loggerOf(req, deps.logger).warn({ err: error }, 'readiness check failed');
       res.status(503).json({ status: 'unavailable' });
     }
   });
@@ -49,8 +53,11 @@ export function createApp(deps: AppDeps): Express {
       router: appRouter,
       createContext: contextFactory(deps),
       maxBodySize: 1024 * 1024,
-      onError({ error, path }) {
-        logIfInternal(deps.logger, httpErrorOf(error), { procedure: path });
+      // A batch larger than this is refused whole (400) before any call runs; @switchyard/client
+      // splits its batches at the same size.
+      maxBatchSize: TRPC_MAX_BATCH_SIZE,
+      onError({ error, path, req }) {
+        logIfInternal(loggerOf(req, deps.logger), httpErrorOf(error), { procedure: path });
       },
       responseMeta({ errors }) {
         // Statuses tRPC has no code for (524, 529) and domain errors get the shared mapping.
@@ -61,8 +68,8 @@ export function createApp(deps: AppDeps): Express {
   );
 
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
-  app.use(API_PREFIX, downloadRoutes(deps));
-  app.use('/internal', sandboxWriterRoutes(deps));
+  app.use(API_PREFIX, rawRoutes(deps, DOWNLOAD_ROUTES));
+  app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
   app.use(sampleVideoRoutes());
   app.use(API_PREFIX, restHandler(appRouter, deps));
   app.use(notFoundHandler);

@@ -7,7 +7,7 @@
  * When `maxEntries` are held, expired entries go first, then the oldest half.
  */
 export class TtlCache<K, V> {
-  readonly #entries = new Map<K, { value: Promise<V>; until: number }>();
+  readonly #entries = new Map<K, { value: Promise<V>; until: number; settled?: { value: V } }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -22,18 +22,26 @@ export class TtlCache<K, V> {
     if (cached && cached.until > now) return cached.value;
     if (this.#entries.size >= this.maxEntries) this.#evict(now);
     const value = read();
-    const entry = { value, until: now + this.ttlMs };
+    const entry: { value: Promise<V>; until: number; settled?: { value: V } } = { value, until: now + this.ttlMs };
     this.#entries.set(key, entry);
     const drop = () => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
     };
-    value.then((v) => this.keep(v) || drop(), drop);
+    value.then((v) => {
+      entry.settled = { value: v };
+      if (!this.keep(v)) drop();
+    }, drop);
     return value;
   }
 
   /** After this process changed what `key` names: the next get reads it again. */
   delete(key: K): void {
     this.#entries.delete(key);
+  }
+
+  /** Forgets every value `match` picks, and every read still under way (it may be one of them). */
+  deleteWhere(match: (value: V) => boolean): void {
+    for (const [key, entry] of this.#entries) if (!entry.settled || match(entry.settled.value)) this.#entries.delete(key);
   }
 
   #evict(now: number): void {

@@ -4,7 +4,20 @@ import path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
-import { API_KEY_PATTERN } from './modules/keys/key-format.js';
+import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
+import { parseAllowedHosts, type AllowedHost } from './modules/videos/upstream-policy.js';
+
+/** A variable read by `parse`; what it throws becomes the variable's message, with `hint`. */
+function parsedWith<T>(parse: (value: string) => T, hint: string) {
+  return z.string().transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (${hint})` });
+      return z.NEVER;
+    }
+  });
+}
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -15,43 +28,31 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   SWITCHYARD_BOOTSTRAP_KEY: z
     .string()
     .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
     .optional(),
+  SWITCHYARD_PLATFORM_KEY: z
+    .string()
+    .regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters')
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  SWITCHYARD_SECRET_KEY: z
-    .string()
-    .transform((value, ctx) => {
-      try {
-        return parseSecretKeyRing(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (comma-separated for rotation, newest first)` });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
   MAX_FILE_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(100 * 1024 ** 2),
   CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
-  TRUST_PROXY: z
-    .string()
-    .transform((value, ctx) => {
-      const setting = trustProxySetting(value);
-      try {
-        // express compiles the setting when it is set: what it refuses is refused here, at start.
-        express().set('trust proxy', setting);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (express's "trust proxy": true, false, a hop count, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated)` });
-        return z.NEVER;
-      }
-      return setting;
-    })
-    .default(false),
+  UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(1024 ** 3).default(1024),
+  UPSTREAM_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  UPSTREAM_ALLOWED_HOSTS: parsedWith(parseAllowedHosts, 'comma-separated host[:port]').default([]),
+  TRUST_PROXY: parsedWith(
+    trustProxySetting,
+    `express's "trust proxy": true, false, a hop count, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated`,
+  ).default(false),
 });
 
 /** TRUST_PROXY as express's "trust proxy" setting: true/false, a number of hops, or a list of addresses. */
@@ -59,9 +60,10 @@ export type TrustProxy = boolean | number | string;
 
 function trustProxySetting(value: string): TrustProxy {
   const trimmed = value.trim();
-  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  return trimmed;
+  const setting = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  // express compiles the setting when it is set: what it refuses is refused here, at start.
+  express().set('trust proxy', setting);
+  return setting;
 }
 
 export interface Config {
@@ -70,7 +72,11 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: z.infer<typeof EnvSchema>['LOG_FORMAT'];
   bootstrapKey: string | undefined;
+  /** A platform key that must exist; unset: one is generated on first start into DATA_DIR/platform-key. */
+  platformKey: string | undefined;
   databasePoolMax: number;
   /**
    * How long what is read into memory may be reused (0: read every time): API key rows for
@@ -97,6 +103,13 @@ export interface MediaConfig {
   containerFileMaxBytes: number;
   upstreamConnectTimeoutMs: number;
   upstreamIdleTimeoutMs: number;
+  /** A provider averaging fewer bytes per second than this over upstreamRateWindowMs is cut off (0: never). */
+  upstreamMinBytesPerSecond: number;
+  upstreamRateWindowMs: number;
+  /** Hosts whose addresses upstream fetches do not check (UPSTREAM_ALLOWED_HOSTS). */
+  upstreamAllowedHosts: AllowedHost[];
+  /** The address the server listens on (HOST): upstream fetches never reach the server itself. */
+  listenHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -119,7 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
+    platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
@@ -130,6 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       containerFileMaxBytes: e.CONTAINER_FILE_MAX_BYTES,
       upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       upstreamIdleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      upstreamMinBytesPerSecond: e.UPSTREAM_MIN_BYTES_PER_SECOND,
+      upstreamRateWindowMs: e.UPSTREAM_RATE_WINDOW_MS,
+      upstreamAllowedHosts: e.UPSTREAM_ALLOWED_HOSTS,
+      listenHost: e.HOST,
     },
   };
 }

@@ -35,8 +35,8 @@ export class InsufficientCredits extends DomainError {
   }
 }
 export class Forbidden extends DomainError {
-  constructor(detail = 'management key required') {
-    super(403, detail);
+  constructor(detail = 'management key required', publicMessage?: string) {
+    super(403, detail, undefined, publicMessage);
   }
 }
 export class NotFound extends DomainError {
@@ -157,12 +157,14 @@ function fromUnknown(error: unknown): HttpError {
   return { status: 500, message: ERROR_MESSAGES[500], cause: error };
 }
 
-export function envelopeOf(error: HttpError): ErrorEnvelope {
+/** The spec's error body; `requestId` (the request's X-Request-Id) goes into error.metadata.request_id. */
+export function envelopeOf(error: HttpError, requestId?: string): ErrorEnvelope {
+  const metadata = requestId === undefined ? error.metadata : { ...error.metadata, request_id: requestId };
   return {
     error: {
       code: error.status,
       message: error.message,
-      ...(error.metadata ? { metadata: error.metadata } : {}),
+      ...(metadata ? { metadata } : {}),
     },
   };
 }

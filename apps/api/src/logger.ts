@@ -1,13 +1,39 @@
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config.js';
 
 export type { Logger };
 
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({
+/**
+ * JSON lines for machines; with `readable`, one coloured line per entry for a person at a terminal
+ * (pino-pretty, in-process and synchronous, so a fatal line before exit is never lost).
+ */
+export function createLogger(level: Config['logLevel'], readable = false): Logger {
+  const options = {
     level,
     base: undefined,
     // Defence in depth: nothing that looks like a credential reaches the log.
     redact: ['req.headers.authorization', '*.authorization', 'authorization'],
-  });
+  };
+  if (!readable) return pino(options);
+  return pino(
+    options,
+    pretty({
+      sync: true,
+      colorize: true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // The request line reads "GET /api/v1/key 200 3ms"; its fields stay in the JSON form.
+      ignore: 'method,path,status,latency_ms',
+      messageFormat: (log, messageKey) =>
+        log[messageKey] === 'request' && log.method !== undefined
+          ? `${String(log.method)} ${String(log.path)} ${String(log.status)} ${String(log.latency_ms)}ms`
+          : String(log[messageKey] ?? ''),
+    }),
+  );
+}
+
+/** LOG_FORMAT: auto is readable lines when stdout is a terminal, JSON otherwise. */
+export function readableLogs(format: Config['logFormat'], isTTY = process.stdout.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && isTTY);
 }

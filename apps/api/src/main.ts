@@ -1,7 +1,7 @@
 // Process entry: config -> database -> app -> listen; graceful shutdown on SIGINT/SIGTERM.
 import './heap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, readableLogs } from './logger.js';
 import { startServer } from './server.js';
 
 let config;
@@ -13,7 +13,7 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, readableLogs(config.logFormat));
 try {
   const server = await startServer(config, logger);
   let signalled = false;

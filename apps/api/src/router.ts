@@ -7,6 +7,7 @@ import { guardrailsRouter } from './modules/guardrails/guardrails.router.js';
 import { keysRouter } from './modules/keys/keys.router.js';
 import { modelsRouter } from './modules/models/models.router.js';
 import { organizationRouter } from './modules/organization/organization.router.js';
+import { organizationsRouter } from './modules/organizations/organizations.router.js';
 import { presetsRouter } from './modules/presets/presets.router.js';
 import { scimRouter } from './modules/scim/scim.router.js';
 import { videosRouter } from './modules/videos/videos.router.js';
@@ -18,6 +19,7 @@ export const appRouter = router({
   models: modelsRouter,
   generations: generationsRouter,
   organization: organizationRouter,
+  organizations: organizationsRouter,
   workspaces: workspacesRouter,
   budgets: budgetsRouter,
   byok: byokRouter,

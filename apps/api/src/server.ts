@@ -1,7 +1,7 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
 import fs from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
 import { createApp } from './app.js';
@@ -9,11 +9,11 @@ import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
-import { KeyCache } from './modules/keys/auth.service.js';
+import { KeyCache } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
-import { bootstrapOrganization } from './modules/organization/bootstrap.service.js';
+import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 
 export interface RunningServer {
@@ -26,14 +26,59 @@ export interface RunningServer {
 }
 
 export const ADMIN_KEY_FILE = 'admin-key';
+export const PLATFORM_KEY_FILE = 'platform-key';
 
-async function writeAdminKey(dataDir: string, secret: string): Promise<string> {
+/** Writes a secret to DATA_DIR/<name> (mode 0600, atomically). */
+async function writeSecretFile(dataDir: string, name: string, secret: string): Promise<string> {
   await fs.mkdir(dataDir, { recursive: true });
-  const file = path.join(dataDir, ADMIN_KEY_FILE);
+  const file = path.join(dataDir, name);
   const tmp = `${file}.${process.pid}.tmp`;
   await fs.writeFile(tmp, `${secret}\n`, { mode: 0o600 });
   await fs.rename(tmp, file);
   return file;
+}
+
+/**
+ * A generated key goes to its file, and the log says where, with the key's masked label: no secret
+ * is ever written to the log. A key the operator supplied (environment) is only named.
+ */
+async function announceKey(logger: Logger, dataDir: string, file: string, what: string, made: BootstrapSecret, fields: object) {
+  if (!made.generated) {
+    logger.info({ ...fields, label: made.label }, `registered the ${what} from the environment`);
+    return;
+  }
+  try {
+    const written = await writeSecretFile(dataDir, file, made.secret);
+    logger.warn({ ...fields, label: made.label, file: written }, `created the ${what}; its secret is in ${written}`);
+  } catch (error) {
+    logger.error({ err: error, ...fields, label: made.label }, `could not write the ${what} file: the key exists but its secret is lost`);
+  }
+}
+
+/**
+ * Listens, or rejects with a message an operator can act on (the port is taken, the address is not
+ * this machine's, ...). `variable` names the setting to change.
+ */
+export async function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? `${where} is already in use: stop what listens there, or set ${variable} to another port`
+          : error.code === 'EACCES'
+            ? `no permission to listen on ${where}: choose a port above 1023 with ${variable}`
+            : error.code === 'EADDRNOTAVAIL'
+              ? `${host} is not an address of this machine: check HOST`
+              : `cannot listen on ${where}: ${error.message}`;
+      reject(new Error(reason, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
 }
 
 export async function startServer(config: Config, logger: Logger, options: { now?: () => Date } = {}): Promise<RunningServer> {
@@ -47,19 +92,13 @@ export async function startServer(config: Config, logger: Logger, options: { now
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax });
 
-    const boot = await bootstrapOrganization(db, { managementKey: config.bootstrapKey });
-    if (boot.created && boot.generated) {
-      const file = await writeAdminKey(config.dataDir, boot.managementKey).catch((error: Error) => {
-        logger.error({ err: error }, 'could not write the admin key file');
-        return null;
+    const boot = await bootstrap(db, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
+    if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});
+    if (boot.organization) {
+      const { organizationId } = boot.organization;
+      await announceKey(logger, config.dataDir, ADMIN_KEY_FILE, `organization ${organizationId}'s management key`, boot.organization, {
+        organization_id: organizationId,
       });
-      // Shown once: the only time the secret is ever printed.
-      logger.warn(
-        { organization_id: boot.organizationId, file },
-        `created organization ${boot.organizationId}; management key (shown once): ${boot.managementKey}`,
-      );
-    } else if (boot.created) {
-      logger.info({ organization_id: boot.organizationId }, 'created organization with SWITCHYARD_BOOTSTRAP_KEY as its management key');
     }
 
     const secrets = await loadSecretBox({ configured: config.secretKeys, dataDir: config.dataDir });
@@ -81,10 +120,9 @@ export async function startServer(config: Config, logger: Logger, options: { now
       memberOrder: new MemberOrderCache(config.cacheTtlMs),
       trustProxy: config.trustProxy,
     });
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once('error', reject);
-    });
+    // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
+    const server = createServer(app);
+    await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
     answerClientErrors(server, logger);
     const address = server.address();

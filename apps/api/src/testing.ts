@@ -6,12 +6,17 @@ import path from 'node:path';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
-import { generateApiKey } from './modules/keys/key-format.js';
+import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
 import { startServer, type RunningServer } from './server.js';
 
 export interface TestServer extends RunningServer {
   /** The bootstrap management key of the server's organization. */
   managementKey: string;
+  /** The server's platform key (no organization: catalog, recording, credits, containers, video jobs). */
+  platformKey: string;
+  /** The bootstrap organization (the management key's) and its default workspace. */
+  organizationId: string;
+  workspaceId: string;
   dataDir: string;
   /** Fixes the server's clock (null: real time). */
   setNow(at: Date | null): void;
@@ -30,6 +35,7 @@ export async function startTestServer(options: {
   const database = await createTestDatabase(options.adminUrl, options.template);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-'));
   const managementKey = generateApiKey();
+  const platformKey = generatePlatformKey();
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -37,6 +43,7 @@ export async function startTestServer(options: {
     DATABASE_URL: database.url,
     LOG_LEVEL: 'info',
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
+    SWITCHYARD_PLATFORM_KEY: platformKey,
     DATABASE_POOL_MAX: '5',
     ...options.env,
   });
@@ -44,9 +51,13 @@ export async function startTestServer(options: {
   const logs: Record<string, unknown>[] = [];
   const sink = { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) };
   const server = await startServer(config, pino({ level: config.logLevel }, sink), { now: () => fixed ?? new Date() });
+  const owner = await server.db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } });
   return {
     ...server,
+    organizationId: owner.organization_id,
+    workspaceId: owner.workspace_id,
     managementKey,
+    platformKey,
     dataDir,
     logs,
     setNow(at) {

@@ -1,10 +1,10 @@
 // What `switchyard demo` needs from the server beyond the 21 operations: the lookups that make it
 // safe to run twice (byok.list, scim.listGroupMappings, videos.listJobs; internal, management key)
-// and the sample video at /samples/video.mp4 that stands in for a provider on a machine with no
-// internet.
+// and the sample video (an output named sample:video.mp4, served from the server's own files; also
+// public at /samples/video.mp4) that stands in for a provider on a machine with no internet.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { ListByokOutputSchema, ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema } from '@switchyard/schema';
+import { ListByokOutputSchema, ListScimGroupMappingsOutputSchema, ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
@@ -82,7 +82,7 @@ describe('videos.listJobs (internal)', () => {
     const first = (await ok(server, 'videos.createJob', job('up-1'))).data;
     const second = (await ok(server, 'videos.createJob', job('up-2'))).data;
     const third = (await ok(server, 'videos.createJob', job('up-1'))).data;
-    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: undefined });
+    await ok(server, 'videos.createJob', { ...job('up-1'), workspace_id: server.workspaceId });
 
     const listed = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id })).data);
     expect(listed.total_count).toBe(3);
@@ -100,7 +100,17 @@ describe('videos.listJobs (internal)', () => {
   });
 });
 
-describe('GET /samples/video.mp4', () => {
+/** Records a video job of the demo's kind (the platform's step: one place to change its key). */
+const createSampleJob = (upstreamUrl: string) =>
+  trpc(server, 'videos.createJob', {
+    workspace_id: server.workspaceId,
+    provider: 'demo',
+    model: 'demo/sample-video',
+    upstream_job_id: 'sample',
+    outputs: [{ upstream_url: upstreamUrl }],
+  });
+
+describe('the sample video', () => {
   it('serves the sample MP4 without a key, with ranges, outside /api/v1', async () => {
     const file = await fs.readFile(new URL('../assets/sample-video.mp4', import.meta.url));
     const res = await server.request('/samples/video.mp4', { key: null });
@@ -116,17 +126,35 @@ describe('GET /samples/video.mp4', () => {
     expect((await server.request('/api/v1/samples/video.mp4')).status).toBe(404);
   });
 
-  it('is a provider URL a video job can point at: GET /videos/{jobId}/content proxies it', async () => {
+  it("is served to a job that names it as sample:video.mp4, from the server's own files, with no configuration", async () => {
     const file = await fs.readFile(new URL('../assets/sample-video.mp4', import.meta.url));
-    const { data: job } = await ok(server, 'videos.createJob', {
-      provider: 'demo',
-      model: 'demo/sample-video',
-      upstream_job_id: 'sample',
-      outputs: [{ upstream_url: `${server.url}/samples/video.mp4` }],
-    });
+    const created = await createSampleJob(SAMPLE_VIDEO_URL);
+    expect(created.status).toBe(200);
+    const job = created.data.data;
+    expect(job.outputs[0].upstream_url).toBe('sample:video.mp4');
     const res = await server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(res.headers.get('content-length')).toBe(String(file.length));
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(Buffer.from(await res.arrayBuffer()).equals(file)).toBe(true);
+
+    const part = await server.request(`/api/v1/videos/${job.id}/content`, { headers: { range: 'bytes=4-7' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 4-7/${file.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).toString('latin1')).toBe('ftyp');
+    const past = await server.request(`/api/v1/videos/${job.id}/content`, { headers: { range: `bytes=${file.length}-` } });
+    expect(past.status).toBe(400);
+    expect(past.headers.get('content-range')).toBeNull();
+    expect(await past.json()).toMatchObject({ error: { code: 400, message: 'Invalid request parameters' } });
+    // Same access rules as any video: 401 without a key, 404 for another organization.
+    expect((await server.request(`/api/v1/videos/${job.id}/content`, { key: null })).status).toBe(401);
+    expect((await server.request(`/api/v1/videos/${job.id}/content`, { key: other.managementKey })).status).toBe(404);
+  });
+
+  it('is the only internal name: other sample: names and schemes are refused when the job is created', async () => {
+    for (const url of ['sample:other.mp4', 'sample:../../package.json', 'sample:', 'file:///etc/passwd', 'data:video/mp4;base64,AAAA']) {
+      expect((await createSampleJob(url)).status, url).toBe(400);
+    }
   });
 });

@@ -97,15 +97,24 @@ describe('containers (internal)', () => {
     expect(await (await content(restarted, fileIdOf('same.txt'))).text()).toBe('restarted');
   });
 
-  it('lets only management keys open containers and write files', async () => {
+  it('lets only platform keys open containers and write files, in the organization they name', async () => {
     const key = await regularKey();
-    const opened = await trpc(server, 'files.openContainer', { session_key: 'x' }, key);
-    expect(opened.status).toBe(403);
+    for (const tenant of [key, server.managementKey, other.managementKey]) {
+      const opened = await trpc(server, 'files.openContainer', { session_key: 'x', workspace_id: server.workspaceId }, tenant);
+      expect(opened.status).toBe(403);
+      expect(opened.body.error.message).toBe('Only platform keys can perform this operation');
+    }
+    expect((await trpc(server, 'files.openContainer', { session_key: 'x' })).status).toBe(400);
     const id = await openContainer(server, 'writer-auth');
-    await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { key }), 403, 'Only management keys can perform this operation');
+    for (const tenant of [key, server.managementKey, other.managementKey]) {
+      await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { key: tenant }), 403, 'Only platform keys can perform this operation');
+    }
     await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { key: null }), 401, 'Missing Authentication header');
-    await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { key: other.managementKey }), 404, 'Resource not found');
+    // The platform names the organization: another one's container of the same id is not this one.
+    await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { organizationId: other.organizationId }), 404, 'Resource not found');
+    await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { organizationId: null }), 400, 'Invalid request parameters');
     await expectError(await putFile(server, 'sess_nope', fileIdOf('a'), Buffer.from('x')), 404, 'Resource not found');
+    expect(await server.db.containerFile.count({ where: { container: { container_id: id } } })).toBe(0);
   });
 
   it('refuses unclean paths on the write side too, and replaces a file in place', async () => {
@@ -148,10 +157,10 @@ describe('container writes that fail', () => {
 
   it('leaves no row and no partial file when the upload breaks mid-body', async () => {
     const id = await openContainer(server, 'broken-upload');
-    const url = new URL(`/internal/containers/${id}/files/${fileIdOf('partial.bin')}`, server.url);
+    const url = new URL(`/internal/containers/${id}/files/${fileIdOf('partial.bin')}?organization_id=${server.organizationId}`, server.url);
     const req = http.request(url, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${server.managementKey}`, 'content-length': '100000' },
+      headers: { authorization: `Bearer ${server.platformKey}`, 'content-length': '100000' },
     });
     req.on('error', () => undefined);
     req.write(randomBytes(30_000));
@@ -377,15 +386,9 @@ describe('POST /containers/{container_id}/files/{file_id}/promote', () => {
     const ws = await server.db.workspace.create({
       data: { organization_id: other.organizationId, slug: 'quota', name: 'Quota', storage_quota_bytes: 100_000 },
     });
-    const opened = await trpc<{ data: { container_id: string } }>(
-      server,
-      'files.openContainer',
-      { session_key: 'quota', workspace_id: ws.id },
-      other.managementKey,
-    );
-    const id = opened.data.data.container_id;
+    const id = await openContainer(server, 'quota', { workspaceId: ws.id });
     const write = (p: string, n: number) =>
-      putFile(server, id, fileIdOf(p), randomBytes(n), { key: other.managementKey }).then((r) => expect(r.status).toBe(201));
+      putFile(server, id, fileIdOf(p), randomBytes(n), { organizationId: other.organizationId }).then((r) => expect(r.status).toBe(201));
     await write('a.bin', 60_000);
     await write('b.bin', 60_000);
     await write('c.bin', 40_000);

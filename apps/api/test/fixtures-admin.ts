@@ -2,6 +2,7 @@
 import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
 import { expect } from 'vitest';
 import type { TestServer } from '../src/testing.js';
+import { defaultKeyFor } from './fixtures.js';
 
 export interface TrpcResult<T = any> {
   status: number;
@@ -16,10 +17,11 @@ export async function trpc<T = any>(
   input: unknown,
   options: { key?: string | null; query?: boolean } = {},
 ): Promise<TrpcResult<T>> {
+  const key = options.key === undefined ? defaultKeyFor(server, path) : options.key;
   const res = options.query
-    ? await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key: options.key })
+    ? await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key })
     : await server.request(`/trpc/${path}`, {
-        key: options.key,
+        key,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),

@@ -8,6 +8,7 @@ import type { Catalog, RecordGenerationInput } from '@switchyard/schema';
 import { expect } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
+import { defaultKeyFor } from './fixtures.js';
 
 export const demoCatalog = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
@@ -20,11 +21,12 @@ export async function trpc(
   input: unknown,
   options: { key?: string | null; query?: boolean } = {},
 ): Promise<{ status: number; data: any; error: any }> {
+  const key = options.key === undefined ? defaultKeyFor(server, procedure) : options.key;
   const res = options.query
-    ? await server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { key: options.key })
+    ? await server.request(`/trpc/${procedure}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key })
     : await server.request(`/trpc/${procedure}`, {
         method: 'POST',
-        key: options.key,
+        key,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
       });
@@ -52,14 +54,10 @@ export async function createKey(
 let sequence = 0;
 export const generationId = () => `gen-${Date.now().toString(36)}-${(sequence++).toString(36)}`;
 
-/** Records a generation through generations.record; returns its id. */
-export async function record(
-  server: TestServer,
-  input: Partial<RecordGenerationInput> & { api_key_hash: string },
-  adminKey = server.managementKey,
-): Promise<string> {
+/** Records a generation through generations.record (as the platform); returns its id. */
+export async function record(server: TestServer, input: Partial<RecordGenerationInput> & { api_key_hash: string }): Promise<string> {
   const id = input.id ?? generationId();
-  const { status, data, error } = await trpc(server, 'generations.record', { model: 'openai/gpt-4o', ...input, id }, { key: adminKey });
+  const { status, data, error } = await trpc(server, 'generations.record', { model: 'openai/gpt-4o', ...input, id });
   expect(status, JSON.stringify(error)).toBe(200);
   expect(data.id).toBe(id);
   return id;
@@ -72,8 +70,8 @@ export async function createMember(db: Db, organizationId: string): Promise<{ us
   const key = generateApiKey();
   const organization = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
   await db.$transaction(async (tx) => {
-    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: 'Member', last_name: suffix } });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com` } });
+    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, first_name: 'Member', last_name: suffix } });
     await tx.apiKey.create({
       data: {
         organization_id: organizationId,

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { inject } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing.js';
+import { defaultKeyFor } from './fixtures.js';
 
 export const testServerWith = (env: Record<string, string>) =>
   startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), env });
@@ -15,7 +16,7 @@ export function fileIdOf(path: string): string {
   return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
 }
 
-export async function trpc<T = any>(server: TestServer, procedure: string, input: unknown, key: string | null = server.managementKey) {
+export async function trpc<T = any>(server: TestServer, procedure: string, input: unknown, key: string | null = defaultKeyFor(server, procedure)) {
   const res = await server.request(`/trpc/${procedure}`, {
     key,
     method: 'POST',
@@ -26,13 +27,17 @@ export async function trpc<T = any>(server: TestServer, procedure: string, input
   return { status: res.status, body, data: body?.result?.data as T };
 }
 
-/** Opens (or reopens) a session's container; returns its canonical id. */
-export async function openContainer(server: TestServer, sessionKey: string, options: { restart?: boolean; key?: string } = {}) {
+/** Opens (or reopens) a session's container, as the platform, in the server's default workspace unless named; returns its canonical id. */
+export async function openContainer(
+  server: TestServer,
+  sessionKey: string,
+  options: { restart?: boolean; key?: string; workspaceId?: string } = {},
+) {
   const { status, data, body } = await trpc<{ data: { container_id: string } }>(
     server,
     'files.openContainer',
-    { session_key: sessionKey, ...(options.restart ? { restart: true } : {}) },
-    options.key ?? server.managementKey,
+    { session_key: sessionKey, workspace_id: options.workspaceId ?? server.workspaceId, ...(options.restart ? { restart: true } : {}) },
+    options.key ?? server.platformKey,
   );
   if (status !== 200) throw new Error(`openContainer: ${status} ${JSON.stringify(body)}`);
   return data.data.container_id;
@@ -49,16 +54,21 @@ function pulled(source: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
   });
 }
 
-/** Writes a file into a container through PUT /internal/containers/{id}/files/{file_id}. */
+/**
+ * Writes a file into a container through PUT /internal/containers/{id}/files/{file_id}, as the
+ * platform, in the server's organization unless named (`organizationId` null: none named).
+ */
 export function putFile(
   server: TestServer,
   containerId: string,
   fileId: string,
   body: Uint8Array | AsyncIterable<Uint8Array>,
-  options: { key?: string | null; contentType?: string } = {},
+  options: { key?: string | null; contentType?: string; organizationId?: string | null } = {},
 ): Promise<Response> {
-  const pathname = `/internal/containers/${encodeURIComponent(containerId)}/files/${fileId}`;
-  const key = options.key === undefined ? server.managementKey : options.key;
+  const organizationId = options.organizationId === undefined ? server.organizationId : options.organizationId;
+  const query = organizationId === null ? '' : `?organization_id=${encodeURIComponent(organizationId)}`;
+  const pathname = `/internal/containers/${encodeURIComponent(containerId)}/files/${fileId}${query}`;
+  const key = options.key === undefined ? server.platformKey : options.key;
   const headers: Record<string, string> = options.contentType ? { 'content-type': options.contentType } : {};
   if (body instanceof Uint8Array) return server.request(pathname, { key, method: 'PUT', headers, body });
   // Streamed bodies go through node:http, which reads the source only as fast as the socket drains.

@@ -3,6 +3,7 @@
 // import, recording, opening a container, writing a container file, creating a video job) goes
 // through platformCall() / platformPut(), so that switching them to the platform key is one edit.
 import { randomUUID } from 'node:crypto';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
@@ -12,11 +13,11 @@ import { fileIdOf, putFile } from './fixtures-files.js';
 
 /** The one way this file takes platform steps (tRPC procedures of the platform plane). */
 export const platformCall = <T = any>(server: TestServer, procedure: string, input: unknown) =>
-  ok<T>(server, procedure, input, { key: server.managementKey });
+  ok<T>(server, procedure, input, { key: server.platformKey });
 
-/** The one way this file writes container files (PUT /internal/..., a platform route). */
+/** The one way this file writes container files (PUT /internal/..., a platform route, in the server's organization). */
 export const platformPut = (server: TestServer, containerId: string, path: string, body: Uint8Array) =>
-  putFile(server, containerId, fileIdOf(path), body, { key: server.managementKey, contentType: 'text/plain' });
+  putFile(server, containerId, fileIdOf(path), body, { key: server.platformKey, contentType: 'text/plain' });
 
 export interface World {
   other: OrgFixture;
@@ -52,17 +53,21 @@ export async function buildWorld(server: TestServer): Promise<World> {
     usage: 0,
     content: { input: { messages: [{ role: 'user', content: 'hi' }] }, output: { completion: 'hello' } },
   });
-  await platformCall(server, 'generations.addCredits', { amount: 1000 });
+  await platformCall(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 1000 });
 
-  const container = await platformCall<{ data: { container_id: string } }>(server, 'files.openContainer', { session_key: 'world' });
+  const container = await platformCall<{ data: { container_id: string } }>(server, 'files.openContainer', {
+    session_key: 'world',
+    workspace_id: workspaceId,
+  });
   const containerId = container.data.container_id;
   const put = await platformPut(server, containerId, 'out/report.txt', new TextEncoder().encode('report'));
   if (put.status !== 201) throw new Error(`platformPut: ${put.status} ${await put.text()}`);
   const video = await platformCall<{ data: { id: string } }>(server, 'videos.createJob', {
+    workspace_id: workspaceId,
     provider: 'demo',
     model: 'demo/video',
     upstream_job_id: 'world',
-    outputs: [{ upstream_url: `${server.url}/samples/video.mp4` }],
+    outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
   });
 
   const guardrail = await ok<{ id: string }>(server, 'guardrails.create', { name: 'world' });

@@ -4,14 +4,31 @@ import { Prisma, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
-import { authenticate, KeyCache, type Actor } from '../src/modules/keys/auth.service.js';
+import { authenticate, KeyCache, type Actor } from '../src/access/callers.js';
+import { admitTenant, type AccessRule } from '../src/access/rules.js';
+import { appRouter } from '../src/router.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
 
-/** The caller of the server's management key, as services receive it. */
-export const managementActor = (server: TestServer): Promise<Actor> =>
-  authenticate(server.db, new KeyCache(0), hashApiKey(server.managementKey), new Date());
+/** The caller of a management key (default: the server's), as services receive it. */
+export const managementActor = async (server: TestServer, key = server.managementKey): Promise<Actor> =>
+  admitTenant(await authenticate(server.db, new KeyCache(0), hashApiKey(key), new Date()), 'management');
+
+/** The access rule a procedure declares (access/rules.ts), from the router itself. */
+export function accessRuleOf(procedure: string): AccessRule | undefined {
+  const found = (appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { access?: AccessRule } } }>)[procedure];
+  if (!found) throw new Error(`no procedure ${procedure}`);
+  return found._def.meta?.access;
+}
+
+/**
+ * The key a test calls a procedure with when it names none: the platform key for platform
+ * procedures (catalog writes, recording, credits, containers, video jobs), else the management key.
+ */
+export function defaultKeyFor(server: TestServer, procedure: string): string {
+  return accessRuleOf(procedure) === 'platform' ? server.platformKey : server.managementKey;
+}
 
 /** The test server's CACHE_TTL_MS (the default). */
 export const CACHE_TTL_MS = 1_000;
@@ -39,8 +56,10 @@ export async function createOrganization(db: Db, name = 'Other'): Promise<OrgFix
   const managementKey = generateApiKey();
   await db.$transaction(async (tx) => {
     await tx.organization.create({ data: { id: organizationId, name } });
-    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com`, first_name: name, last_name: 'Owner' } });
-    await tx.organizationMember.create({ data: { organization_id: organizationId, user_id: userId, role: 'admin' } });
+    await tx.user.create({ data: { id: userId, email: `${suffix}@example.com` } });
+    await tx.organizationMember.create({
+      data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: name, last_name: 'Owner' },
+    });
     const ws = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
     await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: ws.id } });
     await tx.apiKey.create({

@@ -23,15 +23,16 @@ beforeAll(async () => {
   await importDemoCatalog(server);
   organizationId = (await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } })).organization_id;
   other = await createOrganization(server.db);
-  await addCredits(server.managementKey, 1000);
-  await addCredits(other.managementKey, 1000);
+  await addCredits(organizationId, 1000);
+  await addCredits(other.organizationId, 1000);
 });
 afterAll(async () => {
   await server?.close();
 });
 
-async function addCredits(key: string, amount: number): Promise<number> {
-  const { status, data } = await trpc(server, 'generations.addCredits', { amount }, { key });
+/** Billing (the platform) credits an organization. */
+async function addCredits(orgId: string, amount: number): Promise<number> {
+  const { status, data } = await trpc(server, 'generations.addCredits', { organization_id: orgId, amount });
   expect(status).toBe(200);
   return data.credit_balance;
 }
@@ -119,7 +120,7 @@ describe('recording a generation (generations.record)', () => {
     const info = await keyInfo(key);
     expect(info).toMatchObject({ usage: 3.75, usage_daily: 1.75, usage_weekly: 3.75, usage_monthly: 3.75, byok_usage: 0 });
     const rows = await server.db.keyUsageDaily.findMany({ where: { api_key: { hash } }, orderBy: { day: 'asc' } });
-    expect(rows.map((r) => [r.day.toISOString().slice(0, 10), r.usage.toNumber(), r.request_count])).toEqual([
+    expect(rows.map((r) => [r.day.toISOString().slice(0, 10), r.usage.toNumber(), Number(r.request_count)])).toEqual([
       ['2026-06-02', 2, 1],
       ['2026-06-03', 1.75, 2],
     ]);
@@ -139,7 +140,7 @@ describe('recording a generation (generations.record)', () => {
     expect(outputs.filter((o) => o.recorded)).toHaveLength(1);
     expect(await server.db.generation.count({ where: { id } })).toBe(1);
     expect((await keyInfo(key)).usage).toBe(1);
-    expect((await server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1);
+    expect((await server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1n);
     expect(await balance()).toBeCloseTo(before - 1, 10);
   });
 
@@ -164,8 +165,8 @@ describe('recording a generation (generations.record)', () => {
       where: { api_key: { hash: { in: [a.hash, b.hash] } } },
       _sum: { request_count: true, free_request_count: true },
     });
-    expect(counted._sum.request_count).toBe(58);
-    expect(counted._sum.free_request_count).toBe(recordedInputs.filter((input) => input.model.endsWith(':free')).length);
+    expect(counted._sum.request_count).toBe(58n);
+    expect(counted._sum.free_request_count).toBe(BigInt(recordedInputs.filter((input) => input.model.endsWith(':free')).length));
     expect((await keyInfo(a.key)).usage + (await keyInfo(b.key)).usage).toBeCloseTo(0.58, 10);
     expect(await balance()).toBeCloseTo(before - 0.58, 10);
     expect(await server.db.generationContent.count({ where: { generation_id: { in: recordedInputs.map((x) => x.id) } } })).toBe(58);
@@ -232,13 +233,18 @@ describe('recording a generation (generations.record)', () => {
     }
   });
 
-  it("404 for a key of another organization; 403 for a regular key; 401 without a key; 400 for bad input; nothing half-written", async () => {
+  it("platform keys only (403 for tenants' keys, 401 without a key); 404 for an unknown key; 400 for bad input; nothing half-written", async () => {
     const { key, hash } = await createKey(server);
-    const count = await server.db.generation.count();
     const otherKey = await createKey(server, {}, other.managementKey);
-    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: otherKey.hash, model: 'm/x' })).status).toBe(404);
-    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key })).status).toBe(403);
+    const count = await server.db.generation.count();
+    for (const tenant of [key, server.managementKey, other.managementKey]) {
+      const refused = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 5 }, { key: tenant });
+      expect(refused.status).toBe(403);
+      expect(refused.error.message).toBe('Only platform keys can perform this operation');
+    }
     expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key: null })).status).toBe(401);
+    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: 'f'.repeat(64), model: 'm/x' })).status).toBe(404);
+    expect(await server.db.generation.count()).toBe(count);
     for (const bad of [
       { api_key_hash: hash, model: 'm/x' },
       { id: '', api_key_hash: hash, model: 'm/x' },
@@ -249,11 +255,14 @@ describe('recording a generation (generations.record)', () => {
     ]) {
       expect((await trpc(server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
     }
-    // The same id from another organization is refused, not merged.
+    // The same id for a key of another organization is refused, not merged.
     const id = await record(server, { api_key_hash: hash, usage: 0 });
-    const clash = await trpc(server, 'generations.record', { id, api_key_hash: otherKey.hash, model: 'm/x' }, { key: other.managementKey });
+    const clash = await trpc(server, 'generations.record', { id, api_key_hash: otherKey.hash, model: 'm/x' });
     expect(clash.status).toBe(400);
     expect(await server.db.generation.count()).toBe(count + 1);
+    // The platform records for the organization that owns the key, whichever it is.
+    const theirs = await record(server, { api_key_hash: otherKey.hash, usage: 0 });
+    expect((await server.db.generation.findUniqueOrThrow({ where: { id: theirs } })).organization_id).toBe(other.organizationId);
   });
 });
 
@@ -317,14 +326,14 @@ describe('GET /generation', () => {
   it('402 with the instruction and link while the credit balance is negative', async () => {
     const org = await createOrganization(server.db, 'Broke');
     const { hash } = await createKey(server, {}, org.managementKey);
-    const id = await record(server, { api_key_hash: hash, ...FULL, usage: 3 }, org.managementKey);
+    const id = await record(server, { api_key_hash: hash, ...FULL, usage: 3 });
     expect(await balance(org.organizationId)).toBe(-3);
     const res = await get(id, org.managementKey);
     await expectStatus(res, 402, `Insufficient credits. Add more using ${ADD_CREDITS_URL}`);
     // The content is still readable (the spec lists no 402 for it); other organizations are unaffected.
     expect((await getContent(id, org.managementKey)).status).toBe(200);
     expect((await get('gen-does-not-exist')).status).toBe(404);
-    expect(await addCredits(org.managementKey, 3)).toBe(0);
+    expect(await addCredits(org.organizationId, 3)).toBe(0);
     expect((await get(id, org.managementKey)).status).toBe(200);
   });
 });

@@ -9,7 +9,7 @@ import { queryRows, statement } from '@switchyard/db';
 import { loadConfig } from '../src/config.js';
 import { httpErrorOf } from '../src/errors.js';
 import type { TestServer } from '../src/testing.js';
-import { testServer } from './fixtures.js';
+import { defaultKeyFor, testServer } from './fixtures.js';
 import { rest, trpc } from './fixtures-admin.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
@@ -151,7 +151,11 @@ describe('NUL and other characters PostgreSQL cannot store are refused with 400 
   });
 
   it('in the path of PUT /internal/containers/...', async () => {
-    const res = await server.request(`/internal/containers/sess_%00/files/cfile_eA`, { method: 'PUT', body: 'x' });
+    const res = await server.request(`/internal/containers/sess_%00/files/cfile_eA?organization_id=${server.organizationId}`, {
+      method: 'PUT',
+      body: 'x',
+      key: server.platformKey,
+    });
     await expectJsonEnvelope(res, 400);
   });
 
@@ -229,7 +233,12 @@ describe('deeply nested JSON is refused with 400', () => {
       ],
       ['generations.record', `{"id":"deep","api_key_hash":"${'0'.repeat(64)}","model":"a/b","provider_responses":${deep(10_000)}}`],
     ]) {
-      const res = await server.request(`/trpc/${procedure}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await server.request(`/trpc/${procedure}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        key: defaultKeyFor(server, procedure!),
+      });
       const answer = (await res.json()) as { error: { message: string } };
       expect(res.status, `${procedure}: ${JSON.stringify(answer).slice(0, 300)}`).toBe(400);
       expect(answer.error.message).toBe(ERROR_MESSAGES[400]);

@@ -16,8 +16,30 @@ const SIZE = 200 * 1024 * 1024;
 const FLAT_MIB = 64;
 
 let server: TestServer;
+/** The video provider, on loopback: the server allows exactly its host:port (UPSTREAM_ALLOWED_HOSTS). */
+let provider: http.Server;
+let providerUrl: string;
+/** The checksum of what the provider sent last. */
+let sent = '';
 beforeAll(async () => {
-  server = await testServerWith({ MAX_FILE_BYTES: String(SIZE), STORAGE_QUOTA_BYTES: String(2 * SIZE) });
+  provider = http.createServer((_req, res) => {
+    const source = bigStream(SIZE);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': SIZE });
+    (async () => {
+      for await (const chunk of source.chunks) {
+        if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      sent = source.sha256();
+      res.end();
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/big.mp4`;
+  server = await testServerWith({
+    MAX_FILE_BYTES: String(SIZE),
+    STORAGE_QUOTA_BYTES: String(2 * SIZE),
+    UPSTREAM_ALLOWED_HOSTS: new URL(providerUrl).host,
+  });
   // Warm up (connections, code paths) so that one-time allocations are not counted below.
   const warm = await openContainer(server, 'warm-up');
   const res = await putFile(server, warm, fileIdOf('warm.bin'), bigStream(16 * 1024 * 1024).chunks);
@@ -26,6 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await new Promise((resolve) => provider?.close(resolve));
 });
 
 describe('memory stays flat for 200 MiB', () => {
@@ -77,37 +100,20 @@ describe('memory stays flat for 200 MiB', () => {
   });
 
   it('while a video is proxied from the provider', async () => {
-    let sent = '';
-    const provider = http.createServer((_req, res) => {
-      const source = bigStream(SIZE);
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': SIZE });
-      (async () => {
-        for await (const chunk of source.chunks) {
-          if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-        }
-        sent = source.sha256();
-        res.end();
-      })().catch(() => res.destroy());
+    const job = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+      workspace_id: server.workspaceId,
+      provider: 'fake',
+      model: 'fake/video',
+      upstream_job_id: 'big',
+      outputs: [{ upstream_url: providerUrl }],
     });
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/big.mp4`;
-      const job = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
-        provider: 'fake',
-        model: 'fake/video',
-        upstream_job_id: 'big',
-        outputs: [{ upstream_url: url }],
-      });
-      const watcher = new RssWatcher();
-      const res = await server.request(`/api/v1/videos/${job.data.data.id}/content`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-length')).toBe(String(SIZE));
-      const body = await drain(res, watcher);
-      expect(body).toEqual({ size: SIZE, sha256: sent });
-      console.info(`video proxy of 200 MiB: RSS grew by ${watcher.growthMiB.toFixed(1)} MiB`);
-      expect(watcher.growthMiB).toBeLessThan(FLAT_MIB);
-    } finally {
-      await new Promise((resolve) => provider.close(resolve));
-    }
+    const watcher = new RssWatcher();
+    const res = await server.request(`/api/v1/videos/${job.data.data.id}/content`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(SIZE));
+    const body = await drain(res, watcher);
+    expect(body).toEqual({ size: SIZE, sha256: sent });
+    console.info(`video proxy of 200 MiB: RSS grew by ${watcher.growthMiB.toFixed(1)} MiB`);
+    expect(watcher.growthMiB).toBeLessThan(FLAT_MIB);
   });
 });

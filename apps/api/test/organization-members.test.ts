@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ListOrganizationMembersOutputSchema, OrganizationMemberSchema } from '@switchyard/schema';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ListOrganizationMembersOutputSchema, OrganizationMemberSchema, type OrganizationMember } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, managementActor, pastCacheTtl, testServer, type OrgFixture } from './fixtures.js';
 import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
@@ -131,5 +131,100 @@ describe('query plan', () => {
     expect(text).toContain('organization_members_organization_id_created_at_id_idx');
     expect(text).not.toContain('"Sort"');
     expect((await rest(server, '/organization/members?offset=4990&limit=100', { key: big.managementKey })).body.data).toHaveLength(11);
+  });
+});
+
+describe('people: one identity per email, names and role per organization', () => {
+  let a: OrgFixture;
+  let b: OrgFixture;
+  beforeEach(async () => {
+    a = await createOrganization(server.db, 'A');
+    b = await createOrganization(server.db, 'B');
+  });
+
+  type Names = { first_name?: string; last_name?: string; role?: 'org:admin' | 'org:member' };
+  const add = (org: OrgFixture, email: string, names: Names = {}) =>
+    trpc<OrganizationMember>(server, 'organization.createMember', { email, ...names }, { key: org.managementKey });
+
+  /**
+   * The member with this email as the organization sees it on GET /organization/members, which
+   * must agree with the statement that pages organizations too large to keep their order in memory.
+   */
+  async function seenBy(org: OrgFixture, email: string): Promise<OrganizationMember | undefined> {
+    const listed = (await rest(server, '/organization/members?limit=100', { key: org.managementKey })).body.data as OrganizationMember[];
+    const tooLarge = new MemberOrderCache(0, { maxOrganizations: 1, maxMembers: 1 });
+    const paged = await listOrganizationMembers(server.db, tooLarge, await managementActor(server, org.managementKey), { offset: 0, limit: 100 });
+    expect(paged.data).toEqual(listed);
+    return listed.find((m) => m.email === email);
+  }
+
+  it('adding an email another organization has reveals nothing that organization wrote', async () => {
+    const theirs = await add(a, 'grace@example.com', { first_name: 'Grace', last_name: 'Hopper', role: 'org:admin' });
+    expect(theirs.status).toBe(200);
+    const mine = await add(b, 'GRACE@example.com');
+    expect(mine.status).toBe(200);
+    // The same person (identity is shared), with only what B wrote: no names, B's role.
+    expect(mine.data).toEqual({ id: theirs.data.id, email: 'grace@example.com', first_name: '', last_name: '', role: 'org:member' });
+    expect(await seenBy(b, 'grace@example.com')).toEqual(mine.data);
+    expect(await seenBy(a, 'grace@example.com')).toEqual(theirs.data);
+  });
+
+  it("an organization's names for a person never change what another organization sees", async () => {
+    const first = await add(b, 'jane@example.com', { first_name: 'Call IT at +1-555-0100', last_name: '' });
+    expect(first.status).toBe(200);
+    const later = await add(a, 'Jane@Example.com', { first_name: 'Jane', last_name: 'Doe' });
+    expect(later.data).toEqual({ id: first.data.id, email: 'jane@example.com', first_name: 'Jane', last_name: 'Doe', role: 'org:member' });
+    expect(await seenBy(a, 'jane@example.com')).toEqual(later.data);
+    expect(await seenBy(b, 'jane@example.com')).toEqual(first.data);
+  });
+
+  it("updateMember changes this organization's names and role, never what another organization sees", async () => {
+    const theirs = await add(b, 'ren@example.com', { first_name: 'R.', last_name: 'X' });
+    const mine = await add(a, 'ren@example.com', { first_name: 'Ren' });
+    const update = (input: Record<string, unknown>) => trpc<OrganizationMember>(server, 'organization.updateMember', { user_id: mine.data.id, ...input }, { key: a.managementKey });
+
+    const renamed = await update({ last_name: 'Ito' });
+    expect(renamed.status, JSON.stringify(renamed.error)).toBe(200);
+    expect(renamed.data).toEqual({ ...mine.data, last_name: 'Ito' });
+    const promoted = await update({ role: 'org:admin' });
+    expect(promoted.data).toEqual({ ...renamed.data, role: 'org:admin' });
+    const cleared = await update({ first_name: '', last_name: 'Ito-Sato', role: 'org:member' });
+    expect(cleared.data).toEqual({ ...mine.data, first_name: '', last_name: 'Ito-Sato' });
+    expect(await seenBy(a, 'ren@example.com')).toEqual(cleared.data);
+    expect(await seenBy(b, 'ren@example.com')).toEqual(theirs.data);
+
+    // Nothing to change, or a name over 200 characters: 400.
+    expect((await update({})).status).toBe(400);
+    expect((await update({ first_name: 'x'.repeat(201) })).status).toBe(400);
+  });
+
+  it('two organizations adding the same new email at the same moment both succeed', async () => {
+    const rounds = [];
+    for (let round = 0; round < 8; round++) {
+      const email = `both${round}@example.com`;
+      const [forA, forB] = await Promise.all([
+        add(a, email, { first_name: 'A', last_name: `${round}` }),
+        add(b, email, { first_name: 'B', last_name: `${round}`, role: 'org:admin' }),
+      ]);
+      rounds.push({ email, round, forA, forB });
+    }
+    expect(rounds.map((r) => [r.forA.status, r.forB.status]), JSON.stringify(rounds.map((r) => [r.forA.error, r.forB.error]))).toEqual(
+      rounds.map(() => [200, 200]),
+    );
+    for (const { email, round, forA, forB } of rounds) {
+      expect(forB.data.id).toBe(forA.data.id);
+      expect(await seenBy(a, email)).toEqual({ id: forA.data.id, email, first_name: 'A', last_name: `${round}`, role: 'org:member' });
+      expect(await seenBy(b, email)).toEqual({ id: forA.data.id, email, first_name: 'B', last_name: `${round}`, role: 'org:admin' });
+    }
+  });
+
+  it('one organization adding the same email twice at once: one member, the other call 400 "already a member"', async () => {
+    for (let round = 0; round < 3; round++) {
+      const email = `twice${round}@example.com`;
+      const answers = await Promise.all([add(a, email), add(a, email)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(answers.find((r) => r.status === 400)!.error?.data.metadata).toMatchObject({ reason: 'already a member', email });
+      expect((await rest(server, '/organization/members?limit=100', { key: a.managementKey })).body.data.filter((m: OrganizationMember) => m.email === email)).toHaveLength(1);
+    }
   });
 });

@@ -3,6 +3,7 @@
 // runs the build, through tsx.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,11 @@ afterAll(() => {
 });
 
 function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], {
+  return launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
+}
+
+function launchWith(file: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(file, args, {
     cwd: appDir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,17 +48,26 @@ function launch(env: Record<string, string>): { child: ChildProcess; output: () 
   return { child, output: () => out, exited };
 }
 
-async function start(env: Record<string, string>): Promise<Proc> {
-  const proc = launch(env);
+/** Waits (up to 60 s) for the output to match; returns the first group. */
+async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp): Promise<string> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const match = /"url":"(http:\/\/[^"]+)","msg":"listening"/.exec(proc.output());
-    if (match?.[1]) return { ...proc, url: match[1] };
+    const match = pattern.exec(proc.output().replace(/\x1b\[[0-9;]*m/g, ''));
+    if (match) return match[1] ?? match[0];
     if (proc.child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  proc.child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${proc.output()}`);
+  throw new Error(`no ${pattern} in the output:\n${proc.output()}`);
+}
+
+async function start(env: Record<string, string>): Promise<Proc> {
+  const proc = launch(env);
+  try {
+    return { ...proc, url: await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/) };
+  } catch (error) {
+    proc.child.kill('SIGKILL');
+    throw new Error(`server did not start: ${(error as Error).message}`);
+  }
 }
 
 async function getKey(url: string, key: string) {
@@ -79,18 +93,40 @@ async function alive(pid: number): Promise<boolean> {
   }
 }
 
+/** Live processes whose command line names `dir` (an orphaned postgres would: -D <dir>/...). */
+async function processesUsing(dir: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await fs.readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(dir) && (await alive(Number(entry)))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
 describe('server process on embedded PostgreSQL', () => {
   it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
     try {
-      // First start: new cluster, migrations, bootstrap, admin-key file (0600).
+      // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
       let proc = await start({ DATA_DIR: dataDir });
       const keyFile = path.join(dataDir, 'admin-key');
+      const platformFile = path.join(dataDir, 'platform-key');
       expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+      expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
       const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
-      expect(proc.output()).toContain(`management key (shown once): ${adminKey}`);
+      const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
+      expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
+      // The log names the files and the masked labels, never a secret.
+      expect(proc.output()).toContain(keyFile);
+      expect(proc.output()).toContain(platformFile);
+      expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
+      expect(proc.output()).not.toContain(adminKey.slice(9));
+      expect(proc.output()).not.toContain(platformKey.slice(18));
       const first = await getKey(proc.url, adminKey);
       expect(first.status).toBe(200);
+      // The platform key belongs to no organization: GET /key is for tenants' keys (403).
+      expect((await getKey(proc.url, platformKey)).status).toBe(403);
       expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
       // SIGTERM: exits 0 and stops PostgreSQL.
@@ -106,6 +142,7 @@ describe('server process on embedded PostgreSQL', () => {
       const second = await getKey(proc.url, adminKey);
       expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
       expect(proc.output()).not.toContain(adminKey);
+      expect(proc.output()).not.toContain(platformKey);
 
       // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
       const orphan = await pidOf(dataDir);
@@ -136,14 +173,64 @@ describe('server process on embedded PostgreSQL', () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
     const key = `sk-sy-v1-${'ab'.repeat(32)}`;
+    const platformKey = `sk-sy-platform-v1-${'cd'.repeat(32)}`;
     try {
-      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: key });
+      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: key, SWITCHYARD_PLATFORM_KEY: platformKey });
       expect((await getKey(proc.url, key)).status).toBe(200);
       expect(existsSync(path.join(dataDir, 'postgres'))).toBe(false);
       expect(existsSync(path.join(dataDir, 'admin-key'))).toBe(false);
+      expect(existsSync(path.join(dataDir, 'platform-key'))).toBe(false);
+      expect(proc.output()).not.toContain(platformKey.slice(18));
+      const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${platformKey}` } });
+      expect(orgs.status).toBe(200);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     } finally {
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 1 with a clear message when its port is taken, and stops the PostgreSQL it started', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
+      expect(proc.output()).not.toContain('"msg":"listening"');
+      // PostgreSQL was started (the cluster exists) and is stopped again.
+      expect(existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION'))).toBe(true);
+      expect(await pidOf(dataDir)).toBeNull();
+      expect(await processesUsing(dataDir)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes readable lines, not JSON, when stdout is a terminal', async () => {
+    const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
+    const command = `exec ${process.execPath} --conditions=@switchyard/source --import tsx src/main.ts`;
+    const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'cd'.repeat(32)}`,
+      TERM: 'xterm',
+    });
+    try {
+      const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
+      await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
+      await waitFor(proc, /GET \/api\/v1\/key 401 \d+ms.*tty-1/);
+      expect(proc.output()).not.toMatch(/^\{"level"/m);
+    } finally {
+      // script(1) ends when the server does.
+      proc.child.kill('SIGTERM');
+      await proc.exited;
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     }

@@ -120,9 +120,13 @@ function fakeProvider(req: http.IncomingMessage, res: http.ServerResponse) {
   }
 }
 
+/**
+ * The fake provider and the closed port are on loopback, which upstream fetches refuse unless the
+ * operator allows them (see video-upstream-rules.test.ts): these servers allow exactly those two.
+ */
+const allowProviders = () => ({ UPSTREAM_ALLOWED_HOSTS: `${new URL(base).host},127.0.0.1:${closedPort}` });
+
 beforeAll(async () => {
-  server = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: String(IDLE_MS), UPSTREAM_CONNECT_TIMEOUT_MS: '2000' });
-  other = await createOrganization(server.db);
   provider = http.createServer(fakeProvider);
   provider.on('connection', (s) => {
     sockets.add(s);
@@ -134,6 +138,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   closedPort = (closed.address() as AddressInfo).port;
   await new Promise((resolve) => closed.close(resolve));
+  server = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: String(IDLE_MS), UPSTREAM_CONNECT_TIMEOUT_MS: '2000', ...allowProviders() });
+  other = await createOrganization(server.db);
 });
 afterAll(async () => {
   for (const s of sockets) s.destroy();
@@ -141,8 +147,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function createJob(outputs: Array<{ upstream_url: string; media_type?: string }>, key = server.managementKey) {
-  const res = await trpc<{ data: unknown }>(server, 'videos.createJob', { provider: 'fake', model: 'fake/video-1', upstream_job_id: 'up-1', outputs }, key);
+/** The video service (the platform) registers a job in the server's default workspace. */
+async function createJob(outputs: Array<{ upstream_url: string; media_type?: string }>, key = server.platformKey) {
+  const res = await trpc<{ data: unknown }>(
+    server,
+    'videos.createJob',
+    { workspace_id: server.workspaceId, provider: 'fake', model: 'fake/video-1', upstream_job_id: 'up-1', outputs },
+    key,
+  );
   expect(res.status).toBe(200);
   return VideoJobSchema.strict().parse(res.data.data);
 }
@@ -172,14 +184,20 @@ describe('videos.createJob (internal)', () => {
     ]);
   });
 
-  it('refuses non-http URLs, empty output lists and regular keys', async () => {
+  it('refuses non-http URLs, empty output lists, a missing workspace, and every tenant key', async () => {
+    const job = { workspace_id: server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u' };
     for (const outputs of [[{ upstream_url: 'file:///etc/passwd' }], [{ upstream_url: 'not a url' }], []]) {
-      const res = await trpc(server, 'videos.createJob', { provider: 'p', model: 'm', upstream_job_id: 'u', outputs });
+      const res = await trpc(server, 'videos.createJob', { ...job, outputs });
       expect(res.status).toBe(400);
     }
+    const { workspace_id: _, ...unnamed } = job;
+    expect((await trpc(server, 'videos.createJob', { ...unnamed, outputs: [{ upstream_url: `${base}/x` }] })).status).toBe(400);
     const { data } = await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' });
-    const res = await trpc(server, 'videos.createJob', { provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: `${base}/x` }] }, data.key);
-    expect(res.status).toBe(403);
+    for (const key of [data.key, server.managementKey]) {
+      const res = await trpc(server, 'videos.createJob', { ...job, outputs: [{ upstream_url: `${base}/x` }] }, key);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toBe('Only platform keys can perform this operation');
+    }
   });
 });
 
@@ -288,7 +306,7 @@ describe('GET /videos/{jobId}/content', () => {
     // the upstream request here.
     let patient: TestServer;
     beforeAll(async () => {
-      patient = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: '600000' });
+      patient = await testServerWith({ UPSTREAM_IDLE_TIMEOUT_MS: '600000', ...allowProviders() });
     });
     afterAll(async () => {
       await patient?.close();
@@ -296,6 +314,7 @@ describe('GET /videos/{jobId}/content', () => {
 
     async function patientJob(path: string): Promise<string> {
       const res = await trpc<{ data: { id: string } }>(patient, 'videos.createJob', {
+        workspace_id: patient.workspaceId,
         provider: 'fake',
         model: 'm',
         upstream_job_id: 'u',

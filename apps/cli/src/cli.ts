@@ -1,15 +1,17 @@
 // `switchyard`: the admin CLI. It does all its work through @switchyard/client, over tRPC.
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Parsing, help, --version and typo suggestions are commander's; each command is declared once as
+// a `Command` (commands/*.ts) and turned into a commander command here.
+import { readFileSync } from 'node:fs';
+import { Command as Program, CommanderError, Help, Option } from 'commander';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
-import { UsageError, type Command, type OptionSpec } from './command.js';
+import { API_KEY, resolveCredential, UsageError, type Command, type Credential, type OptionSpec } from './command.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { catalogCommands } from './commands/catalog.js';
 import { demoCommands } from './commands/demo.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
+import { orgCommands } from './commands/orgs.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
@@ -21,7 +23,20 @@ export const commands: Command[] = [
   ...byokCommands,
   ...catalogCommands,
   ...demoCommands,
+  ...orgCommands,
 ];
+
+/** What `switchyard <group>` alone, or with --help, says about the group. */
+const GROUPS: Record<string, string> = {
+  keys: 'API keys: create, list, show, limit and disable them',
+  workspaces: 'Workspaces and their members',
+  budgets: "Workspaces' budgets",
+  guardrails: 'Guardrails and their assignments',
+  byok: 'Provider keys (BYOK), stored encrypted',
+  models: 'The model catalog',
+  generations: 'Recorded generations',
+  orgs: 'Organizations (platform key)',
+};
 
 export interface Io {
   stdout(text: string): void;
@@ -32,124 +47,142 @@ export interface Io {
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
-const globalOptions: Record<string, OptionSpec> = {
-  url: { type: 'string', value: '<url>', description: `server URL (env SWITCHYARD_URL, default ${DEFAULT_URL})` },
-  key: { type: 'string', value: '<key>', description: 'API key (env SWITCHYARD_API_KEY, else DATA_DIR/admin-key)' },
-  json: { type: 'boolean', description: 'print JSON for scripts instead of tables' },
-  help: { type: 'boolean', description: 'show help' },
-};
+export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-function optionHelp(options: Record<string, OptionSpec>): string {
-  const lines = Object.entries(options).map(([name, spec]) => [`--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.description]);
-  const width = Math.max(...lines.map(([flag]) => flag!.length));
-  return lines.map(([flag, text]) => `  ${flag!.padEnd(width)}  ${text}`).join('\n');
+/** The words after `switchyard`, e.g. "keys create". */
+function commandPath(cmd: Program): string {
+  const words: string[] = [];
+  for (let c: Program | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }
 
-function commandUsage(command: Command): string {
-  const args = command.args?.length ? ` ${command.args.join(' ')}` : '';
-  return [
-    `Usage: switchyard ${command.path.join(' ')}${args} [options]`,
-    '',
-    command.summary,
-    '',
-    'Options:',
-    optionHelp({ ...(command.options ?? {}), ...globalOptions }),
-  ].join('\n');
-}
-
-function overview(prefix: string[] = []): string {
-  const listed = commands.filter((c) => prefix.every((p, i) => c.path[i] === p));
-  const width = Math.max(...listed.map((c) => c.path.join(' ').length));
-  return [
-    `Usage: switchyard ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> [options]`,
-    '',
-    'Commands:',
-    ...listed.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),
-    '',
-    'Global options:',
-    optionHelp(globalOptions),
-    '',
-    'Run `switchyard <command> --help` for the options of a command.',
-  ].join('\n');
-}
-
-function parseConfig(options: Record<string, OptionSpec>): ParseArgsConfig['options'] {
-  return Object.fromEntries(
-    Object.entries(options).map(([name, spec]) => [name, { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }]),
-  );
-}
-
-/** --key, SWITCHYARD_API_KEY, or the admin-key file the server writes on its first start. */
-function resolveKey(flag: string | undefined, io: Io): string | undefined {
-  if (flag) return flag;
-  if (io.env.SWITCHYARD_API_KEY) return io.env.SWITCHYARD_API_KEY;
-  const file = path.resolve(io.cwd, io.env.DATA_DIR || '.data', 'admin-key');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+function leaves(cmd: Program): Program[] {
+  return cmd.commands.flatMap((sub) => (sub.commands.length ? leaves(sub) : [sub]));
 }
 
 /**
- * Finds the command named by the leading words of argv (global options may come before them) and
- * returns argv without those words.
+ * Help that lists every command by its full path ("keys create"), at the top and in each group.
+ * Only the help text is flattened: typo suggestions still compare a word with the commands at its
+ * own level ("kyes" -> keys, "keys lsit" -> list).
  */
-function findCommand(argv: string[]): { command: Command; words: string[]; rest: string[] } {
-  const words: number[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--url' || arg === '--key') i++;
-    else if (arg.startsWith('-')) continue;
-    else if (commands.some((c) => words.every((w, j) => c.path[j] === argv[w]) && c.path[words.length] === arg)) words.push(i);
-    else break;
+class SwitchyardHelp extends Help {
+  private formatting = false;
+  override formatHelp(cmd: Program, helper: Help): string {
+    this.formatting = true;
+    try {
+      return super.formatHelp(cmd, helper);
+    } finally {
+      this.formatting = false;
+    }
   }
-  const named = words.map((i) => argv[i]!);
-  const command = commands.find((c) => c.path.length === named.length && c.path.every((p, i) => named[i] === p));
-  return { command: command!, words: named, rest: argv.filter((_, i) => !words.includes(i)) };
+  override visibleCommands(cmd: Program): Program[] {
+    return this.formatting ? leaves(cmd) : super.visibleCommands(cmd);
+  }
+  override subcommandTerm(cmd: Program): string {
+    const args = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}]`));
+    return [commandPath(cmd), ...args].join(' ');
+  }
 }
 
-export async function run(argv: string[], io: Io): Promise<number> {
-  const { command, words, rest } = findCommand(argv);
-  const wantsHelp = argv.includes('--help') || argv.includes('-h');
-  if (!command) {
-    const firstWord = argv.find((a) => !a.startsWith('-'));
-    if (firstWord === undefined || (wantsHelp && words.length > 0)) {
-      io.stdout(overview(words));
-      return 0;
-    }
-    const typed = argv.filter((a) => !a.startsWith('-')).join(' ');
-    io.stderr(`switchyard: unknown command "${typed}"\n\n${overview(words)}`);
-    return 2;
+function optionOf(name: string, spec: OptionSpec): Option {
+  return new Option(`--${name}${spec.type === 'string' ? ` ${spec.value ?? '<value>'}` : ''}`, spec.description);
+}
+
+/** The option values by their --names (commander's own keys are camelCase). */
+function optionValues(cmd: Program): Record<string, string | boolean | string[] | undefined> {
+  const values = cmd.optsWithGlobals();
+  const byName: Record<string, string | boolean | string[] | undefined> = {};
+  for (let c: Program | null = cmd; c; c = c.parent) {
+    for (const option of c.options) byName[option.name()] ??= values[option.attributeName()] as string | boolean | undefined;
   }
-  if (wantsHelp) {
-    io.stdout(commandUsage(command));
-    return 0;
+  return byName;
+}
+
+/**
+ * Runs one command line. Exit codes: 0 done (or help/version shown), 1 the server refused or could
+ * not be reached, 2 a mistake in the call (printed with the command's usage).
+ */
+export async function run(argv: string[], io: Io, list: Command[] = commands): Promise<number> {
+  let code = 0;
+  // commander writes errors and (for a missing subcommand) help to stderr; held until the outcome
+  // is known, since help for `switchyard keys` alone belongs on stdout.
+  const errors: string[] = [];
+  const program = new Program('switchyard')
+    .description('Administer a Switchyard server through its API (over tRPC, with @switchyard/client).')
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--url <url>', `server URL (env SWITCHYARD_URL, default ${DEFAULT_URL})`)
+    .option('--key <key>', `API key (env ${API_KEY.env}, else DATA_DIR/${API_KEY.file})`)
+    .option('--json', 'print JSON for scripts instead of tables')
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand(false)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text.replace(/\n$/, '')),
+      writeErr: (text) => void errors.push(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'switchyard: ')),
+    });
+  program.createHelp = () => Object.assign(new SwitchyardHelp(), program.configureHelp());
+  program.configureHelp({ showGlobalOptions: true });
+
+  for (const def of list) {
+    let parent = program;
+    for (const word of def.path.slice(0, -1)) {
+      parent =
+        parent.commands.find((c) => c.name() === word) ??
+        parent
+          .command(word)
+          .description(GROUPS[word] ?? '')
+          // A bare `switchyard keys` shows the group's help (see the catch below).
+          .helpOption('-h, --help', 'show help');
+    }
+    const cmd = parent.command(def.path.at(-1)!).description(def.summary);
+    for (const arg of def.args ?? []) cmd.argument(arg.replace(/>\.\.\.$/, '...>'));
+    for (const [name, spec] of Object.entries(def.options ?? {})) cmd.addOption(optionOf(name, spec));
+    const credential = def.credential ?? API_KEY;
+    if (credential !== API_KEY) {
+      cmd.addOption(new Option(`--${credential.option} <key>`, `${credential.describe} (env ${credential.env}, else DATA_DIR/${credential.file})`));
+    }
+    cmd.action(async () => {
+      code = await execute(def, cmd, credential, io);
+    });
+  }
+  // Subcommands inherit the output, exit and help settings from the time they are created.
+  for (const cmd of [program, ...program.commands, ...leaves(program)]) {
+    cmd.exitOverride().showHelpAfterError().configureOutput(program.configureOutput());
+    cmd.createHelp = program.createHelp;
   }
 
-  let parsed;
   try {
-    parsed = parseArgs({
-      args: rest,
-      options: parseConfig({ ...(command.options ?? {}), ...globalOptions }),
-      allowPositionals: true,
-      strict: true,
-    });
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
   } catch (error) {
-    io.stderr(`switchyard: ${(error as Error).message}\n\n${commandUsage(command)}`);
-    return 2;
+    if (!(error instanceof CommanderError)) throw error;
+    // `switchyard` or `switchyard keys` alone: commander shows the help as an error; here it is
+    // what was asked for.
+    const helpAsked = error.code === 'commander.help';
+    if (errors.length) (helpAsked ? io.stdout : io.stderr)(errors.join('').replace(/\n$/, ''));
+    // --help and --version exit 0 too.
+    return helpAsked || error.exitCode === 0 ? 0 : 2;
   }
-  const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
+}
+
+async function execute(def: Command, cmd: Program, credential: Credential, io: Io): Promise<number> {
+  const options = optionValues(cmd);
   const url = (options.url as string | undefined) ?? io.env.SWITCHYARD_URL ?? DEFAULT_URL;
-  const apiKey = resolveKey(options.key as string | undefined, io);
+  const apiKey = resolveCredential(credential, options[credential.option] as string | undefined, io);
   if (!apiKey) {
-    io.stderr('switchyard: no API key: pass --key, set SWITCHYARD_API_KEY, or run where DATA_DIR/admin-key exists');
+    io.stderr(`switchyard: no ${credential.describe}: pass --${credential.option}, set ${credential.env}, or run where DATA_DIR/${credential.file} exists`);
     return 2;
   }
   const client = createSwitchyardClient({ url, apiKey });
   try {
-    const result = await command.run({ client, url, apiKey, options, positionals: parsed.positionals, env: io.env, cwd: io.cwd });
+    const result = await def.run({ client, url, apiKey, options, positionals: cmd.args, env: io.env, cwd: io.cwd });
     io.stdout(render(result, options.json === true));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`switchyard: ${error.message}\n\n${commandUsage(command)}`);
+      io.stderr(`switchyard: ${error.message}\n\n${cmd.helpInformation().replace(/\n$/, '')}`);
       return 2;
     }
     if (error instanceof SwitchyardError) {

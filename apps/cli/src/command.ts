@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { SwitchyardClient } from '@switchyard/client';
 import type { Result } from './output.js';
 
@@ -7,6 +9,42 @@ export interface OptionSpec {
   /** Shown in help, e.g. "<usd>". */
   value?: string;
   multiple?: boolean;
+}
+
+/** Where a command finds its secret: --<option>, then $<env>, then the file DATA_DIR/<file>. */
+export interface Credential {
+  option: string;
+  env: string;
+  file: string;
+  /** e.g. "API key" (in help and errors). */
+  describe: string;
+}
+
+/** The default: an organization's key (the server writes its first management key to DATA_DIR/admin-key). */
+export const API_KEY: Credential = { option: 'key', env: 'SWITCHYARD_API_KEY', file: 'admin-key', describe: 'API key' };
+
+/** The platform's key (the server writes it to DATA_DIR/platform-key on its first start). */
+export const PLATFORM_KEY: Credential = {
+  option: 'platform-key',
+  env: 'SWITCHYARD_PLATFORM_KEY',
+  file: 'platform-key',
+  describe: 'platform key',
+};
+
+/**
+ * A credential from its option, then its environment variable, then its file under DATA_DIR (which
+ * the server writes on its first start).
+ */
+export function resolveCredential(
+  credential: Credential,
+  flag: string | undefined,
+  io: { env: Record<string, string | undefined>; cwd: string },
+): string | undefined {
+  if (flag) return flag;
+  const fromEnv = io.env[credential.env];
+  if (fromEnv) return fromEnv;
+  const file = path.resolve(io.cwd, io.env.DATA_DIR || '.data', credential.file);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
 }
 
 export interface CommandContext {
@@ -27,11 +65,16 @@ export interface Command {
   /** Positional arguments, e.g. ["<hash>"]. */
   args?: string[];
   options?: Record<string, OptionSpec>;
+  /** The secret the command calls with (default API_KEY; another one adds its own --option). */
+  credential?: Credential;
   run(ctx: CommandContext): Promise<Result>;
 }
 
 /** A mistake in how the command was called: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {}
+
+/** A failure that is not the server's answer (e.g. nothing matched): printed alone, exit code 1. */
+export class CliError extends Error {}
 
 export function requireString(ctx: CommandContext, name: string): string {
   const value = ctx.options[name];
@@ -65,4 +108,21 @@ export const paginationOptions: Record<string, OptionSpec> = {
 
 export function pagination(ctx: CommandContext) {
   return { limit: optionalNumber(ctx, 'limit') ?? 50, offset: optionalNumber(ctx, 'offset') ?? 0 };
+}
+
+/** A key's SHA-256 hash (64 lowercase hex characters), or a prefix of one. */
+const HASH_PREFIX = /^[0-9a-f]{1,64}$/;
+
+/**
+ * The full hash of the organization's one key whose hash starts with `prefix` (any unique prefix,
+ * e.g. the 12 characters `keys list` shows; a full hash is taken as it is).
+ */
+export async function resolveKeyHash(ctx: CommandContext, prefix: string): Promise<string> {
+  const wanted = prefix.toLowerCase();
+  if (!HASH_PREFIX.test(wanted)) throw new UsageError(`"${prefix}" is not a key hash (hex characters)`);
+  if (wanted.length === 64) return wanted;
+  const found = await ctx.client.keys.list.query({ hash_prefix: wanted, limit: 2, offset: 0 });
+  if (found.total_count === 0) throw new CliError(`no key's hash starts with ${wanted}`);
+  if (found.total_count > 1) throw new UsageError(`${found.total_count} keys' hashes start with ${wanted}: give more characters`);
+  return found.data[0]!.hash;
 }

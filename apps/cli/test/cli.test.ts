@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createSwitchyardClient } from '@switchyard/client';
-import { commands, run } from '../src/cli.js';
+import { commands, run, VERSION } from '../src/cli.js';
+import type { Command } from '../src/command.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,15 +20,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd()) {
+async function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd(), list = commands) {
   let stdout = '';
   let stderr = '';
-  const code = await run(args, {
-    stdout: (t) => (stdout += `${t}\n`),
-    stderr: (t) => (stderr += `${t}\n`),
-    env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, ...env },
-    cwd,
-  });
+  const code = await run(
+    args,
+    {
+      stdout: (t) => (stdout += `${t}\n`),
+      stderr: (t) => (stderr += `${t}\n`),
+      env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, SWITCHYARD_PLATFORM_KEY: server.platformKey, ...env },
+      cwd,
+    },
+    list,
+  );
   return { code, stdout, stderr };
 }
 
@@ -58,6 +63,47 @@ describe('switchyard keys', () => {
     expect((await server.request('/api/v1/key', { key })).status).toBe(200);
     expect((await cli(['keys', 'disable', data.hash])).code).toBe(0);
     expect((await server.request('/api/v1/key', { key })).status).toBe(401);
+  });
+
+  it('takes a unique prefix of a hash wherever a hash is expected', async () => {
+    const made = JSON.parse((await cli(['keys', 'create', '--name', 'prefixed', '--json'])).stdout) as { key: string; data: { hash: string } };
+    const { hash } = made.data;
+    // The 12 characters `keys list` shows, and fewer.
+    const listed = await cli(['keys', 'list']);
+    expect(listed.stdout).toContain(hash.slice(0, 12));
+    expect(listed.stdout).not.toContain(hash.slice(0, 13));
+    const shown = JSON.parse((await cli(['keys', 'show', hash.slice(0, 12), '--json'])).stdout) as { hash: string; name: string };
+    expect(shown).toMatchObject({ hash, name: 'prefixed' });
+    expect(JSON.parse((await cli(['keys', 'set-limit', hash.slice(0, 8).toUpperCase(), '--limit', '3', '--json'])).stdout)).toMatchObject({ hash, limit: 3 });
+
+    const guardrail = JSON.parse((await cli(['guardrails', 'create', '--name', 'by-prefix', '--json'])).stdout) as { id: string };
+    const assigned = await cli(['guardrails', 'assign', guardrail.id, '--keys', hash.slice(0, 10), '--json']);
+    expect(JSON.parse(assigned.stdout)).toMatchObject({ keys: { assigned_count: 1 } });
+    const admin = createSwitchyardClient({ url: server.url, apiKey: server.managementKey });
+    const assignments = await admin.guardrails.keyAssignments.query({ id: guardrail.id });
+    expect(assignments.data.map((a: { key_hash: string }) => a.key_hash)).toContain(hash);
+
+    // A prefix two keys share is refused, naming how many; so is one that matches nothing.
+    const firstChars = new Map<string, number>();
+    for (let i = 0; i < 17; i++) {
+      const all = JSON.parse((await cli(['keys', 'list', '--json', '--limit', '100'])).stdout) as { data: { hash: string }[] };
+      firstChars.clear();
+      for (const k of all.data) firstChars.set(k.hash[0]!, (firstChars.get(k.hash[0]!) ?? 0) + 1);
+      if ([...firstChars.values()].some((n) => n > 1)) break;
+      await cli(['keys', 'create', '--name', `filler-${i}`]);
+    }
+    const [shared, count] = [...firstChars.entries()].find(([, n]) => n > 1)!;
+    const ambiguous = await cli(['keys', 'show', shared]);
+    expect(ambiguous).toMatchObject({ code: 2, stdout: '' });
+    expect(ambiguous.stderr).toContain(`${count} keys' hashes start with ${shared}`);
+    const unknown = [...'0123456789abcdef'].find((c) => !firstChars.has(c));
+    if (unknown) {
+      const none = await cli(['keys', 'disable', `${unknown}0`]);
+      expect(none).toMatchObject({ code: 1, stdout: '' });
+      expect(none.stderr).toContain(`no key's hash starts with ${unknown}0`);
+    }
+    expect((await cli(['keys', 'show', 'not-hex'])).code).toBe(2);
+    expect((await server.request('/api/v1/key', { key: made.key })).status).toBe(200);
   });
 
   it('takes global options before the command too', async () => {
@@ -140,7 +186,7 @@ describe('switchyard administration commands', () => {
 
     const keys = await json(['keys', 'list']);
     const hash = keys.data.find((k: { is_management_key: boolean }) => k.is_management_key).hash;
-    await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).generations.record.mutate({
+    await createSwitchyardClient({ url: server.url, apiKey: server.platformKey }).generations.record.mutate({
       id: 'gen-cli-1',
       api_key_hash: hash,
       model: 'openai/gpt-4o',
@@ -160,9 +206,95 @@ describe('help and errors', () => {
     expect(res.stdout).toContain('--json');
   });
 
-  it('lists the commands with no arguments, and of a group', async () => {
-    expect((await cli([])).stdout).toContain('keys create');
-    expect((await cli(['keys', '--help'])).stdout).toContain('keys set-limit');
+  it('lists the commands with no arguments, and those of a group alone or with --help', async () => {
+    const bare = await cli([]);
+    expect(bare).toMatchObject({ code: 0, stderr: '' });
+    expect(bare.stdout).toContain('keys create');
+    expect(bare.stdout).toContain('workspaces add-members <workspace> <user-id...>');
+    for (const args of [['keys'], ['keys', '--help'], ['--json', 'keys']]) {
+      const group = await cli(args);
+      expect(group, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      expect(group.stdout).toContain('Usage: switchyard keys');
+      expect(group.stdout).toContain('keys set-limit <hash>');
+      expect(group.stdout).not.toContain('workspaces create');
+    }
+  });
+
+  it('prints its version', async () => {
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-V']) expect(await cli([flag])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it('suggests the nearest command or option for a typo', async () => {
+    const cases: [string[], string][] = [
+      [['kyes', 'list'], 'Did you mean keys?'],
+      [['keys', 'lsit'], 'Did you mean list?'],
+      [['workspace', 'list'], 'Did you mean workspaces?'],
+      [['keys', 'create', '--nmae', 'x'], 'Did you mean --name?'],
+      [['keys', 'list', '--jsno'], 'Did you mean --json?'],
+    ];
+    for (const [args, suggestion] of cases) {
+      const res = await cli(args);
+      expect(res, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+      expect(res.stderr).toContain(suggestion);
+    }
+  });
+
+  it('calls with the credential a command names: its option, its variable, then its file under DATA_DIR', async () => {
+    const credential = { option: 'other-key', env: 'SWITCHYARD_OTHER_KEY', file: 'other-key', describe: 'other key' };
+    const whoami: Command = {
+      path: ['whoami'],
+      summary: 'the calling key',
+      credential,
+      run: async (ctx) => ({ json: (await ctx.client.keys.current.query()).data.label }),
+    };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
+    try {
+      const env = { SWITCHYARD_API_KEY: undefined };
+      expect(await cli(['whoami'], env, dir, [whoami])).toMatchObject({ code: 2, stderr: expect.stringContaining('no other key: pass --other-key, set SWITCHYARD_OTHER_KEY') });
+      await fs.mkdir(path.join(dir, '.data'));
+      await fs.writeFile(path.join(dir, '.data', 'other-key'), `${server.managementKey}\n`);
+      const fromFile = await cli(['whoami'], env, dir, [whoami]);
+      expect(fromFile).toMatchObject({ code: 0, stdout: expect.stringMatching(/^"sk-sy-v1-/) });
+      const regular = JSON.parse((await cli(['keys', 'create', '--name', 'other', '--json'])).stdout) as { key: string; data: { label: string } };
+      expect((await cli(['whoami', '--json'], { ...env, SWITCHYARD_OTHER_KEY: regular.key }, dir, [whoami])).stdout).toBe(`"${regular.data.label}"\n`);
+      const bad = await cli(['whoami', '--other-key', 'sk-sy-v1-nope'], { ...env, SWITCHYARD_OTHER_KEY: regular.key }, dir, [whoami]);
+      expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
+      expect((await cli(['whoami', '--help'], env, dir, [whoami])).stdout).toContain('--other-key <key>');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('orgs create | list | disable: the platform key creates organizations whose management key works until disabled', async () => {
+    const created = JSON.parse((await cli(['orgs', 'create', '--name', 'Acme', '--owner-email', 'boss@acme.example', '--json'])).stdout);
+    expect(created).toMatchObject({
+      organization_id: expect.stringMatching(/^org_/),
+      workspace_id: expect.any(String),
+      management_key: expect.stringMatching(/^sk-sy-v1-[0-9a-f]{64}$/),
+    });
+    const theirs = await cli(['keys', 'list', '--json'], { SWITCHYARD_API_KEY: created.management_key });
+    expect(theirs.code).toBe(0);
+    expect(JSON.parse(theirs.stdout).data).toHaveLength(1);
+    const listed = await cli(['orgs', 'list']);
+    expect(listed.stdout).toContain(created.organization_id);
+    expect(listed.stdout).toContain('Acme');
+    // Tenants' keys cannot: 403 with the platform's message.
+    const refused = await cli(['orgs', 'create', '--name', 'Nope'], { SWITCHYARD_PLATFORM_KEY: server.managementKey });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('Only platform keys can perform this operation') });
+    // The platform key is found like the API key: option, variable, then DATA_DIR/platform-key.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
+    try {
+      expect((await cli(['orgs', 'list'], { SWITCHYARD_PLATFORM_KEY: undefined }, dir)).code).toBe(2);
+      await fs.mkdir(path.join(dir, '.data'));
+      await fs.writeFile(path.join(dir, '.data', 'platform-key'), `${server.platformKey}\n`);
+      expect((await cli(['orgs', 'list'], { SWITCHYARD_PLATFORM_KEY: undefined }, dir)).code).toBe(0);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+    const disabled = JSON.parse((await cli(['orgs', 'disable', created.organization_id, '--json'])).stdout);
+    expect(disabled).toMatchObject({ id: created.organization_id, disabled: true });
+    expect(await cli(['keys', 'list'], { SWITCHYARD_API_KEY: created.management_key })).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 
   it('exits 2 with usage on stderr for a mistake in the call', async () => {
@@ -186,17 +318,17 @@ describe('help and errors', () => {
     expect(down.stderr).toContain('cannot reach http://127.0.0.1:1');
   });
 
-  it('runs as a process through its bin entry', async () => {
-    const cliDir = fileURLToPath(new URL('..', import.meta.url));
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts', 'keys', 'list', '--json', '--limit', '1'],
-      { cwd: cliDir, env: { ...process.env, SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey } },
-    );
+  it('runs as a process through its package bin, from the compiled CLI', async () => {
+    // node_modules/.bin/switchyard at the repository root: the link pnpm makes from the package's
+    // bin (the root package depends on @switchyard/cli). It runs dist/, built before this test.
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const bin = path.join(root, 'node_modules', '.bin', 'switchyard');
+    const exec = promisify(execFile);
+    const env = { ...process.env, SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey };
+    const { stdout } = await exec(bin, ['keys', 'list', '--json', '--limit', '1'], { cwd: root, env });
     expect(JSON.parse(stdout)).toHaveProperty('data');
-    const failed = await promisify(execFile)(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts', 'nope'], {
-      cwd: cliDir,
-    }).catch((e: { code: number; stderr: string }) => e);
-    expect(failed).toMatchObject({ code: 2 });
+    expect((await exec(bin, ['--version'], { cwd: root })).stdout).toBe(`${VERSION}\n`);
+    const failed = await exec(bin, ['nope'], { cwd: root }).catch((e: { code: number; stderr: string }) => e);
+    expect(failed).toMatchObject({ code: 2, stderr: expect.stringMatching(/^switchyard: unknown command 'nope'/) });
   });
 });

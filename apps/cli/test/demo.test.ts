@@ -42,7 +42,7 @@ async function demo(json: boolean) {
   const code = await run(json ? ['demo', '--json'] : ['demo'], {
     stdout: (t) => (stdout += `${t}\n`),
     stderr: (t) => (stderr += `${t}\n`),
-    env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey },
+    env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, SWITCHYARD_PLATFORM_KEY: server.platformKey },
     cwd: process.cwd(),
   });
   return { code, stdout, stderr };

@@ -53,6 +53,9 @@ const errorLink: TRPCLink<AppRouter> = () => ({ next, op }) =>
     }),
   );
 
+/** The most calls the server takes in one batch request. */
+export const MAX_BATCH_SIZE = 100;
+
 export function createSwitchyardClient(options: SwitchyardClientOptions): SwitchyardClient {
   const base = options.url.replace(/\/+$/, '');
   return createTRPCClient<AppRouter>({
@@ -60,6 +63,9 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
       errorLink,
       httpBatchLink({
         url: `${base}/trpc`,
+        // The server refuses batches of more than 100 calls (whole, before any runs); larger bursts
+        // go as several requests.
+        maxItems: MAX_BATCH_SIZE,
         headers: { authorization: `Bearer ${options.apiKey}` },
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
@@ -73,6 +79,8 @@ export function containerFileId(path: string): string {
 }
 
 export interface WriteContainerFileInput {
+  /** The organization the container belongs to (container ids are unique within one). */
+  organization_id: string;
   container_id: string;
   /** Clean relative path inside the sandbox, e.g. "out/report.md". */
   path: string;
@@ -82,13 +90,16 @@ export interface WriteContainerFileInput {
 }
 
 /**
- * The sandbox runner's way to write (or replace) a container file: PUT /internal/containers/{id}/files/{file_id}
- * with the raw bytes, management key required. Not a tRPC procedure (bytes are streamed, not JSON),
- * hence this helper; it fails with the same SwitchyardError as the procedures do.
+ * The sandbox runner's way to write (or replace) a container file:
+ * PUT /internal/containers/{id}/files/{file_id}?organization_id= with the raw bytes, platform key
+ * required. Not a tRPC procedure (bytes are streamed, not JSON), hence this helper; it fails with
+ * the same SwitchyardError as the procedures do.
  */
 export async function writeContainerFile(options: SwitchyardClientOptions, input: WriteContainerFileInput): Promise<ContainerFile> {
   const base = options.url.replace(/\/+$/, '');
-  const url = `${base}/internal/containers/${encodeURIComponent(input.container_id)}/files/${containerFileId(input.path)}`;
+  const url =
+    `${base}/internal/containers/${encodeURIComponent(input.container_id)}/files/${containerFileId(input.path)}` +
+    `?organization_id=${encodeURIComponent(input.organization_id)}`;
   const doFetch = options.fetch ?? globalThis.fetch;
   let res: Response;
   try {

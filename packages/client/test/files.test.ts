@@ -1,5 +1,6 @@
 // Containers, promote and video jobs through the typed client, against a real server.
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { type RouterOutputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
@@ -10,10 +11,13 @@ const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64ur
 describe('files and videos through @switchyard/client', () => {
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {
     const sy = client(env.server.managementKey);
-    const { data: container } = await sy.files.openContainer.mutate({ session_key: 'client-session' });
+    const platform = client(env.server.platformKey);
+    const { data: container } = await platform.files.openContainer.mutate({ session_key: 'client-session', workspace_id: env.server.workspaceId });
     expect(container.container_id).toBe('sess_client-session');
 
-    const put = await env.server.request(`/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}`, {
+    const path = `/internal/containers/${container.container_id}/files/${fileIdOf('out/answer.txt')}?organization_id=${env.server.organizationId}`;
+    const put = await env.server.request(path, {
+      key: env.server.platformKey,
       method: 'PUT',
       headers: { 'content-type': 'text/plain' },
       body: '42\n',
@@ -34,20 +38,38 @@ describe('files and videos through @switchyard/client', () => {
 
   it('records a video job whose output then downloads over REST', async () => {
     const sy = client(env.server.managementKey);
-    const { data: job } = await sy.videos.createJob.mutate({
+    const { data: job } = await client(env.server.platformKey).videos.createJob.mutate({
+      workspace_id: env.server.workspaceId,
       provider: 'fake',
       model: 'fake/video',
       upstream_job_id: 'job-1',
-      outputs: [{ upstream_url: `${env.server.url}/healthz`, media_type: 'video/mp4' }],
+      outputs: [{ upstream_url: SAMPLE_VIDEO_URL, media_type: 'video/mp4' }],
     });
-    expect(job).toMatchObject({ status: 'completed', outputs: [{ index: 0, media_type: 'video/mp4' }] });
-    // The "provider" here is the server's own health check: its bytes come through unchanged.
+    expect(job).toMatchObject({ status: 'completed', outputs: [{ index: 0, upstream_url: 'sample:video.mp4', media_type: 'video/mp4' }] });
+    // The output is the server's own sample video (no provider to run here): a real MP4.
     const res = await env.server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await res.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+
+    // Credentials in a provider URL are refused when the job is created.
+    const withCredentials = await failure(
+      client(env.server.platformKey).videos.createJob.mutate({
+        workspace_id: env.server.workspaceId,
+        provider: 'p',
+        model: 'm',
+        upstream_job_id: 'u',
+        outputs: [{ upstream_url: 'https://user:pass@videos.example.com/v.mp4' }],
+      }),
+    );
+    expect(withCredentials).toMatchObject({ status: 400, message: 'Invalid request parameters' });
 
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
-    const forbidden = await failure(client(key).videos.createJob.mutate({ provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }));
-    expect(forbidden.status).toBe(403);
+    for (const tenant of [key, env.server.managementKey]) {
+      const forbidden = await failure(
+        client(tenant).videos.createJob.mutate({ workspace_id: env.server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }),
+      );
+      expect(forbidden).toMatchObject({ status: 403, message: 'Only platform keys can perform this operation' });
+    }
   });
 });

@@ -8,7 +8,9 @@ const { client } = env;
 describe('generations through @switchyard/client', () => {
   it('records a generation once, shows it, its content and the spend, and takes feedback', async () => {
     const admin = client(env.server.managementKey);
-    expect((await admin.generations.addCredits.mutate({ amount: 10 })).credit_balance).toBe(10);
+    // The routing service and billing hold the platform key.
+    const platform = client(env.server.platformKey);
+    expect((await platform.generations.addCredits.mutate({ organization_id: env.server.organizationId, amount: 10 })).credit_balance).toBe(10);
     const created = await admin.keys.create.mutate({ name: 'router' });
     const input = {
       id: 'gen-client-1',
@@ -19,8 +21,9 @@ describe('generations through @switchyard/client', () => {
       usage: 0.25,
       content: { input: { messages: [{ role: 'user', content: 'Hi' }] }, output: { completion: 'Hello' } },
     };
-    expect(await admin.generations.record.mutate(input)).toMatchObject({ recorded: true, content_stored: true });
-    expect(await admin.generations.record.mutate(input)).toMatchObject({ recorded: false });
+    expect(await platform.generations.record.mutate(input)).toMatchObject({ recorded: true, content_stored: true });
+    expect(await platform.generations.record.mutate(input)).toMatchObject({ recorded: false });
+    expect(await failure(admin.generations.record.mutate({ ...input, id: 'gen-client-x' }))).toMatchObject({ status: 403 });
 
     const own = client(created.key);
     const viaClient = await own.generations.get.query({ id: 'gen-client-1' });
@@ -49,7 +52,7 @@ describe('generations through @switchyard/client', () => {
 
     // Spend beyond the balance: 402 with the link.
     const { data } = await admin.keys.create.mutate({ name: 'spender' });
-    await admin.generations.record.mutate({ id: 'gen-client-2', api_key_hash: data.hash, model: 'openai/gpt-4o', usage: 100 });
+    await client(env.server.platformKey).generations.record.mutate({ id: 'gen-client-2', api_key_hash: data.hash, model: 'openai/gpt-4o', usage: 100 });
     const broke = await failure(admin.generations.get.query({ id: 'gen-client-2' }));
     expect(broke.status).toBe(402);
     expect(broke.message).toMatch(/^Insufficient credits\. Add more using https:\/\//);

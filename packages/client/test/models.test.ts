@@ -15,7 +15,7 @@ const { client } = env;
 describe('catalog through @switchyard/client', () => {
   it('imports the demo catalog, then reads models, variants and aliases as REST does', async () => {
     const admin = client(env.server.managementKey);
-    const imported = await admin.models.import.mutate(catalog);
+    const imported = await client(env.server.platformKey).models.import.mutate(catalog);
     expect(imported.models).toBe(catalog.models.length);
 
     const viaClient = await admin.models.get.query({ author: 'openai', slug: 'gpt-oss-20b:free' });
@@ -41,9 +41,13 @@ describe('catalog through @switchyard/client', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('refuses catalog writes from a regular key (403) and calls without a valid key (401)', async () => {
+  it("refuses catalog writes from tenants' keys (403) and calls without a valid key (401)", async () => {
     const { key } = await client(env.server.managementKey).keys.create.mutate({ name: 'reader' });
     expect((await failure(client(key).models.import.mutate(catalog))).status).toBe(403);
+    expect(await failure(client(env.server.managementKey).models.import.mutate(catalog))).toMatchObject({
+      status: 403,
+      message: 'Only platform keys can perform this operation',
+    });
     expect((await failure(client('sk-sy-v1-nope').models.get.query({ author: 'openai', slug: 'gpt-4o' }))).status).toBe(401);
   });
 });

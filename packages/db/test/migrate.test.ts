@@ -139,3 +139,55 @@ describe('drift check', () => {
     expect(failure?.stdout).toMatch(/ALTER TABLE "models" ADD COLUMN\s+"drift_probe" INTEGER/);
   });
 });
+
+describe('20261123194236_member_names', () => {
+  const NAME = '20261123194236_member_names';
+
+  /** The migrations folder as it was before this migration. */
+  async function migrationsBefore(): Promise<string> {
+    const dir = await migrationsCopy();
+    for (const entry of await fs.readdir(dir)) if (entry >= NAME) await fs.rm(path.join(dir, entry), { recursive: true });
+    return dir;
+  }
+
+  it("moves names to the membership of the organization that wrote them; later organizations' start empty", async () => {
+    const db = await emptyDatabase();
+    await migrate(db.url, { dir: await migrationsBefore() });
+    await query(
+      db.url,
+      `INSERT INTO organizations (id, name, updated_at) VALUES ('org_a', 'A', now()), ('org_b', 'B', now()), ('org_c', 'C', now());
+       INSERT INTO users (id, email, first_name, last_name, updated_at) VALUES
+         ('user_grace', 'grace@example.com', 'Grace', 'Hopper', now()),
+         ('user_jane', 'jane@example.com', 'Call IT at +1-555-0100', '', now()),
+         ('user_nameless', 'nameless@example.com', '', '', now());
+       INSERT INTO organization_members (id, organization_id, user_id, created_at, updated_at) VALUES
+         -- A created Grace; B and C added her later.
+         (gen_random_uuid(), 'org_a', 'user_grace', '2026-01-01', now()),
+         (gen_random_uuid(), 'org_b', 'user_grace', '2026-02-01', now()),
+         (gen_random_uuid(), 'org_c', 'user_grace', '2026-03-01', now()),
+         -- B created Jane with its text; A added her later.
+         (gen_random_uuid(), 'org_b', 'user_jane', '2026-01-01', now()),
+         (gen_random_uuid(), 'org_a', 'user_jane', '2026-02-01', now()),
+         (gen_random_uuid(), 'org_a', 'user_nameless', '2026-01-01', now());`,
+    );
+    expect((await migrate(db.url)).applied).toEqual([NAME]);
+
+    const rows = await query<{ organization_id: string; user_id: string; first_name: string; last_name: string }>(
+      db.url,
+      'SELECT organization_id, user_id, first_name, last_name FROM organization_members ORDER BY user_id, organization_id',
+    );
+    expect(rows).toEqual([
+      { organization_id: 'org_a', user_id: 'user_grace', first_name: 'Grace', last_name: 'Hopper' },
+      { organization_id: 'org_b', user_id: 'user_grace', first_name: '', last_name: '' },
+      { organization_id: 'org_c', user_id: 'user_grace', first_name: '', last_name: '' },
+      { organization_id: 'org_a', user_id: 'user_jane', first_name: '', last_name: '' },
+      { organization_id: 'org_b', user_id: 'user_jane', first_name: 'Call IT at +1-555-0100', last_name: '' },
+      { organization_id: 'org_a', user_id: 'user_nameless', first_name: '', last_name: '' },
+    ]);
+    const columns = await query<{ column_name: string }>(
+      db.url,
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'users' ORDER BY ordinal_position",
+    );
+    expect(columns.map((c) => c.column_name)).toEqual(['id', 'email', 'created_at', 'updated_at']);
+  });
+});

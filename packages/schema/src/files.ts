@@ -72,14 +72,14 @@ export const ContainerFilePathInputSchema = PromoteFileInputSchema;
 /** Promote answers the File record itself, not wrapped in { data } (compat.md). */
 export const PromoteFileOutputSchema = FileSchema;
 
-/** Internal (tRPC): open a container (sandbox) for a session; the sandbox runner's way in. */
+/** Internal (tRPC, platform keys): open a container (sandbox) for a session; the sandbox runner's way in. */
 export const OpenContainerInputSchema = z.object({
   session_key: z.string().min(1).max(500).describe('The session key; the container id is derived from it'),
   restart: z
     .boolean()
     .optional()
     .describe('A restarted session: a new sandbox whose id carries a fresh "-r<nonce>" suffix'),
-  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+  workspace_id: z.string().uuid().describe('The workspace the container belongs to (the platform always names it)'),
 });
 export type OpenContainerInput = z.infer<typeof OpenContainerInputSchema>;
 

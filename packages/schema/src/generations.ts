@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OrganizationIdSchema } from './platform.js';
 import { IdentifierSchema, TimestampSchema, dataOf } from './common.js';
 
 const nullableString = () => z.string().nullable();
@@ -107,7 +108,7 @@ export const RecordGenerationInputSchema = z.object({
   provider_name: z.string().nullish(),
   router: z.string().nullish(),
   api_type: z.string().nullish(),
-  app_id: z.number().int().nullish(),
+  app_id: z.number().int().min(-2_147_483_648).max(2_147_483_647).nullish(),
   preset_id: z.string().nullish(),
   session_id: z.string().nullish(),
   external_user: z.string().nullish(),
@@ -122,9 +123,9 @@ export const RecordGenerationInputSchema = z.object({
   cancelled: z.boolean().optional(),
   streamed: z.boolean().optional(),
   is_byok: z.boolean().optional(),
-  latency: z.number().nonnegative().nullish(),
-  generation_time: z.number().nonnegative().nullish(),
-  moderation_latency: z.number().nonnegative().nullish(),
+  latency: z.number().nonnegative().max(1e12).nullish(),
+  generation_time: z.number().nonnegative().max(1e12).nullish(),
+  moderation_latency: z.number().nonnegative().max(1e12).nullish(),
   tokens_prompt: count().optional(),
   tokens_completion: count().optional(),
   native_tokens_prompt: count().nullish(),
@@ -161,9 +162,10 @@ export const RecordGenerationOutputSchema = z.object({
 });
 export type RecordGenerationOutput = z.infer<typeof RecordGenerationOutputSchema>;
 
-/** Internal (tRPC): add prepaid credit to the caller's organization. */
+/** Internal (tRPC, platform keys): add prepaid credit to an organization. */
 export const AddCreditsInputSchema = z.object({
-  amount: z.number().positive().finite().max(1e12).describe('USD to add'),
+  organization_id: OrganizationIdSchema.describe('The organization credited'),
+  amount: z.number().positive().finite().max(1e12).describe('USD to add (at most 1e12 a call)'),
 });
 export type AddCreditsInput = z.infer<typeof AddCreditsInputSchema>;
 export const CreditBalanceSchema = z.object({

@@ -13,3 +13,4 @@ export * from './analytics.js';
 export * from './files.js';
 export * from './videos.js';
 export * from './storable.js';
+export * from './platform.js';

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { WorkspaceRefSchema } from './workspaces.js';
+
+/** A USD amount a key's limit may hold: bounded so that it fits its column (DECIMAL(28,12)). */
+const LimitUsdSchema = z.number().nonnegative().max(1e15);
 
 export const LimitResetSchema = z.enum(['daily', 'weekly', 'monthly']);
 export const DataRegionSchema = z.enum(['global', 'europe', 'us']);
@@ -44,8 +48,8 @@ export const GetKeyOutputSchema = dataOf(KeySchema);
 /** Internal (tRPC): create a key in the caller's organization. The secret is returned once. */
 export const CreateKeyInputSchema = z.object({
   name: z.string().min(1).max(200),
-  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
-  limit: z.number().nonnegative().nullable().optional(),
+  workspace_id: WorkspaceRefSchema.optional().describe("UUID or slug; defaults to the caller key's workspace"),
+  limit: LimitUsdSchema.nullable().optional(),
   limit_reset: LimitResetSchema.nullable().optional(),
   include_byok_in_limit: z.boolean().optional(),
   is_management_key: z.boolean().optional(),
@@ -79,7 +83,7 @@ export const UpdateKeyInputSchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   name: z.string().min(1).max(200).optional(),
   disabled: z.boolean().optional(),
-  limit: z.number().nonnegative().nullable().optional(),
+  limit: LimitUsdSchema.nullable().optional(),
   limit_reset: LimitResetSchema.nullable().optional(),
   include_byok_in_limit: z.boolean().optional(),
 });
@@ -88,7 +92,9 @@ export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
 /** Internal (tRPC): the caller's organization's keys, newest first. */
 export const ListKeysInputSchema = z.object({
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
-  workspace_id: z.string().uuid().optional(),
+  workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug: only keys of this workspace'),
+  /** Only keys whose hash starts with these hex characters (the CLI accepts a unique prefix). */
+  hash_prefix: z.string().regex(/^[0-9a-f]{1,64}$/).optional(),
 });
 export type ListKeysInput = z.infer<typeof ListKeysInputSchema>;
 export const ListKeysOutputSchema = listOf(KeySummarySchema);

@@ -94,7 +94,7 @@ export const CatalogVariantSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lowercase variant name, e.g. free')
     .describe('Suffix after the colon: free, extended, thinking...'),
   name: z.string().min(1).nullish().describe('Defaults to "<model name> (<variant>)"'),
-  context_length: z.number().int().positive().nullish().describe("Defaults to the model's"),
+  context_length: z.number().int().positive().max(2_147_483_647).nullish().describe("Defaults to the model's"),
   pricing: ModelPricingSchema.partial().nullish().describe("Prices that differ from the model's"),
 });
 export type CatalogVariant = z.infer<typeof CatalogVariantSchema>;
@@ -105,8 +105,8 @@ export const CatalogModelSchema = z.object({
   canonical_slug: z.string().min(1).nullish().describe('Defaults to the id'),
   name: z.string().min(1),
   description: z.string().default(''),
-  created: z.number().int().nonnegative(),
-  context_length: z.number().int().positive(),
+  created: z.number().int().nonnegative().max(2_147_483_647),
+  context_length: z.number().int().positive().max(2_147_483_647),
   architecture: z.object({
     input_modalities: z.array(z.string().min(1)).min(1),
     output_modalities: z.array(z.string().min(1)).min(1),
@@ -116,9 +116,9 @@ export const CatalogModelSchema = z.object({
   pricing: ModelPricingSchema.partial({ image: true, request: true }),
   top_provider: z
     .object({
-      context_length: z.number().int().positive().nullish(),
+      context_length: z.number().int().positive().max(2_147_483_647).nullish(),
       is_moderated: z.boolean().default(false),
-      max_completion_tokens: z.number().int().positive().nullish(),
+      max_completion_tokens: z.number().int().positive().max(2_147_483_647).nullish(),
     })
     .nullish(),
   supported_parameters: z.array(z.string()).default([]),

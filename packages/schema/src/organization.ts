@@ -19,20 +19,31 @@ export type OrganizationMember = z.infer<typeof OrganizationMemberSchema>;
 export const ListOrganizationMembersInputSchema = z.object(paginationQuery({ defaultLimit: 50, maxLimit: 100 }));
 export const ListOrganizationMembersOutputSchema = listOf(OrganizationMemberSchema);
 
-/** Internal (tRPC): add a person to the organization; the user is created when the email is new. */
+const MEMBER_NAME = "This organization's name for the person (default empty); no other organization sees it";
+
+/**
+ * Internal (tRPC): add a person to the organization; the user (id and email, the identity shared
+ * across organizations) is created when the email is new. Names and role belong to this membership.
+ */
 export const CreateOrganizationMemberInputSchema = z.object({
   email: z.email().max(320),
-  first_name: z.string().max(200).optional().describe('Used when the user is new'),
-  last_name: z.string().max(200).optional().describe('Used when the user is new'),
+  first_name: z.string().max(200).optional().describe(MEMBER_NAME),
+  last_name: z.string().max(200).optional().describe(MEMBER_NAME),
   role: OrgRoleSchema.default('org:member'),
 });
 export type CreateOrganizationMemberInput = z.infer<typeof CreateOrganizationMemberInputSchema>;
 
-/** Internal (tRPC): change a member's organization role. */
-export const UpdateOrganizationMemberInputSchema = z.object({
-  user_id: IdentifierSchema,
-  role: OrgRoleSchema,
-});
+/** Internal (tRPC): change a member's organization role and/or this organization's names for them. */
+export const UpdateOrganizationMemberInputSchema = z
+  .object({
+    user_id: IdentifierSchema,
+    role: OrgRoleSchema.optional(),
+    first_name: z.string().max(200).optional().describe(MEMBER_NAME),
+    last_name: z.string().max(200).optional().describe(MEMBER_NAME),
+  })
+  .refine((input) => input.role !== undefined || input.first_name !== undefined || input.last_name !== undefined, {
+    message: 'give role, first_name or last_name',
+  });
 export type UpdateOrganizationMemberInput = z.infer<typeof UpdateOrganizationMemberInputSchema>;
 
 /** Internal (tRPC): remove a member (and their workspace memberships and guardrail assignments). */

@@ -3,10 +3,24 @@ import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 
 export const VideoJobStatusSchema = z.enum(['queued', 'in_progress', 'completed', 'failed']);
 
-const UpstreamUrlSchema = z
+/**
+ * The demo's sample video, kept with the server (apps/api/assets/sample-video.mp4): a job output
+ * with this `upstream_url` is served by the server itself from its own files, never fetched over
+ * the network.
+ */
+export const SAMPLE_VIDEO_URL = 'sample:video.mp4';
+
+const ProviderUrlSchema = z
   .url({ protocol: /^https?$/ })
   .max(4000)
-  .describe('Where the upstream provider serves the bytes (http or https)');
+  .refine((value) => {
+    const url = new URL(value);
+    return url.username === '' && url.password === '';
+  }, 'must not carry credentials (user:password@); providers authenticate downloads in the URL path or query');
+
+const UpstreamUrlSchema = z
+  .union([z.literal(SAMPLE_VIDEO_URL), ProviderUrlSchema])
+  .describe(`Where the upstream provider serves the bytes (http or https, no credentials), or ${SAMPLE_VIDEO_URL} for the server's own sample`);
 
 export const VideoOutputSchema = z.object({
   index: z.number().int().nonnegative().describe('GET /videos/{jobId}/content?index= selects this output'),
@@ -28,9 +42,14 @@ export const VideoJobSchema = z.object({
 });
 export type VideoJob = z.infer<typeof VideoJobSchema>;
 
-/** Internal (tRPC): record a video job and its outputs (demo data, tests, the generation worker). */
+/** Internal (tRPC, platform keys): record a video job and its outputs (the video service, demo data, tests). */
 export const CreateVideoJobInputSchema = z.object({
-  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+  workspace_id: z.string().uuid().describe('The workspace the job belongs to (the platform always names it)'),
+  api_key_hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe('SHA-256 of the key that requested the video, when one did; it must belong to the workspace\'s organization'),
   provider: z.string().min(1).max(200),
   model: z.string().min(1).max(200),
   upstream_job_id: z.string().min(1).max(500),

@@ -1,10 +1,36 @@
-import type { Request, Response } from 'express';
-import { authenticate, type Actor } from '../modules/keys/auth.service.js';
+// Plain express routes (byte streams in and out) declare their access rule like procedures do, and
+// are mounted through rawRoutes(), which authenticates and applies the rule before the handler runs.
+// The access-matrix test reads the same declarations.
+import { Router, type Request, type Response } from 'express';
+import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
+import { admitPlatform, admitTenant } from '../access/rules.js';
 import { keyHashOf, type AppDeps } from '../trpc/context.js';
 
-/** The caller of a plain express route, authenticated exactly as procedures are (401 otherwise). */
-export async function actorOf(deps: AppDeps, req: Request, res: Response, options: { management?: boolean } = {}): Promise<Actor> {
+interface RawRouteBase {
+  method: 'get' | 'put';
+  /** Express path, relative to where the routes are mounted. */
+  path: string;
+}
+export type RawRoute =
+  | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> })
+  | (RawRouteBase & { access: 'platform'; handle(deps: AppDeps, req: Request, res: Response, platform: PlatformActor): Promise<void> });
+
+async function callerOf(deps: AppDeps, req: Request, res: Response) {
   const keyHash = keyHashOf(req);
+  // The request log names the key by its hash, never by the key.
   res.locals.keyHash = keyHash;
-  return authenticate(deps.db, deps.keys, keyHash, deps.now(), options);
+  return authenticate(deps.db, deps.keys, keyHash, deps.now());
+}
+
+/** An express router serving `routes`, each behind its access rule (401 / 403 before the handler). */
+export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
+  const router = Router();
+  for (const route of routes) {
+    router[route.method](route.path, async (req, res) => {
+      const caller = await callerOf(deps, req, res);
+      if (route.access === 'platform') await route.handle(deps, req, res, admitPlatform(caller));
+      else await route.handle(deps, req, res, admitTenant(caller, route.access));
+    });
+  }
+  return router;
 }

@@ -3,60 +3,100 @@
 // (express's error handler -> sendError) as long as no byte has been sent. Once headers are out, a
 // failure can only end the connection, which the client sees as a broken download (never as a
 // complete one).
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
+import { Invalid } from '../errors.js';
 import { openContainerFile } from '../modules/files/files.service.js';
-import { openUpstream } from '../modules/videos/upstream.js';
+import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
+import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
-import { actorOf } from './authenticate.js';
+import type { RawRoute } from './authenticate.js';
 import { CONTAINER_FILE_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
+import { loggerOf } from './request-log.js';
+import { sampleFileOf } from './sample-video.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
 
-export function downloadRoutes(deps: AppDeps): Router {
-  const routes = Router();
+export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
+  {
+    method: 'get',
+    path: expressPath(CONTAINER_FILE_CONTENT),
+    access: 'tenant',
+    async handle(deps, req, res, actor) {
+      const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
+      const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id);
+      res.status(200);
+      res.attachment(download.filename);
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', download.size);
+      res.setHeader('Cache-Control', 'private, no-store');
+      await stream(deps, req, res, download.stream);
+    },
+  },
+  {
+    method: 'get',
+    path: expressPath(VIDEO_CONTENT),
+    access: 'tenant',
+    async handle(deps, req, res, actor) {
+      const input = rawInputOf(VIDEO_CONTENT, req);
+      const output = await findVideoOutput(deps.db, actor, input.jobId, input.index);
+      const sample = sampleFileOf(output.upstream_url);
+      if (sample) {
+        await sendSample(res, sample);
+        return;
+      }
+      // The client leaving (before or after the provider answers) aborts the upstream request.
+      const abort = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      const { media } = deps;
+      const upstream = await openUpstream(output.upstream_url, {
+        range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
+        signal: abort.signal,
+        connectTimeoutMs: media.upstreamConnectTimeoutMs,
+        idleTimeoutMs: media.upstreamIdleTimeoutMs,
+        minBytesPerSecond: media.upstreamMinBytesPerSecond,
+        rateWindowMs: media.upstreamRateWindowMs,
+        allowedHosts: media.upstreamAllowedHosts,
+        ownAddresses: serverAddresses(media.listenHost),
+      }).catch((error: unknown) => {
+        // The caller sees only 502; the operator sees why (and that UPSTREAM_ALLOWED_HOSTS exists).
+        if (error instanceof RefusedUpstream) {
+          loggerOf(req, deps.logger).warn({ video_job_id: output.video_job_id, reason: error.message }, 'upstream refused');
+        }
+        throw error;
+      });
+      res.status(upstream.statusCode === 206 ? 206 : 200);
+      res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
+      for (const name of FORWARDED) {
+        const value = upstream.headers[name];
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      res.setHeader('Cache-Control', 'private, no-store');
+      await stream(deps, req, res, upstream);
+    },
+  },
+];
 
-  routes.get(expressPath(CONTAINER_FILE_CONTENT), async (req, res) => {
-    const actor = await actorOf(deps, req, res);
-    const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
-    const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id);
-    res.status(200);
-    res.attachment(download.filename);
-    res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Length', download.size);
-    res.setHeader('Cache-Control', 'private, no-store');
-    await stream(deps, req, res, download.stream);
-  });
-
-  routes.get(expressPath(VIDEO_CONTENT), async (req, res) => {
-    const actor = await actorOf(deps, req, res);
-    const input = rawInputOf(VIDEO_CONTENT, req);
-    const output = await findVideoOutput(deps.db, actor, input.jobId, input.index);
-    // The client leaving (before or after the provider answers) aborts the upstream request.
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
+/**
+ * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
+ * extension). A Range past its end is a bad parameter, as when a provider answers 416.
+ */
+function sendSample(res: Response, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.sendFile(file, { headers: { 'Cache-Control': 'private, no-store' } }, (error?: Error & { status?: number }) => {
+      if (!error) resolve();
+      else if (res.headersSent) resolve();
+      else if (error.status === 416) {
+        res.removeHeader('Content-Range');
+        reject(new Invalid('range not satisfiable', { parameter: 'Range', reason: 'range not satisfiable' }));
+      } else reject(error);
     });
-    const upstream = await openUpstream(output.upstream_url, {
-      range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
-      signal: abort.signal,
-      connectTimeoutMs: deps.media.upstreamConnectTimeoutMs,
-      idleTimeoutMs: deps.media.upstreamIdleTimeoutMs,
-    });
-    res.status(upstream.statusCode === 206 ? 206 : 200);
-    res.setHeader('Content-Type', upstream.headers['content-type'] ?? output.media_type);
-    for (const name of FORWARDED) {
-      const value = upstream.headers[name];
-      if (value !== undefined) res.setHeader(name, value);
-    }
-    res.setHeader('Cache-Control', 'private, no-store');
-    await stream(deps, req, res, upstream);
   });
-
-  return routes;
 }
 
 /** Pipes a body out with backpressure; on failure after the headers, cuts the connection. */
@@ -65,6 +105,6 @@ async function stream(deps: AppDeps, req: Request, res: Response, body: NodeJS.R
     await pipeline(body, res);
   } catch (error) {
     res.destroy();
-    deps.logger.warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
+    loggerOf(req, deps.logger).warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
   }
 }

@@ -2,9 +2,10 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, type HttpError } from '../errors.js';
 import { NotFound, DomainError, Invalid, PayloadTooLarge } from '../errors.js';
+import { loggerOf, requestIdOf } from './request-log.js';
 
 export function sendError(res: Response, error: HttpError): void {
-  res.status(error.status).type('application/json').send(JSON.stringify(envelopeOf(error)));
+  res.status(error.status).type('application/json').send(JSON.stringify(envelopeOf(error, requestIdOf(res.req))));
 }
 
 /**
@@ -44,7 +45,7 @@ export function requestErrorOf(err: unknown): unknown {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = httpErrorOf(requestErrorOf(err));
-    logIfInternal(logger, error, { method: req.method, path: req.path });
+    logIfInternal(loggerOf(req, logger), error, { method: req.method, path: req.path });
     if (res.headersSent) {
       res.destroy();
       return;

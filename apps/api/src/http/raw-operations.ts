@@ -3,10 +3,10 @@
 // The routes read their input through rawInputOf(); the hostile-input property test drives them
 // from these declarations, as it drives procedures from the router.
 import type { Request } from 'express';
-import { ContainerFilePathInputSchema, VideoContentInputSchema } from '@switchyard/schema';
+import { ContainerFilePathInputSchema, OrganizationQuerySchema, VideoContentInputSchema } from '@switchyard/schema';
 import type { z } from 'zod';
 import { assertStorable } from '../storable-input.js';
-import { API_PREFIX } from './paths.js';
+import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
 import { answers, WHY, type OperationStatuses } from './statuses.js';
 
 export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends OperationStatuses {
@@ -42,26 +42,29 @@ export const VIDEO_CONTENT = {
   input: VideoContentInputSchema,
   body: 'none',
   statuses: answers({
-    400: `index not an integer >= 0 (or given twice), jobId over 200 characters; ${WHY.unstorable}`,
+    400: `index not an integer >= 0 (or given twice), jobId over 200 characters, a Range past the end of the server's own sample; ${WHY.unstorable}`,
     404: 'no such job visible to the key, or no output at that index',
-    502: 'the provider failed: an error status, a connection or idle timeout, a refused connection, a redirect to something other than http(s)',
+    502: 'the provider failed (an error status, a connection or idle timeout, a refused connection, a trickle below UPSTREAM_MIN_BYTES_PER_SECOND before the headers) or the upstream rules refused its address or redirect',
   }),
   listed: [400, 401, 404, 500, 502],
 } as const satisfies RawOperation;
 
 export const CONTAINER_FILE_WRITE = {
   method: 'PUT',
-  prefix: '/internal',
+  prefix: INTERNAL_PREFIX,
   path: '/containers/{container_id}/files/{file_id}',
-  input: ContainerFilePathInputSchema,
+  // The platform names the organization the container belongs to (?organization_id=).
+  input: ContainerFilePathInputSchema.extend(OrganizationQuerySchema.shape),
   body: 'bytes',
-  statuses: answers({
-    400: `container_id or file_id refused (as for the download), or an upload the client aborted; ${WHY.unstorable}`,
-    403: WHY.managementOnly,
-    404: "no such container in the key's organization",
-    413: 'the file exceeds CONTAINER_FILE_MAX_BYTES (nothing stored)',
-    503: 'storage cannot be written (nothing stored)',
-  }),
+  statuses: answers(
+    {
+      400: `container_id or file_id refused (as for the download), organization_id missing or not an organization id, or an upload the client aborted; ${WHY.unstorable}`,
+      404: 'no such organization, or no such container in it',
+      413: 'the file exceeds CONTAINER_FILE_MAX_BYTES (nothing stored)',
+      503: 'storage cannot be written (nothing stored)',
+    },
+    'platform',
+  ),
   // Not an operation of the spec: these are the statuses the sandbox runner is told to expect.
   listed: [400, 401, 403, 404, 413, 500, 503],
 } as const satisfies RawOperation;

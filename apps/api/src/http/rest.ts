@@ -27,9 +27,11 @@ import { ZodArray } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
+import type { ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal, requestErrorOf } from './error-response.js';
-import { declaredAnswer, type OperationStatuses, type Statuses } from './statuses.js';
+import { loggerOf, requestIdOf } from './request-log.js';
+import { declaredAnswer, type Statuses } from './statuses.js';
 
 interface Route {
   pattern: RegExp;
@@ -42,6 +44,8 @@ interface Route {
   arrayParams: string[];
   /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
   statuses: Statuses | undefined;
+  /** The status of a successful answer (meta.successStatus; 201 for creates). */
+  successStatus: number;
 }
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
@@ -69,7 +73,8 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       procedure: procedure as AnyProcedure,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
-      statuses: (meta as Partial<OperationStatuses>).statuses,
+      statuses: (meta as ProcedureMeta).statuses,
+      successStatus: (meta as ProcedureMeta).successStatus ?? 200,
     });
     routes.set(openapi.method, list);
   });
@@ -187,13 +192,13 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
           signal: undefined,
           batchIndex: 0,
         });
-        send(res, 200, data);
+        send(res, found.successStatus, data);
       } catch (cause) {
         const natural = httpErrorOf(getTRPCErrorFromUnknown(cause));
-        logIfInternal(deps.logger, natural, { procedure: found.path });
+        logIfInternal(loggerOf(req, deps.logger), natural, { procedure: found.path });
         // A status the operation does not declare becomes the declared one a client handles best.
         const http = found.statuses ? declaredAnswer(found.statuses, natural) : natural;
-        send(res, http.status, envelopeOf(http));
+        send(res, http.status, envelopeOf(http, requestIdOf(req)));
       }
     })().catch(next);
   };

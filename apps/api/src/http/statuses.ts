@@ -20,6 +20,8 @@ export interface OperationStatuses {
 export const WHY = {
   unauthenticated: 'no Authorization header, or an unknown, disabled or expired key',
   managementOnly: "a regular key: management key required (the spec's Authentication, rule 4)",
+  platformKey: 'a platform key: it has no organization, and calls only the platform\'s operations',
+  tenantKey: 'a key of an organization: platform key required (message "Only platform keys can perform this operation")',
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",
   internal: 'an unexpected failure (logged with its cause)',
   invalidPage: 'offset or limit not an integer in range, given twice, or malformed',
@@ -33,9 +35,13 @@ export const WHY = {
 /** The statuses every operation can answer, whatever it does, with the same reasons. */
 export const COMMON: Statuses = { 401: WHY.unauthenticated, 431: WHY.tooLongForNode, 500: WHY.internal };
 
-/** An operation's statuses: its own, and the common ones (401, 431, 500). */
-export function answers(specific: Statuses): Statuses {
-  const all: Statuses = { ...COMMON, ...specific };
+/**
+ * An operation's statuses: its own, the common ones (401, 431, 500), and 403 for the keys of the
+ * other plane (access/rules.ts): platform keys on a tenant operation, tenant keys on a platform one.
+ */
+export function answers(specific: Statuses, plane: 'tenant' | 'platform' = 'tenant'): Statuses {
+  const otherPlane = plane === 'tenant' ? WHY.platformKey : WHY.tenantKey;
+  const all: Statuses = { ...COMMON, ...specific, 403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane };
   return Object.fromEntries(Object.entries(all).sort(([a], [b]) => Number(a) - Number(b)));
 }
 

@@ -2,13 +2,14 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
-import type { KeyCache } from '../modules/keys/auth.service.js';
+import type { KeyCache } from '../access/callers.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { TrustProxy } from '../config.js';
+import { loggerOf } from '../http/request-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -73,6 +74,7 @@ export function contextFactory(deps: AppDeps) {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return { ...deps, keyHash, headers: req.headers, origin: () => requestOrigin(req) };
+    // What a procedure logs carries the request's id.
+    return { ...deps, logger: loggerOf(req, deps.logger), keyHash, headers: req.headers, origin: () => requestOrigin(req) };
   };
 }

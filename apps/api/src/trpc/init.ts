@@ -4,14 +4,21 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { OperationStatuses } from '../http/statuses.js';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
-import { authenticate } from '../modules/keys/auth.service.js';
+import { authenticate } from '../access/callers.js';
+import { admitPlatform, admitTenant, type AccessRule } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
 import type { Context } from './context.js';
 
+/**
+ * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), the
+ * status of a successful REST answer (default 200; existing clients expect 201 from creates), and,
+ * for a REST operation, the error statuses it answers (http/statuses.ts).
+ */
+export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201 } & Partial<OperationStatuses>;
+
 const t = initTRPC
   .context<Context>()
-  // A REST operation (meta.openapi) also declares the statuses it answers (http/statuses.ts).
-  .meta<OpenApiMeta<Partial<OperationStatuses>>>()
+  .meta<ProcedureMeta>()
   .create({
     // tRPC clients get the same status and message as REST clients; no stack, no internals.
     errorFormatter({ shape, error }) {
@@ -33,23 +40,34 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/** No key needed. The access-matrix test refuses any procedure built on it without a rule. */
 export const publicProcedure = t.procedure;
 
 /**
- * Authentication and (for management procedures) the key's kind in one middleware: tRPC copies a
- * call's options at every middleware layer, so each layer saved is saved per call.
+ * Authentication and the access rule in one middleware: tRPC copies a call's options at every
+ * middleware layer, so each layer saved is saved per call. Each base procedure also carries its rule
+ * in meta, where the access-matrix test reads it.
  */
-function guard(management: boolean) {
-  return t.middleware(async ({ ctx, next, getRawInput }) => {
-    const actor = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), { management });
+function tenant(rule: 'tenant' | 'management') {
+  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput }) => {
+    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
+    const actor = admitTenant(caller, rule);
     // After the key (401 and 403 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
     return next({ ctx: { actor } });
   });
 }
 
-/** Any valid, enabled, unexpired key. ctx.actor is the key with its organization and workspace. */
-export const authedProcedure = t.procedure.use(guard(false));
+/** Any valid, enabled, unexpired tenant key. ctx.actor is the key with its organization and workspace. */
+export const authedProcedure = tenant('tenant');
 
-/** Management keys only: others get 403 with the spec's message. */
-export const managementProcedure = t.procedure.use(guard(true));
+/** An organization's management keys only: others get 403 with the spec's message. */
+export const managementProcedure = tenant('management');
+
+/** Platform keys only: every tenant key gets 403 "Only platform keys can perform this operation". */
+export const platformProcedure = t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
+  const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
+  const platform = admitPlatform(caller);
+  assertStorable(await getRawInput());
+  return next({ ctx: { platform } });
+});

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RouterInputs } from '@switchyard/client';
-import { positional, UsageError, type Command } from '../command.js';
+import { PLATFORM_KEY, positional, UsageError, type Command } from '../command.js';
 import { renderRecord } from '../output.js';
 
 type Catalog = RouterInputs['models']['import'];
@@ -23,8 +23,9 @@ export async function readCatalog(file: string): Promise<Catalog> {
 export const catalogCommands: Command[] = [
   {
     path: ['models', 'import'],
-    summary: 'Import a catalog file ({ "models": [...] }): all of it, or nothing',
+    summary: 'Import a catalog file ({ "models": [...] }): all of it, or nothing (platform key)',
     args: ['<file.json>'],
+    credential: PLATFORM_KEY,
     async run(ctx) {
       const catalog = await readCatalog(path.resolve(ctx.cwd, positional(ctx, 0, '<file.json>')));
       const result = await ctx.client.models.import.mutate(catalog);

@@ -7,8 +7,9 @@
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
-import { optionalString, UsageError, type Command, type CommandContext } from '../command.js';
+import { createSwitchyardClient, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
+import { optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Command, type CommandContext } from '../command.js';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { readCatalog } from './catalog.js';
 
 /** What a script needs to call every operation (the issue names these fields). */
@@ -242,10 +243,11 @@ async function recordGenerations(client: SwitchyardClient, keyHash: string, pick
   return { newest: inputs[0]!.id, spend: inputs.reduce((sum, g) => sum + g.usage, 0) };
 }
 
-/** Pays for this run's spend, and tops the balance up to MIN_CREDIT_BALANCE when it is below. */
-async function ensureCredits(client: SwitchyardClient, spend: number) {
-  let { credit_balance } = await client.generations.addCredits.mutate({ amount: Math.max(spend, 0.01) });
-  if (credit_balance < MIN_CREDIT_BALANCE) ({ credit_balance } = await client.generations.addCredits.mutate({ amount: MIN_CREDIT_BALANCE - credit_balance }));
+/** Pays for this run's spend (billing, the platform), and tops the balance up to MIN_CREDIT_BALANCE when it is below. */
+async function ensureCredits(platform: SwitchyardClient, organizationId: string, spend: number) {
+  const add = (amount: number) => platform.generations.addCredits.mutate({ organization_id: organizationId, amount });
+  let { credit_balance } = await add(Math.max(spend, 0.01));
+  if (credit_balance < MIN_CREDIT_BALANCE) ({ credit_balance } = await add(MIN_CREDIT_BALANCE - credit_balance));
   return credit_balance;
 }
 
@@ -286,21 +288,25 @@ async function ensureScimMapping(client: SwitchyardClient, workspaceId: string) 
   );
 }
 
-async function ensureContainer(ctx: CommandContext, workspaceId: string) {
-  const { data: container } = await ctx.client.files.openContainer.mutate({ session_key: CONTAINER_SESSION, workspace_id: workspaceId });
+/** The sandbox runner's part (the platform): open the session's container and write its files. */
+async function ensureContainer(platform: Platform, organizationId: string, workspaceId: string) {
+  const { data: container } = await platform.client.files.openContainer.mutate({ session_key: CONTAINER_SESSION, workspace_id: workspaceId });
   // Writing replaces a file in place, so a second run leaves the same files.
   const files = [];
   for (const file of CONTAINER_FILES) {
-    files.push(await writeContainerFile({ url: ctx.url, apiKey: ctx.apiKey }, { container_id: container.container_id, ...file }));
+    files.push(
+      await writeContainerFile(platform.options, { organization_id: organizationId, container_id: container.container_id, ...file }),
+    );
   }
   return { container_id: container.container_id, file_id: files[0]!.file_id };
 }
 
-async function ensureVideoJob(client: SwitchyardClient, workspaceId: string, videoUrl: string) {
+/** The video service's part (the platform) registers the job; the organization lists its jobs. */
+async function ensureVideoJob(client: SwitchyardClient, platform: SwitchyardClient, workspaceId: string, videoUrl: string) {
   const jobs = await all((page) => client.videos.listJobs.query({ workspace_id: workspaceId, upstream_job_id: VIDEO_JOB.upstream_job_id, ...page }));
   const same = jobs.find((job) => job.outputs.length === 1 && job.outputs[0]!.upstream_url === videoUrl);
   if (same) return same;
-  const { data } = await client.videos.createJob.mutate({
+  const { data } = await platform.videos.createJob.mutate({
     workspace_id: workspaceId,
     ...VIDEO_JOB,
     outputs: [{ upstream_url: videoUrl, media_type: 'video/mp4' }],
@@ -308,15 +314,37 @@ async function ensureVideoJob(client: SwitchyardClient, workspaceId: string, vid
   return data;
 }
 
+/** The platform's client, and what it was made with (for the byte upload, which is not tRPC). */
+interface Platform {
+  client: SwitchyardClient;
+  options: { url: string; apiKey: string };
+}
+
+/** The demo plays the platform's services too (catalog, recording, billing, sandbox runner, video service): it needs the platform key. */
+function platformOf(ctx: CommandContext): Platform {
+  const apiKey = resolveCredential(PLATFORM_KEY, optionalString(ctx, PLATFORM_KEY.option), ctx);
+  if (!apiKey) {
+    throw new UsageError(
+      `the demo also plays the platform's services: pass --${PLATFORM_KEY.option}, set ${PLATFORM_KEY.env}, or run where DATA_DIR/${PLATFORM_KEY.file} exists`,
+    );
+  }
+  const options = { url: ctx.url, apiKey };
+  return { client: createSwitchyardClient(options), options };
+}
+
 export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { credit_balance: number; generations: number }> {
   const { client } = ctx;
+  const platform = platformOf(ctx);
   const catalogFile = optionalString(ctx, 'catalog');
   const catalog = await readCatalog(catalogFile ? path.resolve(ctx.cwd, catalogFile) : DEFAULT_CATALOG);
-  const videoUrl = optionalString(ctx, 'video-url') ?? `${ctx.url.replace(/\/+$/, '')}/samples/video.mp4`;
+  // The default is the server's own sample, which it serves from its files (no network fetch).
+  const videoUrl = optionalString(ctx, 'video-url') ?? SAMPLE_VIDEO_URL;
 
   const { data: caller } = await client.keys.current.query();
   const picks = catalogPicks(catalog.models);
-  await client.models.import.mutate(catalog);
+  const organizationId = caller.organization_id;
+  if (!organizationId) throw new UsageError('the demo needs an organization\'s management key (--key)');
+  await platform.client.models.import.mutate(catalog);
 
   const people = await ensureMembers(client);
   const workspace = await ensureWorkspace(client);
@@ -333,8 +361,8 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
     limit: KEY_MONTHLY_LIMIT,
     limit_reset: 'monthly',
   });
-  const generations = await recordGenerations(client, created.data.hash, picks, new Date());
-  const creditBalance = await ensureCredits(client, generations.spend);
+  const generations = await recordGenerations(platform.client, created.data.hash, picks, new Date());
+  const creditBalance = await ensureCredits(platform.client, organizationId, generations.spend);
 
   const byok =
     (await all((page) => client.byok.list.query({ workspace_id: workspace.id, ...page }))).find((c) => c.name === BYOK_NAME) ??
@@ -351,14 +379,14 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   ]);
   const presetSlug = await ensurePreset(client, workspace.id);
   const scim = await ensureScimMapping(client, workspace.id);
-  const container = await ensureContainer(ctx, workspace.id);
-  const video = await ensureVideoJob(client, workspace.id, videoUrl);
+  const container = await ensureContainer(platform, organizationId, workspace.id);
+  const video = await ensureVideoJob(client, platform.client, workspace.id, videoUrl);
   const outside = await membersOutside(client, workspace.id);
 
   return {
     management_key: ctx.apiKey,
     key: created.key,
-    organization_id: caller.organization_id ?? '',
+    organization_id: organizationId,
     workspace_id: workspace.id,
     workspace_slug: workspace.slug,
     user_ids_not_in_workspace: outside,
@@ -383,11 +411,16 @@ export const demoCommands: Command[] = [
     path: ['demo'],
     summary: "Fill the caller's organization with sample data (safe to run again); --json names what scripts need",
     options: {
+      [PLATFORM_KEY.option]: {
+        type: 'string',
+        value: '<key>',
+        description: `the platform key, for the platform's steps (env ${PLATFORM_KEY.env}, else DATA_DIR/${PLATFORM_KEY.file})`,
+      },
       catalog: { type: 'string', value: '<file.json>', description: 'model catalog to import (default: demo/catalog.json of this repository)' },
       'video-url': {
         type: 'string',
         value: '<url>',
-        description: "where the demo video's provider serves it (default: the server's own sample, <url>/samples/video.mp4)",
+        description: `where the demo video's provider serves it (default: ${SAMPLE_VIDEO_URL}, the server's own sample)`,
       },
     },
     async run(ctx) {

@@ -1,4 +1,4 @@
-import { optionalNumber, optionalString, positional, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+import { optionalNumber, optionalString, positional, requireString, resolveKeyHash, UsageError, type Command, type CommandContext } from '../command.js';
 import { renderRecord } from '../output.js';
 
 const RESETS = ['daily', 'weekly', 'monthly'] as const;
@@ -47,12 +47,13 @@ export const guardrailCommands: Command[] = [
     summary: 'Assign keys (by hash) and/or members (by user id) to a guardrail',
     args: ['<guardrail-id>'],
     options: {
-      keys: { type: 'string', value: '<hash,hash>', description: 'key hashes to assign' },
+      keys: { type: 'string', value: '<hash,hash>', description: 'key hashes (or unique prefixes) to assign' },
       members: { type: 'string', value: '<user,user>', description: 'user ids to assign' },
     },
     async run(ctx) {
       const id = positional(ctx, 0, '<guardrail-id>');
-      const keys = list(ctx, 'keys');
+      const keyPrefixes = list(ctx, 'keys');
+      const keys = keyPrefixes && (await Promise.all(keyPrefixes.map((prefix) => resolveKeyHash(ctx, prefix))));
       const members = list(ctx, 'members');
       if (!keys?.length && !members?.length) throw new UsageError('give --keys and/or --members');
       const result = {

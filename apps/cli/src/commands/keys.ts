@@ -6,6 +6,7 @@ import {
   paginationOptions,
   positional,
   requireString,
+  resolveKeyHash,
   UsageError,
   type Command,
   type CommandContext,
@@ -80,32 +81,32 @@ export const keyCommands: Command[] = [
   },
   {
     path: ['keys', 'show'],
-    summary: 'Show one key by its hash',
+    summary: 'Show one key by its hash (or a unique prefix of it)',
     args: ['<hash>'],
     async run(ctx) {
-      const key = await ctx.client.keys.get.query({ hash: positional(ctx, 0, '<hash>') });
+      const key = await ctx.client.keys.get.query({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')) });
       return { json: key, human: renderRecord({ ...key }) };
     },
   },
   {
     path: ['keys', 'disable'],
-    summary: 'Disable a key: it authenticates no more',
+    summary: 'Disable a key (by hash or unique prefix): it authenticates no more',
     args: ['<hash>'],
     async run(ctx) {
-      const key = await ctx.client.keys.update.mutate({ hash: positional(ctx, 0, '<hash>'), disabled: true });
+      const key = await ctx.client.keys.update.mutate({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')), disabled: true });
       return { json: key, human: `disabled ${key.name} (${key.label})` };
     },
   },
   {
     path: ['keys', 'set-limit'],
-    summary: "Set a key's spending limit",
+    summary: "Set a key's spending limit (by hash or unique prefix)",
     args: ['<hash>'],
     options: { ...limitOptions, 'include-byok': { type: 'boolean', description: 'count BYOK spend against the limit' } },
     async run(ctx) {
       const newLimit = limit(ctx);
       if (newLimit === undefined) throw new UsageError('--limit is required (a number of USD, or none)');
       const key = await ctx.client.keys.update.mutate({
-        hash: positional(ctx, 0, '<hash>'),
+        hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')),
         limit: newLimit,
         limit_reset: limitReset(ctx),
         ...(ctx.options['include-byok'] === true ? { include_byok_in_limit: true } : {}),

@@ -3,8 +3,8 @@
 import { Prisma, type Budget as BudgetRow, type Db } from '@switchyard/db';
 import type { Budget, BudgetInterval, DeleteBudgetInput, SetBudgetInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
-import { resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { resolveWorkspace } from '../../access/workspaces.js';
 
 /** Narrowest first. */
 const WIDTH: Record<BudgetInterval, number> = { daily: 0, weekly: 1, monthly: 2, lifetime: 3 };

@@ -5,8 +5,8 @@ import { Prisma, type ByokCredential as ByokRow, type Db } from '@switchyard/db'
 import type { ByokCredential, CreateByokInput, DisableByokInput, ListByokInput, RotateByokSecretInput } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
-import type { Actor } from '../keys/auth.service.js';
-import { isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { isUuid, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import type { SecretBox } from './secret-box.js';
 
 /**
@@ -56,7 +56,7 @@ export async function getByok(db: Db, actor: Actor, input: { id: string }): Prom
 
 /** Internal: a workspace's credentials in routing order (provider, then sort_order). */
 export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id };
   const [rows, total] = await Promise.all([
     db.byokCredential.findMany({
@@ -71,7 +71,7 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
 }
 
 export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
   const row = await db.byokCredential.create({

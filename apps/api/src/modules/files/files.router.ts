@@ -4,7 +4,7 @@ import {
   PromoteFileInputSchema,
   PromoteFileOutputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { fileShapeOf } from './file-shapes.js';
 import { openContainer, promoteFile } from './files.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -39,9 +39,9 @@ export const filesRouter = router({
     // read _shape, id and downloadable at the top level (compat.md).
     .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers))),
 
-  // Internal (tRPC only): the sandbox runner opens a session's container.
-  openContainer: managementProcedure
+  // Internal (tRPC only, platform keys): the sandbox runner opens a session's container.
+  openContainer: platformProcedure
     .input(OpenContainerInputSchema)
     .output(OpenContainerOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx.db, input) })),
 });

@@ -10,19 +10,13 @@ import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFi
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { MediaDeps } from '../../storage/media.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor } from '../../access/callers.js';
+import { platformOrganization, platformWorkspace, visibleRows } from '../../access/workspaces.js';
 import { fileRecordOf } from './file-shapes.js';
 import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
 
 /** Promoted documents are files the code produced for the user. */
 const PROMOTED_PURPOSE = 'assistants_output';
-
-/** Management keys reach every workspace of their organization; other keys only their own. */
-function visibleTo(actor: Actor) {
-  return actor.key.is_management_key
-    ? { organization_id: actor.organizationId }
-    : { organization_id: actor.organizationId, workspace_id: actor.workspaceId };
-}
 
 function containerOf(row: ContainerRow): Container {
   return {
@@ -47,21 +41,17 @@ function containerFileOf(container: ContainerRow, row: ContainerFileRow): Contai
 }
 
 /**
- * Opens the sandbox of a session (internal, for the sandbox runner): the same session key always
- * names the same container; `restart` makes a new one with a fresh "-r<nonce>" suffix.
+ * Opens the sandbox of a session in the workspace the platform names (internal, for the sandbox
+ * runner): the same session key always names the same container; `restart` makes a new one with a
+ * fresh "-r<nonce>" suffix.
  */
-export async function openContainer(db: Db, actor: Actor, input: OpenContainerInput): Promise<Container> {
-  const workspaceId = input.workspace_id ?? actor.workspaceId;
-  const workspace = await db.workspace.findFirst({
-    where: { id: workspaceId, organization_id: actor.organizationId },
-    select: { id: true },
-  });
-  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+export async function openContainer(db: Db, input: OpenContainerInput): Promise<Container> {
+  const workspace = await platformWorkspace(db, input.workspace_id);
   const containerId = containerIdOf(input.session_key, input.restart ?? false);
   const row = await db.container.upsert({
-    where: { organization_id_container_id: { organization_id: actor.organizationId, container_id: containerId } },
+    where: { organization_id_container_id: { organization_id: workspace.organization_id, container_id: containerId } },
     create: {
-      organization_id: actor.organizationId,
+      organization_id: workspace.organization_id,
       workspace_id: workspace.id,
       container_id: containerId,
       session_key: input.session_key,
@@ -73,15 +63,15 @@ export async function openContainer(db: Db, actor: Actor, input: OpenContainerIn
   return containerOf(row);
 }
 
-async function findContainer(db: Db, actor: Actor, containerId: string): Promise<ContainerRow> {
-  const container = await db.container.findFirst({ where: { container_id: containerId, ...visibleTo(actor) } });
+async function findContainer(db: Db, visible: { organization_id: string; workspace_id?: string }, containerId: string): Promise<ContainerRow> {
+  const container = await db.container.findFirst({ where: { container_id: containerId, ...visible } });
   if (!container) throw new NotFound(`container ${containerId}`);
   return container;
 }
 
 async function findContainerFile(db: Db, actor: Actor, containerId: string, fileId: string) {
   const path = decodeFileId(fileId);
-  const container = await findContainer(db, actor, containerId);
+  const container = await findContainer(db, visibleRows(actor), containerId);
   const file = await db.containerFile.findUnique({
     where: { container_id_path: { container_id: container.id, path } },
   });
@@ -97,12 +87,19 @@ export interface ContainerFileUpload {
 }
 
 /**
- * Writes (or replaces) a file of a container (internal, for the sandbox runner). The bytes are
- * stored first, then the row is pointed at them; replaced bytes are removed after the commit.
+ * Writes (or replaces) a file of a container of the organization the platform names (internal, for
+ * the sandbox runner). The bytes are stored first, then the row is pointed at them; replaced bytes
+ * are removed after the commit.
  */
-export async function writeContainerFile(db: Db, media: MediaDeps, actor: Actor, upload: ContainerFileUpload): Promise<ContainerFile> {
+export async function writeContainerFile(
+  db: Db,
+  media: MediaDeps,
+  organizationId: string,
+  upload: ContainerFileUpload,
+): Promise<ContainerFile> {
   const path = decodeFileId(upload.file_id);
-  const container = await findContainer(db, actor, upload.container_id);
+  const organization = await platformOrganization(db, organizationId);
+  const container = await findContainer(db, { organization_id: organization.id }, upload.container_id);
   const storageKey = `containers/${container.id}/${randomUUID()}`;
   const stored = await media.storage.put(storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
   let previousKey: string | undefined;

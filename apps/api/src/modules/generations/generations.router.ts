@@ -9,7 +9,7 @@ import {
   RecordGenerationInputSchema,
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -75,14 +75,15 @@ export const generationsRouter = router({
     .output(GenerationFeedbackOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx.db, ctx.actor, input) })),
 
-  // Internal (tRPC only): the routing service records each generation after the request.
-  record: managementProcedure
+  // Internal (tRPC only, platform keys): the routing service records each generation after the
+  // request; billing adds credits.
+  record: platformProcedure
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
-    .mutation(({ ctx, input }) => recordGeneration(ctx, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => recordGeneration(ctx, input, ctx.now())),
 
-  addCredits: managementProcedure
+  addCredits: platformProcedure
     .input(AddCreditsInputSchema)
     .output(CreditBalanceSchema)
-    .mutation(({ ctx, input }) => addCredits(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => addCredits(ctx.db, input)),
 });

@@ -10,7 +10,7 @@ import type {
   RecordGenerationOutput,
 } from '@switchyard/schema';
 import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
-import type { Actor, KeyCache } from '../keys/auth.service.js';
+import type { Actor, KeyCache } from '../../access/callers.js';
 import { utcDay } from '../keys/periods.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
@@ -143,7 +143,8 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
 }
 
 /**
- * Internal: records a generation made with a key of the caller's organization. The generation row
+ * Internal (platform): records a generation made with a tenant's key; the key names the
+ * organization, workspace and user it is recorded for. The generation row
  * (skipped when the id exists, so a retry counts nothing twice), its content (if given and the
  * organization stores content), the key's daily rollup and lifetime totals, and the organization's
  * credit balance are written in one transaction, batched with the recordings that arrive meanwhile
@@ -157,13 +158,13 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
  */
 export async function recordGeneration(
   deps: { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder },
-  actor: Actor,
   input: RecordGenerationInput,
   now: Date,
 ): Promise<RecordGenerationOutput> {
   const { db } = deps;
-  const key = await deps.keys.find(db, input.api_key_hash);
-  if (!key || key.organization_id !== actor.organizationId) throw new NotFound(`key ${input.api_key_hash}`);
+  const found = await deps.keys.find(db, input.api_key_hash);
+  if (found?.kind !== 'tenant') throw new NotFound(`key ${input.api_key_hash}`);
+  const key = found.key;
   const resolved = resolveModel(await deps.catalog.snapshot(db), input.model);
   const isFree = resolved ? isFreeModel(resolved) : /:free$/i.test(input.model);
   const createdAt = input.created_at ? new Date(input.created_at) : now;
@@ -181,7 +182,7 @@ export async function recordGeneration(
     usage: 0,
     ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)),
     id: input.id,
-    organization_id: actor.organizationId,
+    organization_id: key.organization_id,
     workspace_id: key.workspace_id,
     api_key_id: key.id,
     user_id: key.creator_user_id,
@@ -202,7 +203,7 @@ export async function recordGeneration(
     where: { id: input.id },
     select: { organization_id: true, is_free: true, content: { select: { generation_id: true } } },
   });
-  if (!existing || existing.organization_id !== actor.organizationId) {
+  if (!existing || existing.organization_id !== key.organization_id) {
     throw new Invalid(`generation id ${input.id} is already in use`, { id: input.id });
   }
   return { id: input.id, recorded: false, is_free: existing.is_free, content_stored: existing.content !== null };

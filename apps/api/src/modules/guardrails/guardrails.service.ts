@@ -14,8 +14,8 @@ import type {
 } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
-import type { Actor } from '../keys/auth.service.js';
-import { canSeeWorkspace, isUuid, resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { assertWorkspaceAccess, canSeeWorkspace, isUuid, resolveWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
@@ -76,7 +76,7 @@ async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<Guar
   const row = isUuid(id)
     ? await db.guardrail.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
     : null;
-  if (!row || (!actor.key.is_management_key && row.workspace_id !== actor.workspaceId)) throw new NotFound(`guardrail ${id}`);
+  if (!row || !canSeeWorkspace(actor, row.workspace_id)) throw new NotFound(`guardrail ${id}`);
   return row;
 }
 
@@ -139,7 +139,7 @@ export async function listGuardrailMemberAssignments(db: Db, actor: Actor, input
 }
 
 export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardrailInput): Promise<Guardrail> {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const row = await db.guardrail.create({
     data: {
       organization_id: actor.organizationId,

@@ -1,7 +1,8 @@
 import { Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
 import type { CreateKeyInput, Key, KeySummary, ListKeysInput, UpdateKeyInput } from '@switchyard/schema';
 import { NotFound, Unauthorized } from '../../errors.js';
-import type { Actor, KeyCache } from './auth.service.js';
+import type { Actor, KeyCache } from '../../access/callers.js';
+import { resolveWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 
@@ -21,7 +22,7 @@ const KEY_USAGE = statement(`
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $2::date), 0)::text AS byok_daily,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $3::date), 0)::text AS byok_weekly,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $4::date), 0)::text AS byok_monthly,
-    coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0) AS free_requests_today
+    least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today
   FROM api_keys k
   LEFT JOIN key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date
   WHERE k.id = $1::uuid
@@ -108,12 +109,7 @@ function summaryOf(key: ApiKey): KeySummary {
 
 /** Creates a key owned by the caller's user, in the caller's organization. */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput): Promise<{ key: string; data: KeySummary }> {
-  const workspaceId = input.workspace_id ?? actor.workspaceId;
-  const workspace = await db.workspace.findFirst({
-    where: { id: workspaceId, organization_id: actor.organizationId },
-    select: { id: true },
-  });
-  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const secret = generateApiKey();
   const key = await db.apiKey.create({
     data: {
@@ -156,7 +152,8 @@ export async function listKeys(
 ): Promise<{ data: KeySummary[]; total_count: number }> {
   const where = {
     organization_id: actor.organizationId,
-    ...(input.workspace_id ? { workspace_id: input.workspace_id } : {}),
+    ...(input.workspace_id ? { workspace_id: (await resolveWorkspace(db, actor, input.workspace_id)).id } : {}),
+    ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
   };
   const [rows, total] = await Promise.all([
     db.apiKey.findMany({ where, orderBy: [{ created_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),

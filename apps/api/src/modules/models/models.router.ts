@@ -11,7 +11,7 @@ import {
   UpsertVariantInputSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
 import {
   getModel,
   importCatalog,
@@ -61,20 +61,20 @@ export const modelsRouter = router({
     .output(ListEmbeddingsModelsOutputSchema)
     .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${ctx.origin()}${API_PREFIX}`)),
 
-  // Internal (tRPC only): catalog writes. The catalog is platform-wide.
-  upsert: managementProcedure
+  // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
+  upsert: platformProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
     .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input)),
-  upsertAlias: managementProcedure
+  upsertAlias: platformProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
     .mutation(({ ctx, input }) => upsertAlias(ctx.db, ctx.catalog, input)),
-  upsertVariant: managementProcedure
+  upsertVariant: platformProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
     .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input)),
-  import: managementProcedure
+  import: platformProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)
     .mutation(({ ctx, input }) => importCatalog(ctx.db, ctx.catalog, input)),

@@ -16,7 +16,7 @@ import type {
   UpsertVariantInput,
 } from '@switchyard/schema';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor } from '../../access/callers.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
 

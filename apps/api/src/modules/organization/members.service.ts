@@ -1,6 +1,7 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
-// change and remove them. Users are global (one per email); membership is per organization.
-import { queryRows, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
+// change and remove them. A user is a shared identity (one id per email); everything an
+// organization writes about a person (names, role) is on its membership, and is all it reads.
+import { queryRows, statement, type Db, type OrganizationMember as MemberRow, type Prisma, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
   OrganizationMember,
@@ -8,10 +9,9 @@ import type {
   RemoveOrganizationMemberInput,
   UpdateOrganizationMemberInput,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor } from '../../access/callers.js';
 import type { MemberOrderCache } from './member-order.js';
 
 type Role = MemberRow['role'];
@@ -19,8 +19,8 @@ type Role = MemberRow['role'];
 const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-const memberOf = (row: MemberRow & { user: User }): OrganizationMember =>
-  memberRecord({ ...row.user, user_id: row.user_id, role: orgRoleOf(row.role) });
+const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember =>
+  memberRecord({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
@@ -31,7 +31,7 @@ const MEMBERS_PAGE = statement(`
   SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
   FROM (SELECT count(*) AS total FROM organization_members WHERE organization_id = $1) t
   LEFT JOIN LATERAL (
-    SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, u.first_name, u.last_name
+    SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, m.first_name, m.last_name
     FROM (SELECT * FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3) m
     JOIN users u ON u.id = m.user_id
   ) p ON true
@@ -39,7 +39,7 @@ const MEMBERS_PAGE = statement(`
 
 /** The members with these membership ids, by primary key. */
 const MEMBERS_BY_ID = statement(`
-  SELECT m.id, m.user_id, m.role::text AS role, u.email, u.first_name, u.last_name
+  SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
   WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`);
 
@@ -74,7 +74,25 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
   return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
-/** Adds a person by email, creating the user when the email is new. Already a member: 400. */
+/**
+ * Adds a person by email, with this organization's names and role for them; the user (the shared
+ * identity) is created when the email is new. Already a member of this organization: 400.
+ *
+ * Race-free: the user's INSERT ... ON CONFLICT DO NOTHING waits for a concurrent transaction that
+ * inserts the same email and, once that one commits, inserts nothing; the SELECT after it (a new
+ * statement, so a new snapshot) then sees that row. The membership's ON CONFLICT DO NOTHING makes a
+ * real duplicate membership, and only that, come back empty.
+ */
+/**
+ * The user with this email, created when new: identity (id, email) only, shared by every
+ * organization the person belongs to. Race-free (see createOrganizationMember).
+ */
+export async function userIdForEmail(tx: Prisma.TransactionClient, email: string): Promise<string> {
+  const normalized = email.toLowerCase();
+  await tx.user.createMany({ data: [{ id: newId('user'), email: normalized }], skipDuplicates: true });
+  return (await tx.user.findUniqueOrThrow({ where: { email: normalized }, select: { id: true } })).id;
+}
+
 export async function createOrganizationMember(
   db: Db,
   order: MemberOrderCache,
@@ -82,27 +100,28 @@ export async function createOrganizationMember(
   input: CreateOrganizationMemberInput,
 ): Promise<OrganizationMember> {
   const email = input.email.toLowerCase();
-  try {
-    const created = await db.$transaction(async (tx) => {
-      const user = await tx.user.upsert({
-        where: { email },
-        create: { id: newId('user'), email, first_name: input.first_name ?? '', last_name: input.last_name ?? '' },
-        update: {},
-      });
-      const member = await tx.organizationMember.create({
-        data: { organization_id: actor.organizationId, user_id: user.id, role: roleOf(input.role) },
-        include: { user: true },
-      });
-      return memberOf(member);
+  const created = await db.$transaction(async (tx) => {
+    const userId = await userIdForEmail(tx, email);
+    const [member] = await tx.organizationMember.createManyAndReturn({
+      data: [
+        {
+          organization_id: actor.organizationId,
+          user_id: userId,
+          role: roleOf(input.role),
+          first_name: input.first_name ?? '',
+          last_name: input.last_name ?? '',
+        },
+      ],
+      skipDuplicates: true,
     });
-    order.forget(actor.organizationId);
-    return created;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
-    throw error;
-  }
+    if (!member) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
+    return memberOf({ ...member, user: { email } });
+  });
+  order.forget(actor.organizationId);
+  return created;
 }
 
+/** Changes this organization's membership only: its role and names for the person. */
 export async function updateOrganizationMember(
   db: Db,
   actor: Actor,
@@ -110,8 +129,8 @@ export async function updateOrganizationMember(
 ): Promise<OrganizationMember> {
   const [row] = await db.organizationMember.updateManyAndReturn({
     where: { organization_id: actor.organizationId, user_id: input.user_id },
-    data: { role: roleOf(input.role) },
-    include: { user: true },
+    data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
+    include: { user: { select: { email: true } } },
   });
   if (!row) throw new NotFound(`member ${input.user_id}`);
   return memberOf(row);

@@ -11,8 +11,8 @@ import type {
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
-import { resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
@@ -45,7 +45,7 @@ function versionOf(row: VersionRow): PresetVersion | null {
 /** The organization's preset with this slug; for a regular key, only one of its own workspace. */
 async function findPreset(db: Reader, actor: Actor, slug: string): Promise<PresetRow> {
   const row = await db.preset.findUnique({ where: { organization_id_slug: { organization_id: actor.organizationId, slug } } });
-  if (!row || (!actor.key.is_management_key && row.workspace_id !== actor.workspaceId)) throw new NotFound(`preset ${slug}`);
+  if (!row || !canSeeWorkspace(actor, row.workspace_id)) throw new NotFound(`preset ${slug}`);
   return row;
 }
 
@@ -62,7 +62,7 @@ export async function listPresetVersions(db: Db, actor: Actor, input: ListPreset
 export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput) {
   try {
     return await db.$transaction(async (tx) => {
-      const workspace = await resolveWorkspace(tx, actor, input.workspace_id ?? actor.workspaceId);
+      const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
       const preset = await tx.preset.create({
         data: { organization_id: actor.organizationId, workspace_id: workspace.id, slug: input.slug, name: input.name },
       });

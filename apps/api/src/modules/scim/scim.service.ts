@@ -8,8 +8,8 @@ import type {
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
-import { resolveWorkspace } from '../workspaces/workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { resolveWorkspace } from '../../access/workspaces.js';
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
   return {

@@ -1,31 +1,64 @@
 // Fetching a video from its upstream provider: one GET (Range forwarded), a connect timeout, an
-// idle timeout (no byte for that long, before or after the headers), a few redirects followed, and
-// the request aborted when the caller's signal fires (the client went away). The body is handed
-// back as the live socket stream: nothing is buffered here.
-import http, { type IncomingMessage } from 'node:http';
+// idle timeout (no byte for that long, before or after the headers), a minimum rate, a few
+// redirects followed, and the request aborted when the caller's signal fires (the client went
+// away). The body is handed back as the live socket stream: nothing is buffered here.
+//
+// Every hop (the URL, then each redirect) is checked before anything connects: http(s) only, no
+// credentials, and each address its host resolves to must pass refusalOf() unless the operator
+// allowed the host (UPSTREAM_ALLOWED_HOSTS). The connection then goes to exactly the addresses that
+// were checked (the socket's lookup answers with them), so a second DNS answer cannot move it
+// elsewhere (DNS rebinding). A refusal happens before any connection, and answers like any other
+// provider failure (502), so it tells nothing about what listens behind the address.
+import dns from 'node:dns';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import net, { type LookupFunction, type Socket } from 'node:net';
 import { Invalid, Upstream } from '../../errors.js';
+import { canonicalAddress, isAllowedHost, refusalOf, type AllowedHost } from './upstream-policy.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
 
 export interface UpstreamOptions {
   range?: string;
   signal: AbortSignal;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Cut the provider off when it averages fewer bytes per second than this over rateWindowMs (0: never). */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
   maxRedirects?: number;
+  /** Hosts whose addresses are not checked (UPSTREAM_ALLOWED_HOSTS). */
+  allowedHosts: readonly AllowedHost[];
+  /** This server's own addresses, canonical (refused like loopback). */
+  ownAddresses: ReadonlySet<string>;
+  /** Name resolution; every address of the answer. Default: the system resolver (dns.lookup). */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
 }
 
+/** An upstream the server will not fetch: logged with its reason, answered as 502. */
+export class RefusedUpstream extends Upstream {}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const systemResolve = (hostname: string) => dns.promises.lookup(hostname, { all: true });
 
 export async function openUpstream(url: string, options: UpstreamOptions): Promise<IncomingMessage> {
   let target = new URL(url);
   for (let redirects = options.maxRedirects ?? 3; ; redirects--) {
-    const res = await requestOnce(target, options);
+    const addresses = await checkedAddresses(target, options);
+    const res = await requestOnce(target, addresses, options);
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
-    if (REDIRECTS.has(status) && location && redirects > 0) {
+    if (REDIRECTS.has(status) && location) {
       res.resume();
-      target = new URL(location, target);
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Upstream(`redirect to ${target.protocol}`);
+      if (redirects === 0) throw new Upstream('too many redirects');
+      try {
+        target = new URL(location, target);
+      } catch {
+        throw new Upstream(`redirect to an invalid URL: ${location}`);
+      }
       continue;
     }
     if (status === 200 || status === 206) return res;
@@ -36,7 +69,43 @@ export async function openUpstream(url: string, options: UpstreamOptions): Promi
   }
 }
 
-function requestOnce(url: URL, options: UpstreamOptions): Promise<IncomingMessage> {
+/** The addresses one hop may connect to, all of them checked; throws RefusedUpstream otherwise. */
+async function checkedAddresses(url: URL, options: UpstreamOptions): Promise<ResolvedAddress[]> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUpstream(`upstream scheme ${url.protocol}`);
+  if (url.username || url.password) throw new RefusedUpstream(`credentials in the upstream URL of ${url.host}`);
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const family = net.isIP(hostname);
+  let addresses: ResolvedAddress[];
+  if (family) {
+    addresses = [{ address: hostname, family }];
+  } else {
+    addresses = await (options.resolve ?? systemResolve)(hostname).catch((error: NodeJS.ErrnoException) => {
+      throw new Upstream(`cannot resolve ${hostname}: ${error.code ?? error.message}`);
+    });
+    if (addresses.length === 0) throw new Upstream(`${hostname} has no address`);
+  }
+  if (isAllowedHost(url, options.allowedHosts)) return addresses;
+  for (const { address } of addresses) {
+    const reason = refusalOf(address, options.ownAddresses);
+    if (reason) throw new RefusedUpstream(`upstream ${url.host} is ${address} (${reason}); UPSTREAM_ALLOWED_HOSTS can allow it`);
+  }
+  return addresses;
+}
+
+/** A socket lookup that answers with the addresses already checked, never asking DNS again. */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const list = wanted.length > 0 ? wanted : addresses;
+    // Asynchronous, like dns.lookup itself.
+    process.nextTick(() => {
+      if (options.all) (callback as (err: null, list: ResolvedAddress[]) => void)(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+function requestOnce(url: URL, addresses: ResolvedAddress[], options: UpstreamOptions): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) {
       reject(new Upstream('client went away before the upstream request'));
@@ -47,12 +116,24 @@ function requestOnce(url: URL, options: UpstreamOptions): Promise<IncomingMessag
       method: 'GET',
       headers: { accept: '*/*', ...(options.range ? { range: options.range } : {}) },
       signal: options.signal,
+      lookup: pinnedLookup(addresses),
+      // A socket of its own: never one a pool opened for an earlier, differently resolved hop.
+      agent: false,
     });
+    const pinned = new Set(addresses.map((a) => canonicalAddress(a.address)));
     let connectTimer: NodeJS.Timeout | undefined;
     req.on('socket', (socket) => {
-      if (!socket.connecting) return;
+      guardRate(req, socket, options);
+      const connected = () => {
+        clearTimeout(connectTimer);
+        // Belt and braces: the peer is one of the checked addresses.
+        if (!socket.remoteAddress || !pinned.has(canonicalAddress(socket.remoteAddress))) {
+          req.destroy(new RefusedUpstream(`connected to ${socket.remoteAddress}, not a checked address`));
+        }
+      };
+      if (!socket.connecting) return connected();
       connectTimer = setTimeout(() => req.destroy(new Upstream(`connect timeout after ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
-      socket.once('connect', () => clearTimeout(connectTimer));
+      socket.once('connect', connected);
     });
     // Socket inactivity: waiting for the headers, and later between body chunks.
     req.setTimeout(options.idleTimeoutMs, () => req.destroy(new Upstream(`upstream idle for ${options.idleTimeoutMs} ms`)));
@@ -66,4 +147,34 @@ function requestOnce(url: URL, options: UpstreamOptions): Promise<IncomingMessag
     });
     req.end();
   });
+}
+
+/** Samples per rate window: the window slides in steps of a tenth. */
+const RATE_STEPS = 10;
+
+/**
+ * Cuts the request off when the provider averages fewer than minBytesPerSecond over the last
+ * rateWindowMs, headers included. Time when this side holds the provider back (the socket paused
+ * because the client is not reading) does not count: the window only covers time spent waiting
+ * on the provider.
+ */
+function guardRate(req: ClientRequest, socket: Socket, options: UpstreamOptions): void {
+  if (options.minBytesPerSecond === 0) return;
+  const needed = (options.minBytesPerSecond * options.rateWindowMs) / 1000;
+  const steps: number[] = [];
+  let last = socket.bytesRead;
+  let sum = 0;
+  const timer = setInterval(() => {
+    if (socket.isPaused()) return;
+    const read = socket.bytesRead;
+    steps.push(read - last);
+    sum += read - last;
+    last = read;
+    if (steps.length > RATE_STEPS) sum -= steps.shift()!;
+    if (steps.length === RATE_STEPS && sum < needed) {
+      req.destroy(new Upstream(`upstream sent ${sum} bytes in ${options.rateWindowMs} ms, under ${options.minBytesPerSecond} bytes/s`));
+    }
+  }, options.rateWindowMs / RATE_STEPS);
+  timer.unref();
+  socket.once('close', () => clearInterval(timer));
 }

@@ -2,7 +2,8 @@ import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from 
 import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Actor } from '../keys/auth.service.js';
+import type { Actor } from '../../access/callers.js';
+import { platformWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
 
 function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
   return {
@@ -25,18 +26,9 @@ function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
   } satisfies VideoJob;
 }
 
-async function findWorkspace(db: Db, actor: Actor, workspaceId: string) {
-  const workspace = await db.workspace.findFirst({
-    where: { id: workspaceId, organization_id: actor.organizationId },
-    select: { id: true },
-  });
-  if (!workspace) throw new NotFound(`workspace ${workspaceId}`);
-  return workspace;
-}
-
 /** Internal: a workspace's video jobs, newest first, optionally only those of one upstream job id. */
 export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsInput) {
-  const workspace = await findWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+  const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id, ...(input.upstream_job_id ? { upstream_job_id: input.upstream_job_id } : {}) };
   const [rows, total] = await Promise.all([
     db.videoJob.findMany({
@@ -51,15 +43,19 @@ export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsIn
   return { data: rows.map((job) => videoJobOf(job, job.outputs)), total_count: total };
 }
 
-/** Internal: records a video job with its outputs (index = position in `outputs`). */
-export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJobInput): Promise<VideoJob> {
-  const workspace = await findWorkspace(db, actor, input.workspace_id ?? actor.workspaceId);
+/** Internal (platform): records a video job with its outputs (index = position in `outputs`) in the workspace it names. */
+export async function createVideoJob(db: Db, input: CreateVideoJobInput): Promise<VideoJob> {
+  const workspace = await platformWorkspace(db, input.workspace_id);
+  const key = input.api_key_hash
+    ? await db.apiKey.findFirst({ where: { hash: input.api_key_hash, organization_id: workspace.organization_id }, select: { id: true } })
+    : null;
+  if (input.api_key_hash && !key) throw new NotFound(`key ${input.api_key_hash}`);
   const job = await db.videoJob.create({
     data: {
       id: newId('video'),
-      organization_id: actor.organizationId,
+      organization_id: workspace.organization_id,
       workspace_id: workspace.id,
-      api_key_id: actor.key.id,
+      api_key_id: key?.id ?? null,
       provider: input.provider,
       model: input.model,
       upstream_job_id: input.upstream_job_id,
@@ -67,7 +63,7 @@ export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJob
       prompt: input.prompt ?? null,
       outputs: {
         create: input.outputs.map((output, index) => ({
-          organization_id: actor.organizationId,
+          organization_id: workspace.organization_id,
           index,
           upstream_url: output.upstream_url,
           media_type: output.media_type ?? 'video/mp4',
@@ -85,13 +81,9 @@ export async function createVideoJob(db: Db, actor: Actor, input: CreateVideoJob
  * organization; other keys: their own workspace). Unknown job or index: NotFound.
  */
 export async function findVideoOutput(db: Db, actor: Actor, jobId: string, index: number): Promise<VideoOutputRow> {
+  const { organization_id, workspace_id } = visibleRows(actor);
   const output = await db.videoOutput.findFirst({
-    where: {
-      index,
-      video_job_id: jobId,
-      organization_id: actor.organizationId,
-      ...(actor.key.is_management_key ? {} : { job: { workspace_id: actor.workspaceId } }),
-    },
+    where: { index, video_job_id: jobId, organization_id, ...(workspace_id ? { job: { workspace_id } } : {}) },
   });
   if (!output) throw new NotFound(`output ${index} of video job ${jobId}`);
   return output;

@@ -17,8 +17,8 @@ import type {
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid } from '../../errors.js';
-import type { Actor } from '../keys/auth.service.js';
-import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from './workspace-ref.js';
+import type { Actor } from '../../access/callers.js';
+import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
 
 function workspaceOf(row: WorkspaceRow, defaultId: string): Workspace {
   return {

@@ -1,0 +1,81 @@
+// Who is calling: every request's bearer key resolves to one of two planes.
+// - A tenant: a regular or management key of one organization (`Actor`).
+// - The platform: a platform key, which belongs to no organization (`PlatformActor`).
+// authenticate() is the only place that turns a key into a caller; rules.ts says what each may do.
+import type { ApiKey, Db, PlatformKey } from '@switchyard/db';
+import { TtlCache } from '../cache.js';
+import { Unauthorized } from '../errors.js';
+
+/** A tenant caller: its key (row), organization, workspace and user. */
+export interface Actor {
+  kind: 'tenant';
+  key: ApiKey;
+  organizationId: string;
+  workspaceId: string;
+  userId: string;
+}
+
+/** A platform caller: one of the platform's own services or operators. */
+export interface PlatformActor {
+  kind: 'platform';
+  keyId: string;
+  name: string;
+}
+
+export type Caller = Actor | PlatformActor;
+
+/** What a bearer hash names: a tenant key (with its organization's standing) or a platform key. */
+type KeyRecord =
+  | { kind: 'tenant'; key: ApiKey; organizationDisabled: boolean }
+  | { kind: 'platform'; key: PlatformKey }
+  | null;
+
+/**
+ * Key rows by hash, each kept for at most `ttlMs` after it was read, so that most requests
+ * authenticate without a query. A key or organization disabled, changed or deleted by another
+ * process is honoured within `ttlMs`; a change made through this process (`forget`,
+ * `forgetOrganization`) at once. Unknown hashes are never cached (a key created elsewhere works at
+ * once). `ttlMs` 0 reads every time. Figures that move (usage) are never read from these rows.
+ */
+export class KeyCache {
+  readonly #rows: TtlCache<string, KeyRecord>;
+
+  constructor(ttlMs: number) {
+    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null);
+  }
+
+  find(db: Db, hash: string): Promise<KeyRecord> {
+    return this.#rows.get(hash, async () => {
+      const key = await db.apiKey.findUnique({ where: { hash }, include: { organization: { select: { disabled_at: true } } } });
+      if (key) {
+        const { organization, ...row } = key;
+        return { kind: 'tenant', key: row, organizationDisabled: organization.disabled_at !== null };
+      }
+      const platform = await db.platformKey.findUnique({ where: { hash } });
+      return platform ? { kind: 'platform', key: platform } : null;
+    });
+  }
+
+  /** Forgets a key after this process changed it, so that the change applies to the next request. */
+  forget(hash: string): void {
+    this.#rows.delete(hash);
+  }
+
+  /** Forgets every key of an organization (after it was disabled). */
+  forgetOrganization(organizationId: string): void {
+    this.#rows.deleteWhere((row) => row?.kind === 'tenant' && row.key.organization_id === organizationId);
+  }
+}
+
+/** The caller of a key; 401 unless the key is known, enabled, unexpired and (tenant) its organization enabled. */
+export async function authenticate(db: Db, keys: KeyCache, keyHash: string | null, now: Date): Promise<Caller> {
+  if (!keyHash) throw new Unauthorized('no bearer token');
+  const found = await keys.find(db, keyHash);
+  if (!found) throw new Unauthorized('unknown key');
+  if (found.key.disabled) throw new Unauthorized('disabled key');
+  if (found.kind === 'platform') return { kind: 'platform', keyId: found.key.id, name: found.key.name };
+  if (found.organizationDisabled) throw new Unauthorized('disabled organization');
+  const key = found.key;
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) throw new Unauthorized('expired key');
+  return { kind: 'tenant', key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
+}

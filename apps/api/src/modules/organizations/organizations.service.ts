@@ -1,0 +1,87 @@
+// Organizations, as the platform manages them (platform keys only): create one with its default
+// workspace, an owner and a management key; list them; disable one (its keys are refused at once on
+// this server, within CACHE_TTL_MS on others).
+import { Prisma, type Db, type Organization as OrganizationRow } from '@switchyard/db';
+import type { CreateOrganizationInput, CreateOrganizationOutput, ListOrganizationsInput, Organization } from '@switchyard/schema';
+import type { KeyCache } from '../../access/callers.js';
+import { platformOrganization } from '../../access/workspaces.js';
+import { newId } from '../../ids.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
+import { userIdForEmail } from '../organization/members.service.js';
+
+type Writer = Prisma.TransactionClient;
+
+function organizationOf(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    default_workspace_id: row.default_workspace_id ?? '',
+    credit_balance: row.credit_balance.toNumber(),
+    disabled: row.disabled_at !== null,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  } satisfies Organization;
+}
+
+/**
+ * An organization with its `default` workspace, an owner (org:admin, in the default workspace) and
+ * a management key owned by them, inside the caller's transaction. The key's secret is returned once.
+ */
+export async function createOrganizationIn(
+  tx: Writer,
+  input: CreateOrganizationInput & { managementKey?: string | undefined },
+): Promise<CreateOrganizationOutput> {
+  const organizationId = newId('org');
+  const secret = input.managementKey ?? generateApiKey();
+  await tx.organization.create({ data: { id: organizationId, name: input.name } });
+  const userId = await userIdForEmail(tx, input.owner_email ?? `owner@${organizationId.replace('_', '-')}.invalid`);
+  await tx.organizationMember.create({
+    data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: input.owner_first_name ?? '', last_name: input.owner_last_name ?? '' },
+  });
+  const workspace = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
+  const organization = await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: workspace.id } });
+  await tx.workspaceMember.create({
+    data: { organization_id: organizationId, workspace_id: workspace.id, user_id: userId, role: 'admin' },
+  });
+  const hash = hashApiKey(secret);
+  await tx.apiKey.create({
+    data: {
+      organization_id: organizationId,
+      workspace_id: workspace.id,
+      creator_user_id: userId,
+      hash,
+      label: maskApiKey(secret),
+      name: 'Management key',
+      is_management_key: true,
+    },
+  });
+  return {
+    organization_id: organizationId,
+    workspace_id: workspace.id,
+    owner_user_id: userId,
+    management_key: secret,
+    management_key_hash: hash,
+    organization: organizationOf(organization),
+  };
+}
+
+export function createOrganization(db: Db, input: CreateOrganizationInput): Promise<CreateOrganizationOutput> {
+  return db.$transaction((tx) => createOrganizationIn(tx, input));
+}
+
+/** Oldest first. */
+export async function listOrganizations(db: Db, page: ListOrganizationsInput) {
+  const [rows, total] = await Promise.all([
+    db.organization.findMany({ orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
+    db.organization.count(),
+  ]);
+  return { data: rows.map(organizationOf), total_count: total };
+}
+
+/** Disables an organization: every key of it is refused (401). Disabling it again changes nothing. */
+export async function disableOrganization(db: Db, keys: KeyCache, organizationId: string, now: Date): Promise<Organization> {
+  await platformOrganization(db, organizationId);
+  await db.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
+  keys.forgetOrganization(organizationId);
+  return organizationOf(await db.organization.findUniqueOrThrow({ where: { id: organizationId } }));
+}

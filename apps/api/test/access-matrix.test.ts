@@ -1,0 +1,327 @@
+// The access matrix, derived from the router itself: every procedure (over tRPC, and over REST when
+// it has a route) and every raw express route is called by every kind of caller, and the answer must
+// be the one its declared rule (access/rules.ts) gives:
+//
+//   caller                                   tenant     management   platform
+//   no key                                   401        401          401
+//   regular key of the owning organization   2xx        403          403
+//   management key of the owning org.        2xx        2xx          403
+//   management key of another organization   404 / 2xx  404 / 2xx    403
+//   platform key                             403        403          2xx
+//
+// (404 when the sample names a resource of the owning organization, "scoped"; else the other
+// organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
+// here, fails the test: whoever adds one says who may call it.
+import { randomUUID } from 'node:crypto';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccessRule } from '../src/access/rules.js';
+import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
+import { API_PREFIX, INTERNAL_PREFIX } from '../src/http/paths.js';
+import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
+import { appRouter } from '../src/router.js';
+import type { TestServer } from '../src/testing.js';
+import { demoCatalog, generationId, record, trpc } from './fixtures-catalog.js';
+import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
+
+type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform';
+const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform'];
+
+interface Fixture {
+  server: TestServer;
+  other: OrgFixture;
+  regular: { key: string; hash: string };
+  /** Resources of the owning organization (the server's), in its default workspace. */
+  guardrailId: string;
+  byokId: string;
+  presetSlug: string;
+  scimMappingId: string;
+  generationId: string;
+  containerId: string;
+  fileId: string;
+  videoJobId: string;
+}
+
+interface Sample {
+  /** The input, made afresh for each call (so that a create or delete can run once per caller). */
+  input: (fx: Fixture) => unknown | Promise<unknown>;
+  /** The input names a resource of the owning organization: another organization gets 404. */
+  scoped?: boolean;
+}
+
+const unique = () => randomUUID().slice(0, 8);
+const hex = (n: number) => randomUUID().replace(/-/g, '').repeat(3).slice(0, n);
+
+async function ok(server: TestServer, procedure: string, input: unknown, key?: string) {
+  const { status, data, error } = await trpc(server, procedure, input, key === undefined ? {} : { key });
+  expect(status, `${procedure}: ${JSON.stringify(error)}`).toBe(200);
+  return data;
+}
+
+async function member(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'organization.createMember', { email: `m-${unique()}@example.com` })).id;
+}
+async function key(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'keys.create', { name: `k-${unique()}` })).data.hash;
+}
+async function guardrail(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'guardrails.create', { name: `g-${unique()}` })).id;
+}
+async function byok(fx: Fixture): Promise<string> {
+  return (await ok(fx.server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).id;
+}
+async function preset(fx: Fixture): Promise<string> {
+  const slug = `p-${unique()}`;
+  await ok(fx.server, 'presets.create', { slug, name: 'P', config: { model: 'openai/gpt-4o' } });
+  return slug;
+}
+
+/** One sample input per procedure, naming the owning organization's resources where it takes any. */
+const SAMPLES: Record<string, Sample> = {
+  'keys.current': { input: () => undefined },
+  'keys.create': { input: () => ({ name: `k-${unique()}` }) },
+  'keys.list': { input: () => ({}) },
+  'keys.get': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
+  'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
+  'models.get': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
+  'models.embeddings': { input: () => ({}) },
+  'models.upsert': { input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }) },
+  'models.upsertAlias': { input: () => ({ alias: 'openai/gpt-4o-alias', model_id: 'openai/gpt-4o' }) },
+  'models.upsertVariant': { input: () => ({ model_id: 'openai/gpt-4o', variant: 'nitro' }) },
+  'models.import': { input: () => ({ models: demoCatalog.models.slice(0, 2) }) },
+  'generations.get': { input: (fx) => ({ id: fx.generationId }), scoped: true },
+  'generations.content': { input: (fx) => ({ id: fx.generationId }), scoped: true },
+  'generations.feedback': { input: (fx) => ({ generation_id: fx.generationId, category: 'other' }), scoped: true },
+  'generations.record': { input: (fx) => ({ id: generationId(), api_key_hash: fx.regular.hash, model: 'openai/gpt-4o', usage: 0.01 }) },
+  'generations.addCredits': { input: (fx) => ({ organization_id: fx.server.organizationId, amount: 1 }) },
+  'organization.members': { input: () => ({}) },
+  'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },
+  'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:admin' }), scoped: true },
+  'organization.removeMember': { input: async (fx) => ({ user_id: await member(fx) }), scoped: true },
+  'organizations.create': { input: () => ({ name: `Org ${unique()}` }) },
+  'organizations.list': { input: () => ({}) },
+  'organizations.disable': { input: async (fx) => ({ organization_id: (await createOrganization(fx.server.db, 'Doomed')).organizationId }) },
+  'workspaces.addMembers': { input: async (fx) => ({ id: fx.server.workspaceId, user_ids: [await member(fx)] }), scoped: true },
+  'workspaces.members': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },
+  'workspaces.list': { input: () => ({}) },
+  'workspaces.create': { input: () => ({ slug: `ws-${unique()}`, name: 'W' }) },
+  'workspaces.update': { input: (fx) => ({ id: fx.server.workspaceId, name: 'Default' }), scoped: true },
+  'budgets.get': { input: (fx) => ({ id: fx.server.workspaceId, interval: 'monthly' }), scoped: true },
+  'budgets.list': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },
+  'budgets.set': { input: (fx) => ({ workspace_id: fx.server.workspaceId, reset_interval: 'monthly', limit_usd: 100 }), scoped: true },
+  'budgets.delete': {
+    input: async (fx) => {
+      await ok(fx.server, 'budgets.set', { workspace_id: fx.server.workspaceId, reset_interval: 'daily', limit_usd: 1 });
+      return { workspace_id: fx.server.workspaceId, reset_interval: 'daily' };
+    },
+    scoped: true,
+  },
+  'byok.get': { input: (fx) => ({ id: fx.byokId }), scoped: true },
+  'byok.list': { input: () => ({}) },
+  'byok.create': { input: () => ({ provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` }) },
+  'byok.rotateSecret': { input: async (fx) => ({ id: await byok(fx), key: `sk-${hex(32)}` }), scoped: true },
+  'byok.disable': { input: async (fx) => ({ id: await byok(fx) }), scoped: true },
+  'byok.resealSecrets': { input: () => undefined },
+  'guardrails.keyAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
+  'guardrails.memberAssignments': { input: (fx) => ({ id: fx.guardrailId }), scoped: true },
+  'guardrails.list': { input: () => ({}) },
+  'guardrails.create': { input: () => ({ name: `g-${unique()}` }) },
+  'guardrails.update': { input: async (fx) => ({ id: await guardrail(fx), name: 'renamed' }), scoped: true },
+  'guardrails.assignKeys': { input: async (fx) => ({ id: await guardrail(fx), key_hashes: [fx.regular.hash] }), scoped: true },
+  'guardrails.unassignKeys': { input: async (fx) => ({ id: fx.guardrailId, key_hashes: [fx.regular.hash] }), scoped: true },
+  'guardrails.assignMembers': { input: async (fx) => ({ id: await guardrail(fx), user_ids: [await member(fx)] }), scoped: true },
+  'guardrails.unassignMembers': { input: async (fx) => ({ id: fx.guardrailId, user_ids: [await member(fx)] }), scoped: true },
+  'presets.versions': { input: (fx) => ({ slug: fx.presetSlug }), scoped: true },
+  'presets.create': { input: () => ({ slug: `p-${unique()}`, name: 'P', config: { model: 'openai/gpt-4o' } }) },
+  'presets.createVersion': { input: async (fx) => ({ slug: await preset(fx), config: { model: 'openai/gpt-4o-mini' } }), scoped: true },
+  'presets.deleteVersion': { input: async (fx) => ({ slug: await preset(fx), version: 1 }), scoped: true },
+  'scim.updateGroupMapping': { input: (fx) => ({ id: fx.scimMappingId, role: 'admin' }), scoped: true },
+  'scim.listGroupMappings': { input: (fx) => ({ workspace_id: fx.server.workspaceId }), scoped: true },
+  'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID() }), scoped: true },
+  'analytics.meta': { input: () => undefined },
+  'files.promote': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },
+  'files.openContainer': { input: (fx) => ({ session_key: `s-${unique()}`, workspace_id: fx.server.workspaceId }) },
+  'videos.createJob': {
+    input: (fx) => ({
+      workspace_id: fx.server.workspaceId,
+      provider: 'p',
+      model: 'p/v',
+      upstream_job_id: `u-${unique()}`,
+      outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
+    }),
+  },
+  'videos.listJobs': { input: () => ({}) },
+};
+
+interface RawSample {
+  url: (fx: Fixture) => string;
+  body?: string;
+  scoped?: boolean;
+}
+
+/** One sample request per raw express route, keyed "<METHOD> <full express path>". */
+const RAW_SAMPLES: Record<string, RawSample> = {
+  [`GET ${API_PREFIX}/containers/:container_id/files/:file_id/content`]: {
+    url: (fx) => `${API_PREFIX}/containers/${fx.containerId}/files/${fx.fileId}/content`,
+    scoped: true,
+  },
+  [`GET ${API_PREFIX}/videos/:jobId/content`]: { url: (fx) => `${API_PREFIX}/videos/${fx.videoJobId}/content`, scoped: true },
+  [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
+    url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
+    body: 'written by the platform',
+  },
+};
+
+const RAW_ROUTES = [
+  ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
+];
+
+type Outcome = 'ok' | 401 | 403 | 404;
+
+function expected(rule: AccessRule, caller: Caller, scoped: boolean): Outcome {
+  if (caller === 'none') return 401;
+  if (rule === 'platform') return caller === 'platform' ? 'ok' : 403;
+  if (caller === 'platform') return 403;
+  if (caller === 'regular') return rule === 'tenant' ? 'ok' : 403;
+  if (caller === 'other') return scoped ? 404 : 'ok';
+  return 'ok';
+}
+
+const outcomeOf = (status: number): Outcome | number =>
+  status >= 200 && status < 300 ? 'ok' : status === 401 || status === 403 || status === 404 ? status : status;
+
+interface ProcedureDef {
+  type: 'query' | 'mutation' | 'subscription';
+  meta?: { access?: AccessRule; openapi?: { method: string; path: string } };
+}
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).map(
+  ([path, p]) => ({ path, def: p._def }),
+);
+
+/** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET) or JSON body. */
+function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {
+  const rest: Record<string, unknown> = { ...((input ?? {}) as Record<string, unknown>) };
+  const path = openapi.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = rest[name];
+    delete rest[name];
+    return encodeURIComponent(String(value));
+  });
+  if (openapi.method === 'GET') {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(rest)) for (const v of [value].flat()) query.append(name, String(v));
+    return { url: `${API_PREFIX}${path}${query.size ? `?${query}` : ''}`, init: { method: 'GET' } };
+  }
+  return {
+    url: `${API_PREFIX}${path}`,
+    init: { method: openapi.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(rest) },
+  };
+}
+
+let fx: Fixture;
+let keys: Record<Caller, string | null>;
+
+beforeAll(async () => {
+  const server = await testServer();
+  const other = await createOrganization(server.db, 'Other');
+  await ok(server, 'models.import', demoCatalog);
+  await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 100 });
+  const created = await ok(server, 'keys.create', { name: 'regular' });
+  const regular = { key: created.key as string, hash: created.data.hash as string };
+  const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } }))
+    .hash;
+  const partial = { server, other, regular } as Fixture;
+  await ok(server, 'budgets.set', { workspace_id: server.workspaceId, reset_interval: 'monthly', limit_usd: 100 });
+  const containerId = await openContainer(server, 'matrix');
+  const written = await putFile(server, containerId, fileIdOf('out/result.txt'), Buffer.from('result'));
+  expect(written.status).toBe(201);
+  const job = await ok(server, 'videos.createJob', {
+    workspace_id: server.workspaceId,
+    provider: 'p',
+    model: 'p/v',
+    upstream_job_id: 'matrix',
+    outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
+  });
+  fx = {
+    ...partial,
+    guardrailId: await guardrail(partial),
+    byokId: await byok(partial),
+    presetSlug: await preset(partial),
+    scimMappingId: (await ok(server, 'scim.createGroupMapping', { workspace_id: server.workspaceId, scim_group_id: randomUUID() })).data.id,
+    // A generation of the management key's user (feedback is on one's own generations).
+    generationId: await record(server, {
+      api_key_hash: managementHash,
+      usage: 0.01,
+      content: { input: { messages: [{ role: 'user', content: 'hi' }] }, output: { completion: 'hello' } },
+    }),
+    containerId,
+    fileId: fileIdOf('out/result.txt'),
+    videoJobId: job.data.id,
+  };
+  keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
+});
+
+afterAll(async () => {
+  await fx?.server.close();
+});
+
+describe('the access matrix', () => {
+  it('every procedure declares an access rule and has a sample here', () => {
+    const undeclared = procedures.filter((p) => !p.def.meta?.access).map((p) => p.path);
+    expect(undeclared, 'procedures without an access rule (build them on authedProcedure, managementProcedure or platformProcedure)').toEqual([]);
+    const unsampled = procedures.filter((p) => !SAMPLES[p.path]).map((p) => p.path);
+    expect(unsampled, 'procedures without a sample in access-matrix.test.ts').toEqual([]);
+    expect(Object.keys(SAMPLES).filter((path) => !procedures.some((p) => p.path === path))).toEqual([]);
+  });
+
+  it('every raw route declares an access rule and has a sample here', () => {
+    const names = RAW_ROUTES.map((r) => `${r.method.toUpperCase()} ${r.prefix}${r.path}`);
+    expect(names.filter((name) => !RAW_SAMPLES[name])).toEqual([]);
+    expect(Object.keys(RAW_SAMPLES).filter((name) => !names.includes(name))).toEqual([]);
+    for (const route of RAW_ROUTES) expect(['tenant', 'management', 'platform']).toContain(route.access);
+  });
+
+  for (const { path, def } of procedures) {
+    it(`${path} (${def.meta?.access}) over tRPC${def.meta?.openapi ? ' and REST' : ''}`, async () => {
+      const rule = def.meta!.access!;
+      const sample = SAMPLES[path]!;
+      const seen: Record<string, Outcome | number> = {};
+      const want: Record<string, Outcome> = {};
+      for (const caller of CALLERS) {
+        want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false);
+        const input = await sample.input(fx);
+        const called = await trpc(fx.server, path, input, { key: keys[caller], query: def.type === 'query' });
+        seen[`trpc ${caller}`] = outcomeOf(called.status);
+        if (def.meta?.openapi) {
+          want[`rest ${caller}`] = want[`trpc ${caller}`]!;
+          const { url, init } = restRequest(def.meta.openapi, await sample.input(fx));
+          const res = await fx.server.request(url, { ...init, key: keys[caller] });
+          await res.arrayBuffer();
+          seen[`rest ${caller}`] = outcomeOf(res.status);
+        }
+      }
+      expect(seen).toEqual(want);
+    });
+  }
+
+  for (const route of RAW_ROUTES) {
+    const name = `${route.method.toUpperCase()} ${route.prefix}${route.path}`;
+    it(`${name} (${route.access})`, async () => {
+      const sample = RAW_SAMPLES[name]!;
+      const seen: Record<string, Outcome | number> = {};
+      const want: Record<string, Outcome> = {};
+      for (const caller of CALLERS) {
+        want[caller] = expected(route.access, caller, sample.scoped ?? false);
+        const res = await fx.server.request(sample.url(fx), {
+          method: route.method.toUpperCase(),
+          key: keys[caller],
+          ...(sample.body === undefined ? {} : { body: sample.body, headers: { 'content-type': 'text/plain' } }),
+        });
+        await res.arrayBuffer();
+        seen[caller] = outcomeOf(res.status);
+      }
+      expect(seen).toEqual(want);
+    });
+  }
+});

@@ -1,0 +1,185 @@
+// What a hostile tenant tried (issue "Two planes"), each now refused, and what the platform plane
+// does instead: the catalog, money and recording belong to platform keys; organizations are made,
+// listed and disabled by the platform; tRPC batches are bounded; sums cannot overflow.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../src/testing.js';
+import { createKey, demoCatalog, generationId, record, trpc } from './fixtures-catalog.js';
+import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+
+const PLATFORM_ONLY = 'Only platform keys can perform this operation';
+
+let server: TestServer;
+let other: OrgFixture;
+beforeAll(async () => {
+  server = await testServer();
+  other = await createOrganization(server.db, 'Hostile');
+  expect((await trpc(server, 'models.import', demoCatalog)).status).toBe(200);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function modelAsSeenBy(key: string, id = 'openai/gpt-4o') {
+  const res = await server.request(`/api/v1/model/${id.replace(':', '%3A')}`, { key });
+  return { status: res.status, body: (await res.json()) as { data?: { name: string; pricing: { prompt: string } } } };
+}
+
+describe('the catalog is written by the platform only', () => {
+  it("another organization's management key cannot rename, re-price, re-point or delete what everyone sees", async () => {
+    const before = await modelAsSeenBy(server.managementKey);
+    const model = demoCatalog.models.find((m) => m.id === 'openai/gpt-4o')!;
+    const attempts: Array<[string, unknown]> = [
+      ['models.upsert', { ...model, name: 'Free GPT', pricing: { ...model.pricing, prompt: '0', completion: '0' } }],
+      ['models.upsertAlias', { alias: 'openai/gpt-4o-mini', model_id: 'openai/gpt-4o' }],
+      ['models.upsertVariant', { model_id: 'openai/gpt-4o', variant: 'free' }],
+      ['models.import', { models: Array.from({ length: 50 }, (_, i) => ({ ...model, id: `spam/embed-${i}` })) }],
+    ];
+    for (const [procedure, input] of attempts) {
+      const res = await trpc(server, procedure, input, { key: other.managementKey });
+      expect(res.status, procedure).toBe(403);
+      expect(res.error.message).toBe(PLATFORM_ONLY);
+    }
+    expect(await modelAsSeenBy(server.managementKey)).toEqual(before);
+    expect(await server.db.model.count({ where: { id: { startsWith: 'spam/' } } })).toBe(0);
+  });
+
+  it('the platform key writes it, and every organization sees the change', async () => {
+    const model = demoCatalog.models.find((m) => m.id === 'openai/gpt-4o')!;
+    expect((await trpc(server, 'models.upsert', { ...model, name: 'GPT-4o (curated)' })).status).toBe(200);
+    for (const key of [server.managementKey, other.managementKey]) {
+      expect((await modelAsSeenBy(key)).body.data?.name).toBe('GPT-4o (curated)');
+    }
+  });
+});
+
+describe('money moves by the platform only', () => {
+  it('a tenant cannot add credits to itself or record spend of its own choosing', async () => {
+    const mint = await trpc(server, 'generations.addCredits', { organization_id: other.organizationId, amount: 1e12 }, { key: other.managementKey });
+    expect(mint).toMatchObject({ status: 403, error: { message: PLATFORM_ONLY } });
+    const { hash } = await createKey(server, {}, other.managementKey);
+    const fake = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 0 }, { key: other.managementKey });
+    expect(fake.status).toBe(403);
+    expect((await server.db.organization.findUniqueOrThrow({ where: { id: other.organizationId } })).credit_balance.toNumber()).toBe(0);
+  });
+
+  it('the platform names the organization it credits; an unknown one is a 404', async () => {
+    const res = await trpc(server, 'generations.addCredits', { organization_id: other.organizationId, amount: 5 });
+    expect(res).toMatchObject({ status: 200, data: { credit_balance: 5 } });
+    expect((await trpc(server, 'generations.addCredits', { organization_id: 'org_doesnotexist', amount: 5 })).status).toBe(404);
+    expect((await trpc(server, 'generations.addCredits', { amount: 5 })).status).toBe(400);
+  });
+
+  it("a tenant can neither claim another organization's generation id first nor probe which ids exist", async () => {
+    const { hash } = await createKey(server);
+    const theirs = await createKey(server, {}, other.managementKey);
+    const id = generationId();
+    // The hostile tenant cannot record at all, so it cannot claim the id first...
+    const claim = await trpc(server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
+    expect(claim.status).toBe(403);
+    // ...and the real recording of that id counts.
+    await record(server, { id, api_key_hash: hash, usage: 2 });
+    expect((await server.db.generation.findUniqueOrThrow({ where: { id } })).organization_id).toBe(server.organizationId);
+    // Probing: a known and an unknown id answer the same to a tenant.
+    const known = await trpc(server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
+    const unknown = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
+    expect([known.status, known.error.message]).toEqual([unknown.status, unknown.error.message]);
+  });
+
+  it('no sum overflows: recordings at the largest accepted usage keep being counted', async () => {
+    const org = await createOrganization(server.db, 'Big spender');
+    const { key, hash } = await createKey(server, {}, org.managementKey);
+    for (let i = 0; i < 12; i++) await record(server, { api_key_hash: hash, usage: 1e15 });
+    const res = await server.request('/api/v1/key', { key });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { usage: number } }).data.usage).toBe(1.2e16);
+    const balance = (await server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
+    expect(balance.toString()).toBe('-12000000000000000');
+    // Credits keep adding up from there too.
+    for (let i = 0; i < 13; i++) await trpc(server, 'generations.addCredits', { organization_id: org.organizationId, amount: 1e12 });
+    const after = (await server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
+    expect(after.toString()).toBe('-11987000000000000');
+    // Amounts beyond what a column holds are refused at the schema.
+    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 1e16 })).status).toBe(400);
+    expect((await trpc(server, 'keys.create', { name: 'x', limit: 1e16 }, { key: org.managementKey })).status).toBe(400);
+  });
+});
+
+describe('organizations, by the platform', () => {
+  it('creates one with a default workspace, an owner and a management key that works at once', async () => {
+    const res = await trpc(server, 'organizations.create', { name: 'Acme', owner_email: 'boss@acme.example' });
+    expect(res.status).toBe(200);
+    const created = res.data;
+    expect(created).toMatchObject({
+      organization_id: expect.stringMatching(/^org_[0-9a-f]{24}$/),
+      workspace_id: expect.any(String),
+      management_key: expect.stringMatching(/^sk-sy-v1-[0-9a-f]{64}$/),
+      organization: { name: 'Acme', disabled: false, credit_balance: 0 },
+    });
+    const key = await server.request('/api/v1/key', { key: created.management_key });
+    expect(key.status).toBe(200);
+    expect(((await key.json()) as { data: { organization_id: string } }).data.organization_id).toBe(created.organization_id);
+    const members = await server.request('/api/v1/organization/members', { key: created.management_key });
+    expect(((await members.json()) as { data: Array<{ email: string; role: string }> }).data).toEqual([
+      expect.objectContaining({ email: 'boss@acme.example', role: 'org:admin' }),
+    ]);
+  });
+
+  it('lists them; disabling one refuses all of its keys at once (401), and only the platform may', async () => {
+    const doomed = await createOrganization(server.db, 'Doomed');
+    const listed = await trpc(server, 'organizations.list', { limit: 100 }, { query: true });
+    expect(listed.data.data.map((o: { id: string }) => o.id)).toEqual(expect.arrayContaining([server.organizationId, doomed.organizationId]));
+    expect((await server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(200);
+    for (const key of [doomed.managementKey, server.managementKey]) {
+      expect((await trpc(server, 'organizations.disable', { organization_id: doomed.organizationId }, { key })).status).toBe(403);
+    }
+    const disabled = await trpc(server, 'organizations.disable', { organization_id: doomed.organizationId });
+    expect(disabled.data).toMatchObject({ id: doomed.organizationId, disabled: true });
+    expect((await server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(401);
+    expect((await trpc(server, 'organizations.disable', { organization_id: 'org_nope' })).status).toBe(404);
+    // Everyone else is untouched.
+    expect((await server.request('/api/v1/key', { key: other.managementKey })).status).toBe(200);
+  });
+});
+
+describe('tRPC batches are bounded', () => {
+  it('a batch of more than 100 calls is refused whole, with the envelope, before any call runs', async () => {
+    const { hash } = await createKey(server);
+    const ids = Array.from({ length: 101 }, () => generationId());
+    const body = Object.fromEntries(ids.map((id, i) => [i, { id, api_key_hash: hash, model: 'm/x' }]));
+    const path = `/trpc/${Array(101).fill('generations.record').join(',')}?batch=1`;
+    const res = await server.request(path, {
+      key: server.platformKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(400);
+    expect(await server.db.generation.count({ where: { id: { in: ids } } })).toBe(0);
+    // Without a key too: nothing runs, so nothing costs the server a query per call.
+    const anonymous = await server.request(`/trpc/${Array(1200).fill('keys.current').join(',')}?batch=1`, { key: null });
+    expect(anonymous.status).toBe(400);
+    // 100 is fine.
+    const hundred = Object.fromEntries(ids.slice(0, 100).map((id, i) => [i, { id, api_key_hash: hash, model: 'm/x' }]));
+    const ok = await server.request(`/trpc/${Array(100).fill('generations.record').join(',')}?batch=1`, {
+      key: server.platformKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(hundred),
+    });
+    expect(ok.status).toBe(200);
+    expect(await server.db.generation.count({ where: { id: { in: ids } } })).toBe(100);
+  });
+});
+
+describe('one workspace rule', () => {
+  it('keys.create takes a workspace slug as byok.create does', async () => {
+    const ws = await trpc(server, 'workspaces.create', { slug: 'slug-team', name: 'Slug team' });
+    expect(ws.status).toBe(200);
+    const key = await trpc(server, 'keys.create', { name: 'by slug', workspace_id: 'slug-team' });
+    expect(key.status).toBe(200);
+    expect(key.data.data.workspace_id).toBe(ws.data.id);
+    const byok = await trpc(server, 'byok.create', { workspace_id: 'slug-team', provider: 'openai', name: 'b', key: 'sk-1234567890abcdef' });
+    expect(byok.data.workspace_id).toBe(ws.data.id);
+    expect((await trpc(server, 'keys.create', { name: 'x', workspace_id: 'slug-team' }, { key: other.managementKey })).status).toBe(404);
+  });
+});

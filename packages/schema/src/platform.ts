@@ -1,0 +1,48 @@
+// The platform plane: what only platform keys call (organizations; see also the internal procedures
+// of the catalog, recording, credits, containers and video jobs).
+import { z } from 'zod';
+import { TimestampSchema, listOf, paginationQuery } from './common.js';
+
+export const OrganizationIdSchema = z
+  .string()
+  .regex(/^org_[0-9a-z]{1,64}$/, 'an organization id such as org_3f9c…')
+  .describe('Organization id ("org_" followed by lowercase letters and digits)');
+
+/** The organization a platform key acts on, named explicitly (query string of PUT /internal/...). */
+export const OrganizationQuerySchema = z.object({ organization_id: OrganizationIdSchema });
+
+export const OrganizationSchema = z.object({
+  id: OrganizationIdSchema,
+  name: z.string(),
+  default_workspace_id: z.string().describe('The organization\'s default workspace (slug "default")'),
+  credit_balance: z.number().describe('Prepaid credit in USD'),
+  disabled: z.boolean().describe('A disabled organization\'s keys are refused (401)'),
+  disabled_at: TimestampSchema.nullable(),
+  created_at: TimestampSchema,
+});
+export type Organization = z.infer<typeof OrganizationSchema>;
+
+export const CreateOrganizationInputSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  owner_email: z.email().max(320).optional().describe('The owner (org:admin) who holds the management key; owner@<organization id>.invalid when omitted'),
+  owner_first_name: z.string().max(200).optional().describe("The owner's first name, as this organization knows them"),
+  owner_last_name: z.string().max(200).optional(),
+});
+export type CreateOrganizationInput = z.infer<typeof CreateOrganizationInputSchema>;
+
+export const CreateOrganizationOutputSchema = z.object({
+  organization_id: OrganizationIdSchema,
+  workspace_id: z.string().describe('The default workspace'),
+  owner_user_id: z.string(),
+  management_key: z.string().describe('The management key\'s secret, shown only here'),
+  management_key_hash: z.string(),
+  organization: OrganizationSchema,
+});
+export type CreateOrganizationOutput = z.infer<typeof CreateOrganizationOutputSchema>;
+
+export const ListOrganizationsInputSchema = z.object(paginationQuery({ defaultLimit: 50, maxLimit: 100 }));
+export type ListOrganizationsInput = z.infer<typeof ListOrganizationsInputSchema>;
+export const ListOrganizationsOutputSchema = listOf(OrganizationSchema);
+
+export const OrganizationRefInputSchema = z.object({ organization_id: OrganizationIdSchema });
+export type OrganizationRefInput = z.infer<typeof OrganizationRefInputSchema>;
