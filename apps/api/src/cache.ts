@@ -1,5 +1,7 @@
 // Values read into memory and reused for a short time: the one mechanism behind the key and
 // member-order caches (the catalog keeps a whole snapshot instead, reloaded in the background).
+// Entries are dropped when a change is announced (cache-events.ts); the TTL bounds how long a
+// change whose announcement was lost can go unseen.
 
 /**
  * Values by key, each reused for at most `ttlMs` after it was read (0: read every time). Concurrent
@@ -34,7 +36,7 @@ export class TtlCache<K, V> {
     return value;
   }
 
-  /** After this process changed what `key` names: the next get reads it again. */
+  /** After what `key` names changed (here or elsewhere): the next get reads it again. */
   delete(key: K): void {
     this.#entries.delete(key);
   }
@@ -42,6 +44,11 @@ export class TtlCache<K, V> {
   /** Forgets every value `match` picks, and every read still under way (it may be one of them). */
   deleteWhere(match: (value: V) => boolean): void {
     for (const [key, entry] of this.#entries) if (!entry.settled || match(entry.settled.value)) this.#entries.delete(key);
+  }
+
+  /** Forgets everything (e.g. after notifications of changes may have been missed). */
+  clear(): void {
+    this.#entries.clear();
   }
 
   #evict(now: number): void {

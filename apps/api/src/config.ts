@@ -49,6 +49,23 @@ const EnvSchema = z.object({
   UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(1024 ** 3).default(1024),
   UPSTREAM_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   UPSTREAM_ALLOWED_HOSTS: parsedWith(parseAllowedHosts, 'comma-separated host[:port]').default([]),
+  // Where stored bytes live: unset or file://<dir> (a local directory), s3://<bucket>[/<prefix>].
+  STORAGE_URL: z
+    .string()
+    .regex(
+      /^(file:\/\/.+|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/([A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/?)?)?)$/,
+      'must be file://<directory> or s3://<bucket>[/<prefix>] (prefix segments of A-Z a-z 0-9 . _ -)',
+    )
+    .optional(),
+  STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  // The AWS SDK's standard variables, for STORAGE_URL=s3://...
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
+  AWS_REGION: z.string().optional(),
+  AWS_ENDPOINT_URL_S3: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['0', '1', 'true', 'false']).default('0'),
   TRUST_PROXY: parsedWith(
     trustProxySetting,
     `express's "trust proxy": true, false, a hop count, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated`,
@@ -81,7 +98,8 @@ export interface Config {
   /**
    * How long what is read into memory may be reused (0: read every time): API key rows for
    * authentication, the model catalog, organizations' member order. Changes made through this
-   * process apply at once; changes made elsewhere, within this time.
+   * process apply at once; changes made elsewhere as soon as their announcement arrives
+   * (cache-events.ts), and within this time if it is lost.
    */
   cacheTtlMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
@@ -92,6 +110,25 @@ export interface Config {
    * the server writes absolute links (links.next). false: none, the Host header only.
    */
   trustProxy: TrustProxy;
+  /** Where stored bytes live. */
+  storage: StorageConfig;
+  /** How often a replica tries to sweep unreferenced objects and abandoned uploads (0: never). */
+  storageSweepIntervalMs: number;
+}
+
+export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
+
+export interface S3StorageConfig {
+  kind: 's3';
+  bucket: string;
+  /** '' or segments ending with '/'. */
+  prefix: string;
+  /** Unset: the AWS SDK resolves it (profile files, instance metadata). */
+  region: string | undefined;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** Unset: the AWS SDK's default credential chain (profile files, instance or container roles). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 export interface MediaConfig {
@@ -114,6 +151,31 @@ export interface MediaConfig {
 
 export class ConfigError extends Error {}
 
+function storageConfig(e: z.infer<typeof EnvSchema>, dataDir: string): StorageConfig {
+  const url = e.STORAGE_URL;
+  if (!url) return { kind: 'local', root: path.join(dataDir, 'blobs') };
+  if (url.startsWith('file://')) return { kind: 'local', root: path.resolve(url.slice('file://'.length)) };
+  const [bucket = '', ...segments] = url.slice('s3://'.length).split('/').filter(Boolean);
+  const endpoint = e.AWS_ENDPOINT_URL_S3 ?? e.AWS_ENDPOINT_URL;
+  return {
+    kind: 's3',
+    bucket,
+    prefix: segments.map((segment) => `${segment}/`).join(''),
+    // An S3-compatible endpoint rarely cares about the region, but the SDK needs one.
+    region: e.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined),
+    endpoint,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === '1' || e.S3_FORCE_PATH_STYLE === 'true',
+    credentials:
+      e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+        ? {
+            accessKeyId: e.AWS_ACCESS_KEY_ID,
+            secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+            ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+          }
+        : undefined,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most shells' habits (FOO= cmd).
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -126,10 +188,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
+    throw new ConfigError('Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,
     host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir,
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
@@ -150,5 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       upstreamAllowedHosts: e.UPSTREAM_ALLOWED_HOSTS,
       listenHost: e.HOST,
     },
+    storage: storageConfig(e, dataDir),
+    storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
   };
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { createDb, migrate, provisionDatabase, type Db } from '@switchyard/db';
+import { createDb, migrate, provisionDatabase, type Db, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
@@ -15,13 +15,23 @@ import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
 import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
+import type { BlobStorage } from './storage/storage.js';
+import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
+import { listenForCacheEvents } from './cache-events.js';
 
 export interface RunningServer {
   url: string;
   port: number;
   db: Db;
   databaseUrl: string;
-  /** Stops accepting, drains in-flight requests, closes the pool, stops embedded PostgreSQL. */
+  /** Where stored bytes live (STORAGE_URL). */
+  storage: BlobStorage;
+  /** Runs one storage sweep now; null when another replica holds the sweep's lock. */
+  sweepStorage(options?: SweepOptions): Promise<SweepReport | null>;
+  /**
+   * Stops accepting, drains in-flight requests, stops the storage sweep and the cache listener,
+   * closes the pool, stops embedded PostgreSQL.
+   */
   close(): Promise<void>;
 }
 
@@ -88,6 +98,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
     log: (message) => logger.info({ component: 'postgres' }, message),
   });
   let db: Db | undefined;
+  let listener: Listener | undefined;
+  let sweeper: StorageSweeper | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax });
@@ -105,26 +117,33 @@ export async function startServer(config: Config, logger: Logger, options: { now
     if (secrets.source !== 'env' && config.databaseUrl) {
       logger.warn({ file: secrets.file }, 'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key');
     }
-    const media = createMedia(config.dataDir, config.media);
+    const media = createMedia(config.storage, config.media);
+    logger.info({ storage: media.storage.location }, 'storage');
 
     const now = options.now ?? (() => new Date());
+    const caches = {
+      keys: new KeyCache(config.cacheTtlMs),
+      catalog: new CatalogCache(config.cacheTtlMs),
+      memberOrder: new MemberOrderCache(config.cacheTtlMs),
+    };
+    listener = await listenForCacheEvents(database.url, caches, logger);
+    sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
+    sweeper.start();
     const app = createApp({
       db,
       logger,
       now,
       secrets: secrets.box,
       media,
-      keys: new KeyCache(config.cacheTtlMs),
-      catalog: new CatalogCache(config.cacheTtlMs),
+      ...caches,
       recorder: new GenerationRecorder(db, now),
-      memberOrder: new MemberOrderCache(config.cacheTtlMs),
       trustProxy: config.trustProxy,
     });
     // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
     const server = createServer(app);
+    answerClientErrors(server, logger);
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
-    answerClientErrors(server, logger);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -132,12 +151,16 @@ export async function startServer(config: Config, logger: Logger, options: { now
     logger.info({ url }, 'listening');
 
     const openDb = db;
+    const openListener = listener;
+    const openSweeper = sweeper;
     let closing: Promise<void> | undefined;
     return {
       url,
       port,
       db: openDb,
       databaseUrl: database.url,
+      storage: media.storage,
+      sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
       close() {
         closing ??= (async () => {
           await new Promise<void>((resolve) => {
@@ -146,6 +169,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
             // Requests still running after the grace period are cut.
             setTimeout(() => server.closeAllConnections(), 10_000).unref();
           });
+          await openSweeper.stop();
+          await openListener.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();
         })();
@@ -153,6 +178,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
       },
     };
   } catch (error) {
+    await sweeper?.stop().catch(() => undefined);
+    await listener?.close().catch(() => undefined);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;

@@ -1,5 +1,6 @@
 // Test support: a real server (express on a free port) over a fresh PostgreSQL database cloned
-// from the migrated template that the vitest global setup prepared.
+// from the migrated template that the vitest global setup prepared, storing bytes in a temporary
+// directory or in a bucket of its own on the test process's S3 server (testing-s3.ts).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,15 @@ import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
 import { startServer, type RunningServer } from './server.js';
+import { testS3 } from './testing-s3.js';
+
+export { testS3, type TestS3 } from './testing-s3.js';
+
+/** Where a test server stores bytes: its data directory, or an S3 bucket. */
+export type TestStore = 'local' | 's3';
+
+/** Every store, for tests that run against each (describe.each(TEST_STORES)). */
+export const TEST_STORES: readonly TestStore[] = ['local', 's3'];
 
 export interface TestServer extends RunningServer {
   /** The bootstrap management key of the server's organization. */
@@ -24,6 +34,12 @@ export interface TestServer extends RunningServer {
   logs: Record<string, unknown>[];
   /** fetch against the server with a bearer key (null: no Authorization header). */
   request(pathname: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  store: TestStore;
+  /**
+   * Makes the store fail until the returned function is called: in a local store, writes under
+   * `prefix` (its directory becomes a file); in S3, everything (the S3 server stops answering).
+   */
+  breakStorage(prefix: string): Promise<() => Promise<void>>;
 }
 
 export async function startTestServer(options: {
@@ -31,9 +47,14 @@ export async function startTestServer(options: {
   template: string;
   /** Extra configuration variables (e.g. a small STORAGE_QUOTA_BYTES). */
   env?: Record<string, string>;
+  /** Default: local. */
+  store?: TestStore;
 }): Promise<TestServer> {
+  const store = options.store ?? 'local';
   const database = await createTestDatabase(options.adminUrl, options.template);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-'));
+  const s3 = store === 's3' ? await testS3() : undefined;
+  const storageEnv = s3 ? s3.env(await s3.createBucket()) : {};
   const managementKey = generateApiKey();
   const platformKey = generatePlatformKey();
   const config = loadConfig({
@@ -45,6 +66,7 @@ export async function startTestServer(options: {
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     SWITCHYARD_PLATFORM_KEY: platformKey,
     DATABASE_POOL_MAX: '5',
+    ...storageEnv,
     ...options.env,
   });
   let fixed: Date | null = null;
@@ -60,6 +82,22 @@ export async function startTestServer(options: {
     platformKey,
     dataDir,
     logs,
+    store,
+    async breakStorage(prefix) {
+      if (s3) {
+        await s3.suspend();
+        return () => s3.resume();
+      }
+      const dir = path.join(dataDir, 'blobs', ...prefix.split('/').filter(Boolean));
+      const moved = `${dir}.moved`;
+      await fs.mkdir(dir, { recursive: true });
+      await fs.rename(dir, moved);
+      await fs.writeFile(dir, 'a file where the directory should be');
+      return async () => {
+        await fs.rm(dir);
+        await fs.rename(moved, dir);
+      };
+    },
     setNow(at) {
       fixed = at;
     },

@@ -6,11 +6,25 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { inject } from 'vitest';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer, type TestStore } from '../src/testing.js';
 import { defaultKeyFor } from './fixtures.js';
 
-export const testServerWith = (env: Record<string, string>) =>
-  startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), env });
+export const testServerWith = (env: Record<string, string>, store: TestStore = 'local') =>
+  startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), env, store });
+
+/** The keys of the objects a server has stored under `prefix`, sorted (either store). */
+export async function storedKeys(server: TestServer, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const entry of server.storage.list(prefix)) keys.push(entry.key);
+  return keys.sort();
+}
+
+/** The bytes a server stored under `key`. */
+export async function readStored(server: TestServer, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await server.storage.get(key)).stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 export function fileIdOf(path: string): string {
   return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;

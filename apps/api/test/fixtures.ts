@@ -41,6 +41,14 @@ export function pastCacheTtl(since: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, CACHE_TTL_MS - (performance.now() - since)) + 20));
 }
 
+/**
+ * Polls until `check` holds, every `everyMs`. The test's own timeout bounds it: waiting for
+ * something to happen, never asserting how soon.
+ */
+export async function until(check: () => Promise<boolean>, everyMs = 10): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, everyMs));
+}
+
 export interface OrgFixture {
   organizationId: string;
   workspaceId: string;

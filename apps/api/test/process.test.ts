@@ -1,74 +1,14 @@
 // The server as a process: embedded PostgreSQL by default, data that survives restarts, recovery
 // after SIGKILL, DATABASE_URL, and configuration errors. Runs src/main.ts the way `pnpm start`
 // runs the build, through tsx.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@switchyard/db/testing';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-
-const appDir = fileURLToPath(new URL('..', import.meta.url));
-
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const running = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  return launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
-}
-
-function launchWith(file: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(file, args, {
-    cwd: appDir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      running.delete(child);
-      resolve(code);
-    }),
-  );
-  return { child, output: () => out, exited };
-}
-
-/** Waits (up to 60 s) for the output to match; returns the first group. */
-async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(proc.output().replace(/\x1b\[[0-9;]*m/g, ''));
-    if (match) return match[1] ?? match[0];
-    if (proc.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no ${pattern} in the output:\n${proc.output()}`);
-}
-
-async function start(env: Record<string, string>): Promise<Proc> {
-  const proc = launch(env);
-  try {
-    return { ...proc, url: await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/) };
-  } catch (error) {
-    proc.child.kill('SIGKILL');
-    throw new Error(`server did not start: ${(error as Error).message}`);
-  }
-}
+import { describe, expect, inject, it } from 'vitest';
+import { launch, launchWith, start, waitFor } from './fixtures-process.js';
 
 async function getKey(url: string, key: string) {
   const res = await fetch(`${url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } });
@@ -242,6 +182,8 @@ describe('server process on embedded PostgreSQL', () => {
     ['LOG_LEVEL', 'loud'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-123'],
+    ['STORAGE_URL', 'ftp://files.example.com/blobs'],
+    ['S3_FORCE_PATH_STYLE', 'yes'],
   ])('refuses to start with a clear message for %s=%s', async (name, value) => {
     const proc = launch({ [name]: value, DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') });
     expect(await proc.exited).toBe(1);

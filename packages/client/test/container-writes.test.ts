@@ -1,11 +1,13 @@
-// writeContainerFile: the sandbox runner's PUT route through the client package, against a real server.
+// writeContainerFile: the sandbox runner's PUT route through the client package, against a real
+// server storing bytes in each store.
+import { TEST_STORES, type TestStore } from '@switchyard/api/testing';
 import { describe, expect, it } from 'vitest';
 import { containerFileId, createSwitchyardClient, writeContainerFile } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
-const env = useServer();
+describe.each(TEST_STORES)('writeContainerFile (%s store)', (store: TestStore) => {
+  const env = useServer(store);
 
-describe('writeContainerFile', () => {
   it('writes and replaces a file, which then downloads; errors are SwitchyardErrors with the status', async () => {
     // The sandbox runner holds a platform key and names the organization and workspace it acts in.
     const options = { url: env.server.url, apiKey: env.server.platformKey };

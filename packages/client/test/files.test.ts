@@ -1,14 +1,17 @@
-// Containers, promote and video jobs through the typed client, against a real server.
+// Containers, promote and video jobs through the typed client, against a real server storing bytes
+// in each store.
+import { TEST_STORES, type TestStore } from '@switchyard/api/testing';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { type RouterOutputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
-const env = useServer();
-const { client } = env;
 const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64url')}`;
 
-describe('files and videos through @switchyard/client', () => {
+describe.each(TEST_STORES)('files and videos through @switchyard/client (%s store)', (store: TestStore) => {
+  const env = useServer(store);
+  const { client } = env;
+
   it('opens a container, and promotes a file the sandbox runner wrote into it', async () => {
     const sy = client(env.server.managementKey);
     const platform = client(env.server.platformKey);

@@ -1,17 +1,17 @@
 // Shared by the client tests: a real server over a fresh database, and a helper that expects a
 // call to reject with SwitchyardError.
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { startTestServer, type TestServer, type TestStore } from '@switchyard/api/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { createSwitchyardClient, SwitchyardError, type SwitchyardClient } from '../src/index.js';
 
-export const startServer = (): Promise<TestServer> =>
-  startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
+export const startServer = (store: TestStore = 'local'): Promise<TestServer> =>
+  startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), store });
 
-/** A server for the calling test file: started before its tests, closed after them. */
-export function useServer(): { readonly server: TestServer; client(apiKey: string): SwitchyardClient } {
+/** A server for the calling test file (or describe block): started before its tests, closed after them. */
+export function useServer(store: TestStore = 'local'): { readonly server: TestServer; client(apiKey: string): SwitchyardClient } {
   let running: TestServer | undefined;
   beforeAll(async () => {
-    running = await startServer();
+    running = await startServer(store);
   });
   afterAll(async () => {
     await running?.close();

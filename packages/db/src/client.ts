@@ -64,3 +64,39 @@ export async function queryRows<Row>(db: Db, stmt: Statement, values: readonly u
   const result = await handle.pool.query<Row & pg.QueryResultRow>({ name: stmt.name, text: stmt.text, values: values as unknown[] });
   return result.rows;
 }
+
+/**
+ * Runs `fn` while holding the advisory lock `key`, if no other session holds it; null (without
+ * running `fn`) if one does. The lock is transaction-level, in a transaction kept open on one
+ * connection of the client's pool while `fn` runs (its own queries use other connections): it works
+ * behind a transaction-pooling PgBouncer, and goes with the connection should this process die.
+ */
+export async function withAdvisoryLock<T>(db: Db, key: number, fn: () => Promise<T>): Promise<T | null> {
+  const handle = handles.get(db);
+  if (!handle) throw new Error('withAdvisoryLock needs a client made by createDb');
+  const client = await handle.pool.connect();
+  // A connection that failed a lock query is not given back to the pool.
+  let broken: Error | undefined;
+  const query = async (sql: string, values: unknown[] = []) => {
+    try {
+      return await client.query<{ locked?: boolean }>(sql, values);
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    }
+  };
+  try {
+    await query('BEGIN');
+    if ((await query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key])).rows[0]?.locked !== true) {
+      await query('ROLLBACK');
+      return null;
+    }
+    try {
+      return await fn();
+    } finally {
+      await query('COMMIT').catch(() => undefined);
+    }
+  } finally {
+    client.release(broken);
+  }
+}

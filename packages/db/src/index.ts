@@ -1,6 +1,7 @@
-export { createDb, queryRows, statement, type Db, type DbOptions, type Statement } from './client.js';
+export { createDb, queryRows, statement, withAdvisoryLock, type Db, type DbOptions, type Statement } from './client.js';
 export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';
 export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
 export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';
 // The generated client: PrismaClient, the Prisma namespace, enums and one type per model.
 export * from './generated/prisma/client.js';
+export { listen, LISTENER_APPLICATION_NAME, type Listener, type ListenHandlers, type ListenOptions } from './notifications.js';

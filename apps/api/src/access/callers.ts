@@ -32,9 +32,10 @@ type KeyRecord =
 
 /**
  * Key rows by hash, each kept for at most `ttlMs` after it was read, so that most requests
- * authenticate without a query. A key or organization disabled, changed or deleted by another
- * process is honoured within `ttlMs`; a change made through this process (`forget`,
- * `forgetOrganization`) at once. Unknown hashes are never cached (a key created elsewhere works at
+ * authenticate without a query. A change made through this process (`forget`,
+ * `forgetOrganization`) applies at once; a key or organization disabled, changed or deleted by
+ * another process as soon as its announcement arrives (cache-events.ts), and within `ttlMs` even if
+ * that announcement is lost. Unknown hashes are never cached (a key created elsewhere works at
  * once). `ttlMs` 0 reads every time. Figures that move (usage) are never read from these rows.
  */
 export class KeyCache {
@@ -56,7 +57,7 @@ export class KeyCache {
     });
   }
 
-  /** Forgets a key after this process changed it, so that the change applies to the next request. */
+  /** Forgets a key after it changed (here or elsewhere), so that the change applies to the next request. */
   forget(hash: string): void {
     this.#rows.delete(hash);
   }
@@ -64,6 +65,11 @@ export class KeyCache {
   /** Forgets every key of an organization (after it was disabled). */
   forgetOrganization(organizationId: string): void {
     this.#rows.deleteWhere((row) => row?.kind === 'tenant' && row.key.organization_id === organizationId);
+  }
+
+  /** Forgets every key. */
+  clear(): void {
+    this.#rows.clear();
   }
 }
 

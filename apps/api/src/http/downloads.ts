@@ -14,6 +14,7 @@ import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { CONTAINER_FILE_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
+import { requestedRange } from './range.js';
 import { loggerOf } from './request-log.js';
 import { sampleFileOf } from './sample-video.js';
 
@@ -27,11 +28,17 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     access: 'tenant',
     async handle(deps, req, res, actor) {
       const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
-      const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id);
-      res.status(200);
+      const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id, (size, sha256) =>
+        requestedRange(req.headers, size, `"${sha256}"`),
+      );
+      const { range } = download;
+      res.status(range ? 206 : 200);
       res.attachment(download.filename);
       res.setHeader('Content-Type', 'application/octet-stream');
-      res.setHeader('Content-Length', download.size);
+      res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
+      if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
+      res.setHeader('Accept-Ranges', 'bytes');
+      res.setHeader('ETag', `"${download.sha256}"`);
       res.setHeader('Cache-Control', 'private, no-store');
       await stream(deps, req, res, download.stream);
     },

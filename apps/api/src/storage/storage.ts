@@ -1,6 +1,7 @@
-// Stored bytes (container sandboxes, workspace documents) live behind this one small interface.
-// Keys are opaque, server-made names (`documents/<workspace>/<id>`); no client-supplied path ever
-// reaches a backend, so a backend never has to defend against traversal itself.
+// Stored bytes (container sandboxes, workspace documents) live behind this one small interface, in a
+// local directory (LocalStorage, the default) or an S3-compatible bucket (S3Storage). Keys are
+// opaque, server-made names (`documents/<workspace>/<id>`); no client-supplied path ever reaches a
+// backend, so a backend never has to defend against traversal itself.
 import type { Readable } from 'node:stream';
 
 export interface PutOptions {
@@ -14,25 +15,67 @@ export interface PutResult {
   sha256: string;
 }
 
+/** Bytes `start` to `end` of an object, both included (as in HTTP's Range). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface GetOptions {
+  /** Only these bytes; `end` past the object's end means up to its end. */
+  range?: ByteRange;
+}
+
 export interface StoredObject {
+  /** Size of the whole stored object. */
   size: number;
-  /** The bytes, streamed; the caller must consume or destroy it. */
+  /** The bytes served when a range was asked for (end clamped to the object's last byte). */
+  range?: ByteRange;
+  /** The bytes (the whole object, or the range), streamed; the caller must consume or destroy it. */
   stream: Readable;
 }
 
+/** A stored object, as listed. */
+export interface StoredEntry {
+  key: string;
+  size: number;
+  modifiedAt: Date;
+}
+
+/** An upload that has not finished (a temp file, an S3 multipart upload). */
+export interface TemporaryUpload {
+  /** Opaque, for removeTemporary(). */
+  id: string;
+  /** The key it will be stored under, where the backend knows it (S3). */
+  key?: string;
+  /** Its last write (a local temp file) or its start (an S3 multipart upload). */
+  since: Date;
+}
+
 export interface BlobStorage {
+  /** Where the bytes are, for logs: `file:///…` or `s3://bucket/prefix/`. */
+  readonly location: string;
   /**
    * Stores a stream under `key`, atomically: until it resolves nothing is visible under `key`, and a
    * failure (or a crash) leaves the previous state. Backend failures throw Unavailable (503). The
    * body is consumed, and destroyed on failure.
    */
   put(key: string, body: Readable | AsyncIterable<Uint8Array>, options?: PutOptions): Promise<PutResult>;
-  /** Opens the stored bytes for streaming; NotFound when absent, Unavailable when unreadable. */
-  get(key: string): Promise<StoredObject>;
+  /**
+   * Opens the stored bytes (or a range of them) for streaming; NotFound when absent, Invalid when
+   * the range starts past the end, Unavailable when unreadable.
+   */
+  get(key: string, options?: GetOptions): Promise<StoredObject>;
   /** Size of the stored bytes, or null when absent. */
   stat(key: string): Promise<{ size: number } | null>;
   /** Removes the stored bytes; absent is not an error. */
   delete(key: string): Promise<void>;
+  /** Every stored object whose key starts with `prefix`, in no particular order. */
+  list(prefix: string): AsyncIterable<StoredEntry>;
+  /** Uploads that have not finished: running ones, and ones a crash abandoned. */
+  listTemporary(): AsyncIterable<TemporaryUpload>;
+  /** Abandons an unfinished upload and frees what it holds; gone already is not an error. */
+  removeTemporary(id: string): Promise<void>;
 }
 
 /** Keys are `/`-separated segments of [A-Za-z0-9._-], none of them `.` or `..`. */
@@ -40,4 +83,9 @@ const KEY = /^(?!.*(?:^|\/)\.{1,2}(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*
 
 export function assertStorageKey(key: string): void {
   if (!KEY.test(key) || key.length > 512) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+}
+
+/** Whether `key` is a valid storage key (see assertStorageKey). */
+export function isStorageKey(key: string): boolean {
+  return KEY.test(key) && key.length <= 512;
 }

@@ -1,15 +1,17 @@
 // Containers (per-session sandboxes of files) and workspace documents.
-// Bytes live in the BlobStorage under server-made keys; rows point at them. Every write stores the
-// bytes first (atomically) and then commits the row, and removes the bytes again when the row
-// cannot be committed, so no row ever points at missing bytes.
-import { randomUUID } from 'node:crypto';
+// Bytes live in the BlobStorage under server-made keys; rows point at them. Every write claims its
+// key, stores the bytes (atomically) and then commits the row (releasing the claim), and removes the
+// bytes again when the row cannot be committed, so no row ever points at missing bytes and the
+// storage sweep never takes bytes a write is about to point at (storage/claims.ts).
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Container as ContainerRow, ContainerFile as ContainerFileRow, Db, Document } from '@switchyard/db';
 import type { Container, ContainerFile, FileShape, OpenContainerInput, PromoteFileInput, File } from '@switchyard/schema';
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
+import type { ByteRange } from '../../storage/storage.js';
 import type { Actor } from '../../access/callers.js';
 import { platformOrganization, platformWorkspace, visibleRows } from '../../access/workspaces.js';
 import { fileRecordOf } from './file-shapes.js';
@@ -100,8 +102,8 @@ export async function writeContainerFile(
   const path = decodeFileId(upload.file_id);
   const organization = await platformOrganization(db, organizationId);
   const container = await findContainer(db, { organization_id: organization.id }, upload.container_id);
-  const storageKey = `containers/${container.id}/${randomUUID()}`;
-  const stored = await media.storage.put(storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
+  const storageKey = containerObjectKey(container.id);
+  const stored = await putClaimed(db, media.storage, storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
   let previousKey: string | undefined;
   let row: ContainerFileRow;
   try {
@@ -116,10 +118,11 @@ export async function writeContainerFile(
         create: { organization_id: container.organization_id, container_id: container.id, path, ...fields },
         update: fields,
       });
+      await settleClaim(tx, storageKey);
       return { row: written, previousKey: previous?.storage_key };
     }));
   } catch (error) {
-    await media.storage.delete(storageKey).catch(() => undefined);
+    await discardClaimed(db, media.storage, storageKey);
     throw error;
   }
   if (previousKey) await media.storage.delete(previousKey).catch(() => undefined);
@@ -128,21 +131,37 @@ export async function writeContainerFile(
 
 export interface Download {
   filename: string;
+  /** Size of the whole file. */
   size: number;
+  /** SHA-256 hex of the whole file (its ETag). */
+  sha256: string;
+  /** The bytes served when a range was asked for. */
+  range?: ByteRange;
   stream: Readable;
 }
 
-/** Opens a container file's bytes for streaming. */
+/**
+ * Opens a container file's bytes for streaming: all of them, or the range `range(size)` picks once
+ * the file's size is known (undefined: all).
+ */
 export async function openContainerFile(
   db: Db,
   media: MediaDeps,
   actor: Actor,
   containerId: string,
   fileId: string,
+  range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
 ): Promise<Download> {
   const { file } = await findContainerFile(db, actor, containerId, fileId);
-  const stored = await media.storage.get(file.storage_key);
-  return { filename: posix.basename(file.path), size: stored.size, stream: stored.stream };
+  const wanted = range(Number(file.size_bytes), file.sha256);
+  const stored = await media.storage.get(file.storage_key, wanted ? { range: wanted } : {});
+  return {
+    filename: posix.basename(file.path),
+    size: stored.size,
+    sha256: file.sha256,
+    ...(stored.range ? { range: stored.range } : {}),
+    stream: stored.stream,
+  };
 }
 
 async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{ used: bigint; quota: bigint }> {
@@ -188,9 +207,9 @@ export async function promoteFile(
   if (used + size > quota) throw new PayloadTooLarge(`workspace quota ${quota} bytes would be exceeded`);
 
   const documentId = newId('file');
-  const storageKey = `documents/${container.workspace_id}/${documentId}`;
+  const storageKey = documentObjectKey(container.workspace_id, documentId);
   const source = await media.storage.get(file.storage_key);
-  const copied = await media.storage.put(storageKey, source.stream, { maxBytes: media.maxFileBytes });
+  const copied = await putClaimed(db, media.storage, storageKey, source.stream, { maxBytes: media.maxFileBytes });
   let document: Document;
   try {
     if (copied.sha256 !== file.sha256) throw new Unavailable(`stored bytes of ${file.id} do not match their checksum`);
@@ -205,6 +224,7 @@ export async function promoteFile(
          WHERE id = ${container.workspace_id}::uuid
            AND storage_used_bytes + ${copied.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
       if (reserved !== 1) throw new PayloadTooLarge(`workspace quota would be exceeded`);
+      await settleClaim(tx, storageKey);
       return tx.document.create({
         data: {
           id: documentId,
@@ -221,9 +241,9 @@ export async function promoteFile(
       });
     });
   } catch (error) {
-    await media.storage.delete(storageKey).catch(() => undefined);
+    await discardClaimed(db, media.storage, storageKey);
     throw error;
   }
-  if (document.id !== documentId) await media.storage.delete(storageKey).catch(() => undefined);
+  if (document.id !== documentId) await discardClaimed(db, media.storage, storageKey);
   return fileRecordOf(document, shape);
 }

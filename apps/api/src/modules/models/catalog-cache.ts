@@ -1,8 +1,9 @@
 // The model catalog held in memory. It is global (the same for every organization), small (hundreds
 // to a few thousand models) and written rarely (imports), while every GET /model, GET
 // /embeddings/models and recorded generation reads it. A snapshot is reused for at most `ttlMs`
-// after it was loaded: writes made through this process invalidate it at once; writes made by
-// another process show once `ttlMs` has passed and one reload has finished (requests keep using
+// after it was loaded: writes made through this process invalidate it at once, writes made by
+// another process as soon as their notification arrives (cache-events.ts). Should a notification be
+// lost, the change shows once `ttlMs` has passed and one reload has finished (requests keep using
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
 import type { Db, Model as ModelRow, ModelVariant as VariantRow } from '@switchyard/db';
 
@@ -57,7 +58,7 @@ export class CatalogCache {
     return this.#load(db);
   }
 
-  /** After a catalog write through this process: the next read loads a fresh snapshot. */
+  /** After a catalog write (here or elsewhere): the next read loads a fresh snapshot. */
   invalidate(): void {
     this.#generation++;
     this.#current = undefined;

@@ -3,7 +3,8 @@
 // skipped index entry and a total is a count of them all, so a deep page of a large organization
 // cost milliseconds of database time per request. With the order at hand, a page is a slice of it
 // and the rows are read fresh by primary key. Member writes through this process forget the
-// organization's order at once; writes by another process show within `ttlMs`.
+// organization's order at once; writes by another process as soon as their notification arrives
+// (cache-events.ts), and within `ttlMs` even if it is lost.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { TtlCache } from '../../cache.js';
 
@@ -33,8 +34,13 @@ export class MemberOrderCache {
     });
   }
 
-  /** After a member of the organization was added or removed through this process. */
+  /** After a member of the organization was added or removed. */
   forget(organizationId: string): void {
     this.#orders.delete(organizationId);
+  }
+
+  /** Forgets every organization's order. */
+  clear(): void {
+    this.#orders.clear();
   }
 }

@@ -1,0 +1,47 @@
+// Replicas that agree at once: every process LISTENs on the channel that the database's triggers
+// announce cache-relevant writes on (migration "cache_notifications": "key:<hash>",
+// "organization:<id>", "members:<organization id>", "catalog"), and drops the affected entries when
+// a notification arrives. While the listening connection is down, announcements are lost:
+// CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
+// holds.
+import { listen, type Listener } from '@switchyard/db';
+import type { Logger } from './logger.js';
+import type { KeyCache } from './access/callers.js';
+import type { CatalogCache } from './modules/models/catalog-cache.js';
+import type { MemberOrderCache } from './modules/organization/member-order.js';
+
+export const CACHE_CHANNEL = 'switchyard_cache';
+
+export interface Caches {
+  keys: KeyCache;
+  catalog: CatalogCache;
+  memberOrder: MemberOrderCache;
+}
+
+/** Drops what one announcement names. */
+export function applyCacheEvent(caches: Caches, payload: string): void {
+  if (payload === 'catalog') caches.catalog.invalidate();
+  else if (payload.startsWith('key:')) caches.keys.forget(payload.slice('key:'.length));
+  else if (payload.startsWith('organization:')) caches.keys.forgetOrganization(payload.slice('organization:'.length));
+  else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
+}
+
+/** Drops everything (announcements may have been missed). */
+export function clearCaches(caches: Caches): void {
+  caches.keys.clear();
+  caches.catalog.invalidate();
+  caches.memberOrder.clear();
+}
+
+export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger: Logger): Promise<Listener> {
+  const log = logger.child({ component: 'cache-events' });
+  return listen(databaseUrl, CACHE_CHANNEL, {
+    message: (payload) => applyCacheEvent(caches, payload),
+    connected(reconnected) {
+      if (!reconnected) return;
+      clearCaches(caches);
+      log.info('listening again for cache announcements; dropped every cached entry');
+    },
+    error: (error) => log.warn({ err: error }, 'cache announcements interrupted; reconnecting (CACHE_TTL_MS bounds what is kept meanwhile)'),
+  });
+}

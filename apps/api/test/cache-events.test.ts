@@ -1,0 +1,105 @@
+// Replicas that agree at once, within one server: writes made straight in the database (as another
+// replica, a script or psql would make them) reach this server's caches through LISTEN/NOTIFY. The
+// server keeps what it reads for CACHE_TTL_MS = 60 s here, so anything seen within the tests' own
+// timeouts was announced. The figure between two server processes is in replicas.test.ts.
+import { listen, LISTENER_APPLICATION_NAME } from '@switchyard/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CACHE_CHANNEL } from '../src/cache-events.js';
+import type { TestServer } from '../src/testing.js';
+import { managementActor, pastCacheTtl, until } from './fixtures.js';
+import { createKey, demoCatalog, record, trpc } from './fixtures-catalog.js';
+import { testServerWith } from './fixtures-files.js';
+
+const statusOf = async (server: TestServer, key: string) => (await server.request('/api/v1/key', { key })).status;
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await testServerWith({ CACHE_TTL_MS: '60000' });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('announcements through LISTEN/NOTIFY', () => {
+  it('refuse a key disabled straight in the database as soon as the announcement arrives', async () => {
+    const { key, hash } = await createKey(server);
+    expect(await statusOf(server, key)).toBe(200); // read once: kept for 60 s
+    await server.db.apiKey.update({ where: { hash }, data: { disabled: true } });
+    await until(async () => (await statusOf(server, key)) === 401);
+    // Deleted keys too.
+    const other = await createKey(server);
+    expect(await statusOf(server, other.key)).toBe(200);
+    await server.db.apiKey.delete({ where: { hash: other.hash } });
+    await until(async () => (await statusOf(server, other.key)) === 401);
+  });
+
+  it('show a catalog change and a new member straight from the database', async () => {
+    const model = { ...demoCatalog.models[0]!, id: 'acme/announced', aliases: [], variants: [] };
+    expect((await trpc(server, 'models.upsert', model)).status).toBe(200);
+    const name = async () => ((await (await server.request('/api/v1/model/acme/announced')).json()) as { data: { name: string } }).data.name;
+    expect(await name()).toBe(model.name);
+    await server.db.model.update({ where: { id: 'acme/announced' }, data: { name: 'Renamed elsewhere' } });
+    await until(async () => (await name()) === 'Renamed elsewhere');
+
+    const total = async () =>
+      ((await (await server.request('/api/v1/organization/members?limit=1')).json()) as { total_count: number }).total_count;
+    const before = await total();
+    const actor = await managementActor(server);
+    await server.db.user.create({ data: { id: 'user_announced', email: 'announced@example.com' } });
+    await server.db.organizationMember.create({ data: { organization_id: actor.organizationId, user_id: 'user_announced' } });
+    await until(async () => (await total()) === before + 1);
+  });
+
+  it('are sent for what caches hold, and not for the usage a recording moves', async () => {
+    const heard: string[] = [];
+    const listener = await listen(server.databaseUrl, CACHE_CHANNEL, { message: (payload) => heard.push(payload) });
+    try {
+      const { key, hash } = await createKey(server); // a new key: nothing cached anywhere, nothing announced
+      await record(server, { api_key_hash: hash, usage: 0.25 });
+      await record(server, { api_key_hash: hash, usage: 0 });
+      expect(await statusOf(server, key)).toBe(200);
+      await server.db.apiKey.update({ where: { hash }, data: { name: 'renamed' } });
+      // Notifications arrive in commit order: once the rename's is in, the recordings' would be too.
+      await until(async () => heard.includes(`key:${hash}`));
+      expect(heard.filter((payload) => payload.startsWith('key:'))).toEqual([`key:${hash}`]);
+      expect(heard.filter((payload) => payload === 'catalog')).toEqual([]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe('a lost announcement', () => {
+  it('after the listening connection is cut, the server listens again, drops what it holds, and hears again', async () => {
+    const { key, hash } = await createKey(server);
+    expect(await statusOf(server, key)).toBe(200);
+    const logged = server.logs.length;
+    await server.db.$executeRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`;
+    // Announced while it reconnects (lost), or after (heard): refused either way.
+    await server.db.apiKey.update({ where: { hash }, data: { disabled: true } });
+    await until(async () => server.logs.slice(logged).some((entry) => entry.component === 'cache-events' && entry.level === 30));
+    await until(async () => (await statusOf(server, key)) === 401);
+    // And announcements are heard again.
+    const next = await createKey(server);
+    expect(await statusOf(server, next.key)).toBe(200);
+    await server.db.apiKey.update({ where: { hash: next.hash }, data: { disabled: true } });
+    await until(async () => (await statusOf(server, next.key)) === 401);
+  });
+
+  it('is still bounded by CACHE_TTL_MS', async () => {
+    const bounded = await testServerWith({ CACHE_TTL_MS: '1000' });
+    try {
+      // No announcement at all for key updates in this database: every one is lost.
+      await bounded.db.$executeRaw`DROP TRIGGER api_keys_notify_update ON api_keys`;
+      const { key, hash } = await createKey(bounded);
+      expect(await statusOf(bounded, key)).toBe(200);
+      const disabledAt = performance.now();
+      await bounded.db.apiKey.update({ where: { hash }, data: { disabled: true } });
+      await pastCacheTtl(disabledAt);
+      expect(await statusOf(bounded, key)).toBe(401);
+    } finally {
+      await bounded.close();
+    }
+  });
+});

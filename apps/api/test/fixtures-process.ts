@@ -1,0 +1,71 @@
+// Server processes for the tests: src/main.ts run the way `pnpm start` runs the build, through tsx
+// (or any command, for launchWith), with only the environment given (and PATH, HOME). Every process
+// a test file starts is killed after it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+const appDir = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  return launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
+}
+
+export function launchWith(file: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(file, args, {
+    cwd: appDir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, output: () => out, exited };
+}
+
+/** Waits (up to 60 s) for the output to match; returns the first group. */
+export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = pattern.exec(proc.output().replace(/\x1b\[[0-9;]*m/g, ''));
+    if (match) return match[1] ?? match[0];
+    if (proc.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no ${pattern} in the output:\n${proc.output()}`);
+}
+
+export async function start(env: Record<string, string>): Promise<Proc> {
+  const proc = launch(env);
+  try {
+    return { ...proc, url: await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/) };
+  } catch (error) {
+    proc.child.kill('SIGKILL');
+    throw new Error(`server did not start: ${(error as Error).message}`);
+  }
+}
+
+/** Stops a server with SIGTERM and answers its exit code. */
+export async function stop(proc: Proc): Promise<number | null> {
+  proc.child.kill('SIGTERM');
+  return proc.exited;
+}
