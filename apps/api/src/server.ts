@@ -117,7 +117,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     if (secrets.source !== 'env' && config.databaseUrl) {
       logger.warn({ file: secrets.file }, 'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key');
     }
-    const media = createMedia(config.storage, config.media);
+    const media = await createMedia(config.storage, config.media);
     logger.info({ storage: media.storage.location }, 'storage');
 
     const now = options.now ?? (() => new Date());

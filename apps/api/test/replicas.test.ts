@@ -94,7 +94,7 @@ beforeAll(async () => {
     DATABASE_POOL_MAX: '5',
     ...s3.env(await s3.createBucket(), 'replicas'),
   };
-  storage = createStorage(loadConfig(shared).storage);
+  storage = await createStorage(loadConfig(shared).storage);
   const procs = await Promise.all(
     ['a', 'b'].map(async (name) => {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `switchyard-replica-${name}-`));

@@ -54,7 +54,7 @@ describe.each(TEST_STORES)('%s storage', (store: TestStore) => {
       storage = new LocalStorage(path.join(root, 'blobs'));
     } else {
       const s3 = await testS3();
-      storage = createStorage(loadConfig(s3.env(await s3.createBucket(), 'sy/blobs')).storage);
+      storage = await createStorage(loadConfig(s3.env(await s3.createBucket(), 'sy/blobs')).storage);
     }
   });
   afterEach(async () => {
@@ -195,12 +195,12 @@ describe('storage that cannot be reached', () => {
 
   it('s3: answers Unavailable for a bucket that does not exist, and while the service is down', async () => {
     const s3 = await testS3();
-    const missing = createStorage(loadConfig(s3.env('sy-no-such-bucket')).storage);
+    const missing = await createStorage(loadConfig(s3.env('sy-no-such-bucket')).storage);
     const source = Readable.from([Buffer.from('x')]);
     await expect(missing.put('k', source)).rejects.toBeInstanceOf(Unavailable);
     expect(source.destroyed).toBe(true);
     await expect(missing.get('k')).rejects.toBeInstanceOf(NotFound);
-    const storage = createStorage(loadConfig(s3.env(await s3.createBucket())).storage);
+    const storage = await createStorage(loadConfig(s3.env(await s3.createBucket())).storage);
     await storage.put('k', Readable.from([Buffer.from('x')]));
     await s3.suspend();
     try {
