@@ -1,6 +1,7 @@
 // Issue 14's observations, one test each: input a client should be refused for is refused with the
 // spec's envelope and a status the operation documents, never with a 500, a dropped connection or a
 // body that is not JSON.
+import http from 'node:http';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,6 +283,34 @@ describe("Node's HTTP parser errors are the envelope", () => {
     const answer = await rawExchange('GET /api/v1/key HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n');
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
+  });
+
+  it('an oversized request right after a download on the same keep-alive connection: 431 as JSON, every time', async () => {
+    // The client may send the next request as soon as it has the download's last byte, before the
+    // download's answer has finished on the server's side: the 431 must come after it, not a reset.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<number | string>((resolve) => {
+        const req = http.request(
+          { host: '127.0.0.1', port: Number(new URL(server.url).port), path, agent, headers: { authorization: `Bearer ${server.managementKey}` } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        req.end();
+      });
+    const answers: Array<number | string> = [];
+    try {
+      for (let i = 0; i < 150; i++) {
+        answers.push(await get(`/api/v1/containers/${world.containerId}/files/${world.fileId}/content`));
+        answers.push(await get(`/api/v1/key?x=${'y'.repeat(20_000)}`));
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(answers.filter((a, i) => a !== (i % 2 ? 431 : 200))).toEqual([]);
   });
 
   async function expectJsonEnvelope431(res: Response) {

@@ -16,20 +16,41 @@ function statusOf(code: string | undefined): ErrorStatus {
   return 400;
 }
 
+/** The answer a socket is still sending (keep-alive: the previous request's), if any. */
+type Outgoing = { writableFinished: boolean; once(event: 'finish' | 'close', listener: () => void): unknown };
+
 export function answerClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // The client is gone, or an answer is already under way on this socket: nothing can be said.
-    const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-    if (error.code === 'ECONNRESET' || !socket.writable || inProgress) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const status = statusOf(error.code);
     logger.info({ code: error.code, status }, 'refused by the HTTP parser');
     const body = JSON.stringify(envelopeOf({ status, message: ERROR_MESSAGES[status] }));
-    socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const answer = () => {
+      if (!socket.writable) return socket.destroy();
+      socket.end(
+        `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    };
+    // On a keep-alive connection the client may send its next request as soon as it has the last
+    // byte of the previous answer, before that answer has finished on this side (a download's
+    // stream ends after its last chunk is out). Answer after it, never inside it.
+    const current = (socket as Duplex & { _httpMessage?: Outgoing | null })._httpMessage;
+    if (current && !current.writableFinished) {
+      let done = false;
+      const after = () => {
+        if (done) return;
+        done = true;
+        if (current.writableFinished) answer();
+        else socket.destroy();
+      };
+      current.once('finish', after);
+      current.once('close', after);
+      return;
+    }
+    answer();
   });
 }
