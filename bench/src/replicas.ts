@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     }
     log(`  GET .../content through B: ${got.seconds.toFixed(1)} s (${(fileMiB / got.seconds).toFixed(0)} MiB/s), bytes identical; B's RSS ${mib(got.before)} MB before, peak ${mib(got.peak)} MB during`);
     const promoted = await measured(a, () => admin.files.promote.mutate({ container_id: container.container_id, file_id: fileId }));
-    const document = promoted.result.data;
+    const document = promoted.result;
     const promotedBytes = document._shape === 'compat_b' ? document.bytes : document.size_bytes;
     if (promotedBytes !== size) throw new Error(`the promotion answered ${promotedBytes} bytes`);
     log(`  promote (a copy within the store, through the server) through A: ${promoted.seconds.toFixed(1)} s; A's RSS ${mib(promoted.before)} MB before, peak ${mib(promoted.peak)} MB during`);

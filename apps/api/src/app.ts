@@ -32,6 +32,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Whose X-Forwarded-* headers req.protocol and req.host believe (links.next; see requestOrigin()).
+  app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics, new Set(Object.keys(appRouter._def.procedures))));
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
@@ -80,7 +82,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());
-  app.use(API_PREFIX, express.json({ limit: '1mb', strict: false }), restHandler(appRouter, deps));
+  app.use(API_PREFIX, restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,6 +1,7 @@
 // The one place that reads process.env. Every variable is validated at start; a bad value stops
 // the server with a message naming the variable.
 import path from 'node:path';
+import express from 'express';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
@@ -87,7 +88,22 @@ const EnvSchema = z.object({
       return origins;
     })
     .optional(),
+  TRUST_PROXY: parsedWith(
+    trustProxySetting,
+    `express's "trust proxy": true, false, a hop count, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated`,
+  ).default(false),
 });
+
+/** TRUST_PROXY as express's "trust proxy" setting: true/false, a number of hops, or a list of addresses. */
+export type TrustProxy = boolean | number | string;
+
+function trustProxySetting(value: string): TrustProxy {
+  const trimmed = value.trim();
+  const setting = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  // express compiles the setting when it is set: what it refuses is refused here, at start.
+  express().set('trust proxy', setting);
+  return setting;
+}
 
 export interface Config {
   port: number;
@@ -111,6 +127,11 @@ export interface Config {
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
+  /**
+   * Express's "trust proxy": which peers' X-Forwarded-Proto / X-Forwarded-Host are believed when
+   * the server writes absolute links (links.next). false: none, the Host header only.
+   */
+  trustProxy: TrustProxy;
   /** Where stored bytes live. */
   storage: StorageConfig;
   /** How often a replica tries to sweep unreferenced objects and abandoned uploads (0: never). */
@@ -214,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
+    trustProxy: e.TRUST_PROXY,
     media: {
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
       maxFileBytes: e.MAX_FILE_BYTES,

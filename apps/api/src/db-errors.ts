@@ -4,3 +4,40 @@ import { Prisma } from '@switchyard/db';
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
+
+/**
+ * SQLSTATEs with which PostgreSQL refuses a value it was sent, not our SQL: text it cannot store or
+ * read as the column's type, numbers and dates out of range, a value too long for its column or
+ * index. Schemas refuse such input before any query; these are the safety net behind them.
+ */
+const CALLER_VALUE_STATES = new Set([
+  '22001', // string_data_right_truncation
+  '22003', // numeric_value_out_of_range
+  '22007', // invalid_datetime_format
+  '22008', // datetime_field_overflow
+  '22021', // character_not_in_repertoire (NUL)
+  '22025', // invalid_escape_sequence
+  '22P02', // invalid_text_representation (e.g. not a uuid)
+  '22P05', // untranslatable_character (\u0000 in jsonb)
+  '54000', // program_limit_exceeded (e.g. an index row too large)
+]);
+
+/** Prisma's own refusals of a value: too long for its column (P2000), past 64 bits (P2033). */
+const CALLER_VALUE_PRISMA_CODES = new Set(['P2000', 'P2033']);
+
+function sqlStateOf(error: unknown): string | undefined {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: unknown } } | undefined)?.cause;
+    return typeof cause?.originalCode === 'string' ? cause.originalCode : undefined;
+  }
+  // node-postgres (queryRows): its DatabaseError carries the SQLSTATE as `code`, beside `severity`.
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return error instanceof Error && typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** The database refused a value the caller sent (a 400, never a 500). */
+export function isCallerValueRefused(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && CALLER_VALUE_PRISMA_CODES.has(error.code)) return true;
+  const state = sqlStateOf(error);
+  return state !== undefined && CALLER_VALUE_STATES.has(state);
+}

@@ -2,6 +2,7 @@
 // spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
 import { TRPCError } from '@trpc/server';
 import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
+import { isCallerValueRefused } from './db-errors.js';
 
 export class DomainError extends Error {
   constructor(
@@ -74,7 +75,7 @@ export interface HttpError {
   status: ErrorStatus;
   message: string;
   metadata?: Record<string, unknown>;
-  /** The error behind a 500, to be logged. */
+  /** The error behind a 500 (or a database refusal of a caller's value), to be logged. */
   cause?: unknown;
 }
 
@@ -137,17 +138,29 @@ function fromDomain(error: DomainError): HttpError {
   };
 }
 
+/** A schema refused the input: 400 naming the fields. */
+function fromValidation(error: { issues: ValidationIssue[] }): HttpError {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return { status: 400, message: ERROR_MESSAGES[400], metadata: { issues } };
+}
+
 export function httpErrorOf(error: unknown): HttpError {
   if (error instanceof DomainError) return fromDomain(error);
+  if (isValidationError(error)) return fromValidation(error);
   if (error instanceof TRPCError) {
     if (error.cause instanceof DomainError) return fromDomain(error.cause);
-    if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) {
-      const issues = error.cause.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-      return { status: 400, message: ERROR_MESSAGES[400], metadata: { issues } };
-    }
+    if (error.code === 'BAD_REQUEST' && isValidationError(error.cause)) return fromValidation(error.cause);
     const status = TRPC_CODE_STATUS[error.code];
     if (status) return { status, message: ERROR_MESSAGES[status] };
-    return { status: 500, message: ERROR_MESSAGES[500], cause: error.cause ?? error };
+    return fromUnknown(error.cause ?? error);
+  }
+  return fromUnknown(error);
+}
+
+/** Anything else is ours (500), unless the database refused a value the caller sent (400). */
+function fromUnknown(error: unknown): HttpError {
+  if (isCallerValueRefused(error)) {
+    return { status: 400, message: ERROR_MESSAGES[400], metadata: { reason: 'a value the database cannot store' }, cause: error };
   }
   return { status: 500, message: ERROR_MESSAGES[500], cause: error };
 }

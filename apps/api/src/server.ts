@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { createDb, migrate, poolStats, provisionDatabase, type Db, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { Metrics, metricsServer } from './metrics.js';
@@ -164,6 +165,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         media,
         metrics,
         ...caches,
+        trustProxy: config.trustProxy,
         recorder: new GenerationRecorder(db, now, undefined, ({ size, seconds, committed }) => {
           metrics.recordingBatchSize.observe(size);
           metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
@@ -180,6 +182,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     }
     // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
     const server = createServer(app);
+    answerClientErrors(server, logger);
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
     const url = urlOf(server, config.host);

@@ -190,27 +190,27 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
     expect(ContainerFileRecordSchema.strict().parse(body)).toMatchObject({ id: fileIdOf('a/z.txt'), path: 'a/z.txt', container_id: containerId });
   });
 
-  it('400 for a bad limit or a malformed id; 404 for an unknown file or container', async () => {
+  it('400 for a bad limit or a malformed id; 404 for an unknown file; a listing of an unknown container: 400 (404 is not listed)', async () => {
     expectError(await get(`/containers/${containerId}/files?limit=0`), 400);
     expectError(await get(`/containers/${containerId}/files?limit=1001`), 400);
     expectError(await get(`/containers/${containerId}/files?after=nope`), 400);
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('../x')}`), 400);
     expectError(await get(`/containers/${containerId}/files/cfile_%2B%2B`), 400);
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('missing.txt')}`), 404);
-    expectError(await get(`/containers/sess_unknown/files`), 404);
+    expectError(await get(`/containers/sess_unknown/files`), 400);
     expectError(await get(`/containers/sess_unknown/files/${fileIdOf('a.txt')}`), 404);
   });
 
-  it("401 without a key; another organization's management key gets 404; a regular key sees its own workspace's", async () => {
+  it("401 without a key; another organization's management key gets 404 (400 for the listing: 404 is not listed); a regular key sees its own workspace's", async () => {
     expectError(await get(`/containers/${containerId}/files`, null), 401);
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, null), 401);
-    expectError(await get(`/containers/${containerId}/files`, other.managementKey), 404);
+    expectError(await get(`/containers/${containerId}/files`, other.managementKey), 400);
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, other.managementKey), 404);
     expect((await get(`/containers/${containerId}/files`, regular.key)).status).toBe(200);
     const { data } = await trpc(server, 'workspaces.create', { slug: `cw-${Date.now()}`, name: 'Elsewhere' });
     const elsewhere = await openContainer(server, `elsewhere-${Date.now()}`, { workspaceId: data.data.id });
     await writeFile(server, elsewhere, 'x.txt', Buffer.from('x'));
-    expectError(await get(`/containers/${elsewhere}/files`, regular.key), 404);
+    expectError(await get(`/containers/${elsewhere}/files`, regular.key), 400);
     expectError(await get(`/containers/${elsewhere}/files/${fileIdOf('x.txt')}`, regular.key), 404);
     expect((await get(`/containers/${elsewhere}/files`)).body.data).toHaveLength(1);
     expectError(await get(`/containers/${containerId}/files`, server.platformKey), 403);

@@ -89,10 +89,10 @@ describe('POST /byok', () => {
     }
   });
 
-  it("creates in a named workspace (slug or UUID); 404 for another organization's; 401; 403 for a regular key", async () => {
+  it("creates in a named workspace (slug or UUID); 400 for another organization's (404 is not listed); 401; 403 for a regular key", async () => {
     const ws = await createWorkspace(server, 'byok-ws');
     expect((await createByok({ workspace_id: 'byok-ws', provider: 'x', key: '12345678' })).workspace_id).toBe(ws.id);
-    expectEnvelope(await rest(server, '/byok', { method: 'POST', json: { workspace_id: other.workspaceId, provider: 'x', key: '12345678' } }), 404);
+    expectEnvelope(await rest(server, '/byok', { method: 'POST', json: { workspace_id: other.workspaceId, provider: 'x', key: '12345678' } }), 400);
     expectEnvelope(await rest(server, '/byok', { method: 'POST', key: null, json: { provider: 'x', key: '12345678' } }), 401);
     const { key } = await createRegularKey(server);
     expectEnvelope(await rest(server, '/byok', { method: 'POST', key, json: { provider: 'x', key: '12345678' } }), 403);
@@ -140,12 +140,12 @@ describe('GET /byok', () => {
     expect(ids).toEqual([inDefault.id]);
   });
 
-  it("400 for a bad limit; 401; 403 for a regular key; 404 for another organization's workspace", async () => {
+  it("400 for a bad limit; 401; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {
     expectEnvelope(await rest(server, '/byok?limit=101'), 400);
     expectEnvelope(await rest(server, '/byok?limit=0'), 400);
     expectEnvelope(await rest(server, '/byok', { key: null }), 401);
     expectEnvelope(await rest(server, '/byok', { key: (await createRegularKey(server)).key }), 403);
-    expectEnvelope(await rest(server, `/byok?workspace_id=${other.workspaceId}`), 404);
+    expectEnvelope(await rest(server, `/byok?workspace_id=${other.workspaceId}`), 400);
   });
 });
 
@@ -183,7 +183,7 @@ describe('PATCH /byok/{id}', () => {
     const { data } = GetSchema.parse(res.body);
     expect(data).toEqual({
       ...created,
-      label: 'sk-...2222',
+      label: 'sk...2222', // 25 characters: at most 6 shown
       disabled: true,
       allowed_models: null,
       allowed_api_key_hashes: [hash],

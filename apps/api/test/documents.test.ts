@@ -36,7 +36,7 @@ async function newDocument(size = 100, container = containerId, key = server.man
   await writeFile(server, container, file, bytes);
   const res = await server.request(`/api/v1/containers/${container}/files/${fileIdOf(file)}/promote`, { method: 'POST', key });
   expect(res.status, await res.clone().text()).toBe(200);
-  return { id: ((await res.json()) as { data: { id: string } }).data.id, bytes };
+  return { id: ((await res.json()) as { id: string }).id, bytes };
 }
 
 async function call(method: string, url: string, key: string | null = server.managementKey, headers: Record<string, string> = {}) {
@@ -131,11 +131,11 @@ describe('GET /files', () => {
     expect((await get(`/files?workspace_id=${workspace.id}&order=asc`)).status).toBe(200);
   });
 
-  it('401 without a key; a regular key lists its own workspace only (403 elsewhere); another organization: 404 for this workspace', async () => {
+  it('401 without a key; a regular key lists its own workspace only (403 elsewhere); another organization: 400 for this workspace (404 is not listed)', async () => {
     expectError(await get('/files', null), 401);
     expect((await get('/files', regular)).status).toBe(200);
     expectError(await get(`/files?workspace_id=${workspace.id}`, regular), 403);
-    expectError(await get(`/files?workspace_id=${workspace.id}`, other.managementKey), 404);
+    expectError(await get(`/files?workspace_id=${workspace.id}`, other.managementKey), 400);
     expect((await get('/files', other.managementKey)).body.data).toEqual([]);
     expectError(await get('/files', server.platformKey), 403);
   });
@@ -178,9 +178,9 @@ describe('GET /files/{file_id} and /content', () => {
     expectError(await get(`/files/${id}?workspace_id=nope`), 404);
   });
 
-  it('400 for a provider; 401 without a key; 403 for a regular key naming another workspace and for the platform key', async () => {
+  it('400 for a provider on the bytes, 404 on the record (400 is not listed); 401 without a key; 403 for a regular key naming another workspace and for the platform key', async () => {
     const { id } = await newDocument();
-    expectError(await get(`/files/${id}?provider=anthropic`), 400);
+    expectError(await get(`/files/${id}?provider=anthropic`), 404);
     expectError(await get(`/files/${id}/content?provider=anthropic`), 400);
     expectError(await get(`/files/${id}`, null), 401);
     expectError(await get(`/files/${id}/content`, null), 401);

@@ -29,7 +29,7 @@ describe('error envelope', () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const res = await server.request('/api/v1/key', {
+    const res = await server.request('/api/v1/generation/feedback', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"user_ids": [',
@@ -50,8 +50,8 @@ describe('error envelope', () => {
     expect(body.error.data.metadata.issues.map((i) => i.path).sort()).toEqual(['limit', 'name']);
   });
 
-  it('413 for an oversized body', async () => {
-    const res = await server.request('/api/v1/key', {
+  it('413 for an oversized body (on an operation that lists 413)', async () => {
+    const res = await server.request('/api/v1/containers/sess_x/files/cfile_eA/promote', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) }),

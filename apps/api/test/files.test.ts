@@ -329,7 +329,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       const before = await documentState(workspaceId);
       const res = await promote(containerId, fileIdOf('reports/summary.csv'));
       expect(res.status).toBe(200);
-      const file = FileNativeSchema.strict().parse(((await res.json()) as { data: unknown }).data);
+      const file = FileNativeSchema.strict().parse(await res.json());
       expect(file).toMatchObject({
         _shape: 'native',
         type: 'file',
@@ -357,7 +357,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
 
       const a = await promote(containerId, id, { headers: { 'anthropic-version': '2023-06-01' } });
       expect(a.status).toBe(200);
-      const fileA = FileCompatASchema.strict().parse(((await a.json()) as { data: unknown }).data);
+      const fileA = FileCompatASchema.strict().parse(await a.json());
       expect(fileA).toMatchObject({ _shape: 'compat_a', type: 'file', filename: 'chart.png', mime_type: 'image/png', size_bytes: 100, downloadable: true });
 
       for (const headers of [
@@ -366,7 +366,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       ]) {
         const b = await promote(containerId, id, { headers });
         expect(b.status).toBe(200);
-        const fileB = FileCompatBSchema.strict().parse(((await b.json()) as { data: unknown }).data);
+        const fileB = FileCompatBSchema.strict().parse(await b.json());
         expect(fileB).toEqual({
           _shape: 'compat_b',
           id: fileA.id,
@@ -385,24 +385,24 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       ];
       for (const headers of notOpenAi) {
         const n = await promote(containerId, id, { headers });
-        expect(((await n.json()) as { data: { _shape: string } }).data._shape).toBe('native');
+        expect(((await n.json()) as { _shape: string })._shape).toBe('native');
       }
     });
 
     it('returns the first document when the same unchanged file is promoted again; a rewritten file makes a new one', async () => {
       await writeFile(server, containerId, 'twice.txt', Buffer.from('same bytes'));
       const before = await documentState(workspaceId);
-      const first = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { data: { id: string } };
-      const again = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { data: { id: string } };
-      expect(again.data.id).toBe(first.data.id);
+      const first = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { id: string };
+      const again = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { id: string };
+      expect(again.id).toBe(first.id);
       const mid = await documentState(workspaceId);
       expect(mid.documents.length - before.documents.length).toBe(1);
       expect(mid.used - before.used).toBe(10);
 
       await writeFile(server, containerId, 'twice.txt', Buffer.from('other bytes!'));
-      const third = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { data: { id: string; size_bytes: number } };
-      expect(third.data.id).not.toBe(first.data.id);
-      expect(third.data.size_bytes).toBe(12);
+      const third = (await (await promote(containerId, fileIdOf('twice.txt'))).json()) as { id: string; size_bytes: number };
+      expect(third.id).not.toBe(first.id);
+      expect(third.size_bytes).toBe(12);
       expect((await documentState(workspaceId)).used - before.used).toBe(22);
     });
 
@@ -410,7 +410,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       await writeFile(server, containerId, 'race.txt', randomBytes(1000));
       const before = await documentState(workspaceId);
       const answers = await Promise.all([1, 2, 3].map(() => promote(containerId, fileIdOf('race.txt'))));
-      const ids = await Promise.all(answers.map(async (r) => ((await r.json()) as { data: { id: string } }).data.id));
+      const ids = await Promise.all(answers.map(async (r) => ((await r.json()) as { id: string }).id));
       expect(new Set(ids).size).toBe(1);
       const after = await documentState(workspaceId);
       expect(after.documents.length - before.documents.length).toBe(1);
@@ -505,12 +505,12 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
 
     it('answers the same through tRPC', async () => {
       await writeFile(server, containerId, 'trpc.txt', Buffer.from('via trpc'));
-      const ok = await trpc<{ data: { _shape: string; filename: string } }>(server, 'files.promote', {
+      const ok = await trpc<{ _shape: string; filename: string }>(server, 'files.promote', {
         container_id: containerId,
         file_id: fileIdOf('trpc.txt'),
       });
       expect(ok.status).toBe(200);
-      expect(ok.data.data).toMatchObject({ _shape: 'native', filename: 'trpc.txt', size_bytes: 8 });
+      expect(ok.data).toMatchObject({ _shape: 'native', filename: 'trpc.txt', size_bytes: 8 });
       const bad = await trpc(server, 'files.promote', { container_id: containerId, file_id: fileIdOf('../x') });
       expect(bad.status).toBe(400);
     });

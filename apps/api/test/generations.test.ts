@@ -315,9 +315,11 @@ describe('GET /generation', () => {
     await expectStatus(await get(id, other.managementKey), 404, 'Resource not found');
   });
 
-  it('400 for a missing or empty id; 401 without a key', async () => {
-    await expectStatus(await server.request('/api/v1/generation'), 400, 'Invalid request parameters');
-    await expectStatus(await server.request('/api/v1/generation?id='), 400, 'Invalid request parameters');
+  // The endpoint does not list 400: a request that names no generation finds none.
+  it('404 for a missing, empty or repeated id (400 is not listed); 401 without a key', async () => {
+    await expectStatus(await server.request('/api/v1/generation'), 404, 'Resource not found');
+    await expectStatus(await server.request('/api/v1/generation?id='), 404, 'Resource not found');
+    await expectStatus(await server.request('/api/v1/generation?id=a&id=b'), 404, 'Resource not found');
     await expectStatus(await get('gen-x', null), 401, 'Missing Authentication header');
   });
 
@@ -374,9 +376,11 @@ describe('GET /generation/content', () => {
     await expectStatus(await getContent(withContent, member.key), 404, 'Resource not found');
   });
 
-  it('400 for a missing or empty id; 401 without a key', async () => {
-    await expectStatus(await server.request('/api/v1/generation/content'), 400, 'Invalid request parameters');
-    await expectStatus(await server.request('/api/v1/generation/content?id='), 400, 'Invalid request parameters');
+  // The endpoint does not list 400: a request that names no generation finds none.
+  it('404 for a missing, empty or repeated id (400 is not listed); 401 without a key', async () => {
+    await expectStatus(await server.request('/api/v1/generation/content'), 404, 'Resource not found');
+    await expectStatus(await server.request('/api/v1/generation/content?id='), 404, 'Resource not found');
+    await expectStatus(await server.request('/api/v1/generation/content?id=a&id=b'), 404, 'Resource not found');
     await expectStatus(await getContent('gen-x', null), 401, 'Missing Authentication header');
   });
 });

@@ -118,23 +118,28 @@ describe('GET /guardrails', () => {
     expect((await ok(server, 'guardrails.update', { id: g.id, description: 'via trpc' })).data.description).toBe('via trpc');
   });
 
-  it('400 for a non-UUID workspace_id; 404 for an unknown or foreign one; 401 without a key', async () => {
+  it('400 for a non-UUID workspace_id; an empty page for an unknown or foreign one (404 is not listed); 401 without a key', async () => {
     expectEnvelope(await rest(server, '/guardrails?workspace_id=guarded'), 400);
-    expectEnvelope(await rest(server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000'), 404);
-    expectEnvelope(await rest(server, `/guardrails?workspace_id=${other.workspaceId}`), 404);
+    const nothing = { status: 200, type: 'application/json', body: { data: [], total_count: 0 } };
+    expect(await rest(server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
+    expect(await rest(server, `/guardrails?workspace_id=${other.workspaceId}`)).toEqual(nothing);
     await createGuardrail({ name: 'theirs' }, other.managementKey);
     expect((await rest(server, '/guardrails', { key: other.managementKey })).body.data.map((g: { name: string }) => g.name)).toEqual(['theirs']);
     expectEnvelope(await rest(server, '/guardrails', { key: null }), 401);
   });
 
-  it('a regular key sees its own workspace only', async () => {
+  it('a regular key sees its own workspace only (another workspace is an empty page: 403 is not listed)', async () => {
     const ws = await createWorkspace(server, 'regular-ws');
     const mine = await createGuardrail({ name: 'mine', workspace_id: ws.id });
     const { key } = await createRegularKey(server, ws.id);
     const own = await rest(server, `/guardrails?workspace_id=${ws.id}`, { key });
     expect(own.body.data.map((g: { id: string }) => g.id)).toEqual([mine.id]);
-    expectEnvelope(await rest(server, '/guardrails', { key }), 403);
-    expectEnvelope(await rest(server, `/guardrails?workspace_id=${defaultId}`, { key }), 403);
+    await createGuardrail({ name: 'in the default workspace' });
+    for (const query of ['', `?workspace_id=${defaultId}`]) {
+      const page = await rest(server, `/guardrails${query}`, { key });
+      expect(page.status).toBe(200);
+      expect(page.body).toEqual({ data: [], total_count: 0 });
+    }
     expectEnvelope(await rest(server, `/guardrails/${(await createGuardrail({ name: 'default one' })).id}/assignments/keys`, { key }), 404);
     expect((await rest(server, `/guardrails/${mine.id}/assignments/keys`, { key })).status).toBe(200);
     expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key }), 403);
@@ -193,7 +198,7 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
     expect(cleared.body.data).toMatchObject({ content_filters: null, content_filter_builtins: null, allowed_data_regions: ['europe', 'us'] });
   });
 
-  it('files under the default workspace, by slug too; 400 for bad input; 404 for an unknown workspace', async () => {
+  it('files under the default workspace, by slug too; 400 for bad input and for an unknown workspace (404 is not listed)', async () => {
     expect((await createGuardrail({ name: 'defaulted' })).workspace_id).toBe(defaultId);
     await createWorkspace(server, 'by-slug');
     const bySlug = await createGuardrail({ name: 's', workspace_id: 'by-slug' });
@@ -205,8 +210,8 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
     expectEnvelope(await create({ name: 'x', allowed_data_regions: ['mars'] }), 400);
     expectEnvelope(await create({ name: 'x', content_filters: [{ pattern: '(', action: 'block' }] }), 400);
     expectEnvelope(await create({ name: 'x', content_filter_builtins: [{ action: 'block' }] }), 400);
-    expectEnvelope(await create({ name: 'x', workspace_id: 'no-such-workspace' }), 404);
-    expectEnvelope(await create({ name: 'x', workspace_id: other.workspaceId }), 404);
+    expectEnvelope(await create({ name: 'x', workspace_id: 'no-such-workspace' }), 400);
+    expectEnvelope(await create({ name: 'x', workspace_id: other.workspaceId }), 400);
     expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key: null }), 401);
   });
 

@@ -73,7 +73,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       try {
         const res = await server.request(`/api/v1/containers/${containerId}/files/${fileIdOf('big.bin')}/promote`, { method: 'POST' });
         expect(res.status).toBe(200);
-        expect(((await res.json()) as { data: { size_bytes: number } }).data.size_bytes).toBe(SIZE);
+        expect(((await res.json()) as { size_bytes: number }).size_bytes).toBe(SIZE);
       } finally {
         clearInterval(sampling);
       }

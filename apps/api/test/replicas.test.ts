@@ -121,11 +121,11 @@ describe('two replicas on one database and one bucket', () => {
     await platform.writeFile(a, containerId, 'out/report.bin', bytes);
     const promoted = await b.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/promote`, { method: 'POST' });
     expect(promoted.status).toBe(200);
-    const document = ((await promoted.json()) as { data: { id: string; size_bytes: number } }).data;
+    const document = (await promoted.json()) as { id: string; size_bytes: number };
     expect(document.size_bytes).toBe(bytes.length);
     // The same promotion through the other replica finds the same document.
     const again = await a.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/promote`, { method: 'POST' });
-    expect(((await again.json()) as { data: { id: string } }).data.id).toBe(document.id);
+    expect(((await again.json()) as { id: string }).id).toBe(document.id);
     for (const via of [a, b]) {
       const res = await via.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/content`);
       expect(res.status).toBe(200);

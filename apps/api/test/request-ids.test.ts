@@ -59,7 +59,7 @@ describe('X-Request-Id', () => {
       ['/api/v1/generation?id=gen-none', {}, 404],
       ['/api/v1/embeddings/models?limit=0', {}, 400],
       ['/api/v1/videos/none/content', {}, 404],
-      ['/api/v1/key', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"broken' }, 400],
+      ['/api/v1/generation/feedback', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"broken' }, 400],
     ];
     for (const [path, init, status] of cases) {
       const res = await server.request(path, init);

@@ -253,7 +253,7 @@ describe('switchyard administration commands', () => {
     expect(res.stdout).not.toContain(secret);
     const id = (res.stdout.match(/^id\s+(\S+)/m) ?? [])[1]!;
     const rotated = await json(['byok', 'rotate', id, '--provider-key', 'sk-provider-rotated-9999']);
-    expect(rotated.data.label).toBe('sk-...9999');
+    expect(rotated.data.label).toBe('sk...9999'); // 24 characters: at most 6 shown
 
     const listed = await cli(['byok', 'list', '--provider', 'openai']);
     expect(listed.stdout).toMatch(/^ID\s+PROVIDER\s+NAME/);

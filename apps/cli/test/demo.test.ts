@@ -146,10 +146,10 @@ describe('switchyard demo', () => {
     const ws = () => encodeURIComponent(summary.workspace_slug);
 
     it('1. POST /containers/{container_id}/files/{file_id}/promote', async () => {
-      const { data } = PromoteFileOutputSchema.parse(
+      const file = PromoteFileOutputSchema.parse(
         await json(`/containers/${summary.container_id}/files/${summary.container_file_id}/promote`, summary.management_key, { method: 'POST' }),
       );
-      expect(data).toMatchObject({ _shape: 'native', filename: 'report.md', downloadable: true });
+      expect(file).toMatchObject({ _shape: 'native', filename: 'report.md', downloadable: true });
     });
 
     it('2. GET /key: the new regular key, with usage on several days of this month', async () => {

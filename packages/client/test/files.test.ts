@@ -31,7 +31,7 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
       container_id: container.container_id,
       file_id: fileIdOf('out/answer.txt'),
     });
-    expect(promoted.data).toMatchObject({ _shape: 'native', type: 'file', filename: 'answer.txt', mime_type: 'text/plain', size_bytes: 3, downloadable: true });
+    expect(promoted).toMatchObject({ _shape: 'native', type: 'file', filename: 'answer.txt', mime_type: 'text/plain', size_bytes: 3, downloadable: true });
 
     const missing = await failure(sy.files.promote.mutate({ container_id: container.container_id, file_id: fileIdOf('nope.txt') }));
     expect(missing).toMatchObject({ status: 404, message: 'Resource not found' });

@@ -1,13 +1,15 @@
 // The client's types are the router's: wrong inputs are compile errors (checked by `pnpm typecheck`,
 // which covers this file), and outputs carry the schema's types.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ContainerFile as ServerContainerFile, Key } from '@switchyard/schema';
+import type { ContainerFile as ServerContainerFile, File, Key } from '@switchyard/schema';
 import { createSwitchyardClient, type ContainerFile, type RouterInputs, type RouterOutputs, type SwitchyardClient } from '../src/index.js';
 
 describe('client types', () => {
   it('outputs are the records of @switchyard/schema', () => {
     expectTypeOf<RouterOutputs['keys']['current']>().toEqualTypeOf<{ data: Key }>();
     expectTypeOf<RouterOutputs['keys']['create']['key']>().toBeString();
+    // Promote answers the File record itself, not { data: File } (compat.md).
+    expectTypeOf<RouterOutputs['files']['promote']>().toEqualTypeOf<File>();
     expectTypeOf<ReturnType<typeof createSwitchyardClient>>().toEqualTypeOf<SwitchyardClient>();
     // The client declares the upload route's answer itself (it is not a procedure): the same type.
     expectTypeOf<ContainerFile>().toEqualTypeOf<ServerContainerFile>();

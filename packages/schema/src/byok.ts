@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 const nullableList = z.array(z.string()).nullable();
@@ -9,7 +9,7 @@ export const ByokCredentialSchema = z
     id: z.string(),
     workspace_id: z.string().nullable().describe('null: usable in every workspace'),
     name: z.string().nullable(),
-    label: z.string().describe('Masked provider key: first 3 characters, "...", last 4'),
+    label: z.string().describe('Masked provider key: first 3 characters, "...", last 4; never more than a quarter of the key'),
     provider: z.string().describe('Lowercase provider slug (open set)'),
     disabled: z.boolean(),
     is_fallback: z.boolean(),
@@ -25,10 +25,10 @@ export const ByokCredentialSchema = z
   .describe('A bring-your-own-key provider credential; the provider key itself is never returned');
 export type ByokCredential = z.infer<typeof ByokCredentialSchema>;
 
-export const GetByokInputSchema = z.object({ id: z.string().min(1).describe('Credential UUID') });
+export const GetByokInputSchema = z.object({ id: IdentifierSchema.describe('Credential UUID') });
 export const ByokOutputSchema = dataOf(ByokCredentialSchema);
 
-/** A provider key: at least 8 characters, so that its masked label does not reveal it. */
+/** A provider key: at least 8 characters; its masked label reveals at most a quarter of it. */
 const ProviderKeySchema = z.string().min(8).max(4096);
 
 const ProviderSlugSchema = z
@@ -53,7 +53,7 @@ const byokOptions = {
     .optional()
     .describe("null = any key; else at least one hash of the organization's keys"),
   allowed_models: z.array(z.string().min(1)).max(1000).nullable().optional(),
-  allowed_user_ids: z.array(z.string().min(1)).max(1000).nullable().optional(),
+  allowed_user_ids: z.array(IdentifierSchema).max(1000).nullable().optional(),
   sort_order: z.number().int().min(0).max(1_000_000).optional().describe("Routing order within the provider (this API's addition)"),
 };
 
@@ -74,7 +74,7 @@ export type CreateByokInput = z.infer<typeof CreateByokInputSchema>;
 /** PATCH /byok/{id} (A26): every field optional; `key` rotates the secret in place; null clears an allowlist. */
 export const UpdateByokInputSchema = z
   .object({
-    id: z.string().min(1).describe('Credential UUID'),
+    id: IdentifierSchema.describe('Credential UUID'),
     key: ProviderKeySchema.optional().describe('A new provider secret: replaces the old material; label is recomputed'),
     ...byokOptions,
   })

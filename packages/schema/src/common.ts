@@ -1,14 +1,20 @@
 import { z } from 'zod';
 
-/** The statuses the spec documents, with the exact message text of its Errors table. */
+/**
+ * Every error status the service answers, with its message: the spec's Errors table word for word,
+ * and two that only Node's HTTP parser gives, before any operation is known (the clientError
+ * handler): 408 and 431 are not in the spec's table, so their text is ours.
+ */
 export const ERROR_MESSAGES = {
   400: 'Invalid request parameters',
   401: 'Missing Authentication header',
   402: 'Insufficient credits',
   403: 'Only management keys can perform this operation',
   404: 'Resource not found',
+  408: 'Request timeout',
   409: 'Conflict with the stored state',
   413: 'Request payload too large',
+  431: 'Request header fields too large',
   429: 'Rate limit exceeded',
   500: 'Internal Server Error',
   502: 'Provider returned error',
@@ -34,6 +40,13 @@ export const ErrorEnvelopeSchema = z
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
 export const TimestampSchema = z.string().describe('ISO 8601 timestamp');
+
+/**
+ * An identifier sent by a client (a record id, slug, user id, key hash): 1 to 200 characters. Every
+ * id the service makes or stores is far shorter; anything longer names nothing and is refused by
+ * the schema, before any query.
+ */
+export const IdentifierSchema = z.string().min(1).max(200);
 
 /** offset (>= 0) and limit (1..max) query parameters of a paginated list. */
 export function paginationQuery(options: { defaultLimit: number; maxLimit: number }) {

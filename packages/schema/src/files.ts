@@ -67,7 +67,10 @@ export const PromoteFileInputSchema = z.object({
   file_id: ContainerFileIdSchema,
 });
 export type PromoteFileInput = z.infer<typeof PromoteFileInputSchema>;
-export const PromoteFileOutputSchema = dataOf(FileSchema);
+/** The path parameters of GET .../content and of the sandbox runner's PUT /internal/containers/.... */
+export const ContainerFilePathInputSchema = PromoteFileInputSchema;
+/** Promote answers the File record itself, not wrapped in { data } (compat.md). */
+export const PromoteFileOutputSchema = FileSchema;
 
 /** Internal (tRPC, platform keys): open a container (sandbox) for a session; the sandbox runner's way in. */
 export const OpenContainerInputSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OrganizationIdSchema } from './platform.js';
-import { TimestampSchema, dataOf } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf } from './common.js';
 
 const nullableString = () => z.string().nullable();
 const nullableInt = () => z.number().int().nullable();
@@ -56,7 +56,7 @@ export const GenerationSchema = z
 export type Generation = z.infer<typeof GenerationSchema>;
 
 export const GenerationIdQuerySchema = z.object({
-  id: z.string().min(1).describe('The generation id'),
+  id: IdentifierSchema.describe('The generation id'),
 });
 export type GenerationIdQuery = z.infer<typeof GenerationIdQuerySchema>;
 export const GetGenerationOutputSchema = dataOf(GenerationSchema);
@@ -84,7 +84,7 @@ export const FeedbackCategorySchema = z.enum([
 ]);
 
 export const GenerationFeedbackInputSchema = z.object({
-  generation_id: z.string().min(1),
+  generation_id: IdentifierSchema,
   category: FeedbackCategorySchema,
   comment: z.string().max(1000).optional().describe('At most 1000 characters'),
 });
@@ -99,7 +99,7 @@ const usd = () => z.number().nonnegative().max(USD_MAX);
 
 /** Internal (tRPC): what the routing service records after each request. */
 export const RecordGenerationInputSchema = z.object({
-  id: z.string().min(1).max(200).describe('Generation id; recording is idempotent on it'),
+  id: IdentifierSchema.describe('Generation id; recording is idempotent on it'),
   api_key_hash: z.string().regex(/^[0-9a-f]{64}$/).describe('SHA-256 of the key that made the request'),
   model: z.string().min(1).max(300),
   created_at: z.iso.datetime({ offset: true }).optional().describe('Defaults to now; its UTC day is the rollup day'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { DataRegionSchema } from './keys.js';
 import { UuidSchema, WorkspaceRefSchema } from './workspaces.js';
 
@@ -80,7 +80,7 @@ export const GuardrailMemberAssignmentSchema = z.object({
 export type GuardrailMemberAssignment = z.infer<typeof GuardrailMemberAssignmentSchema>;
 
 const page = paginationQuery({ defaultLimit: 50, maxLimit: 100 });
-const GuardrailIdSchema = z.string().min(1).describe('Guardrail UUID');
+const GuardrailIdSchema = IdentifierSchema.describe('Guardrail UUID');
 
 export const ListGuardrailsInputSchema = z.object({
   ...page,
@@ -152,7 +152,7 @@ export type GuardrailKeysInput = z.infer<typeof GuardrailKeysInputSchema>;
 /** POST /guardrails/{id}/assignments/members (and /remove): organization members by user id. */
 export const GuardrailMembersInputSchema = z.object({
   id: GuardrailIdSchema,
-  member_user_ids: z.array(z.string().min(1).max(200)).min(1).max(100),
+  member_user_ids: z.array(IdentifierSchema).min(1).max(100),
 });
 export type GuardrailMembersInput = z.infer<typeof GuardrailMembersInputSchema>;
 

@@ -12,4 +12,5 @@ export * from './scim.js';
 export * from './analytics.js';
 export * from './files.js';
 export * from './videos.js';
+export * from './storable.js';
 export * from './platform.js';

@@ -60,8 +60,8 @@ export const ModelSchema = z
 export type Model = z.infer<typeof ModelSchema>;
 
 export const GetModelInputSchema = z.object({
-  author: z.string().min(1).describe('Model author or organization'),
-  slug: z.string().min(1).describe('Model slug, optionally with a variant suffix after a colon (gpt-4o:free)'),
+  author: z.string().min(1).max(300).describe('Model author or organization'),
+  slug: z.string().min(1).max(300).describe('Model slug, optionally with a variant suffix after a colon (gpt-4o:free)'),
 });
 export type GetModelInput = z.infer<typeof GetModelInputSchema>;
 export const GetModelOutputSchema = dataOf(ModelSchema);
@@ -84,11 +84,13 @@ export type ListEmbeddingsModelsOutput = z.infer<typeof ListEmbeddingsModelsOutp
 /** A model id as written in a catalog: <author>/<slug>, no variant suffix. */
 const CatalogModelIdSchema = z
   .string()
+  .max(300)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be <author>/<slug>');
 
 export const CatalogVariantSchema = z.object({
   variant: z
     .string()
+    .max(100)
     .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lowercase variant name, e.g. free')
     .describe('Suffix after the colon: free, extended, thinking...'),
   name: z.string().min(1).nullish().describe('Defaults to "<model name> (<variant>)"'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, listOf, paginationQuery } from './common.js';
 
 /** Organization roles as the API writes them (compat.md). */
 export const OrgRoleSchema = z.enum(['org:admin', 'org:member']);
@@ -36,7 +36,7 @@ export type CreateOrganizationMemberInput = z.infer<typeof CreateOrganizationMem
 /** Internal (tRPC): change a member's organization role and/or this organization's names for them. */
 export const UpdateOrganizationMemberInputSchema = z
   .object({
-    user_id: z.string().min(1),
+    user_id: IdentifierSchema,
     role: OrgRoleSchema.optional(),
     first_name: z.string().max(200).optional().describe(MEMBER_NAME),
     last_name: z.string().max(200).optional().describe(MEMBER_NAME),
@@ -47,6 +47,6 @@ export const UpdateOrganizationMemberInputSchema = z
 export type UpdateOrganizationMemberInput = z.infer<typeof UpdateOrganizationMemberInputSchema>;
 
 /** Internal (tRPC): remove a member (and their workspace memberships and guardrail assignments). */
-export const RemoveOrganizationMemberInputSchema = z.object({ user_id: z.string().min(1) });
+export const RemoveOrganizationMemberInputSchema = z.object({ user_id: IdentifierSchema });
 export type RemoveOrganizationMemberInput = z.infer<typeof RemoveOrganizationMemberInputSchema>;
 export const RemoveOrganizationMemberOutputSchema = z.object({ removed: z.literal(true) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 /** URL-safe: RFC 3986 unreserved characters. */
@@ -28,7 +28,7 @@ export const PresetVersionSchema = z
 export type PresetVersion = z.infer<typeof PresetVersionSchema>;
 
 export const ListPresetVersionsInputSchema = z.object({
-  slug: z.string().min(1).describe('Preset slug'),
+  slug: IdentifierSchema.describe('Preset slug'),
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
 });
 export type ListPresetVersionsInput = z.infer<typeof ListPresetVersionsInputSchema>;
@@ -101,7 +101,7 @@ export const CreatePresetOutputSchema = z.object({ data: PresetSchema, version: 
 
 /** Internal (tRPC): add the next version of a preset. */
 export const CreatePresetVersionInputSchema = z.object({
-  slug: z.string().min(1),
+  slug: IdentifierSchema,
   config: PresetConfigSchema,
   system_prompt: z.string().max(100_000).optional(),
 });
@@ -109,6 +109,6 @@ export type CreatePresetVersionInput = z.infer<typeof CreatePresetVersionInputSc
 export const PresetVersionOutputSchema = dataOf(PresetVersionSchema);
 
 /** Internal (tRPC): delete a version; it keeps its place in the listing as null. */
-export const DeletePresetVersionInputSchema = z.object({ slug: z.string().min(1), version: z.number().int().min(1) });
+export const DeletePresetVersionInputSchema = z.object({ slug: IdentifierSchema, version: z.number().int().min(1) });
 export type DeletePresetVersionInput = z.infer<typeof DeletePresetVersionInputSchema>;
 export const DeletePresetVersionOutputSchema = z.object({ deleted: z.literal(true) });

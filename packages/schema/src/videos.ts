@@ -75,6 +75,8 @@ export const CreateVideoJobInputSchema = z.object({
 export type CreateVideoJobInput = z.infer<typeof CreateVideoJobInputSchema>;
 export const CreateVideoJobOutputSchema = dataOf(VideoJobSchema);
 
+export const VideoJobIdSchema = z.string().min(1).max(200).describe('Video job id: "video_" followed by an opaque string');
+
 /** GET /videos/{jobId}/content query: `index` (integer >= 0, default 0) picks the job's output. */
 export const VideoContentQuerySchema = z.object({
   index: z
@@ -105,4 +107,7 @@ export const VideoJobStatusRecordSchema = z.object({
   error: z.string().optional().describe('On failure'),
 });
 export type VideoJobStatusRecord = z.infer<typeof VideoJobStatusRecordSchema>;
-export const GetVideoJobInputSchema = z.object({ jobId: z.string().min(1).max(200) });
+export const GetVideoJobInputSchema = z.object({ jobId: VideoJobIdSchema });
+/** GET /videos/{jobId}/content: the path parameter and the query, as one input. */
+export const VideoContentInputSchema = z.object({ jobId: VideoJobIdSchema, ...VideoContentQuerySchema.shape });
+export type VideoContentInput = z.infer<typeof VideoContentInputSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QueryBooleanSchema, TimestampSchema, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, QueryBooleanSchema, TimestampSchema, listOf, paginationQuery } from './common.js';
 
 /** Any RFC 4122-shaped UUID (PostgreSQL's uuid type accepts every version). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,7 +13,7 @@ export const WorkspaceSlugSchema = z
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner dashes')
   .refine((slug) => !UUID_PATTERN.test(slug), 'a slug must not look like a UUID');
 
-export const WorkspaceRefSchema = z.string().min(1).describe('Workspace UUID or slug');
+export const WorkspaceRefSchema = IdentifierSchema.describe('Workspace UUID or slug');
 
 export const WorkspaceRoleSchema = z.enum(['admin', 'member']);
 export type WorkspaceRole = z.infer<typeof WorkspaceRoleSchema>;
@@ -38,7 +38,7 @@ export const ListWorkspaceMembersOutputSchema = listOf(WorkspaceMemberSchema);
 
 export const AddWorkspaceMembersInputSchema = z.object({
   id: WorkspaceRefSchema,
-  user_ids: z.array(z.string().min(1)).min(1).max(100).describe('Organization members to add (1 to 100)'),
+  user_ids: z.array(IdentifierSchema).min(1).max(100).describe('Organization members to add (1 to 100)'),
 });
 export type AddWorkspaceMembersInput = z.infer<typeof AddWorkspaceMembersInputSchema>;
 export const AddWorkspaceMembersOutputSchema = z.object({

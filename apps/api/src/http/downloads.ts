@@ -6,7 +6,6 @@
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { DocumentInputSchema, VideoContentQuerySchema } from '@switchyard/schema';
 import { Invalid, Upstream } from '../errors.js';
 import { openDocument } from '../modules/files/documents.service.js';
 import { openContainerFile, type Download } from '../modules/files/files.service.js';
@@ -15,6 +14,7 @@ import { serverAddresses } from '../modules/videos/upstream-policy.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
+import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
 import { requestedRange } from './range.js';
 import { loggerOf } from './request-log.js';
 import { sampleFileOf } from './sample-video.js';
@@ -25,7 +25,7 @@ const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', '
 export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
   {
     method: 'get',
-    path: '/containers/:container_id/files/:file_id/content',
+    path: expressPath(CONTAINER_FILE_CONTENT),
     access: 'tenant',
     doc: {
       summary: "Download a container file's bytes",
@@ -34,7 +34,8 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
       contentType: 'application/octet-stream',
     },
     async handle(deps, req, res, actor) {
-      const download = await openContainerFile(deps.db, deps.media, actor, String(req.params.container_id), String(req.params.file_id), (size, sha256) =>
+      const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
+      const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id, (size, sha256) =>
         requestedRange(req.headers, size, `"${sha256}"`),
       );
       await sendDownload(deps, req, res, download);
@@ -42,7 +43,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
   },
   {
     method: 'get',
-    path: '/files/:file_id/content',
+    path: expressPath(DOCUMENT_CONTENT),
     access: 'tenant',
     doc: {
       summary: "Download a workspace document's bytes",
@@ -57,18 +58,14 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
       ],
     },
     async handle(deps, req, res, actor) {
-      const input = DocumentInputSchema.safeParse({ ...req.query, file_id: String(req.params.file_id) });
-      if (!input.success) {
-        const parameter = String(input.error.issues[0]?.path[0] ?? 'query');
-        throw new Invalid(`${parameter}: ${input.error.issues[0]?.message}`, { parameter, reason: input.error.issues[0]?.message ?? 'invalid' });
-      }
-      const download = await openDocument(deps.db, deps.media, actor, input.data, (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`));
+      const input = rawInputOf(DOCUMENT_CONTENT, req);
+      const download = await openDocument(deps.db, deps.media, actor, input, (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`));
       await sendDownload(deps, req, res, download);
     },
   },
   {
     method: 'get',
-    path: '/videos/:jobId/content',
+    path: expressPath(VIDEO_CONTENT),
     access: 'tenant',
     doc: {
       summary: "Download a video job's output",
@@ -78,11 +75,8 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
       query: [{ name: 'index', description: 'Which output (default 0)', type: 'integer' }],
     },
     async handle(deps, req, res, actor) {
-      const query = VideoContentQuerySchema.safeParse(req.query);
-      if (!query.success) {
-        throw new Invalid('index must be an integer >= 0', { parameter: 'index', reason: 'must be an integer >= 0' });
-      }
-      const output = await findVideoOutput(deps.db, actor, String(req.params.jobId), query.data.index);
+      const input = rawInputOf(VIDEO_CONTENT, req);
+      const output = await findVideoOutput(deps.db, actor, input.jobId, input.index);
       const sample = sampleFileOf(output.upstream_url);
       if (sample) {
         await sendSample(res, sample);

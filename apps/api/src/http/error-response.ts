@@ -8,9 +8,13 @@ export function sendError(res: Response, error: HttpError): void {
   res.status(error.status).type('application/json').send(JSON.stringify(envelopeOf(error, requestIdOf(res.req))));
 }
 
-/** Logs the cause of an internal error; the client sees only the spec's text. */
+/**
+ * Logs the cause of an internal error; the client sees only the spec's text. A value the database
+ * refused (a 400 with a cause) is logged as a warning: some schema let it through.
+ */
 export function logIfInternal(logger: Logger, error: HttpError, context: Record<string, unknown>): void {
   if (error.status === 500) logger.error({ err: error.cause, ...context }, 'internal error');
+  else if (error.cause !== undefined) logger.warn({ err: error.cause, ...context }, 'the database refused a value the caller sent');
 }
 
 /** Unknown paths: 404 with the envelope. */
@@ -18,23 +22,29 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
   sendError(res, httpErrorOf(new NotFound('no such route')));
 };
 
-/** Errors raised outside tRPC (body parsing, express itself): malformed JSON, oversized bodies. */
+/**
+ * The domain error for what went wrong reading a request (body-parser and http-errors errors, a bad
+ * percent-encoding): the client's fault is never a 500. A body over the limit is 413; anything
+ * else a reader refused (malformed JSON, an unsupported Content-Encoding or charset, a body that
+ * does not inflate) is 400. Other errors pass through unchanged.
+ */
+export function requestErrorOf(err: unknown): unknown {
+  if (err instanceof DomainError) return err;
+  if (err instanceof URIError) return new Invalid('malformed percent-encoding in the path', { reason: 'malformed percent-encoding in the path' });
+  const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
+  if (type === 'entity.too.large') return new PayloadTooLarge('request body too large');
+  if (type === 'entity.parse.failed') return new Invalid('malformed JSON body', { reason: 'malformed JSON body' });
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const what = typeof type === 'string' ? type : (err as Error).message;
+    return new Invalid(`unreadable request body (${what})`, { reason: 'unreadable request body' });
+  }
+  return err;
+}
+
+/** Errors raised outside tRPC (raw routes, express itself): the envelope, with the shared mapping. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const type = (err as { type?: string }).type;
-    const domain =
-      err instanceof DomainError
-        ? err
-        : type === 'entity.parse.failed'
-          ? new Invalid('malformed JSON body', { reason: 'malformed JSON body' })
-          : err instanceof URIError
-            ? new Invalid('malformed percent-encoding in the path', { reason: 'malformed percent-encoding in the path' })
-            : type === 'entity.too.large'
-            ? new PayloadTooLarge('request body too large')
-            : typeof type === 'string' && (err as { status?: number }).status === 400
-              ? new Invalid(`unreadable request body (${type})`)
-              : err;
-    const error = httpErrorOf(domain);
+    const error = httpErrorOf(requestErrorOf(err));
     logIfInternal(loggerOf(req, logger), error, { method: req.method, path: req.path });
     if (res.headersSent) {
       res.destroy();

@@ -8,7 +8,11 @@ import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openap
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
 import type { ProcedureMeta } from '../trpc/init.js';
+import { InsufficientCredits } from '../errors.js';
+import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { DOWNLOAD_ROUTES } from './downloads.js';
+import { restOperations } from './operations.js';
+import type { Statuses } from './statuses.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
 type Json = Record<string, unknown>;
@@ -29,15 +33,31 @@ function parameter(where: 'path' | 'query' | 'header', name: string, schema: Jso
   };
 }
 
-const ERROR_ENVELOPE = '#/components/schemas/ErrorEnvelope';
+const ERROR_ENVELOPE = 'ErrorEnvelope';
 
-/** The spec's error statuses of an operation, each answered with the error envelope. */
-function errorResponses(statuses: ErrorStatus[]): Json {
+/** The message an answer with this status carries (402's adds the link to add credits). */
+function messageOf(status: ErrorStatus): string {
+  return status === 402 ? new InsufficientCredits(ADD_CREDITS_URL).publicMessage! : ERROR_MESSAGES[status];
+}
+
+/** Each declared status, answered with the spec's envelope (not trpc-to-openapi's own error body). */
+function errorResponses(statuses: Statuses) {
   return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      { description: ERROR_MESSAGES[status], content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE } } } },
-    ]),
+    Object.entries(statuses).map(([key, why]) => {
+      const status = Number(key) as ErrorStatus;
+      return [
+        key,
+        {
+          description: why,
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` },
+              example: { error: { code: status, message: messageOf(status) } },
+            },
+          },
+        },
+      ];
+    }),
   );
 }
 
@@ -69,7 +89,6 @@ function downloadPaths(): Record<string, Json> {
             },
             content: { 'application/octet-stream': { schema: BINARY } },
           },
-          ...errorResponses([400, 401, 403, 404, 429, 500, 503]),
         },
       },
     },
@@ -103,7 +122,6 @@ function downloadPaths(): Record<string, Json> {
             },
             content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
           },
-          ...errorResponses([400, 401, 404, 500, 502]),
         },
       },
     },
@@ -117,6 +135,7 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     version: '1.0.0',
     baseUrl,
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    defs: { [ERROR_ENVELOPE]: ErrorEnvelopeSchema },
   });
   // trpc-to-openapi always documents success as 200; an operation whose meta.successStatus is 201
   // (the creates) gets its success response under 201 instead, as it answers.
@@ -129,14 +148,22 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     const { '200': success, ...others } = operation.responses;
     operation.responses = { [String(successStatus)]: success, ...others };
   });
-  return {
-    ...document,
-    paths: { ...document.paths, ...rawRoutePaths(), ...downloadPaths() },
-    components: {
-      ...document.components,
-      schemas: { ...document.components?.schemas, ErrorEnvelope: jsonSchema(ErrorEnvelopeSchema) },
-    },
-  } as Document;
+  document.paths = { ...document.paths, ...rawRoutePaths(), ...downloadPaths() } as Document['paths'];
+  // Every operation lists exactly the error statuses it declares (http/statuses.ts), each with the
+  // error envelope's schema, not trpc-to-openapi's own error body.
+  const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op.statuses]));
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, { responses?: Record<string, unknown> }>)) {
+      const statuses = declared.get(`${method} ${baseUrl}${path}`);
+      if (!statuses) throw new Error(`${method.toUpperCase()} ${path} declares no statuses`);
+      const success = Object.fromEntries(Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2')));
+      operation.responses = { ...success, ...errorResponses(statuses) };
+    }
+  }
+  // trpc-to-openapi's own error bodies are no longer referenced.
+  const schemas = document.components?.schemas ?? {};
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  return document;
 }
 
 /**
@@ -161,7 +188,6 @@ function rawRoutePaths(): Record<string, Json> {
         parameters: [...pathParams, ...query],
         responses: {
           200: { description: 'The bytes', content: { [doc.contentType]: { schema: BINARY } } },
-          ...errorResponses([400, 401, 404, 500]),
         },
       },
     };

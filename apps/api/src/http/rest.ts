@@ -5,10 +5,11 @@
 // coercion, and builds a whole Fetch Request just to get an abort signal), and answers errors with
 // its own body, not the spec's envelope, and passes path parameters on still percent-encoded. Here
 // routes are prepared at start-up, path parameters are decoded, errors get the envelope and the
-// status of the shared mapping, and successful answers are the procedure's output as JSON.
+// status of the shared mapping (narrowed to the statuses the operation declares), and successful
+// answers are the procedure's output as JSON.
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
-import { getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
-import type { Request, RequestHandler, Response } from 'express';
+import { getTRPCErrorFromUnknown } from '@trpc/server';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import {
   acceptsRequestBody,
   coerceSchema,
@@ -28,10 +29,9 @@ import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
-import { logIfInternal } from './error-response.js';
+import { logIfInternal, requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from './request-log.js';
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+import { declaredAnswer, type Statuses } from './statuses.js';
 
 interface Route {
   pattern: RegExp;
@@ -44,6 +44,8 @@ interface Route {
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
+  /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
+  statuses: Statuses | undefined;
   /** The status of a successful answer (meta.successStatus; 201 for creates). */
   successStatus: number;
 }
@@ -74,6 +76,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       procedure: procedure as AnyProcedure,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
+      statuses: (meta as ProcedureMeta).statuses,
       successStatus: (meta as ProcedureMeta).successStatus ?? 200,
     });
     routes.set(openapi.method, list);
@@ -114,6 +117,39 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/** The media type of a Content-Type header, lowercased (media types are case-insensitive). */
+function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
+}
+
+// body-parser's JSON reader (limit, Content-Encoding, charset); whether the body is JSON at all is
+// decided here, from the media type.
+const parseJson = express.json({ limit: '1mb', strict: false, type: () => true });
+
+/**
+ * The JSON object a body operation was sent. Clients of body-less operations (e.g. promote) send
+ * neither a body nor a Content-Type: an empty body is {}. Read only when the procedure asks for its
+ * input, i.e. after authentication: a request without a valid key never has its body parsed.
+ */
+function readJsonBody(req: Request, res: Response): Promise<Record<string, unknown>> {
+  const contentType = req.headers['content-type'];
+  if (!hasBody(req)) return Promise.resolve({});
+  if (contentType === undefined || mediaTypeOf(contentType) !== 'application/json') {
+    return Promise.reject(new Invalid('the body must be application/json', { reason: 'unsupported content type' }));
+  }
+  return new Promise((resolve, reject) => {
+    parseJson(req, res, (error?: unknown) => {
+      if (error) return reject(requestErrorOf(error));
+      const body: unknown = req.body;
+      if (body === undefined) return resolve({});
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        return reject(new Invalid('the body must be a JSON object', { reason: 'the body must be a JSON object' }));
+      }
+      resolve(body as Record<string, unknown>);
+    });
+  });
+}
+
 function send(res: Response, status: number, body: unknown): void {
   const json = JSON.stringify(body);
   res.statusCode = status;
@@ -145,36 +181,27 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
     void (async () => {
       try {
         const useBody = acceptsRequestBody(req.method as Parameters<typeof acceptsRequestBody>[0]);
-        let input: Record<string, unknown> | undefined;
-        if (useBody) {
-          const contentType = req.headers['content-type'];
-          // Clients of body-less operations (e.g. promote) send neither a body nor a Content-Type:
-          // an empty body is {}.
-          const empty = BODY_METHODS.has(req.method) && contentType === undefined && !hasBody(req);
-          if (!empty && !contentType?.startsWith('application/json')) {
-            throw new TRPCError({
-              code: 'UNSUPPORTED_MEDIA_TYPE',
-              message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header',
-            });
-          }
-          if (!found.voidInput) input = empty ? {} : (req.body as Record<string, unknown>);
-        } else if (!found.voidInput) {
-          input = queryOf(req, found.arrayParams);
-        }
+        let body: Promise<Record<string, unknown>> | undefined;
         const data = await found.procedure({
           ctx: createContext({ req, res }),
           path: found.path,
           type: found.type,
-          // Decoded when the procedure reads its input, i.e. after authentication (401 comes first).
-          getRawInput: async () => (input === undefined ? undefined : { ...input, ...decodedParams(params) }),
+          // Read when the procedure reads its input, i.e. after authentication (401 comes first).
+          getRawInput: async () => {
+            if (found.voidInput) return undefined;
+            const input = useBody ? await (body ??= readJsonBody(req, res)) : queryOf(req, found.arrayParams);
+            return { ...input, ...decodedParams(params) };
+          },
           input: undefined,
           signal: undefined,
           batchIndex: 0,
         });
         send(res, found.successStatus, data);
       } catch (cause) {
-        const http = httpErrorOf(getTRPCErrorFromUnknown(cause));
-        logIfInternal(loggerOf(req, deps.logger), http, { procedure: found.path });
+        const natural = httpErrorOf(getTRPCErrorFromUnknown(cause));
+        logIfInternal(loggerOf(req, deps.logger), natural, { procedure: found.path });
+        // A status the operation does not declare becomes the declared one a client handles best.
+        const http = found.statuses ? declaredAnswer(found.statuses, natural) : natural;
         send(res, http.status, envelopeOf(http, requestIdOf(req)));
       }
     })().catch(next);

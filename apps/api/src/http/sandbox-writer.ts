@@ -4,26 +4,21 @@
 // Container ids are unique within an organization, so the platform names the organization.
 // Containers are opened with the tRPC procedure files.openContainer.
 import { PassThrough } from 'node:stream';
-import { OrganizationQuerySchema } from '@switchyard/schema';
 import { Invalid } from '../errors.js';
 import { writeContainerFile } from '../modules/files/files.service.js';
 import type { RawRoute } from './authenticate.js';
+import { CONTAINER_FILE_WRITE, expressPath, rawInputOf } from './raw-operations.js';
 
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
   {
     method: 'put',
-    path: '/containers/:container_id/files/:file_id',
+    path: expressPath(CONTAINER_FILE_WRITE),
     access: 'platform',
     async handle(deps, req, res) {
-      const query = OrganizationQuerySchema.safeParse(req.query);
-      if (!query.success) {
-        throw new Invalid('organization_id names the organization the container belongs to', {
-          parameter: 'organization_id',
-          reason: 'required: the id of the organization the container belongs to',
-        });
-      }
+      // organization_id (query) names the organization the container belongs to.
+      const input = rawInputOf(CONTAINER_FILE_WRITE, req);
       const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
       // The storage consumes (and on failure destroys) what it is given: give it a pipe, so that a
       // refused upload (413, 503) still leaves the socket able to carry the error answer.
@@ -35,9 +30,9 @@ export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
         if (!req.complete) body.destroy(new Invalid('upload aborted by the client'));
       });
       try {
-        const file = await writeContainerFile(deps.db, deps.media, query.data.organization_id, {
-          container_id: String(req.params.container_id),
-          file_id: String(req.params.file_id),
+        const file = await writeContainerFile(deps.db, deps.media, input.organization_id, {
+          container_id: input.container_id,
+          file_id: input.file_id,
           mime_type: MEDIA_TYPE.test(type) && type.length <= 200 ? type : 'application/octet-stream',
           body,
         });

@@ -9,6 +9,7 @@ import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
+import type { TrustProxy } from '../config.js';
 import { loggerOf } from '../http/request-log.js';
 
 export interface AppDeps {
@@ -30,6 +31,8 @@ export interface AppDeps {
   memberOrder: MemberOrderCache;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
+  /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
+  trustProxy?: TrustProxy;
 }
 
 export interface Context extends AppDeps {
@@ -37,6 +40,8 @@ export interface Context extends AppDeps {
   keyHash: string | null;
   /** The request's headers (e.g. promote picks its response shape from them). */
   headers: IncomingHttpHeaders;
+  /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
+  origin(): string;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -49,15 +54,22 @@ export function keyHashOf(req: IncomingMessage): string | null {
   return match?.[1] ? hashApiKey(match[1]) : null;
 }
 
+/** A host as a link may carry it: a DNS name, an IPv4 address or a bracketed IPv6 one, and a port. */
+const SANE_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
+
 /**
  * The origin the client used to reach us (scheme://host[:port]), for absolute URLs in answers such
- * as pagination links. Behind a proxy, X-Forwarded-Proto and X-Forwarded-Host name it.
+ * as pagination links. express's req.protocol and req.host read X-Forwarded-Proto and
+ * X-Forwarded-Host only from a peer that "trust proxy" (TRUST_PROXY) trusts, and the Host header
+ * otherwise. Whatever they give is used only when it is a sane host (and http or https); otherwise
+ * the link names the address and port the client connected to: never unchecked client input.
  */
-export function requestOrigin(headers: IncomingHttpHeaders): string {
-  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
-  const proto = first(headers['x-forwarded-proto']) === 'https' ? 'https' : 'http';
-  const host = first(headers['x-forwarded-host']) || headers.host || 'localhost';
-  return `${proto}://${host}`;
+export function requestOrigin(req: IncomingMessage): string {
+  const { protocol, host } = req as IncomingMessage & { protocol?: string; host?: string };
+  const scheme = protocol === 'https' ? 'https' : 'http';
+  if (host && host.length <= 260 && SANE_HOST.test(host)) return `${scheme}://${host}`;
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
+  return `${scheme}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
 export function contextFactory(deps: AppDeps) {
@@ -69,6 +81,7 @@ export function contextFactory(deps: AppDeps) {
       ...deps,
       keyHash,
       headers: req.headers,
+      origin: () => requestOrigin(req),
       // What a procedure logs carries the request's id (the child logger is made when first used).
       get logger() {
         return loggerOf(req, deps.logger);

@@ -2,16 +2,19 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { OperationStatuses } from '../http/statuses.js';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule } from '../access/rules.js';
+import { assertStorable } from '../storable-input.js';
 import type { Context } from './context.js';
 
 /**
- * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), and
- * the status of a successful REST answer (default 200; existing clients expect 201 from creates).
+ * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), the
+ * status of a successful REST answer (default 200; existing clients expect 201 from creates), and,
+ * for a REST operation, the error statuses it answers (http/statuses.ts).
  */
-export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201 };
+export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201 } & Partial<OperationStatuses>;
 
 const t = initTRPC
   .context<Context>()
@@ -46,9 +49,12 @@ export const publicProcedure = t.procedure;
  * in meta, where the access-matrix test reads it.
  */
 function tenant(rule: 'tenant' | 'management') {
-  return t.procedure.meta({ access: rule }).use(async ({ ctx, next }) => {
+  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput }) => {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
-    return next({ ctx: { actor: admitTenant(caller, rule) } });
+    const actor = admitTenant(caller, rule);
+    // After the key (401 and 403 come first), before the input's schema and any query.
+    assertStorable(await getRawInput());
+    return next({ ctx: { actor } });
   });
 }
 
@@ -62,7 +68,9 @@ export const authedProcedure = tenant('tenant');
 export const managementProcedure = tenant('management');
 
 /** Platform keys only: every tenant key gets 403 "Only platform keys can perform this operation". */
-export const platformProcedure = t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next }) => {
+export const platformProcedure = t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
   const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
-  return next({ ctx: { platform: admitPlatform(caller) } });
+  const platform = admitPlatform(caller);
+  assertStorable(await getRawInput());
+  return next({ ctx: { platform } });
 });

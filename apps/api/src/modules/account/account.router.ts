@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getCredits } from '../generations/credits.service.js';
 import { getActivity } from './activity.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 // The organization's account: what it bought and spent.
 export const accountRouter = router({
@@ -16,6 +17,10 @@ export const accountRouter = router({
         summary: 'Get credits',
         description: "The organization's lifetime credit added and spend recorded, in USD. Management key required.",
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 403, 500],
     })
     .input(z.void())
     .output(GetCreditsOutputSchema)
@@ -33,6 +38,12 @@ export const accountRouter = router({
           'Usage by UTC day, model and provider over the last 30 completed UTC days, optionally of one day, key, member or ' +
           'workspace; group_by=workspace gives one row per workspace. Management key required.',
       },
+      statuses: answers({
+        400: `date not one of the last 30 completed UTC days, not YYYY-MM-DD; group_by not workspace; ${WHY.unstorable}`,
+        403: WHY.managementOnly,
+        404: "api_key_hash, user_id or workspace_id names nothing in the key's organization",
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(ActivityInputSchema)
     .output(ActivityOutputSchema)

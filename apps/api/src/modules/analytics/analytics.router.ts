@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { ANALYTICS_META } from './analytics-catalog.js';
 import { queryAnalytics } from './analytics.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const analyticsRouter = router({
   meta: managementProcedure
@@ -16,6 +17,8 @@ export const analyticsRouter = router({
         description:
           'Returns the metrics, dimensions, filter operators and granularities available to the analytics query endpoint. Management key required.',
       },
+      statuses: answers({ 403: WHY.managementOnly }),
+      listed: [401, 403, 500],
     })
     .input(z.void())
     .output(AnalyticsMetaOutputSchema)
@@ -32,6 +35,11 @@ export const analyticsRouter = router({
         description:
           "Runs one query over the organization's generations: metrics, optionally grouped by dimensions and by UTC time buckets, filtered, ordered and bounded. The names it accepts are exactly those GET /analytics/meta lists. Management key required.",
       },
+      statuses: answers({
+        400: `a metric, dimension, granularity or operator that GET /analytics/meta does not list (named in the message); a filter value of the wrong type; order_by not requested; limit or group_limit out of range; a time range beyond its bounds; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 403, 408, 500],
     })
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)

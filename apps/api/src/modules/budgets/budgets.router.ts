@@ -10,6 +10,7 @@ import {
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const budgetsRouter = router({
   // Literal-suffix path first: trpc-to-openapi matches in router order.
@@ -23,6 +24,12 @@ export const budgetsRouter = router({
         summary: 'Get the budget of one interval',
         description: 'Retrieves the budget of one interval (daily, weekly, monthly or lifetime). Management key required.',
       },
+      statuses: answers({
+        400: `interval not one of daily, weekly, monthly, lifetime; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.managementOnly,
+        404: "no workspace with that UUID or slug in the key's organization, or no budget for that interval",
+      }),
+      listed: [400, 401, 404, 500],
     })
     .input(GetBudgetInputSchema)
     .output(GetBudgetOutputSchema)
@@ -37,6 +44,11 @@ export const budgetsRouter = router({
         summary: 'List workspace budgets',
         description: 'Lists all budgets of a workspace. Management key required.',
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no workspace with that UUID or slug in the key's organization; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
     })
     .input(ListBudgetsInputSchema)
     .output(ListBudgetsOutputSchema)
@@ -53,6 +65,12 @@ export const budgetsRouter = router({
         description:
           'Limits must strictly decrease as the interval narrows (lifetime > monthly > weekly > daily); enforcement uses the new value at once. Management key required.',
       },
+      statuses: answers({
+        400: `interval not daily, weekly, monthly or lifetime; limit_usd not > 0, or not strictly between the wider and narrower intervals' budgets (naming the conflicts); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: WHY.noWorkspace,
+      }),
+      listed: [400, 401, 404, 500],
     })
     .input(SetBudgetInputSchema)
     .output(SetBudgetOutputSchema)
@@ -67,6 +85,12 @@ export const budgetsRouter = router({
         summary: 'Delete the budget of one interval',
         description: 'Answers deleted also when the interval had no budget. Management key required.',
       },
+      statuses: answers({
+        400: `interval not daily, weekly, monthly or lifetime; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.managementOnly,
+        404: WHY.noWorkspace,
+      }),
+      listed: [400, 401, 404, 500],
     })
     .input(DeleteBudgetInputSchema)
     .output(DeletedOutputSchema)

@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, deleteByok, getByok, listByok, resealByokSecrets, updateByok } from './byok.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 const tags = ['Providers'];
 
@@ -25,6 +26,11 @@ export const byokRouter = router({
         description: 'Stores a provider key, encrypted; no answer contains it. Management key required.',
       },
       successStatus: 201,
+      statuses: answers({
+        400: `provider not a lowercase slug, key under 8 characters, is_fallback with is_byok_only, allowed_api_key_hashes naming keys that are not the organization's; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 403, 500],
     })
     .input(CreateByokInputSchema)
     .output(ByokOutputSchema)
@@ -39,6 +45,11 @@ export const byokRouter = router({
         summary: 'List BYOK credentials',
         description: "A workspace's credentials (default: the default workspace) in routing order. Management key required.",
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable}; provider not a lowercase slug; ${WHY.unknownWorkspace}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 500],
     })
     .input(ListByokInputSchema)
     .output(ListByokOutputSchema)
@@ -53,6 +64,11 @@ export const byokRouter = router({
         summary: 'Get a BYOK credential',
         description: 'Returns one BYOK provider credential; the provider key is never returned. Management key required.',
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no credential with that id in the key's organization, including ids that are no UUID; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
     })
     .input(GetByokInputSchema)
     .output(ByokOutputSchema)
@@ -68,6 +84,12 @@ export const byokRouter = router({
         description:
           'Changes the fields given; `key` rotates the secret in place; null clears an allowlist. Management key required.',
       },
+      statuses: answers({
+        400: `a field refused (as for POST /byok); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no credential with that id in the key's organization, or a deleted one",
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(UpdateByokInputSchema)
     .output(ByokOutputSchema)
@@ -82,6 +104,11 @@ export const byokRouter = router({
         summary: 'Delete a BYOK credential',
         description: 'Destroys the encrypted secret and marks the credential deleted; its generations stay. Management key required.',
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no credential with that id in the key's organization, or a deleted one; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
     })
     .input(GetByokInputSchema)
     .output(DeletedOutputSchema)

@@ -9,9 +9,16 @@ import type { Actor } from '../../access/callers.js';
 import { defaultWorkspaceId, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 import type { SecretBox } from './secret-box.js';
 
-/** `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md). */
+/**
+ * `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md), for keys of 28 characters or
+ * more. A label never reveals more than a quarter of the secret: shorter keys show fewer characters,
+ * the last ones first (they tell keys apart), e.g. `...78` for an 8-character key.
+ */
 export function maskProviderKey(secret: string): string {
-  return `${secret.slice(0, 3)}...${secret.slice(-4)}`;
+  const budget = Math.floor(secret.length / 4);
+  const last = Math.min(4, budget);
+  const first = Math.min(3, budget - last);
+  return `${secret.slice(0, first)}...${last > 0 ? secret.slice(-last) : ''}`;
 }
 
 function credentialOf(row: ByokRow): ByokCredential {

@@ -12,6 +12,7 @@ import {
 import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, submitFeedback } from './generations.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const generationsRouter = router({
   get: authedProcedure
@@ -24,6 +25,11 @@ export const generationsRouter = router({
         summary: 'Get a generation',
         description: 'Request and usage metadata of a generation.',
       },
+      statuses: answers({
+        402: "the organization's credit balance is negative (the message carries the link to add credits)",
+        404: `no generation with that id visible to the key (a regular key sees its user's), or no id, or the id given twice; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 402, 404, 429, 500, 502, 524, 529],
     })
     .input(GenerationIdQuerySchema)
     .output(GetGenerationOutputSchema)
@@ -39,6 +45,10 @@ export const generationsRouter = router({
         summary: 'Get the stored content of a generation',
         description: 'The stored prompt, completion and error content of a generation.',
       },
+      statuses: answers({
+        404: `no generation with that id visible to the key, or its content was not stored; or no id, or the id given twice; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 403, 404, 429, 500, 502, 524, 529],
     })
     .input(GenerationIdQuerySchema)
     .output(GetGenerationContentOutputSchema)
@@ -54,6 +64,12 @@ export const generationsRouter = router({
         summary: 'Submit feedback on a generation',
         description: 'Structured feedback on a generation made by the authenticated user. Management key required.',
       },
+      statuses: answers({
+        400: `${WHY.invalidBody}: category not one of the seven, generation_id empty or over 200 characters, comment over 1000 characters; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        403: WHY.managementOnly,
+        404: "no generation with that id made by the key's user",
+      }),
+      listed: [400, 401, 404, 429, 500],
     })
     .input(GenerationFeedbackInputSchema)
     .output(GenerationFeedbackOutputSchema)

@@ -32,6 +32,7 @@ import {
   unassignGuardrailMembers,
   updateGuardrail,
 } from './guardrails.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 const openapi = routesOf('Guardrails');
 
@@ -39,57 +40,81 @@ const openapi = routesOf('Guardrails');
 // the /guardrails/{id}... ones.
 export const guardrailsRouter = router({
   allKeyAssignments: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'GET',
         '/guardrails/assignments/keys',
         'List every key assignment of the organization',
         'Lists the key assignments of all guardrails of the organization, oldest first. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 500],
+    })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
     .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
   allMemberAssignments: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'GET',
         '/guardrails/assignments/members',
         'List every member assignment of the organization',
         'Lists the member assignments of all guardrails of the organization, oldest first. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 500],
+    })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
     .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
   keyAssignments: authedProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'GET',
         '/guardrails/{id}/assignments/keys',
         'List key assignments of a guardrail',
         "Lists the keys assigned to a guardrail, with each key's hash, name and masked label.",
       ),
-    )
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
+      }),
+      listed: [401, 404, 500],
+    })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
     .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
   memberAssignments: authedProcedure
-    .meta(
-      openapi('GET', '/guardrails/{id}/assignments/members', 'List member assignments of a guardrail', 'Lists the organization members assigned to a guardrail.'),
-    )
+    .meta({
+      ...openapi('GET', '/guardrails/{id}/assignments/members', 'List member assignments of a guardrail', 'Lists the organization members assigned to a guardrail.'),
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
+      }),
+      listed: [401, 404, 500],
+    })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
     .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
   list: authedProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'GET',
         '/guardrails',
         'List guardrails',
         'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted.',
       ),
-    )
+      statuses: answers({
+        400: `${WHY.invalidPage}, or workspace_id not a UUID; ${WHY.unstorable} (not listed: no listed status fits)`,
+      }),
+      listed: [401, 500],
+    })
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
     .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
@@ -102,72 +127,121 @@ export const guardrailsRouter = router({
         'Creates a guardrail in a workspace (the default workspace when workspace_id is omitted). It enforces nothing until keys or members are assigned to it. Management key required.',
       ),
       successStatus: 201,
+      statuses: answers({
+        400: `name, limits, reset_interval (only with limit_usd), lists or content filters refused (a custom pattern that does not compile); a deleted workspace; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 403, 500],
     })
     .input(CreateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) })),
   get: managementProcedure
-    .meta(openapi('GET', '/guardrails/{id}', 'Get a guardrail', 'Returns one guardrail of the organization. Management key required.'))
+    .meta({
+      ...openapi('GET', '/guardrails/{id}', 'Get a guardrail', 'Returns one guardrail of the organization. Management key required.'),
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no guardrail with that id in the key's organization, including ids that are no UUID; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
     .input(GuardrailIdInputSchema)
     .output(GuardrailOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
   update: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'PATCH',
         '/guardrails/{id}',
         'Update a guardrail',
         'Changes the fields given; list fields replace the stored list, null clears it. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `a field refused (as for POST /guardrails); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no guardrail with that id in the key's organization, including ids that are no UUID",
+      }),
+      listed: [400, 401, 403, 404, 409, 500],
+    })
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
   delete: managementProcedure
-    .meta(openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'))
+    .meta({
+      ...openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'),
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no guardrail with that id in the key's organization, including ids that are no UUID; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
     .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
   assignKeys: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'POST',
         '/guardrails/{id}/assignments/keys',
         'Assign keys to a guardrail',
         "Assigns keys (by hash). A key holds at most one guardrail: assigning replaces the key's earlier assignment. Answers the number of keys newly assigned here. Management key required.",
       ),
-    )
+      statuses: answers({
+        400: `key_hashes missing, empty or over 100, or naming keys that are not the organization's (error.metadata.invalid_key_hashes, nothing assigned); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no guardrail with that id in the key's organization, including ids that are no UUID",
+      }),
+      listed: [400, 401, 403, 404, 500],
+    })
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
   unassignKeys: managementProcedure
-    .meta(
-      openapi('POST', '/guardrails/{id}/assignments/keys/remove', 'Unassign keys from a guardrail', 'Removes key assignments (by hash). Management key required.'),
-    )
+    .meta({
+      ...openapi('POST', '/guardrails/{id}/assignments/keys/remove', 'Unassign keys from a guardrail', 'Removes key assignments (by hash). Management key required.'),
+      statuses: answers({
+        400: `key_hashes missing, empty or over 100; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no guardrail with that id in the key's organization, including ids that are no UUID",
+      }),
+      listed: [400, 401, 404, 500],
+    })
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
   assignMembers: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'POST',
         '/guardrails/{id}/assignments/members',
         'Assign members to a guardrail',
         'Assigns organization members (by user id); members already assigned are skipped and not counted. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `member_user_ids missing, empty or over 100, or naming users who are not members (error.metadata.invalid_member_user_ids, nothing assigned); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no guardrail with that id in the key's organization, including ids that are no UUID",
+      }),
+      listed: [400, 401, 404, 500],
+    })
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
   unassignMembers: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'POST',
         '/guardrails/{id}/assignments/members/remove',
         'Unassign members from a guardrail',
         'Removes member assignments (by user id). Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `member_user_ids missing, empty or over 100; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no guardrail with that id in the key's organization, including ids that are no UUID",
+      }),
+      listed: [400, 401, 404, 500],
+    })
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input)),

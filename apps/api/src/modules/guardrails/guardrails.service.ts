@@ -108,12 +108,27 @@ const GUARDRAILS_PAGE = statement(`
 
 type GuardrailPageRow = { listed_workspace_id: string | null; total: number } & (GuardrailData | { [K in keyof GuardrailData]: null });
 
+/**
+ * GET /guardrails lists only 401 and 500: a workspace the key may not look into (another
+ * organization's, one that does not exist, or for a regular key another workspace than its own)
+ * has no guardrails to show it, rather than a 403 or 404.
+ */
+const NOTHING_VISIBLE = { data: [], total_count: 0 };
+
 export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrailsInput) {
-  const named = input.workspace_id ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
+  let named: string | null = null;
+  if (input.workspace_id) {
+    const workspace = await resolveWorkspace(db, actor, input.workspace_id).catch((error: unknown) => {
+      if (error instanceof NotFound) return null;
+      throw error;
+    });
+    if (!workspace || !canSeeWorkspace(actor, workspace.id)) return NOTHING_VISIBLE;
+    named = workspace.id;
+  }
   const rows = await queryRows<GuardrailPageRow>(db, GUARDRAILS_PAGE, [actor.organizationId, named, input.offset, input.limit]);
   const workspaceId = rows[0]?.listed_workspace_id;
   if (!workspaceId) throw new Error(`organization ${actor.organizationId} has no default workspace`);
-  assertWorkspaceAccess(actor, workspaceId);
+  if (!canSeeWorkspace(actor, workspaceId)) return NOTHING_VISIBLE;
   return { data: rows.flatMap((r) => (r.id === null ? [] : [guardrailOf(r)])), total_count: rows[0]!.total };
 }
 

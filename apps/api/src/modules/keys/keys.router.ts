@@ -12,6 +12,7 @@ import {
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createKey, deleteKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 const tags = ['API Keys'];
 
@@ -26,6 +27,8 @@ export const keysRouter = router({
         summary: 'Get the current API key',
         description: 'Returns information on the API key of the current authentication session.',
       },
+      statuses: answers({}),
+      listed: [401, 500],
     })
     .input(z.void())
     .output(GetKeyOutputSchema)
@@ -42,6 +45,11 @@ export const keysRouter = router({
         description: 'Creates a key; the secret is in this answer only. Management key required.',
       },
       successStatus: 201,
+      statuses: answers({
+        400: `name, limit, limit_reset, expires_at (seconds required) or external.api_key refused; creator_user_id not a member; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 403, 429, 500],
     })
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
@@ -57,6 +65,11 @@ export const keysRouter = router({
         description:
           'Keys of one workspace (default: the default workspace), newest first, with their usage. Disabled keys only with include_disabled=true. Management key required.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable}; include_disabled not true or false; hash_prefix not hex; ${WHY.unknownWorkspace}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 429, 500],
     })
     .input(ListKeysInputSchema)
     .output(ListKeysOutputSchema)
@@ -64,6 +77,11 @@ export const keysRouter = router({
   get: managementProcedure
     .meta({
       openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no key with that hash in the key's organization, or a deleted one; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 429, 500],
     })
     .input(KeyHashInputSchema)
     .output(ManagedKeyOutputSchema)
@@ -78,6 +96,12 @@ export const keysRouter = router({
         summary: 'Update a key',
         description: 'Changes the fields given; a disabled key is refused from the next request on. Management key required.',
       },
+      statuses: answers({
+        400: `name, limit, limit_reset or include_byok_in_limit refused; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no key with that hash in the key's organization, or a deleted one",
+      }),
+      listed: [400, 401, 404, 429, 500],
     })
     .input(UpdateKeyInputSchema)
     .output(ManagedKeyOutputSchema)
@@ -93,6 +117,11 @@ export const keysRouter = router({
         description:
           'The key authenticates no request from then on; its generations and spend history stay. Management key required.',
       },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no key with that hash in the key's organization, or a deleted one; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 429, 500],
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)

@@ -17,7 +17,6 @@ import {
   UpsertVariantInputSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
-import { requestOrigin } from '../../trpc/context.js';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
@@ -29,6 +28,7 @@ import {
   upsertModel,
   upsertVariant,
 } from './models.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 /** The filters of a GET /models request, to repeat in links.next. */
 function filtersOf(input: Record<string, unknown>): URLSearchParams {
@@ -54,11 +54,15 @@ export const modelsRouter = router({
           'The catalog with filters and sorting; no key needed. Without offset and limit, the full list. ' +
           'Filters on data this catalog does not keep (category, distillable, zdr, region, benchmark indices, tool success rate) answer 400.',
       },
+      statuses: answers({
+        400: `a filter on data the catalog does not keep (category, distillable, zdr, region, benchmarks, tool success rate); offset, limit or a number out of range; ${WHY.unstorable}`,
+      }, 'public'),
+      listed: [400, 403, 500],
     })
     .input(ListModelsInputSchema)
     .output(ListModelsOutputSchema)
     .query(async ({ ctx, input }) =>
-      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), `${requestOrigin(ctx.headers)}${API_PREFIX}`, filtersOf(input)),
+      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), `${ctx.origin()}${API_PREFIX}`, filtersOf(input)),
     ),
 
   count: catalogProcedure
@@ -71,6 +75,10 @@ export const modelsRouter = router({
         summary: 'Count models',
         description: 'How many models output any of output_modalities (default text; `all` for every model). No key needed.',
       },
+      statuses: answers({
+        400: `output_modalities not a known modality or all; ${WHY.unstorable}`,
+      }, 'public'),
+      listed: [400, 403, 500],
     })
     .input(CountModelsInputSchema)
     .output(CountModelsOutputSchema)
@@ -88,6 +96,10 @@ export const modelsRouter = router({
           "Which providers serve the model, at what price, context length and parameters (a Model record's links.details). " +
           'Variants, aliases and case resolve as for GET /model. No key needed; latency, throughput and uptime are null (no data kept).',
       },
+      statuses: answers({
+        404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
+      }, 'public'),
+      listed: [403, 404, 500],
     })
     .input(GetModelInputSchema)
     .output(GetModelEndpointsOutputSchema)
@@ -103,6 +115,8 @@ export const modelsRouter = router({
         summary: 'List providers',
         description: 'Every provider of the catalog, by name. No key needed.',
       },
+      statuses: answers({}, 'public'),
+      listed: [500],
     })
     .input(z.void())
     .output(ListProvidersOutputSchema)
@@ -119,6 +133,11 @@ export const modelsRouter = router({
         description:
           'Full details of one model. The slug may carry a variant suffix after a colon (gpt-4o:free); known aliases resolve; matching is case-insensitive.',
       },
+      statuses: answers({
+        403: 'a guardrail assigned to the key or its user keeps the model out',
+        404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 403, 404, 500],
     })
     .input(GetModelInputSchema)
     .output(GetModelOutputSchema)
@@ -134,10 +153,12 @@ export const modelsRouter = router({
         summary: 'List embeddings models',
         description: 'Models whose output modality is embeddings, in id order. Without offset and limit, the whole list.',
       },
+      statuses: answers({ 400: `offset or limit (1..1000) not an integer in range, given twice, or malformed; ${WHY.unstorable}` }),
+      listed: [400, 401, 500],
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${ctx.origin()}${API_PREFIX}`)),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
   upsert: platformProcedure

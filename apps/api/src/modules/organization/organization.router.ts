@@ -14,6 +14,7 @@ import {
   removeOrganizationMember,
   updateOrganizationMember,
 } from './members.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 export const organizationRouter = router({
   members: managementProcedure
@@ -26,6 +27,11 @@ export const organizationRouter = router({
         summary: 'List organization members',
         description: 'Lists members of the organization of the management key. Management key required.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 404, 500],
     })
     .input(ListOrganizationMembersInputSchema)
     .output(ListOrganizationMembersOutputSchema)

@@ -17,6 +17,7 @@ import {
   listScimGroupMappings,
   updateScimGroupMapping,
 } from './scim.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 const openapi = routesOf('SCIM');
 
@@ -34,48 +35,79 @@ export const scimRouter = router({
         errorResponses: [400, 401, 403, 404, 409, 500],
       },
       successStatus: 201,
+      statuses: answers({
+        400: `scim_group_id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "workspace_id names no workspace of the key's organization",
+        409: 'another role for a group already mapped to the workspace',
+      }),
+      listed: [400, 401, 404, 409, 500],
     })
     .input(CreateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.actor, input) })),
   listGroupMappings: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'GET',
         '/scim/group-mappings',
         'List SCIM group mappings',
         "Lists the organization's SCIM group mappings across all workspaces, oldest first. Management key required.",
       ),
-    )
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 404, 500],
+    })
     .input(ListScimGroupMappingsInputSchema)
     .output(ListScimGroupMappingsOutputSchema)
     .query(({ ctx, input }) => listScimGroupMappings(ctx.db, ctx.actor, input)),
   getGroupMapping: managementProcedure
-    .meta(openapi('GET', '/scim/group-mappings/{id}', 'Get a SCIM group mapping', 'Returns one SCIM group mapping. Management key required.'))
+    .meta({
+      ...openapi('GET', '/scim/group-mappings/{id}', 'Get a SCIM group mapping', 'Returns one SCIM group mapping. Management key required.'),
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no mapping with that id in the key's organization; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
     .input(ScimGroupMappingIdInputSchema)
     .output(ScimGroupMappingOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx.db, ctx.actor, input) })),
   updateGroupMapping: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'PATCH',
         '/scim/group-mappings/{id}',
         'Update a SCIM group mapping',
         'Updates the role (admin or member) of a SCIM group mapping. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        403: WHY.managementOnly,
+        404: "no mapping with that id in the key's organization",
+      }),
+      listed: [400, 401, 404, 500],
+    })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input) })),
   deleteGroupMapping: managementProcedure
-    .meta(
-      openapi(
+    .meta({
+      ...openapi(
         'DELETE',
         '/scim/group-mappings/{id}',
         'Delete a SCIM group mapping',
         'Deletes a SCIM group mapping. keep_members (true or false) is required. Management key required.',
       ),
-    )
+      statuses: answers({
+        400: `keep_members missing or not true or false; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.managementOnly,
+        404: "no mapping with that id in the key's organization",
+      }),
+      listed: [400, 401, 404, 500],
+    })
     .input(DeleteScimGroupMappingInputSchema)
     .output(DeleteScimGroupMappingOutputSchema)
     .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.actor, input)),

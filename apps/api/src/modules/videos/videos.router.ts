@@ -7,9 +7,9 @@ import {
   VideoJobStatusRecordSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
-import { requestOrigin } from '../../trpc/context.js';
 import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { createVideoJob, getVideoJob, listVideoJobs } from './videos.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
 // (src/http/downloads.ts), not a procedure.
@@ -26,10 +26,14 @@ export const videosRouter = router({
           'The status of a video job (bare, no data wrapper); once completed, the URLs of its content. ' +
           'Regular keys see the jobs of their own workspace, management keys those of the whole organization.',
       },
+      statuses: answers({
+        404: `no video job with that id visible to the key; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 403, 404, 500],
     })
     .input(GetVideoJobInputSchema)
     .output(VideoJobStatusRecordSchema)
-    .query(({ ctx, input }) => getVideoJob(ctx.db, ctx.actor, input.jobId, `${requestOrigin(ctx.headers)}${API_PREFIX}`)),
+    .query(({ ctx, input }) => getVideoJob(ctx.db, ctx.actor, input.jobId, `${ctx.origin()}${API_PREFIX}`)),
   // Internal (tRPC only, platform keys): the video service registers a job and its upstream URLs,
   // which this server later fetches: only the platform may name them.
   createJob: platformProcedure

@@ -25,6 +25,7 @@ import {
   removeWorkspaceMembers,
   updateWorkspace,
 } from './workspaces.service.js';
+import { answers, WHY } from '../../http/statuses.js';
 
 const tags = ['Workspaces'];
 
@@ -40,6 +41,12 @@ export const workspacesRouter = router({
         description:
           'Adds several organization members to a workspace; each is given the role held in the organization. Management key required.',
       },
+      statuses: answers({
+        400: `user_ids missing, empty, over 100, or not ids of 1 to 200 characters, or naming users who are not members of the organization (error.metadata.invalid_user_ids, nothing added); ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
+        403: WHY.managementOnly,
+        404: "no workspace with that UUID or slug in the key's organization",
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(AddWorkspaceMembersInputSchema)
     .output(AddWorkspaceMembersOutputSchema)
@@ -55,6 +62,12 @@ export const workspacesRouter = router({
         summary: 'List workspace members',
         description: 'Lists members of a workspace. A regular key sees only its own workspace.',
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: 'a regular key asking for another workspace of its organization',
+        404: "no workspace with that UUID or slug in the key's organization",
+      }),
+      listed: [401, 403, 404, 500],
     })
     .input(ListWorkspaceMembersInputSchema)
     .output(ListWorkspaceMembersOutputSchema)
@@ -71,6 +84,12 @@ export const workspacesRouter = router({
         description:
           'Removes these users from the workspace; members with active keys in it cannot be removed. Management key required.',
       },
+      statuses: answers({
+        400: `user_ids missing, empty or over 100; the default workspace (its members are the organization's); a member with an active key in the workspace (error.metadata.user_ids_with_active_keys, nothing removed); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: WHY.noWorkspace,
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(RemoveWorkspaceMembersInputSchema)
     .output(RemoveWorkspaceMembersOutputSchema)
@@ -80,6 +99,11 @@ export const workspacesRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/workspaces', protect: true, tags, summary: 'Create a workspace', description: 'Management key required.' },
       successStatus: 201,
+      statuses: answers({
+        400: `name or slug refused (a slug is lowercase and never UUID-shaped), a taken slug (reason: slug taken); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+      }),
+      listed: [400, 401, 403, 500],
     })
     .input(CreateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
@@ -94,6 +118,11 @@ export const workspacesRouter = router({
         summary: 'List workspaces',
         description: "The organization's workspaces, oldest first. Management key required.",
       },
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+      }),
+      listed: [401, 500],
     })
     .input(ListWorkspacesInputSchema)
     .output(ListWorkspacesOutputSchema)
@@ -101,6 +130,11 @@ export const workspacesRouter = router({
   get: managementProcedure
     .meta({
       openapi: { method: 'GET', path: '/workspaces/{id}', protect: true, tags, summary: 'Get a workspace', description: 'By UUID or slug. Management key required.' },
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `${WHY.noWorkspace}; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
     })
     .input(WorkspaceRefInputSchema)
     .output(WorkspaceOutputSchema)
@@ -115,6 +149,12 @@ export const workspacesRouter = router({
         summary: 'Update a workspace',
         description: 'Changes the fields given. Management key required.',
       },
+      statuses: answers({
+        400: `a field refused, a taken slug, a new slug for the default workspace; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: WHY.noWorkspace,
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
@@ -130,6 +170,12 @@ export const workspacesRouter = router({
         description:
           'Refused (400) for the default workspace and for a workspace with active keys. Removes its budgets, guardrails and memberships; its generations and spend stay. Management key required.',
       },
+      statuses: answers({
+        400: `the default workspace; a workspace with active keys (error.metadata.active_keys); confirm_default_workspace_deletion not true or false; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.managementOnly,
+        404: WHY.noWorkspace,
+      }),
+      listed: [400, 401, 403, 404, 500],
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)

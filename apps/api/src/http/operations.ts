@@ -1,0 +1,75 @@
+// Every REST operation with what it declares about its answers: the router's procedures (their
+// meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the README's status table
+// and the hostile-input property test read this list.
+import type { AnyRouter } from '@trpc/server';
+import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, normalizePath } from 'trpc-to-openapi';
+import type { ZodType } from 'zod';
+import type { ErrorStatus } from '@switchyard/schema';
+import { API_PREFIX } from './paths.js';
+import { RAW_OPERATIONS } from './raw-operations.js';
+import { COMMON, type OperationStatuses } from './statuses.js';
+
+export interface OperationEntry extends OperationStatuses {
+  method: string;
+  /** The full path, with its prefix (/api/v1 or /internal), `{name}` for parameters. */
+  path: string;
+  /** The procedure's name, for procedures. */
+  procedure?: string;
+  /** Its input schema: path parameters with the query (or the JSON body's fields). */
+  input: ZodType;
+  /** What its body is: a JSON object, raw bytes, or none (the input is in the path and query). */
+  body: 'json' | 'bytes' | 'none';
+}
+
+/** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */
+export function restOperations(router: AnyRouter): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
+    const { openapi, statuses, listed } = meta as typeof meta & Partial<OperationStatuses>;
+    if (!statuses || !listed) throw new Error(`${path} (${openapi.method} ${openapi.path}) declares no statuses in its meta`);
+    entries.push({
+      method: openapi.method,
+      path: `${API_PREFIX}${normalizePath(openapi.path)}`,
+      procedure: path,
+      statuses,
+      listed,
+      input: getInputOutputParsers(procedure).inputParser as ZodType,
+      body: acceptsRequestBody(openapi.method) ? 'json' : 'none',
+    });
+  });
+  for (const raw of RAW_OPERATIONS) {
+    entries.push({ method: raw.method, path: `${raw.prefix}${raw.path}`, statuses: raw.statuses, listed: raw.listed, input: raw.input, body: raw.body });
+  }
+  return entries;
+}
+
+/** The markers around the table in README.md (scripts/status-table.ts writes between them). */
+export const README_TABLE_BEGIN = '<!-- status-table:begin (generated: pnpm --filter @switchyard/api status-table) -->';
+export const README_TABLE_END = '<!-- status-table:end -->';
+
+/**
+ * The README's table: one row per operation, the statuses it answers (marked * where the spec does
+ * not list them for its endpoint), the reasons for those that are not the common ones, and the
+ * listed statuses it never answers.
+ */
+export function statusTable(router: AnyRouter): string {
+  const rows = restOperations(router)
+    .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
+    .map((op) => {
+      const answered = Object.keys(op.statuses).map(Number) as ErrorStatus[];
+      const mark = (status: ErrorStatus) => (op.listed.includes(status) ? `${status}` : `${status}*`);
+      const reasons = answered
+        .filter((status) => op.statuses[status] !== COMMON[status])
+        .map((status) => `**${mark(status)}** ${op.statuses[status]}`);
+      const never = op.listed.filter((status) => !answered.includes(status));
+      return `| \`${op.method} ${op.path}\` | ${answered.map(mark).join(', ')} | ${reasons.join('<br>')} | ${never.length ? never.join(', ') : '-'} |`;
+    });
+  const common = (Object.keys(COMMON).map(Number) as ErrorStatus[]).map((status) => `${status}: ${COMMON[status]}`).join('; ');
+  return [
+    `Every operation can answer ${common}.`,
+    '',
+    '| operation | error statuses (* not listed for it by the spec) | why (besides the three above) | listed, never answered |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}

@@ -1,0 +1,101 @@
+// The operations served by plain express routes (byte streams in and out, not procedures), declared
+// like procedures are: method, path and input schema (path parameters and query as one object).
+// The routes read their input through rawInputOf(); the hostile-input property test drives them
+// from these declarations, as it drives procedures from the router.
+import type { Request } from 'express';
+import { ContainerFilePathInputSchema, DocumentInputSchema, OrganizationQuerySchema, VideoContentInputSchema } from '@switchyard/schema';
+import type { z } from 'zod';
+import { assertStorable } from '../storable-input.js';
+import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
+import { answers, WHY, type OperationStatuses } from './statuses.js';
+
+export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends OperationStatuses {
+  method: 'GET' | 'PUT';
+  /** Where the route is mounted (/api/v1 or /internal). */
+  prefix: string;
+  /** Path under `prefix`, with `{name}` for each path parameter (OpenAPI's form). */
+  path: string;
+  /** Path parameters and query parameters, as one object. */
+  input: Input;
+  /** The request body: raw bytes of any type, or none read. */
+  body: 'bytes' | 'none';
+}
+
+export const CONTAINER_FILE_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/containers/{container_id}/files/{file_id}/content',
+  input: ContainerFilePathInputSchema,
+  body: 'none',
+  statuses: answers({
+    400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}`,
+    404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
+    503: 'the stored bytes cannot be read',
+  }),
+  listed: [400, 401, 403, 404, 429, 500, 503],
+} as const satisfies RawOperation;
+
+export const DOCUMENT_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/files/{file_id}/content',
+  input: DocumentInputSchema,
+  body: 'none',
+  statuses: answers({
+    400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), a Range past the end; ${WHY.unstorable}`,
+    404: 'no such document visible to the key (another workspace for a regular key, another organization)',
+    503: 'the stored bytes cannot be read',
+  }),
+  listed: [400, 401, 403, 404, 429, 500, 502, 503],
+} as const satisfies RawOperation;
+
+export const VIDEO_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/videos/{jobId}/content',
+  input: VideoContentInputSchema,
+  body: 'none',
+  statuses: answers({
+    400: `index not an integer >= 0 (or given twice), jobId over 200 characters, a Range past the end of the server's own sample; ${WHY.unstorable}`,
+    404: 'no such job visible to the key, or no output at that index',
+    502: 'the provider failed (an error status, a connection or idle timeout, a refused connection, a trickle below UPSTREAM_MIN_BYTES_PER_SECOND before the headers) or the upstream rules refused its address or redirect',
+  }),
+  listed: [400, 401, 404, 500, 502],
+} as const satisfies RawOperation;
+
+export const CONTAINER_FILE_WRITE = {
+  method: 'PUT',
+  prefix: INTERNAL_PREFIX,
+  path: '/containers/{container_id}/files/{file_id}',
+  // The platform names the organization the container belongs to (?organization_id=).
+  input: ContainerFilePathInputSchema.extend(OrganizationQuerySchema.shape),
+  body: 'bytes',
+  statuses: answers(
+    {
+      400: `container_id or file_id refused (as for the download), organization_id missing or not an organization id, or an upload the client aborted; ${WHY.unstorable}`,
+      404: 'no such organization, or no such container in it',
+      413: 'the file exceeds CONTAINER_FILE_MAX_BYTES (nothing stored)',
+      503: 'storage cannot be written (nothing stored)',
+    },
+    'platform',
+  ),
+  // Not an operation of the spec: these are the statuses the sandbox runner is told to expect.
+  listed: [400, 401, 403, 404, 413, 500, 503],
+} as const satisfies RawOperation;
+
+export const RAW_OPERATIONS: readonly RawOperation[] = [CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, VIDEO_CONTENT, CONTAINER_FILE_WRITE];
+
+/** The express form of an operation's path (`:name` parameters). */
+export function expressPath(operation: RawOperation): string {
+  return operation.path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/**
+ * A raw route's input: its path parameters (express decoded them) and query, checked like a
+ * procedure's input (storable, then the schema; a ZodError is a 400 naming the fields).
+ */
+export function rawInputOf<Input extends z.ZodObject>(operation: RawOperation<Input>, req: Request): z.infer<Input> {
+  const raw = { ...(req.query as Record<string, unknown>), ...req.params };
+  assertStorable(raw);
+  return operation.input.parse(raw);
+}

@@ -1,0 +1,75 @@
+// Which error statuses each REST operation can answer, and why: declared once per operation (in
+// the procedure's meta, or in its RawOperation), and read from there by the REST adapter (which
+// answers only declared statuses), the OpenAPI document, the README's status table and the
+// hostile-input property test (all through operations.ts), so that none can disagree with another.
+import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
+import type { HttpError } from '../errors.js';
+
+/** Each error status an operation can answer, with the reason it would. */
+export type Statuses = Partial<Record<ErrorStatus, string>>;
+
+/** What an operation declares about its answers. */
+export interface OperationStatuses {
+  /** Every error status it can answer, and why. */
+  statuses: Statuses;
+  /** The statuses its endpoint in the spec lists (401 applies to every endpoint: Authentication). */
+  listed: readonly ErrorStatus[];
+}
+
+/** Reasons several operations share. */
+export const WHY = {
+  unauthenticated: 'no Authorization header, or an unknown, disabled or expired key',
+  managementOnly: "a regular key: management key required (the spec's Authentication, rule 4)",
+  platformKey: 'a platform key: it has no organization, and calls only the platform\'s operations',
+  tenantKey: 'a key of an organization: platform key required (message "Only platform keys can perform this operation")',
+  tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",
+  internal: 'an unexpected failure (logged with its cause)',
+  invalidPage: 'offset or limit not an integer in range, given twice, or malformed',
+  longId: 'an id over 200 characters',
+  invalidBody: 'a body that is not a JSON object (application/json, UTF-8) or whose fields the schema refuses',
+  unstorable: 'NUL or a lone surrogate in any value, nesting deeper than 64, a malformed percent-encoding',
+  bodyTooLarge: 'a body over 1 MB (413 is not listed)',
+  noWorkspace: "no workspace with that UUID or slug in the key's organization (deleted ones included)",
+  /** For operations that do not list 404: a workspace_id that names nothing is input the operation will not take. */
+  unknownWorkspace: "workspace_id naming no workspace of the key's organization (404 is not listed)",
+  /** For operations that do not list 400: input that cannot name anything names nothing. */
+  namesNothing: 'also for an id no record can have (too long, NUL, a lone surrogate, a malformed percent-encoding): 400 is not listed',
+} as const;
+
+/** The statuses every operation can answer, whatever it does, with the same reasons. */
+export const COMMON: Statuses = { 401: WHY.unauthenticated, 431: WHY.tooLongForNode, 500: WHY.internal };
+
+/**
+ * An operation's statuses: its own, the common ones (401, 431, 500), and 403 for the keys of the
+ * other plane (access/rules.ts): platform keys on a tenant operation, tenant keys on a platform one.
+ */
+export function answers(specific: Statuses, plane: 'tenant' | 'platform' | 'public' = 'tenant'): Statuses {
+  // The shared catalog's reads take no key (a key, if sent, is not read): neither 401 nor 403.
+  if (plane === 'public') {
+    const { 401: _, ...common } = COMMON;
+    return sorted({ ...common, ...specific });
+  }
+  const otherPlane = plane === 'tenant' ? WHY.platformKey : WHY.tenantKey;
+  const all: Statuses = { ...COMMON, ...specific, 403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane };
+  return sorted(all);
+}
+
+function sorted(statuses: Statuses): Statuses {
+  return Object.fromEntries(Object.entries(statuses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/**
+ * When an operation does not declare the status an error naturally has, the declared one a client
+ * handles best: a body over the limit is input the operation will not take (413 -> 400), input
+ * that can name nothing, or a resource the key may not see, is a resource not found (400, 403 -> 404),
+ * and where 404 is not listed, a parameter that names nothing (a workspace_id) is bad input (404 -> 400).
+ */
+const SUBSTITUTES: Partial<Record<ErrorStatus, ErrorStatus>> = { 413: 400, 400: 404, 403: 404, 404: 400 };
+
+/** The error as the operation answers it: its own status if declared, else its declared substitute. */
+export function declaredAnswer(statuses: Statuses, error: HttpError): HttpError {
+  if (statuses[error.status] !== undefined) return error;
+  const substitute = SUBSTITUTES[error.status];
+  if (substitute === undefined || statuses[substitute] === undefined) return error;
+  return { ...error, status: substitute, message: ERROR_MESSAGES[substitute] };
+}

@@ -1,0 +1,115 @@
+// The one declaration of each operation's statuses, and everything read from it: the REST adapter's
+// substitutions, the OpenAPI document and the README's table.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, type ErrorStatus } from '@switchyard/schema';
+import { openApiDocument } from '../src/http/openapi.js';
+import { README_TABLE_BEGIN, README_TABLE_END, restOperations, statusTable } from '../src/http/operations.js';
+import { API_PREFIX } from '../src/http/paths.js';
+import { COMMON, declaredAnswer } from '../src/http/statuses.js';
+import { appRouter } from '../src/router.js';
+import type { TestServer } from '../src/testing.js';
+import { testServer } from './fixtures.js';
+
+const operations = restOperations(appRouter);
+const procedureMeta = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { access?: string } } }>;
+const isPublic = (op: (typeof operations)[number]) => op.procedure !== undefined && procedureMeta[op.procedure]?._def.meta?.access === 'public';
+
+describe('declared statuses', () => {
+  it('cover the 69 operations of the specs (management-api.md, admin-api.md) and the sandbox writer', () => {
+    expect(operations).toHaveLength(70);
+    expect(new Set(operations.map((op) => `${op.method} ${op.path}`)).size).toBe(operations.length);
+  });
+
+  it('every operation declares 401 (not the public catalog reads), 431 and 500, and only statuses the service has messages for', () => {
+    for (const op of operations) {
+      // The shared catalog's reads take no key: they answer neither 401 nor 403.
+      const common = (Object.keys(COMMON).map(Number) as ErrorStatus[]).filter((status) => !(isPublic(op) && status === 401));
+      for (const status of common) expect(op.statuses[status], op.path).toBe(COMMON[status]);
+      if (isPublic(op)) expect([op.statuses[401], op.statuses[403]], op.path).toEqual([undefined, undefined]);
+      for (const status of Object.keys(op.statuses)) expect(ERROR_STATUSES, op.path).toContain(Number(status));
+      for (const status of op.listed) expect(ERROR_STATUSES).toContain(status);
+    }
+  });
+
+  it('an undeclared status becomes the declared substitute a client handles best, else stays', () => {
+    const statuses = { 400: 'bad', 404: 'none' };
+    expect(declaredAnswer(statuses, { status: 413, message: ERROR_MESSAGES[413] })).toEqual({ status: 400, message: ERROR_MESSAGES[400] });
+    expect(declaredAnswer(statuses, { status: 403, message: ERROR_MESSAGES[403] })).toEqual({ status: 404, message: ERROR_MESSAGES[404] });
+    expect(declaredAnswer({ 404: 'none' }, { status: 400, message: ERROR_MESSAGES[400], metadata: { x: 1 } })).toEqual({
+      status: 404,
+      message: ERROR_MESSAGES[404],
+      metadata: { x: 1 },
+    });
+    expect(declaredAnswer(statuses, { status: 400, message: ERROR_MESSAGES[400] }).status).toBe(400);
+    expect(declaredAnswer({ 404: 'none' }, { status: 500, message: ERROR_MESSAGES[500] }).status).toBe(500);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await testServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  type Responses = Record<string, { description: string; content: Record<string, { schema: { $ref?: string }; example?: unknown }> }>;
+  const served = async () =>
+    (await (await server.request('/api/v1/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, { responses: Responses }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+
+  it('lists, for every operation, exactly its declared statuses, each with the envelope schema and an example', async () => {
+    const doc = await served();
+    expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument(appRouter, API_PREFIX))));
+    let documented = 0;
+    for (const op of operations) {
+      // The document is of /api/v1: the sandbox writer (/internal) is not in it.
+      if (!op.path.startsWith(`${API_PREFIX}/`)) continue;
+      const responses = doc.paths[op.path.slice(API_PREFIX.length)]?.[op.method.toLowerCase()]?.responses;
+      expect(responses, `${op.method} ${op.path} is missing from the document`).toBeDefined();
+      if (!responses) continue;
+      documented++;
+      const errors = Object.keys(responses).filter((status) => !status.startsWith('2'));
+      expect(errors.map(Number), `${op.method} ${op.path}`).toEqual(Object.keys(op.statuses).map(Number));
+      for (const status of errors) {
+        const response = responses[status]!;
+        expect(response.description).toBe(op.statuses[Number(status) as ErrorStatus]);
+        const json = response.content['application/json']!;
+        expect(json.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+        const example = ErrorEnvelopeSchema.parse(json.example);
+        expect(example.error.code).toBe(Number(status));
+        expect(example.error.message.startsWith(ERROR_MESSAGES[Number(status) as ErrorStatus])).toBe(true);
+      }
+    }
+    expect(documented).toBe(69);
+  });
+
+  it("describes the real envelope (error.code, error.message, optional error.metadata), not trpc-to-openapi's body", async () => {
+    const { components } = await served();
+    expect(Object.keys(components.schemas).filter((name) => name.startsWith('error.'))).toEqual([]);
+    const envelope = components.schemas.ErrorEnvelope as {
+      required: string[];
+      properties: { error: { required: string[]; properties: Record<string, { type: string }> } };
+    };
+    expect(envelope.required).toEqual(['error']);
+    expect(envelope.properties.error.required).toEqual(['code', 'message']);
+    expect(envelope.properties.error.properties.code!.type).toBe('integer');
+    expect(envelope.properties.error.properties.message!.type).toBe('string');
+    expect(envelope.properties.error.properties.metadata!.type).toBe('object');
+  });
+});
+
+describe("the README's status table", () => {
+  it('is the one generated from the declarations (pnpm --filter @switchyard/api status-table)', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+    const begin = readme.indexOf(README_TABLE_BEGIN);
+    const end = readme.indexOf(README_TABLE_END);
+    expect(begin).toBeGreaterThan(0);
+    expect(readme.slice(begin + README_TABLE_BEGIN.length, end).trim()).toBe(statusTable(appRouter));
+  });
+});
