@@ -15,19 +15,53 @@ const RATE_LIMIT_NOTE =
  * period: at most ~37 per key, one per day), never generations. One query for any number of keys.
  * Sums are exact (numeric) and come back as text.
  */
-const KEYS_USAGE = statement(`
-  SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage,
+const USAGE_SUMS = `
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $2::date), 0)::text AS usage_daily,
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $3::date), 0)::text AS usage_weekly,
     coalesce(sum(d.usage) FILTER (WHERE d.day >= $4::date), 0)::text AS usage_monthly,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $2::date), 0)::text AS byok_daily,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $3::date), 0)::text AS byok_weekly,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $4::date), 0)::text AS byok_monthly,
-    least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today
+    least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today`;
+/** The current periods' rollup rows of key k ($2: today, $3: the week's start, $4: the month's). */
+const USAGE_DAYS = `key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date`;
+
+const KEYS_USAGE = statement(`
+  SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage, ${USAGE_SUMS}
   FROM api_keys k
-  LEFT JOIN key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date
+  LEFT JOIN ${USAGE_DAYS}
   WHERE k.id = ANY($1::uuid[])
   GROUP BY k.id`);
+
+/**
+ * GET /keys: a page of an organization's live keys with their usage, in one statement (the list is
+ * the administration's hot read: one round trip, and rows as the driver gives them, not through
+ * Prisma's engine). $1 organization; $5 the workspace, or null for the organization's default;
+ * $6 every workspace (a hash-prefix lookup); $7 disabled keys too; $8 hash prefix or null;
+ * $9 offset; $10 limit or null (all).
+ */
+const KEYS_PAGE = statement(`
+  WITH page AS (
+    SELECT k.id, k.hash, k.name, k.label, k.disabled, k.workspace_id::text AS workspace_id, k.creator_user_id, k.external_user,
+           k."limit"::text AS "limit", k.limit_reset::text AS limit_reset, k.include_byok_in_limit, k.created_at, k.updated_at,
+           k.expires_at, k.is_management_key, k.usage::text AS usage, k.byok_usage::text AS byok_usage
+    FROM api_keys k
+    WHERE k.organization_id = $1 AND k.deleted_at IS NULL
+      AND ($6::boolean OR k.workspace_id = coalesce($5::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = $1)))
+      AND ($7::boolean OR NOT k.disabled)
+      AND ($8::text IS NULL OR starts_with(k.hash, $8::text))
+    ORDER BY k.created_at DESC, k.id ASC
+    OFFSET $9 LIMIT $10
+  )
+  SELECT k.*, ${USAGE_SUMS}
+  FROM page k
+  LEFT JOIN ${USAGE_DAYS}
+  GROUP BY k.id, k.hash, k.name, k.label, k.disabled, k.workspace_id, k.creator_user_id, k.external_user, k."limit", k.limit_reset,
+           k.include_byok_in_limit, k.created_at, k.updated_at, k.expires_at, k.is_management_key, k.usage, k.byok_usage
+  ORDER BY k.created_at DESC, k.id ASC`);
+
+/** A row of KEYS_PAGE: the key's columns (numbers and enums as text) and its usage. */
+type KeyPageRow = Omit<KeyFields, 'limit' | 'limit_reset'> & KeyUsageRow & { limit: string | null; limit_reset: string | null };
 
 interface KeyUsageRow {
   id: string;
@@ -53,7 +87,7 @@ async function usageOf(db: Db, keyIds: string[], now: Date): Promise<Map<string,
 }
 
 /** What is left of a key's limit in its current limit_reset period; null when unlimited. */
-function limitRemainingOf(key: ApiKey, u: KeyUsageRow): number | null {
+function limitRemainingOf(key: Pick<ApiKey, 'limit' | 'limit_reset' | 'include_byok_in_limit'>, u: KeyUsageRow): number | null {
   if (key.limit === null) return null;
   const period = { daily: [u.usage_daily, u.byok_daily], weekly: [u.usage_weekly, u.byok_weekly], monthly: [u.usage_monthly, u.byok_monthly] };
   const [spentUsage, spentByok] = key.limit_reset ? period[key.limit_reset] : [u.usage, u.byok_usage];
@@ -62,7 +96,7 @@ function limitRemainingOf(key: ApiKey, u: KeyUsageRow): number | null {
 }
 
 /** The limit and usage fields the Key record (GET /key) and the Managed key record share. */
-function limitAndUsageOf(key: ApiKey, u: KeyUsageRow) {
+function limitAndUsageOf(key: Pick<ApiKey, 'limit' | 'limit_reset' | 'include_byok_in_limit'>, u: KeyUsageRow) {
   return {
     limit: key.limit === null ? null : key.limit.toNumber(),
     limit_remaining: limitRemainingOf(key, u),
@@ -111,7 +145,14 @@ export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> 
   } satisfies Key;
 }
 
-function managedKeyOf(key: ApiKey, u: KeyUsageRow | undefined): ManagedKey {
+/** The columns of a key that its Managed key record shows. */
+type KeyFields = Pick<
+  ApiKey,
+  | 'id' | 'hash' | 'name' | 'label' | 'disabled' | 'workspace_id' | 'creator_user_id' | 'external_user' | 'limit' | 'limit_reset'
+  | 'include_byok_in_limit' | 'created_at' | 'updated_at' | 'expires_at' | 'is_management_key'
+>;
+
+function managedKeyOf(key: KeyFields, u: KeyUsageRow | undefined): ManagedKey {
   if (!u) throw new Error(`no usage row for key ${key.id}`);
   return {
     hash: key.hash,
@@ -211,26 +252,27 @@ export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: stri
  * their usage from the daily rollups.
  */
 export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<{ data: ManagedKey[] }> {
-  // A hash-prefix lookup spans the organization unless a workspace is named.
-  const workspaceId =
-    input.workspace_id !== undefined
-      ? (await resolveWorkspace(db, actor, input.workspace_id)).id
-      : input.hash_prefix === undefined
-        ? await defaultWorkspaceId(db, actor)
-        : undefined;
-  const rows = await db.apiKey.findMany({
-    where: {
-      organization_id: actor.organizationId,
-      deleted_at: null,
-      ...(workspaceId ? { workspace_id: workspaceId } : {}),
-      ...(input.include_disabled ? {} : { disabled: false }),
-      ...(input.hash_prefix ? { hash: { startsWith: input.hash_prefix } } : {}),
-    },
-    orderBy: [{ created_at: 'desc' }, { id: 'asc' }],
-    skip: input.offset ?? 0,
-    ...(input.limit ? { take: input.limit } : {}),
-  });
-  return { data: await managedKeys(db, rows, now) };
+  // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
+  // workspace named, or the organization's default (resolved in the statement).
+  const named = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
+  const starts = periodStarts(now);
+  const rows = await queryRows<KeyPageRow>(db, KEYS_PAGE, [
+    actor.organizationId,
+    isoDay(starts.day),
+    isoDay(starts.week),
+    isoDay(starts.month),
+    named,
+    named === null && input.hash_prefix !== undefined,
+    input.include_disabled ?? false,
+    input.hash_prefix ?? null,
+    input.offset ?? 0,
+    input.limit ?? null,
+  ]);
+  return {
+    data: rows.map((row) =>
+      managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit), limit_reset: row.limit_reset as ApiKey['limit_reset'] }, row),
+    ),
+  };
 }
 
 /** GET /keys/{hash}. */
