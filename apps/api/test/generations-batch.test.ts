@@ -173,13 +173,16 @@ describe('generations.recordBatch', () => {
     const { status, data } = await recordBatch(full);
     expect(status).toBe(200);
     expect(data.results).toHaveLength(MAX_RECORD_BATCH);
-    expect(data.results.every((r: { status: string }, i: number) => r.status === 'recorded' && r.id === full[i]!.id)).toBe(true);
+    expect(data.results.every((r: { id: string | null; status: string }, i: number) => r.status === 'recorded' && r.id === full[i]!.id)).toBe(true);
     expect(await counted(hash)).toEqual(once(MAX_RECORD_BATCH, 1));
 
     const { hash: fresh } = await createKey(server);
     const over = await recordBatch(Array.from({ length: MAX_RECORD_BATCH + 1 }, () => generation(fresh)));
     expect(over.status).toBe(400);
     expect(over.error).toMatchObject({ message: 'Invalid request parameters', data: { httpStatus: 400, metadata: { issues: [{ path: 'generations' }] } } });
+    // A body over 1 MiB: 413 for the whole call.
+    const huge = generation(fresh, { content: { input: { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024) }] } } });
+    expect((await recordBatch([huge, generation(fresh)])).status).toBe(413);
     for (const input of [{}, { generations: 'all' }, [generation(fresh)]]) {
       expect((await trpc(server, 'generations.recordBatch', input)).status, JSON.stringify(input)).toBe(400);
     }
