@@ -58,6 +58,7 @@ const EnvSchema = z.object({
     )
     .optional(),
   STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   // The AWS SDK's standard variables, for STORAGE_URL=s3://...
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
@@ -136,6 +137,8 @@ export interface Config {
   storage: StorageConfig;
   /** How often a replica tries to sweep unreferenced objects and abandoned uploads (0: never). */
   storageSweepIntervalMs: number;
+  /** The time limit of one POST /analytics/query statement; past it the answer is 408. */
+  analyticsQueryTimeoutMs: number;
   /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
   metrics: { port: number; host: string } | undefined;
   /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     storage: storageConfig(e, dataDir),
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
+    analyticsQueryTimeoutMs: e.ANALYTICS_QUERY_TIMEOUT_MS,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
     corsOrigins: e.CORS_ORIGINS ?? [],
   };

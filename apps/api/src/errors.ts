@@ -65,6 +65,12 @@ export class Upstream extends DomainError {
     super(status, detail);
   }
 }
+/** A query ran past the server's time limit for it (POST /analytics/query: 408). */
+export class Timeout extends DomainError {
+  constructor(detail: string) {
+    super(408, detail);
+  }
+}
 export class Unavailable extends DomainError {
   constructor(detail: string) {
     super(503, detail);
@@ -102,6 +108,7 @@ const STATUS_TRPC_CODE: Partial<Record<ErrorStatus, TRPCError['code']>> = {
   402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   429: 'TOO_MANY_REQUESTS',

@@ -166,6 +166,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         metrics,
         ...caches,
         trustProxy: config.trustProxy,
+        analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         recorder: new GenerationRecorder(db, now, undefined, ({ size, seconds, committed }) => {
           metrics.recordingBatchSize.observe(size);
           metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);

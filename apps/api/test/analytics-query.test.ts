@@ -5,6 +5,7 @@ import { ALPHA } from '../src/modules/analytics/sketch.js';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
+import { testServerWith } from './fixtures-files.js';
 import { generationId, record as recordAsPlatform } from './fixtures-catalog.js';
 
 let server: TestServer;
@@ -302,7 +303,7 @@ describe('POST /analytics/query: percentiles and recording', () => {
     }
   });
 
-  it('concurrent recordings and a retried id are counted once in the rollup, as in the raw rows', async () => {
+  it('concurrent recordings and a retried id are counted once in the hourly and daily rollups, as in the raw rows', async () => {
     const { hash } = await createRegularKey(server);
     const ids = Array.from({ length: 30 }, () => generationId());
     const inputs = [...ids, ids[0]!, ids[1]!, ids[1]!].map((id, i) => ({
@@ -313,8 +314,17 @@ describe('POST /analytics/query: percentiles and recording', () => {
     const filters = [{ field: 'model', operator: 'eq', value: 'm/concurrent' }];
     const rolled = await rows({ time_range: { start: '2026-11-20T12:00:00Z', end: '2026-11-20T13:00:00Z' }, metrics, filters });
     const raw = await rows({ time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' }, metrics, filters, granularity: 'minute' });
+    // A whole UTC day (no granularity) is read from the daily rollup.
+    const daily = await rows({ time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' }, metrics, filters });
     expect(rolled).toEqual([{ request_count: 30, total_usage: 3.75, avg_latency: 114.5 }]);
     expect(raw).toEqual([{ date: '2026-11-20T12:34:00.000Z', ...rolled[0] }]);
+    expect(daily).toEqual(rolled);
+    const tables = await server.db.$queryRawUnsafe<{ t: string; n: string; latency_hist: Record<string, number> }[]>(
+      `SELECT 'hourly' AS t, request_count::text AS n, latency_hist FROM analytics_hourly WHERE model = 'm/concurrent'
+       UNION ALL SELECT 'daily', request_count::text, latency_hist FROM analytics_daily WHERE model = 'm/concurrent' ORDER BY 1`,
+    );
+    expect(tables.map((r) => [r.t, r.n])).toEqual([['daily', '30'], ['hourly', '30']]);
+    expect(tables[0]!.latency_hist).toEqual(tables[1]!.latency_hist);
   });
 });
 
@@ -359,5 +369,34 @@ describe('POST /analytics/query: refusals', () => {
     const oneDay = { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' };
     expect((await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: oneDay, granularity: 'minute', limit: 10_000 } })).status).toBe(200);
     expect((await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: { start: '2025-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } } })).status).toBe(200);
+  });
+});
+
+describe('POST /analytics/query: time limit', () => {
+  it('408 when the query runs past ANALYTICS_QUERY_TIMEOUT_MS; the next query is answered', async () => {
+    const limited = await testServerWith({ ANALYTICS_QUERY_TIMEOUT_MS: '1' });
+    try {
+      const { hash } = await createRegularKey(limited);
+      await recordAsPlatform(limited, { id: 'seed-g', api_key_hash: hash, created_at: '2026-11-20T12:00:00Z', model: 'm/slow', latency: 10 });
+      // 20,000 copies of it within one day: a query by minute reads them all from raw rows.
+      const columns = (
+        await limited.db.$queryRawUnsafe<{ name: string }[]>(
+          `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'generations' AND column_name NOT IN ('id', 'created_at')`,
+        )
+      ).map((c) => `"${c.name}"`);
+      await limited.db.$executeRawUnsafe(
+        `INSERT INTO generations (id, created_at, ${columns.join(', ')})
+         SELECT 'slow-' || i, '2026-11-20T00:00:00Z'::timestamptz + i * interval '4 seconds', ${columns.join(', ')}
+         FROM generations, generate_series(1, 20000) i WHERE id = 'seed-g'`,
+      );
+      const body = { metrics: ['request_count', 'p99_latency'], granularity: 'minute', time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } };
+      const answer = await rest(limited, '/analytics/query', { method: 'POST', json: body });
+      expectEnvelope(answer, 408);
+      expect(answer.body.error.message).toBe('Request timeout');
+      // The connection and the pool are fine afterwards.
+      expect((await rest(limited, '/analytics/meta')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -31,6 +31,8 @@ export interface AppDeps {
   memberOrder: MemberOrderCache;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
+  /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
+  analyticsQueryTimeoutMs?: number;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
 }

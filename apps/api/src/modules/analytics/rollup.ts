@@ -1,6 +1,6 @@
-// The hourly analytics rollup, written by the recorder's batch statement from the generations it
-// actually inserted (a retried id inserts nothing, so it is counted once). Each rollup row is
-// upserted with additive sums and a bucket-wise histogram merge (analytics_hist_add, see the
+// The analytics rollups, hourly and daily, written by the recorder's batch statement from the
+// generations it actually inserted (a retried id inserts nothing, so it is counted once). Each rollup
+// row is upserted with additive sums and a bucket-wise histogram merge (analytics_hist_add, see the
 // analytics_hourly migration), so concurrent batches stay exact: the upsert locks the row.
 
 /** The rollup's key columns, in primary-key order. */
@@ -42,11 +42,36 @@ export const ROLLUP_SUMS = [
   'throughput_count',
 ] as const;
 
+/** The rollup tables: the hourly one, and the same sums by UTC day. */
+const TABLES = [
+  { table: 'analytics_hourly', bucket: 'hour', of: 'hour' },
+  { table: 'analytics_daily', bucket: 'day', of: `date_trunc('day', hour, 'UTC')` },
+] as const;
+
 /**
  * CTEs (to follow others in a WITH list) that roll up the generation rows of the CTE `source`
- * (columns of the generations table) into analytics_hourly.
+ * (columns of the generations table) into analytics_hourly and analytics_daily.
  */
 export function rollupCtes(source: string): string {
+  const upserts = TABLES.map(({ table, bucket, of }) => {
+    const key = KEY.replace('hour', bucket);
+    const select = KEY.replace('hour', `${of} AS ${bucket}`);
+    const group = KEY.replace('hour', of);
+    return `an_${bucket} AS (
+    INSERT INTO ${table} (${key}, ${ROLLUP_SUMS.join(', ')}, latency_hist, throughput_hist)
+    SELECT s.*, coalesce(h.lh, '{}'::jsonb), coalesce(h.th, '{}'::jsonb)
+    FROM (SELECT ${select}, ${ROLLUP_SUMS.map((c) => `sum(${c})`).join(', ')} FROM an_sums GROUP BY ${group}) s
+    LEFT JOIN (
+      SELECT ${key}, jsonb_object_agg(b, n) FILTER (WHERE kind = 'l') AS lh, jsonb_object_agg(b, n) FILTER (WHERE kind = 't') AS th
+      FROM (SELECT ${select}, kind, b, sum(n) AS n FROM an_buckets GROUP BY ${group}, kind, b) x
+      GROUP BY ${key}
+    ) h USING (${key})
+    ON CONFLICT (${key}) DO UPDATE SET
+      ${ROLLUP_SUMS.map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`).join(',\n      ')},
+      latency_hist = analytics_hist_add(${table}.latency_hist, EXCLUDED.latency_hist),
+      throughput_hist = analytics_hist_add(${table}.throughput_hist, EXCLUDED.throughput_hist)
+  )`;
+  });
   return `
   an_facts AS (
     SELECT g.organization_id, date_trunc('hour', g.created_at, 'UTC') AS hour, g.workspace_id, g.api_key_id, g.user_id, g.model,
@@ -56,29 +81,17 @@ export function rollupCtes(source: string): string {
            coalesce(g.native_tokens_cached, 0) AS cached, g.usage, ${BYOK_SQL('g')} AS byok, g.latency,
            ${THROUGHPUT_SQL('g')} AS throughput
     FROM ${source} g
-  ), an_hists AS (
-    SELECT ${KEY}, jsonb_object_agg(b, n) FILTER (WHERE kind = 'l') AS lh, jsonb_object_agg(b, n) FILTER (WHERE kind = 't') AS th
-    FROM (
-      SELECT ${KEY}, 'l' AS kind, analytics_bucket(latency) AS b, count(*) AS n
-      FROM an_facts WHERE latency IS NOT NULL GROUP BY ${KEY}, b
-      UNION ALL
-      SELECT ${KEY}, 't', analytics_bucket(throughput), count(*)
-      FROM an_facts WHERE throughput IS NOT NULL GROUP BY ${KEY}, analytics_bucket(throughput)
-    ) s
-    GROUP BY ${KEY}
-  ), an_hourly AS (
-    INSERT INTO analytics_hourly (${KEY}, ${ROLLUP_SUMS.join(', ')}, latency_hist, throughput_hist)
-    SELECT a.*, coalesce(h.lh, '{}'::jsonb), coalesce(h.th, '{}'::jsonb)
-    FROM (
-      SELECT ${KEY}, count(*), sum(tokens_prompt), sum(tokens_completion), sum(reasoning), sum(cached),
-             count(*) FILTER (WHERE cached > 0), sum(usage), sum(byok), coalesce(sum(latency), 0), count(latency),
-             coalesce(sum(throughput), 0), count(throughput)
-      FROM an_facts GROUP BY ${KEY}
-    ) a
-    LEFT JOIN an_hists h USING (${KEY})
-    ON CONFLICT (${KEY}) DO UPDATE SET
-      ${ROLLUP_SUMS.map((c) => `${c} = analytics_hourly.${c} + EXCLUDED.${c}`).join(',\n      ')},
-      latency_hist = analytics_hist_add(analytics_hourly.latency_hist, EXCLUDED.latency_hist),
-      throughput_hist = analytics_hist_add(analytics_hourly.throughput_hist, EXCLUDED.throughput_hist)
-  )`;
+  ), an_buckets AS (
+    SELECT ${KEY}, 'l' AS kind, analytics_bucket(latency) AS b, count(*) AS n
+    FROM an_facts WHERE latency IS NOT NULL GROUP BY ${KEY}, b
+    UNION ALL
+    SELECT ${KEY}, 't', analytics_bucket(throughput), count(*)
+    FROM an_facts WHERE throughput IS NOT NULL GROUP BY ${KEY}, analytics_bucket(throughput)
+  ), an_sums AS (
+    SELECT ${KEY}, count(*) AS request_count, sum(tokens_prompt) AS tokens_prompt, sum(tokens_completion) AS tokens_completion,
+           sum(reasoning) AS reasoning_tokens, sum(cached) AS cached_tokens, count(*) FILTER (WHERE cached > 0) AS cache_hits,
+           sum(usage) AS usage, sum(byok) AS byok_usage, coalesce(sum(latency), 0) AS latency_sum, count(latency) AS latency_count,
+           coalesce(sum(throughput), 0) AS throughput_sum, count(throughput) AS throughput_count
+    FROM an_facts GROUP BY ${KEY}
+  ), ${upserts.join(', ')}`;
 }
