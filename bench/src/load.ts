@@ -1,8 +1,9 @@
-// The two load generators: autocannon for HTTP scenarios, and N concurrent @switchyard/client
-// callers for recording generations (the routing service's real path, over tRPC).
+// The load generators: autocannon for HTTP scenarios, N concurrent @switchyard/client callers for
+// recording generations one call each (over tRPC), and N callers sharing the client's generation
+// recorder (the batch path a routing process uses).
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
+import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
 import { readCpuMs } from './processes.js';
 
 export interface LoadSpec {
@@ -34,6 +35,8 @@ export interface Measurement {
   cpuMsPerRequest: number | null;
   /** Recording only: every successful recording, warm-up included (for the GET /key check). */
   recorded?: number;
+  /** Batch recording only: the generations.recordBatch requests the recorder sent in the measured run. */
+  batchRequests?: number;
 }
 
 /** Starts counting the CPU time of `pid`; the returned function gives the ms used since. */
@@ -179,35 +182,80 @@ export async function runRecorders(
   const client = createSwitchyardClient({ url: options.url, apiKey: options.apiKey });
   const clients = Array.from({ length: options.callers }, () => client);
   let recorded = 0;
-  const phase = async (seconds: number) => {
-    const latencies: number[] = [];
-    const statusCodes: Record<string, number> = {};
-    let errors = 0;
-    const started = performance.now();
-    const deadline = started + seconds * 1000;
-    await Promise.all(
-      clients.map(async (client, caller) => {
-        while (performance.now() < deadline) {
-          const t = performance.now();
-          try {
-            await client.generations.record.mutate(input(caller));
-            recorded++;
-            statusCodes['200'] = (statusCodes['200'] ?? 0) + 1;
-          } catch (error) {
-            const status = error instanceof SwitchyardError ? error.status : 0;
-            if (status === 0) errors++;
-            else statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
-          }
-          latencies.push(performance.now() - t);
-        }
-      }),
-    );
-    return { latencies, statusCodes, errors, seconds: (performance.now() - started) / 1000 };
-  };
+  const phase = (seconds: number) =>
+    closedLoops(clients.length, seconds, async (caller) => {
+      await clients[caller]!.generations.record.mutate(input(caller));
+      recorded++;
+    });
   if (options.warmup > 0) await phase(options.warmup);
   const cpu = cpuMeter(options.pid);
   const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
   return { ...summarise(latencies, statusCodes, errors, seconds, cpu()), recorded };
+}
+
+/**
+ * `loops` loops calling `call` back to back for `seconds`: each call's latency, and its status
+ * (200, a SwitchyardError's status, or an error when no answer came).
+ */
+async function closedLoops(loops: number, seconds: number, call: (loop: number) => Promise<void>) {
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: loops }, async (_, loop) => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        try {
+          await call(loop);
+          statusCodes['200'] = (statusCodes['200'] ?? 0) + 1;
+        } catch (error) {
+          const status = error instanceof SwitchyardError ? error.status : 0;
+          if (status === 0) errors++;
+          else statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, statusCodes, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * `callers` loops sharing one generation recorder (createGenerationRecorder, default settings), each
+ * keeping `pending` recordings waiting for their answers, for `duration` seconds: a routing process
+ * whose request handlers each record their generation when they finish. Every figure but
+ * batchRequests counts generations: requestsPerSecond is generations recorded per second, and the
+ * latencies are each record() call's, buffering included.
+ */
+export async function runBatchRecorders(
+  options: { url: string; apiKey: string; callers: number; pending: number; duration: number; warmup: number; pid?: number },
+  input: (caller: number) => RecordInput,
+): Promise<Measurement> {
+  let requests = 0;
+  const recorder = createGenerationRecorder({
+    url: options.url,
+    apiKey: options.apiKey,
+    fetch: (url, init) => {
+      requests++;
+      return fetch(url, init);
+    },
+  });
+  let recorded = 0;
+  const phase = (seconds: number) => {
+    requests = 0;
+    return closedLoops(options.callers * options.pending, seconds, async (loop) => {
+      await recorder.record(input(loop % options.callers));
+      recorded++;
+    });
+  };
+  if (options.warmup > 0) await phase(options.warmup);
+  const cpu = cpuMeter(options.pid);
+  const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
+  const batchRequests = requests;
+  await recorder.close();
+  return { ...summarise(latencies, statusCodes, errors, seconds, cpu()), recorded, batchRequests };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

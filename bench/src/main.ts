@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
 import { budgetReport, printTable, type Measurement, type ScenarioResult, type SizeRun } from './report.js';
-import { runAutocannon, runDownloads, runRecorders, type LoadSpec } from './load.js';
+import { runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
 
@@ -24,6 +24,7 @@ const USAGE = `pnpm bench [options]
   --warmup <s>              seconds of unmeasured load before each measurement (default 1)
   --connections <n>         autocannon connections (default 32)
   --callers <n>             concurrent callers (sharing one @switchyard/client) when recording (default 16)
+  --pending <n>             recordings each caller keeps waiting for their answers, batch recorder (default 128)
   --file-mib <n>            size of the downloaded container file in MiB (default 100)
   --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
@@ -38,6 +39,7 @@ interface Options {
   warmup: number;
   connections: number;
   callers: number;
+  pending: number;
   fileMiB: number;
   downloads: number;
   logLevel: string;
@@ -54,6 +56,7 @@ function options(): Options {
       warmup: { type: 'string' },
       connections: { type: 'string', default: '32' },
       callers: { type: 'string', default: '16' },
+      pending: { type: 'string', default: '128' },
       'file-mib': { type: 'string' },
       downloads: { type: 'string', default: '2' },
       'log-level': { type: 'string', default: 'info' },
@@ -81,6 +84,7 @@ function options(): Options {
     warmup: number('warmup', values.warmup ?? (smoke ? '0' : '1'), 0),
     connections: number('connections', values.connections, 1),
     callers: number('callers', values.callers, 1),
+    pending: number('pending', values.pending, 1),
     fileMiB: number('file-mib', values['file-mib'] ?? (smoke ? '8' : '100'), 1),
     downloads: number('downloads', values.downloads, 1),
     logLevel: values['log-level'],
@@ -217,7 +221,7 @@ async function uploadContainerFile(stack: Stack, tmp: string, mib: number): Prom
 
 interface Scenario {
   name: string;
-  kind: 'read' | 'write' | 'record' | 'download';
+  kind: ScenarioResult['kind'];
   spec: LoadSpec;
 }
 
@@ -317,6 +321,13 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...platform, 'content-type': 'application/json' } },
     },
     {
+      // Measured without floors: the floors answer one fixed body, and the recorder needs one
+      // result per generation it sent.
+      name: `record generations through the batch recorder (${opts.callers} callers x ${opts.pending} pending)`,
+      kind: 'record-batch',
+      spec: { method: 'POST', path: '/trpc/generations.recordBatch', headers: { ...platform, 'content-type': 'application/json' } },
+    },
+    {
       name: `GET container file (${opts.fileMiB} MiB)`,
       kind: 'download',
       spec: { method: 'GET', path: download.path, headers: regular },
@@ -382,6 +393,12 @@ async function measure(
   extras: { stack: Stack; size: string },
 ): Promise<Measurement> {
   const { url, pid } = target;
+  if (scenario.kind === 'record-batch') {
+    return runBatchRecorders(
+      { url, apiKey: extras.stack.platformKey, callers: opts.callers, pending: opts.pending, duration: opts.duration, warmup: opts.warmup, pid },
+      recordInput(extras.stack, extras.size),
+    );
+  }
   if (scenario.kind === 'record') {
     return runRecorders(
       { url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid },
@@ -424,26 +441,30 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
     log(`\n${size} size: ${opts.connections} connections, ${opts.duration} s per run${opts.warmup ? ` after ${opts.warmup} s of warm-up` : ''}`);
     for (const scenario of scenarios(stack, size, download, opts)) {
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
+      const probe = recordInput(stack, `${size}-probe`)(0);
       const answer =
         scenario.kind === 'record'
-          ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: recordInput(stack, `${size}-probe`)(0) }) }, bodyFile)
-          : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
+          ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: probe }) }, bodyFile)
+          : scenario.kind === 'record-batch'
+            ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ generations: [probe] }) }, bodyFile)
+            : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
-      const floors: Record<'node' | 'express', Measurement> = {} as never;
-      for (const mode of ['node', 'express'] as const) {
+      const floors: Record<'node' | 'express', Measurement> | null = scenario.kind === 'record-batch' ? null : ({} as never);
+      for (const mode of floors ? (['node', 'express'] as const) : []) {
         const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp);
         try {
-          floors[mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid }, opts, { stack, size });
+          floors![mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid }, opts, { stack, size });
         } finally {
           await stopChild(floor.child);
         }
       }
-      const usageBefore = scenario.kind === 'record' ? await keyUsage(stack) : 0;
+      const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
+      const usageBefore = recording ? await keyUsage(stack) : 0;
       const rss = sampleRss(stack.pid);
       const measured = await measure(scenario, { url: stack.url, pid: stack.pid }, opts, { stack, size });
       const peakRss = rss.stop();
       let visibleMs: number | null | undefined;
-      if (scenario.kind === 'record') {
+      if (recording) {
         visibleMs = await spendVisibleAfter(stack, usageBefore + (measured.recorded ?? 0) * 0.0001);
       }
       const result: ScenarioResult = {

@@ -114,6 +114,9 @@ const SAMPLES: Record<string, Sample> = {
   'generations.content': { input: (fx) => ({ id: fx.generationId }), scoped: true },
   'generations.feedback': { input: (fx) => ({ generation_id: fx.generationId, category: 'other' }), scoped: true },
   'generations.record': { input: (fx) => ({ id: generationId(), api_key_hash: fx.regular.hash, model: 'openai/gpt-4o', usage: 0.01 }) },
+  'generations.recordBatch': {
+    input: (fx) => ({ generations: [{ id: generationId(), api_key_hash: fx.regular.hash, model: 'openai/gpt-4o', usage: 0.01 }] }),
+  },
   'generations.addCredits': { input: (fx) => ({ organization_id: fx.server.organizationId, amount: 1 }) },
   'organization.members': { input: () => ({}) },
   'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },

@@ -1,12 +1,21 @@
 // @switchyard/client: a typed tRPC client for every Switchyard procedure. It depends on the server
 // for types only (`import type`, and a self-contained copy of the router type in the built
 // package), so installing it pulls in neither the server, Prisma nor express.
-import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient, type TRPCLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import { observable } from '@trpc/server/observable';
+import { errorLink, switchyardError, SwitchyardError } from './errors.js';
 import type { AppRouter } from './router.js';
 
 export type { AppRouter };
+export { SwitchyardError };
+export {
+  createGenerationRecorder,
+  GenerationRecorder,
+  MAX_RECORD_BATCH_SIZE,
+  type GenerationRecorderOptions,
+  type RecordedGeneration,
+  type RecordGenerationInput,
+} from './recorder.js';
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 export type SwitchyardClient = TRPCClient<AppRouter>;
@@ -18,40 +27,6 @@ export interface SwitchyardClientOptions {
   /** Custom fetch, e.g. for proxies. */
   fetch?: typeof globalThis.fetch;
 }
-
-interface ErrorData {
-  httpStatus?: number;
-  metadata?: Record<string, unknown>;
-}
-
-/**
- * What every failed call rejects with: the HTTP status and the spec's message (and, for some 400s,
- * metadata naming what was wrong). It is a TRPCClientError, so tRPC's own checks keep working.
- * `status` is 0 when no answer came (connection refused).
- */
-export class SwitchyardError extends TRPCClientError<AppRouter> {
-  override readonly name = 'SwitchyardError';
-  readonly status: number;
-  readonly metadata: Record<string, unknown> | undefined;
-
-  constructor(error: TRPCClientError<AppRouter>) {
-    super(error.message, { cause: error, result: error.shape ? { error: error.shape } : undefined, meta: error.meta });
-    // TRPCClientError pins its own prototype in its constructor; restore the subclass's.
-    Object.setPrototypeOf(this, new.target.prototype);
-    const data = (error.data ?? {}) as ErrorData;
-    this.status = data.httpStatus ?? 0;
-    this.metadata = data.metadata;
-  }
-}
-
-const errorLink: TRPCLink<AppRouter> = () => ({ next, op }) =>
-  observable((observer) =>
-    next(op).subscribe({
-      next: (value) => observer.next(value),
-      error: (error) => observer.error(error instanceof SwitchyardError ? error : new SwitchyardError(error)),
-      complete: () => observer.complete(),
-    }),
-  );
 
 /** The most calls the server takes in one batch request. */
 export const MAX_BATCH_SIZE = 100;
@@ -129,15 +104,5 @@ export async function writeContainerFile(options: SwitchyardClientOptions, input
     | { data?: ContainerFile; error?: { code: number; message: string; metadata?: Record<string, unknown> } }
     | null;
   if (res.ok && body?.data) return body.data;
-  const message = body?.error?.message ?? res.statusText;
-  throw new SwitchyardError(
-    new TRPCClientError(message, {
-      // The shape the server's error formatter gives tRPC errors; the status is any the route answers.
-      result: {
-        error: { code: -32600, message, data: { httpStatus: res.status, metadata: body?.error?.metadata } } as NonNullable<
-          TRPCClientError<AppRouter>['shape']
-        >,
-      },
-    }),
-  );
+  throw switchyardError(res.status, body?.error?.message ?? res.statusText, body?.error?.metadata);
 }

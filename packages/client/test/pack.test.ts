@@ -24,7 +24,7 @@ afterAll(async () => {
   if (project) await fs.rm(project, { recursive: true, force: true });
 });
 
-const CONSUMER = `import { createSwitchyardClient, SwitchyardError, type ContainerFile, type RouterOutputs } from '@switchyard/client';
+const CONSUMER = `import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type ContainerFile, type RecordedGeneration, type RouterOutputs } from '@switchyard/client';
 
 const sy = createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: process.env.SWITCHYARD_API_KEY! });
 const { data } = await sy.keys.current.query();
@@ -35,6 +35,12 @@ const file: ContainerFile | undefined = undefined;
 void (() => sy.keys.create.mutate({}));
 // @ts-expect-error no such procedure
 void (() => sy.keys.destroy.mutate({ hash: 'x' }));
+const recorder = createGenerationRecorder({ url: process.env.SWITCHYARD_URL!, apiKey: process.env.SWITCHYARD_API_KEY!, lingerMs: 2 });
+// @ts-expect-error a generation needs its model
+void (() => recorder.record({ id: 'g', api_key_hash: 'f' }));
+const wasNew = (answer: RecordedGeneration): boolean => answer.recorded;
+void wasNew;
+await recorder.close();
 let refused = 0;
 try {
   await createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: 'sk-sy-v1-wrong' }).keys.current.query();

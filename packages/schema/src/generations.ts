@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OrganizationIdSchema } from './platform.js';
-import { IdentifierSchema, TimestampSchema, dataOf } from './common.js';
+import { ErrorEnvelopeSchema, IdentifierSchema, TimestampSchema, dataOf } from './common.js';
 
 const nullableString = () => z.string().nullable();
 const nullableInt = () => z.number().int().nullable();
@@ -161,6 +161,42 @@ export const RecordGenerationOutputSchema = z.object({
   content_stored: z.boolean(),
 });
 export type RecordGenerationOutput = z.infer<typeof RecordGenerationOutputSchema>;
+
+/** The most generations one generations.recordBatch call takes. */
+export const MAX_RECORD_BATCH = 1000;
+
+/**
+ * Internal (tRPC, platform keys): up to MAX_RECORD_BATCH generations in one call. Each item is checked
+ * on its own against RecordGenerationInputSchema (and for values PostgreSQL cannot store), so that one
+ * invalid item fails alone; only the count (and the body's size) is checked for the whole call.
+ */
+export const RecordGenerationBatchInputSchema = z.object({
+  generations: z
+    .array(z.unknown())
+    .max(MAX_RECORD_BATCH)
+    .describe('Up to 1,000 generations, each exactly what generations.record takes; each is checked on its own'),
+});
+export type RecordGenerationBatchInput = z.infer<typeof RecordGenerationBatchInputSchema>;
+
+const recorded = <S extends 'recorded' | 'duplicate'>(status: S) =>
+  RecordGenerationOutputSchema.omit({ recorded: true }).extend({ status: z.literal(status) });
+
+/** One item's result: recorded now, recorded before (a retry: nothing counted twice), or refused. */
+export const RecordedGenerationResultSchema = z.discriminatedUnion('status', [
+  recorded('recorded'),
+  recorded('duplicate'),
+  z.object({
+    id: z.string().nullable().describe("The item's id, or null when it has no valid one"),
+    status: z.literal('error'),
+    error: ErrorEnvelopeSchema.shape.error.describe('What generations.record would have answered: the status, the spec\'s message, metadata'),
+  }),
+]);
+export type RecordedGenerationResult = z.infer<typeof RecordedGenerationResultSchema>;
+
+export const RecordGenerationBatchOutputSchema = z.object({
+  results: z.array(RecordedGenerationResultSchema).describe("One per input generation, in the input's order"),
+});
+export type RecordGenerationBatchOutput = z.infer<typeof RecordGenerationBatchOutputSchema>;
 
 /** Internal (tRPC, platform keys): add prepaid credit to an organization. */
 export const AddCreditsInputSchema = z.object({

@@ -6,13 +6,29 @@ import {
   GenerationIdQuerySchema,
   GetGenerationContentOutputSchema,
   GetGenerationOutputSchema,
+  RecordGenerationBatchInputSchema,
+  RecordGenerationBatchOutputSchema,
   RecordGenerationInputSchema,
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { authenticate } from '../../access/callers.js';
+import { admitPlatform } from '../../access/rules.js';
+import { logIfInternal } from '../../http/error-response.js';
+import { authedProcedure, managementProcedure, platformProcedure, publicProcedure, router } from '../../trpc/init.js';
 import { addCredits } from './credits.service.js';
-import { getGeneration, getGenerationContent, recordGeneration, submitFeedback } from './generations.service.js';
+import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+
+/**
+ * generations.recordBatch's base: platform keys only, as platformProcedure, but without its check
+ * of the whole input for values PostgreSQL cannot store (assertStorable). That check runs on each
+ * generation instead (recordGenerations), so that a NUL in one prompt fails that generation alone,
+ * not the 999 others of its call.
+ */
+const platformItemsProcedure = publicProcedure.meta({ access: 'platform' }).use(async ({ ctx, next }) => {
+  const platform = admitPlatform(await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now()));
+  return next({ ctx: { platform } });
+});
 
 export const generationsRouter = router({
   get: authedProcedure
@@ -81,6 +97,17 @@ export const generationsRouter = router({
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
     .mutation(({ ctx, input }) => recordGeneration(ctx, input, ctx.now())),
+
+  // Internal: what the routing service's recorder (@switchyard/client's createGenerationRecorder)
+  // sends: up to 1,000 generations a call, each recorded or refused on its own.
+  recordBatch: platformItemsProcedure
+    .input(RecordGenerationBatchInputSchema)
+    .output(RecordGenerationBatchOutputSchema)
+    .mutation(({ ctx, input }) =>
+      recordGenerations(ctx, input.generations, ctx.now(), (error, id) =>
+        logIfInternal(ctx.logger, error, { procedure: 'generations.recordBatch', generation_id: id }),
+      ),
+    ),
 
   addCredits: platformProcedure
     .input(AddCreditsInputSchema)

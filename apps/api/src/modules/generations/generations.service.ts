@@ -6,10 +6,14 @@ import type {
   GenerationContent,
   GenerationFeedbackInput,
   GenerationIdQuery,
+  RecordedGenerationResult,
+  RecordGenerationBatchOutput,
   RecordGenerationInput,
   RecordGenerationOutput,
 } from '@switchyard/schema';
-import { InsufficientCredits, Invalid, NotFound } from '../../errors.js';
+import { RecordGenerationInputSchema } from '@switchyard/schema';
+import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
+import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { utcDay } from '../keys/periods.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
@@ -156,8 +160,10 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
+type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder };
+
 export async function recordGeneration(
-  deps: { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder },
+  deps: RecordDeps,
   input: RecordGenerationInput,
   now: Date,
 ): Promise<RecordGenerationOutput> {
@@ -207,4 +213,43 @@ export async function recordGeneration(
     throw new Invalid(`generation id ${input.id} is already in use`, { id: input.id });
   }
   return { id: input.id, recorded: false, is_free: existing.is_free, content_stored: existing.content !== null };
+}
+
+/**
+ * Internal (platform): generations.recordBatch. Every item is recorded exactly as
+ * generations.record records it (recordGeneration), all of them at once, so that the recorder
+ * writes them in as few statements as its batches allow, and each answer waits for its own commit.
+ * Each item fails alone: a value PostgreSQL cannot store, an input the schema refuses, an unknown
+ * key, an id another organization uses, or a row the database refuses (the recorder then retries
+ * its batch one generation at a time) gives that item the error generations.record would have
+ * answered, and the others are recorded. An id given twice, here or in an earlier call, is counted
+ * once: the repeat answers "duplicate". `failed` hears every error (to log the internal ones).
+ */
+export async function recordGenerations(
+  deps: RecordDeps,
+  items: readonly unknown[],
+  now: Date,
+  failed: (error: HttpError, id: string | null) => void,
+): Promise<RecordGenerationBatchOutput> {
+  const results = await Promise.all(
+    items.map(async (item): Promise<RecordedGenerationResult> => {
+      try {
+        assertStorable(item);
+        const { recorded, ...outcome } = await recordGeneration(deps, RecordGenerationInputSchema.parse(item), now);
+        return { ...outcome, status: recorded ? 'recorded' : 'duplicate' };
+      } catch (cause) {
+        const error = httpErrorOf(cause);
+        const id = idOf(item);
+        failed(error, id);
+        return { id, status: 'error', error: envelopeOf(error).error };
+      }
+    }),
+  );
+  return { results };
+}
+
+/** The id an item names, when it is one the schema would take. */
+function idOf(item: unknown): string | null {
+  const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.length >= 1 && id.length <= 200 ? id : null;
 }
