@@ -11,24 +11,11 @@ import {
   RecordGenerationInputSchema,
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
-import { authenticate } from '../../access/callers.js';
-import { admitPlatform } from '../../access/rules.js';
 import { logIfInternal } from '../../http/error-response.js';
-import { authedProcedure, managementProcedure, platformProcedure, publicProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '../../http/statuses.js';
-
-/**
- * generations.recordBatch's base: platform keys only, as platformProcedure, but without its check
- * of the whole input for values PostgreSQL cannot store (assertStorable). That check runs on each
- * generation instead (recordGenerations), so that a NUL in one prompt fails that generation alone,
- * not the 999 others of its call.
- */
-const platformItemsProcedure = publicProcedure.meta({ access: 'platform' }).use(async ({ ctx, next }) => {
-  const platform = admitPlatform(await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now()));
-  return next({ ctx: { platform } });
-});
 
 export const generationsRouter = router({
   get: authedProcedure
