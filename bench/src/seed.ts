@@ -21,9 +21,10 @@ export interface SeedSize {
 }
 
 export const SIZES: Record<'small' | 'large', SeedSize> = {
-  // GET /organization/members?offset=4000 needs more than 4,000 members at both sizes.
+  // GET /organization/members?offset=4000 needs more than 4,000 members at both sizes; the large
+  // size's ?offset=99900 a 100,000-member organization.
   small: { generations: 1_000, keys: 100, members: 5_000, guardrails: 20, assignments: 200, models: 31 },
-  large: { generations: 1_000_000, keys: 10_000, members: 5_000, guardrails: 20, assignments: 2_000, models: 300 },
+  large: { generations: 1_000_000, keys: 10_000, members: 100_000, guardrails: 20, assignments: 2_000, models: 300 },
 };
 
 export interface SeedTarget {
