@@ -55,11 +55,6 @@ export class PayloadTooLarge extends DomainError {
     super(413, detail);
   }
 }
-export class RateLimited extends DomainError {
-  constructor(detail = 'rate limit exceeded') {
-    super(429, detail);
-  }
-}
 export class Upstream extends DomainError {
   constructor(detail: string, status: 502 | 524 | 529 = 502) {
     super(status, detail);

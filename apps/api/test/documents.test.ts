@@ -247,3 +247,22 @@ describe('DELETE /files/{file_id}', () => {
     expect((await del(`/files/${id}`, regular)).status).toBe(200);
   });
 });
+
+describe('timestamps', () => {
+  it("come from the server clock: the document's created_at, the workspace's updated_at on promote and delete", async () => {
+    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `clock-${Date.now()}`, name: 'Clock' })).data.data;
+    const container = await openContainer(server, `clock-${Date.now()}`, { workspaceId: workspace.id });
+    const updatedAt = async () => (await server.db.workspace.findUniqueOrThrow({ where: { id: workspace.id } })).updated_at.toISOString();
+    try {
+      server.setNow(new Date('2026-04-05T06:07:08.009Z'));
+      const { id } = await newDocument(100, container);
+      expect((await get(`/files/${id}?workspace_id=${workspace.id}`)).body).toMatchObject({ id, created_at: '2026-04-05T06:07:08.009Z' });
+      expect(await updatedAt()).toBe('2026-04-05T06:07:08.009Z');
+      server.setNow(new Date('2026-04-06T00:00:00.000Z'));
+      expect((await del(`/files/${id}?workspace_id=${workspace.id}`)).status).toBe(200);
+      expect(await updatedAt()).toBe('2026-04-06T00:00:00.000Z');
+    } finally {
+      server.setNow(null);
+    }
+  });
+});

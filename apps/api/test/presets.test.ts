@@ -196,3 +196,31 @@ describe('GET /presets, /presets/{slug} and /presets/{slug}/versions/{version}',
     expect((await rest(server, '/presets', { key: theirs })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['team-only']);
   });
 });
+
+describe('timestamps', () => {
+  it('come from the server clock: create, a new version, a deleted version', async () => {
+    const at = (iso: string) => {
+      server.setNow(new Date(iso));
+      return iso;
+    };
+    try {
+      const created = at('2026-02-03T04:05:06.007Z');
+      const preset = await ok(server, 'presets.create', { slug: 'clocked', name: 'C', config: {} });
+      expect(preset.data).toMatchObject({ created_at: created, updated_at: created });
+      expect(preset.version).toMatchObject({ created_at: created, updated_at: created });
+
+      const versioned = at('2026-02-04T00:00:00.000Z');
+      const second = await ok(server, 'presets.createVersion', { slug: 'clocked', config: { n: 2 } });
+      expect(second.data).toMatchObject({ created_at: versioned, updated_at: versioned });
+      expect((await rest(server, '/presets/clocked')).body.data).toMatchObject({ created_at: created, updated_at: versioned });
+
+      const deleted = at('2026-02-05T00:00:00.000Z');
+      await ok(server, 'presets.deleteVersion', { slug: 'clocked', version: 2 });
+      const row = await server.db.presetVersion.findFirstOrThrow({ where: { id: second.data.id } });
+      expect(row.deleted_at?.toISOString()).toBe(deleted);
+      expect((await rest(server, '/presets/clocked')).body.data).toMatchObject({ updated_at: deleted });
+    } finally {
+      server.setNow(null);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 // The REST adapter with a router of its own: path parameters are percent-decoded once, for REST
 // only, and a %2F stays inside its segment.
 import type { Server } from 'node:http';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,9 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };
-  const app = express().use('/api/v1', restHandler(echoRouter, deps));
+  const app = express()
+    .use('/api/v1', restHandler(echoRouter, deps))
+    .use('/trpc', createExpressMiddleware({ router: echoRouter, createContext: () => ({}) as Context }));
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -103,6 +106,16 @@ describe('REST query strings', () => {
     expect(await (await fetch(`${base}/count?n=4&tags=a&tags=b`)).json()).toEqual({ n: 4, tags: ['a', 'b'] });
     const bad = await fetch(`${base}/count?n=three`);
     expect(bad.status).toBe(400);
+  });
+
+  it('are coerced for REST only: the shared input schema still refuses "3" from tRPC callers', async () => {
+    expect(await (await fetch(`${base}/count?n=3`)).json()).toEqual({ n: 3 });
+    const overHttp = await fetch(`${base.replace('/api/v1', '/trpc')}/count?input=${encodeURIComponent(JSON.stringify({ n: '3' }))}`);
+    expect(overHttp.status).toBe(400);
+    await expect(createCallerFactory(echoRouter)({} as Context).count({ n: '3' as unknown as number })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    expect(await createCallerFactory(echoRouter)({} as Context).count({ n: 3 })).toEqual({ n: 3 });
   });
 
   it('unknown paths and methods fall through to the next handler', async () => {

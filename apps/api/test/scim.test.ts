@@ -168,3 +168,19 @@ describe('DELETE /scim/group-mappings/{id}', () => {
     expect((await rest(server, `/scim/group-mappings/${mapping.id}`)).status).toBe(200);
   });
 });
+
+describe('timestamps', () => {
+  it('come from the server clock: created_at on POST, updated_at on PATCH', async () => {
+    try {
+      server.setNow(new Date('2026-03-04T05:06:07.089Z'));
+      const created = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() });
+      expect(created).toMatchObject({ created_at: '2026-03-04T05:06:07.089Z', updated_at: '2026-03-04T05:06:07.089Z' });
+      server.setNow(new Date('2026-03-05T00:00:00.000Z'));
+      const { status, body } = await patch(created.id, { role: 'admin' });
+      expect(status).toBe(200);
+      expect(OutputSchema.parse(body).data).toMatchObject({ created_at: '2026-03-04T05:06:07.089Z', updated_at: '2026-03-05T00:00:00.000Z' });
+    } finally {
+      server.setNow(null);
+    }
+  });
+});

@@ -17,11 +17,14 @@ let server: TestServer;
 let other: OrgFixture;
 let provider: http.Server;
 let base: string;
-/** What the provider saw: the Range header of each request; waiters for /endless and /hold requests. */
+/**
+ * What the provider saw: the Range header of each request; waiters for /endless and /hold requests
+ * (a closed connection reports whether the provider had sent its answer's headers).
+ */
 const seen = {
   ranges: [] as Array<string | undefined>,
   arrived: [] as Array<() => void>,
-  closed: [] as Array<() => void>,
+  closed: [] as Array<(answered: boolean) => void>,
 };
 const sockets = new Set<import('node:net').Socket>();
 let closedPort: number;
@@ -106,14 +109,14 @@ function fakeProvider(req: http.IncomingMessage, res: http.ServerResponse) {
       const timer = setInterval(() => res.write(randomBytes(16_384)), 10);
       res.on('close', () => {
         clearInterval(timer);
-        seen.closed.shift()?.();
+        seen.closed.shift()?.(res.headersSent);
       });
       return;
     }
     case '/hold':
       // Holds the headers back until the proxy goes away.
       seen.arrived.shift()?.();
-      res.on('close', () => seen.closed.shift()?.());
+      res.on('close', () => seen.closed.shift()?.(res.headersSent));
       return;
     default:
       res.writeHead(404).end();
@@ -332,23 +335,29 @@ describe('GET /videos/{jobId}/content', () => {
     // (and the test time out) if the upstream request were left running.
     it('aborts the upstream request mid-body', async () => {
       const jobId = await patientJob('/endless');
-      const upstreamClosed = new Promise<void>((resolve) => seen.closed.push(resolve));
+      const upstreamClosed = new Promise<boolean>((resolve) => seen.closed.push(resolve));
       const req = get(jobId);
       const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
       expect(res.statusCode).toBe(200);
       await new Promise((resolve) => res.once('data', resolve));
       req.destroy();
-      await upstreamClosed;
+      expect(await upstreamClosed).toBe(true);
     });
 
     it('aborts the upstream request before the provider has answered', async () => {
       const jobId = await patientJob('/hold');
       const arrived = new Promise<void>((resolve) => seen.arrived.push(resolve));
-      const upstreamClosed = new Promise<void>((resolve) => seen.closed.push(resolve));
+      const upstreamClosed = new Promise<boolean>((resolve) => seen.closed.push(resolve));
       const req = get(jobId);
+      let answered = false;
+      req.once('response', () => (answered = true));
       await arrived;
       req.destroy();
-      await upstreamClosed;
+      // The provider's connection closes while it still holds its answer back: the server gave up
+      // the upstream request because the client left, not because anyone answered.
+      expect(await upstreamClosed).toBe(false);
+      expect(answered).toBe(false);
+      expect(patient.logs.filter((entry) => entry.msg === 'internal error')).toEqual([]);
     });
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
-import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
+import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
 
 const One = WorkspaceSchema.strict();
 const Single = { parse: (body: unknown) => ({ data: One.parse((body as { data: unknown }).data) }) };
@@ -113,6 +113,17 @@ describe('GET /workspaces', () => {
     expect(list.data.map((w) => w.id)).not.toContain(other.workspaceId);
     expect(list.total_count).toBe(list.data.length);
     await expectPaginationEdges(server, '/workspaces', list.total_count);
+  });
+
+  it('limit as a query string is coerced for REST only: over tRPC the string "2" is a 400', async () => {
+    const res = await rest(server, '/workspaces?limit=2');
+    expect(res.status).toBe(200);
+    expect(List.parse(res.body).data.length).toBeLessThanOrEqual(2);
+    const typed = await trpc(server, 'workspaces.list', { limit: 2 }, { query: true });
+    expect(typed.status).toBe(200);
+    const stringly = await trpc(server, 'workspaces.list', { limit: '2' }, { query: true });
+    expect(stringly.status).toBe(400);
+    expect(stringly.data).toBeUndefined();
   });
 
   it('401 without a key; 403 for a regular key', async () => {

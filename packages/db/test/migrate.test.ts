@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { defaultMigrationsDir, migrate, readMigrations } from '../src/migrate.js';
+import { migrationCommand } from '../src/migration-authoring.js';
 import { createEmptyDatabase, type TestDatabase } from '../src/testing.js';
 
-const run = promisify(execFile);
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0)) await fn();
@@ -114,29 +112,30 @@ describe('migration runner', () => {
   });
 });
 
-describe('drift check', () => {
-  const script = fileURLToPath(new URL('../scripts/migration.mjs', import.meta.url));
+describe('drift check (pnpm db:drift)', () => {
   const schema = fileURLToPath(new URL('../../../prisma/schema.prisma', import.meta.url));
+  async function drift(...argv: string[]) {
+    const shadow = await emptyDatabase();
+    let out = '';
+    const code = await migrationCommand(['drift', '--shadow-url', shadow.url, ...argv], (text) => void (out += text));
+    return { code, out };
+  }
 
   it('passes when the migrations produce schema.prisma', async () => {
-    const shadow = await emptyDatabase();
-    const { stdout } = await run(process.execPath, [script, 'drift', '--shadow-url', shadow.url]);
-    expect(stdout).toMatch(/^OK/m);
+    const { code, out } = await drift();
+    expect(code).toBe(0);
+    expect(out).toMatch(/^OK/m);
   });
 
   it('fails, printing the missing SQL, when schema.prisma changes without a migration', async () => {
-    const shadow = await emptyDatabase();
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-schema-'));
     cleanup.push(() => fs.rm(dir, { recursive: true, force: true }));
     const changed = path.join(dir, 'schema.prisma');
     const text = await fs.readFile(schema, 'utf8');
     await fs.writeFile(changed, text.replace('  knowledge_cutoff           String?', '  knowledge_cutoff           String?\n  drift_probe                Int?'));
-    const failure = await run(process.execPath, [script, 'drift', '--shadow-url', shadow.url, '--schema', changed]).then(
-      () => null,
-      (error: { code: number; stdout: string }) => error,
-    );
-    expect(failure?.code).toBe(1);
-    expect(failure?.stdout).toMatch(/ALTER TABLE "models" ADD COLUMN\s+"drift_probe" INTEGER/);
+    const { code, out } = await drift('--schema', changed);
+    expect(code).toBe(1);
+    expect(out).toMatch(/ALTER TABLE "models" ADD COLUMN\s+"drift_probe" INTEGER/);
   });
 });
 

@@ -12,7 +12,6 @@ import { getTRPCErrorFromUnknown } from '@trpc/server';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import {
   acceptsRequestBody,
-  coerceSchema,
   forEachOpenApiProcedure,
   getInputOutputParsers,
   getPathRegExp,
@@ -21,9 +20,8 @@ import {
   instanceofZodTypeOptional,
   normalizePath,
   unwrapZodType,
-  zodSupportsCoerce,
 } from 'trpc-to-openapi';
-import { ZodArray } from 'zod/v4';
+import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
@@ -44,6 +42,8 @@ interface Route {
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
+  /** The REST input with its strings coerced to the schema's numbers, booleans, bigints and dates. */
+  coerce: Coercion;
   /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
   statuses: Statuses | undefined;
   /** The status of a successful answer (meta.successStatus; 201 for creates). */
@@ -59,13 +59,12 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
     const { inputParser } = getInputOutputParsers(procedure);
     const schema = unwrapZodType(inputParser, true);
     const arrayParams: string[] = [];
-    if (zodSupportsCoerce && instanceofZodTypeObject(schema)) {
+    let coerce: Coercion = (input) => input;
+    if (instanceofZodTypeObject(schema)) {
       for (const [key, shape] of Object.entries(schema.shape)) {
         if (shape instanceof ZodArray || (instanceofZodTypeOptional(shape) && shape.unwrap() instanceof ZodArray)) arrayParams.push(key);
       }
-      // Query strings arrive as strings: numbers, booleans and dates coerce (the library does this
-      // on every request; the schema keeps it once done).
-      coerceSchema(schema);
+      coerce = objectCoercionOf(schema) ?? coerce;
     }
     const list = routes.get(openapi.method) ?? [];
     list.push({
@@ -76,12 +75,58 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       procedure: procedure as AnyProcedure,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
+      coerce,
       statuses: (meta as ProcedureMeta).statuses,
       successStatus: (meta as ProcedureMeta).successStatus ?? 200,
     });
     routes.set(openapi.method, list);
   });
   return routes;
+}
+
+type Coercion = (value: unknown) => unknown;
+
+// REST inputs arrive as strings (query, path) where the schema wants numbers, booleans, bigints or
+// dates. trpc-to-openapi's coerceSchema sets `coerce` on the procedure's own input schema, which
+// tRPC callers share: they too would then be coerced from strings. Here the same fields, found the
+// same way (unwrapZodType without pipes), get the same conversions as zod's coerce, applied to a
+// copy of the REST input only; the procedure's schema then validates the result.
+const coercions: Record<string, Coercion> = {
+  number: (value) => Number(value),
+  boolean: (value) => Boolean(value),
+  bigint: (value) => {
+    try {
+      return BigInt(value as string);
+    } catch {
+      return value;
+    }
+  },
+  date: (value) => new Date(value as string),
+};
+
+/** The coercion of one field's values (undefined: none); null and undefined are left to the schema. */
+function coercionOf(type: ZodType): Coercion | undefined {
+  // unwrapZodType looks through optional, nullable, default and arrays (to their element).
+  const inner = unwrapZodType(type, false);
+  const leaf = instanceofZodTypeObject(inner) ? objectCoercionOf(inner) : coercions[inner._zod.def.type];
+  if (!leaf) return undefined;
+  const one: Coercion = (value) => (value === null || value === undefined ? value : leaf(value));
+  return (value) => (Array.isArray(value) ? value.map(one) : one(value));
+}
+
+/** The coercion of an object's fields, into a copy (undefined: no field coerces). */
+function objectCoercionOf(schema: ZodObject): Coercion | undefined {
+  const fields = Object.entries(schema.shape).flatMap(([key, shape]) => {
+    const coercion = coercionOf(shape as ZodType);
+    return coercion ? [[key, coercion] as const] : [];
+  });
+  if (fields.length === 0) return undefined;
+  return (input) => {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+    const copy: Record<string, unknown> = { ...input };
+    for (const [key, coercion] of fields) if (key in copy) copy[key] = coercion(copy[key]);
+    return copy;
+  };
 }
 
 /**
@@ -190,7 +235,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
           getRawInput: async () => {
             if (found.voidInput) return undefined;
             const input = useBody ? await (body ??= readJsonBody(req, res)) : queryOf(req, found.arrayParams);
-            return { ...input, ...decodedParams(params) };
+            return found.coerce({ ...input, ...decodedParams(params) });
           },
           input: undefined,
           signal: undefined,

@@ -12,7 +12,7 @@ import { optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Comma
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { readCatalog } from './catalog.js';
 
-/** What a script needs to call every operation (the issue names these fields). */
+/** What a script needs to call every operation of the contract: keys, ids and names to pass. */
 export interface DemoSummary {
   management_key: string;
   key: string;

@@ -13,7 +13,6 @@ import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.servi
 import { answers, WHY } from '../../http/statuses.js';
 
 export const budgetsRouter = router({
-  // Literal-suffix path first: trpc-to-openapi matches in router order.
   get: managementProcedure
     .meta({
       openapi: {

@@ -126,7 +126,7 @@ const DELETE_DOCUMENT = statement(`
   WITH gone AS (
     DELETE FROM documents WHERE id = $1 AND workspace_id = $2::uuid RETURNING workspace_id, size_bytes, storage_key
   ), freed AS (
-    UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = now()
+    UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = $3
     FROM gone WHERE w.id = gone.workspace_id
   )
   SELECT storage_key FROM gone`);
@@ -141,11 +141,12 @@ export async function deleteDocument(
   media: MediaDeps,
   actor: Actor,
   input: DocumentInput,
+  now: Date,
   shape: FileShape,
   log: (error: unknown, storageKey: string) => void,
 ): Promise<DocumentDeletion> {
   const workspaceId = await workspaceOf(db, actor, input);
-  const [gone] = await queryRows<{ storage_key: string }>(db, DELETE_DOCUMENT, [input.file_id, workspaceId]);
+  const [gone] = await queryRows<{ storage_key: string }>(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now]);
   if (!gone) throw new NotFound(`file ${input.file_id}`);
   await media.storage.delete(gone.storage_key).catch((error: unknown) => log(error, gone.storage_key));
   return shape === 'compat_b'

@@ -88,7 +88,7 @@ export const filesRouter = router({
     .output(PromoteFileOutputSchema)
     // The File record itself, no { data } wrapper: the endpoint lists none, and existing clients
     // read _shape, id and downloadable at the top level (compat.md).
-    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers))),
+    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers))),
 
   documents: authedProcedure
     .meta({
@@ -152,7 +152,7 @@ export const filesRouter = router({
     .input(DocumentInputSchema)
     .output(DocumentDeletionSchema)
     .mutation(({ ctx, input }) =>
-      deleteDocument(ctx.db, ctx.media, ctx.actor, input, fileShapeOf(ctx.headers), (err, storage_key) =>
+      deleteDocument(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers), (err, storage_key) =>
         ctx.logger.warn({ err, storage_key }, 'deleted document: its bytes could not be removed'),
       ),
     ),

@@ -249,6 +249,7 @@ export async function promoteFile(
   media: MediaDeps,
   actor: Actor,
   input: PromoteFileInput,
+  now: Date,
   shape: FileShape,
 ): Promise<File> {
   const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
@@ -281,7 +282,7 @@ export async function promoteFile(
       if (first) return first;
       const reserved = await tx.$executeRaw`
         UPDATE workspaces
-           SET storage_used_bytes = storage_used_bytes + ${copied.size}, updated_at = now()
+           SET storage_used_bytes = storage_used_bytes + ${copied.size}, updated_at = ${now}
          WHERE id = ${container.workspace_id}::uuid
            AND storage_used_bytes + ${copied.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
       if (reserved !== 1) throw new PayloadTooLarge(`workspace quota would be exceeded`);
@@ -298,6 +299,7 @@ export async function promoteFile(
           purpose: PROMOTED_PURPOSE,
           storage_key: storageKey,
           source_file_id: file.id,
+          created_at: now,
         },
       });
     });

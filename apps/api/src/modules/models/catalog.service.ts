@@ -13,7 +13,7 @@ import type {
 } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import type { CatalogSnapshot } from './catalog-cache.js';
-import { modelRecord, resolveModel } from './models.service.js';
+import { modelRecord, resolveModel, type ApiRoot } from './models.service.js';
 
 const DEFAULT_LIMIT = 500;
 const DAY_SECONDS = 86_400;
@@ -100,15 +100,14 @@ function matches(snapshot: CatalogSnapshot, input: ListModelsInput, nowSeconds: 
 }
 
 /**
- * GET /models: the catalog's models that match every filter given, sorted, one page. `apiBaseUrl`:
- * the absolute URL of /api/v1 as the client reached it; `query`: the request's own filters, kept in
- * links.next.
+ * GET /models: the catalog's models that match every filter given, sorted, one page. `query`: the
+ * request's own filters, kept in links.next.
  */
 export function listModels(
   snapshot: CatalogSnapshot,
   input: ListModelsInput,
   now: Date,
-  apiBaseUrl: string,
+  api: ApiRoot,
   query: URLSearchParams,
 ): ListModelsOutput {
   const found = matches(snapshot, input, Math.floor(now.getTime() / 1000));
@@ -121,9 +120,9 @@ export function listModels(
     const params = new URLSearchParams(query);
     params.set('offset', String(offset + rows.length));
     params.set('limit', String(limit));
-    next = `${apiBaseUrl}/models?${params}`;
+    next = `${api.url}/models?${params}`;
   }
-  return { data: rows.map((model) => modelRecord({ model, variant: null })), total_count: found.length, links: { next } };
+  return { data: rows.map((model) => modelRecord({ model, variant: null }, api.path)), total_count: found.length, links: { next } };
 }
 
 /** GET /models/count: how many models output any of `output_modalities` (default text). */
@@ -162,10 +161,10 @@ function endpointOf(model: ModelRow, provider: ProviderRow | undefined, e: Endpo
  * (or variant; aliases and case resolve as for GET /model) and every provider's offer of it. A
  * variant's own prices replace the endpoints' prompt and completion prices.
  */
-export function modelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string): ModelEndpoints {
+export function modelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string, apiPath: string): ModelEndpoints {
   const resolved = resolveModel(snapshot, `${author}/${slug}`);
   if (!resolved) throw new NotFound(`model ${author}/${slug}`);
-  const record = modelRecord(resolved);
+  const record = modelRecord(resolved, apiPath);
   const { model, variant } = resolved;
   const variantPricing = {
     ...(variant?.pricing_prompt ? { prompt: variant.pricing_prompt } : {}),

@@ -19,16 +19,23 @@ import {
 import { API_PREFIX } from '../../http/paths.js';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
+import type { Context } from '../../trpc/context.js';
 import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
 import {
   getModel,
   importCatalog,
+  type ApiRoot,
   listEmbeddingsModels,
   upsertAlias,
   upsertModel,
   upsertVariant,
 } from './models.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+
+/** The REST surface as this request reached it: the base of the links in catalog answers. */
+function apiRoot(ctx: Pick<Context, 'origin'>): ApiRoot {
+  return { path: API_PREFIX, url: `${ctx.origin()}${API_PREFIX}` };
+}
 
 /** The filters of a GET /models request, to repeat in links.next. */
 function filtersOf(input: Record<string, unknown>): URLSearchParams {
@@ -62,7 +69,7 @@ export const modelsRouter = router({
     .input(ListModelsInputSchema)
     .output(ListModelsOutputSchema)
     .query(async ({ ctx, input }) =>
-      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), `${ctx.origin()}${API_PREFIX}`, filtersOf(input)),
+      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), apiRoot(ctx), filtersOf(input)),
     ),
 
   count: catalogProcedure
@@ -103,7 +110,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelEndpointsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: modelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug) })),
+    .query(async ({ ctx, input }) => ({ data: modelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug, API_PREFIX) })),
 
   providers: catalogProcedure
     .meta({
@@ -141,7 +148,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.catalog, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.catalog, ctx.actor, input, API_PREFIX) })),
 
   embeddings: authedProcedure
     .meta({
@@ -158,13 +165,13 @@ export const modelsRouter = router({
     })
     .input(ListEmbeddingsModelsInputSchema)
     .output(ListEmbeddingsModelsOutputSchema)
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, `${ctx.origin()}${API_PREFIX}`)),
+    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, apiRoot(ctx))),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
   upsert: platformProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input)),
+    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input, API_PREFIX)),
   upsertAlias: platformProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
@@ -172,7 +179,7 @@ export const modelsRouter = router({
   upsertVariant: platformProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input)),
+    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input, API_PREFIX)),
   import: platformProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)

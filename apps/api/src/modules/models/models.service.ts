@@ -19,11 +19,18 @@ import type {
 } from '@switchyard/schema';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
-import { API_PREFIX } from '../../http/paths.js';
 import { variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
 
-/** The public REST base path; links in catalog records point below it. */
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
+
+/**
+ * Where the REST surface is, as the router knows it: `path` (e.g. /api/v1), below which a record's
+ * links.details points, and `url`, its absolute URL as the client reached it, for links.next.
+ */
+export interface ApiRoot {
+  path: string;
+  url: string;
+}
 
 type Tx = Prisma.TransactionClient;
 
@@ -68,7 +75,8 @@ function asObject(value: Prisma.JsonValue | null): Record<string, unknown> | nul
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
 }
 
-export function modelRecord({ model: m, variant: v }: ResolvedModel): Model {
+/** A model (or variant) as GET /model answers it; `apiPath`: the REST surface's path (ApiRoot.path). */
+export function modelRecord({ model: m, variant: v }: ResolvedModel, apiPath: string): Model {
   const id = v ? v.id : m.id;
   const contextLength = v?.context_length ?? m.context_length;
   const reasoning = asObject(m.reasoning) as ModelReasoning | null;
@@ -103,7 +111,7 @@ export function modelRecord({ model: m, variant: v }: ResolvedModel): Model {
     per_request_limits: asObject(m.per_request_limits),
     expiration_date: m.expiration_date ? m.expiration_date.toISOString() : null,
     knowledge_cutoff: m.knowledge_cutoff,
-    links: { details: `${API_PREFIX}/models/${id}/endpoints` },
+    links: { details: `${apiPath}/models/${id}/endpoints` },
     ...(reasoning ? { reasoning } : {}),
   } satisfies Model;
 }
@@ -141,20 +149,19 @@ const APPLICABLE_GUARDRAILS = statement(`
       OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`);
 
 /** GET /model/{author}/{slug}. */
-export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, input: GetModelInput): Promise<Model> {
+export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, input: GetModelInput, apiPath: string): Promise<Model> {
   const resolved = resolveModel(await catalog.snapshot(db), `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
   await assertModelAllowed(db, actor, resolved);
-  return modelRecord(resolved);
+  return modelRecord(resolved, apiPath);
 }
 
 /** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
-/** `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it, for links.next. */
 export async function listEmbeddingsModels(
   db: Db,
   catalog: CatalogCache,
   input: ListEmbeddingsModelsInput,
-  apiBaseUrl: string,
+  api: ApiRoot,
 ): Promise<ListEmbeddingsModelsOutput> {
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
@@ -165,10 +172,10 @@ export async function listEmbeddingsModels(
   const nextOffset = offset + rows.length;
   const next =
     limit !== undefined && nextOffset < total
-      ? `${apiBaseUrl}/embeddings/models?offset=${nextOffset}&limit=${limit}`
+      ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}`
       : null;
   return {
-    data: rows.map((model) => modelRecord({ model, variant: null })),
+    data: rows.map((model) => modelRecord({ model, variant: null }, api.path)),
     total_count: total,
     links: { next },
   };
@@ -330,11 +337,11 @@ async function assertNoNameClash(tx: Tx, lookups: string[]): Promise<void> {
 const WRITE_TX = { maxWait: 10_000, timeout: 60_000 } as const;
 
 /** Internal: upsert one model with (optionally) its aliases and variants. */
-export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel): Promise<Model> {
+export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel, apiPath: string): Promise<Model> {
   const written = await db.$transaction(async (tx) => {
     const { model } = await writeModel(tx, entry);
     await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
-    return modelRecord({ model, variant: null });
+    return modelRecord({ model, variant: null }, apiPath);
   }, WRITE_TX);
   catalog.invalidate();
   return written;
@@ -378,11 +385,11 @@ export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAl
 }
 
 /** Internal: upsert a variant of a model; answers the variant as GET /model shows it. */
-export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput): Promise<Model> {
+export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput, apiPath: string): Promise<Model> {
   const { model_id, ...variant } = input;
   const model = await db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
   if (!model) throw new NotFound(`model ${model_id}`);
   const row = await db.$transaction((tx) => writeVariant(tx, model, variant), WRITE_TX);
   catalog.invalidate();
-  return modelRecord({ model, variant: row });
+  return modelRecord({ model, variant: row }, apiPath);
 }

@@ -92,13 +92,13 @@ export const presetsRouter = router({
   create: managementProcedure
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)
-    .mutation(({ ctx, input }) => createPreset(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPreset(ctx.db, ctx.actor, input, ctx.now())),
   createVersion: managementProcedure
     .input(CreatePresetVersionInputSchema)
     .output(PresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => createPresetVersion(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPresetVersion(ctx.db, ctx.actor, input, ctx.now())),
   deleteVersion: managementProcedure
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input, ctx.now())),
 });

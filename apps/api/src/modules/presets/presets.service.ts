@@ -102,7 +102,7 @@ export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVer
   return { data: versionDetailOf(row) };
 }
 
-export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput) {
+export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date) {
   try {
     return await db.$transaction(async (tx) => {
       const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
@@ -113,6 +113,8 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
           slug: input.slug,
           name: input.name,
           creator_user_id: actor.userId,
+          created_at: now,
+          updated_at: now,
         },
       });
       const version = await tx.presetVersion.create({
@@ -123,9 +125,11 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
           config: input.config as Prisma.InputJsonObject,
           system_prompt: input.system_prompt ?? null,
           creator_id: actor.userId,
+          created_at: now,
+          updated_at: now,
         },
       });
-      const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id } });
+      const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
       return { data: presetOf(preset), version: versionOf(version)! };
     });
   } catch (error) {
@@ -135,7 +139,7 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
 }
 
 /** The next version number, under a lock on the preset row so concurrent calls number in turn. */
-export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput) {
+export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput, now: Date) {
   return db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
@@ -148,6 +152,8 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
         config: input.config as Prisma.InputJsonObject,
         system_prompt: input.system_prompt ?? null,
         creator_id: actor.userId,
+        created_at: now,
+        updated_at: now,
       },
     });
     // The newest version is the one in force.
@@ -157,19 +163,19 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
 }
 
 /** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
-export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput) {
+export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput, now: Date) {
   return db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
     const [deleted] = await tx.presetVersion.updateManyAndReturn({
       where: { preset_id: preset.id, version: input.version, deleted_at: null },
-      data: { deleted_at: new Date() },
+      data: { deleted_at: now, updated_at: now },
     });
     if (!deleted) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
     const current = await tx.preset.findUniqueOrThrow({ where: { id: preset.id }, select: { designated_version_id: true } });
     if (current.designated_version_id === deleted.id) {
       const newest = await tx.presetVersion.findFirst({ where: { preset_id: preset.id, deleted_at: null }, orderBy: { version: 'desc' } });
-      await tx.preset.update({ where: { id: preset.id }, data: { designated_version_id: newest?.id ?? null } });
+      await tx.preset.update({ where: { id: preset.id }, data: { designated_version_id: newest?.id ?? null, updated_at: now } });
     }
     return { deleted: true as const };
   });

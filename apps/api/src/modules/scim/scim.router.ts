@@ -45,7 +45,7 @@ export const scimRouter = router({
     })
     .input(CreateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.actor, input, ctx.now()) })),
   listGroupMappings: managementProcedure
     .meta({
       ...openapi(
@@ -92,7 +92,7 @@ export const scimRouter = router({
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input, ctx.now()) })),
   deleteGroupMapping: managementProcedure
     .meta({
       ...openapi(

@@ -57,13 +57,15 @@ export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroup
  * "Applies it again to the group's members": this service keeps no SCIM group membership (there is
  * no SCIM provisioning endpoint here), so there are no group members to apply it to.
  */
-export async function createScimGroupMapping(db: Db, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {
+export async function createScimGroupMapping(db: Db, actor: Actor, input: CreateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
   const pair = { workspace_id: workspace.id, scim_group_id: input.scim_group_id.toLowerCase() };
   let row = await db.scimGroupMapping.findUnique({ where: { workspace_id_scim_group_id: pair } });
   if (!row) {
     try {
-      row = await db.scimGroupMapping.create({ data: { ...pair, organization_id: actor.organizationId, role: input.role } });
+      row = await db.scimGroupMapping.create({
+        data: { ...pair, organization_id: actor.organizationId, role: input.role, created_at: now, updated_at: now },
+      });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       row = await db.scimGroupMapping.findUniqueOrThrow({ where: { workspace_id_scim_group_id: pair } });
@@ -93,10 +95,10 @@ export async function deleteScimGroupMapping(db: Db, actor: Actor, input: Delete
 }
 
 /** Changes the role (and updated_at) of the organization's mapping; another organization's is 404. */
-export async function updateScimGroupMapping(db: Db, actor: Actor, input: UpdateScimGroupMappingInput): Promise<ScimGroupMapping> {
+export async function updateScimGroupMapping(db: Db, actor: Actor, input: UpdateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
   const [row] = await db.scimGroupMapping.updateManyAndReturn({
     where: { id: input.id.toLowerCase(), organization_id: actor.organizationId },
-    data: { role: input.role, updated_at: new Date() },
+    data: { role: input.role, updated_at: now },
   });
   if (!row) throw new NotFound(`scim group mapping ${input.id}`);
   return mappingOf(row);
