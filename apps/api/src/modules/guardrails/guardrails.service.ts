@@ -18,7 +18,7 @@ import {
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { assertWorkspaceAccess, canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
