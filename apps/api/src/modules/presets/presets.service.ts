@@ -18,6 +18,7 @@ import { isUniqueViolation } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
@@ -68,21 +69,23 @@ async function findPreset(db: Reader, actor: Actor, slug: string): Promise<Prese
 export async function listPresetVersions(db: Db, actor: Actor, input: ListPresetVersionsInput) {
   const preset = await findPreset(db, actor, input.slug);
   const where = { preset_id: preset.id };
-  const [rows, total] = await Promise.all([
-    db.presetVersion.findMany({ where, orderBy: { version: 'asc' }, skip: input.offset, take: input.limit }),
-    db.presetVersion.count({ where }),
-  ]);
-  return { data: rows.map(versionOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.presetVersion.findMany({ where, orderBy: { version: 'asc' }, ...slice }),
+    () => db.presetVersion.count({ where }),
+    versionOf,
+  );
 }
 
 /** The presets the caller may see (a regular key: its own workspace's), most recently updated first. */
 export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput) {
   const where = visibleRows(actor);
-  const [rows, total] = await Promise.all([
-    db.preset.findMany({ where, orderBy: [{ updated_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
-    db.preset.count({ where }),
-  ]);
-  return { data: rows.map(presetOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.preset.findMany({ where, orderBy: [{ updated_at: 'desc' }, { id: 'asc' }], ...slice }),
+    () => db.preset.count({ where }),
+    presetOf,
+  );
 }
 
 /** The preset with the version in force (or null when it has none). */
