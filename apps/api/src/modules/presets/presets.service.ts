@@ -14,7 +14,7 @@ import type {
   PresetVersionDetail,
   PresetWithVersion,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
+import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
@@ -106,39 +106,38 @@ export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVer
 }
 
 export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date) {
-  try {
-    return await db.$transaction(async (tx) => {
-      const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
-      const created = await tx.preset.create({
-        data: {
-          organization_id: actor.organizationId,
-          workspace_id: workspace.id,
-          slug: input.slug,
-          name: input.name,
-          creator_user_id: actor.userId,
-          created_at: now,
-          updated_at: now,
-        },
-      });
-      const version = await tx.presetVersion.create({
-        data: {
-          organization_id: actor.organizationId,
-          preset_id: created.id,
-          version: 1,
-          config: input.config as Prisma.InputJsonObject,
-          system_prompt: input.system_prompt ?? null,
-          creator_id: actor.userId,
-          created_at: now,
-          updated_at: now,
-        },
-      });
-      const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
-      return { data: presetOf(preset), version: versionOf(version)! };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug });
-    throw error;
-  }
+  return refuseDuplicates(
+    () =>
+      db.$transaction(async (tx) => {
+        const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
+        const created = await tx.preset.create({
+          data: {
+            organization_id: actor.organizationId,
+            workspace_id: workspace.id,
+            slug: input.slug,
+            name: input.name,
+            creator_user_id: actor.userId,
+            created_at: now,
+            updated_at: now,
+          },
+        });
+        const version = await tx.presetVersion.create({
+          data: {
+            organization_id: actor.organizationId,
+            preset_id: created.id,
+            version: 1,
+            config: input.config as Prisma.InputJsonObject,
+            system_prompt: input.system_prompt ?? null,
+            creator_id: actor.userId,
+            created_at: now,
+            updated_at: now,
+          },
+        });
+        const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
+        return { data: presetOf(preset), version: versionOf(version)! };
+      }),
+    () => new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug }),
+  );
 }
 
 /** The next version number, under a lock on the preset row so concurrent calls number in turn. */

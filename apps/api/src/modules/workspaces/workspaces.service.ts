@@ -18,7 +18,7 @@ import type {
   WorkspaceMember,
   WorkspaceRole,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
+import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
@@ -109,15 +109,11 @@ export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<W
 /** POST /workspaces; created_by is the caller key's user. */
 export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
   const { name, slug, ...settings } = input;
-  try {
-    const row = await db.workspace.create({
-      data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) },
-    });
-    return workspaceOf(row, await defaultWorkspaceId(db, actor));
-  } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(input.slug);
-    throw error;
-  }
+  const row = await refuseDuplicates(
+    () => db.workspace.create({ data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) } }),
+    () => slugTaken(input.slug),
+  );
+  return workspaceOf(row, await defaultWorkspaceId(db, actor));
 }
 
 /** PATCH /workspaces/{id}: the fields given. */
@@ -129,14 +125,12 @@ export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspa
   if (changes.slug !== undefined && changes.slug !== workspace.slug && workspace.id === defaultId) {
     throw new Invalid('the default workspace keeps its slug', { reason: 'default workspace slug is fixed' });
   }
-  try {
-    const [row] = await db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) });
-    if (!row) throw new NotFound(`workspace ${id}`);
-    return workspaceOf(row, defaultId);
-  } catch (error) {
-    if (isUniqueViolation(error) && changes.slug) throw slugTaken(changes.slug);
-    throw error;
-  }
+  const [row] = await refuseDuplicates(
+    () => db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) }),
+    () => (changes.slug ? slugTaken(changes.slug) : undefined),
+  );
+  if (!row) throw new NotFound(`workspace ${id}`);
+  return workspaceOf(row, defaultId);
 }
 
 /** Live keys of a workspace that still authenticate (not disabled), optionally only those of some creators. */
