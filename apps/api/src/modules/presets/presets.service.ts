@@ -102,7 +102,7 @@ export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVer
   const preset = await findPreset(db, actor, input.slug);
   const row = await db.presetVersion.findUnique({ where: { preset_id_version: { preset_id: preset.id, version: Number(input.version) } } });
   if (!row) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
-  return { data: versionDetailOf(row) };
+  return versionDetailOf(row);
 }
 
 export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date) {
@@ -134,7 +134,7 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
           },
         });
         const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
-        return { data: presetOf(preset), version: versionOf(version)! };
+        return { preset: presetOf(preset), version: versionOf(version)! };
       }),
     () => new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug }),
   );
@@ -160,7 +160,7 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
     });
     // The newest version is the one in force.
     await tx.preset.update({ where: { id: preset.id }, data: { updated_at: version.created_at, designated_version_id: version.id } });
-    return { data: versionOf(version)! };
+    return versionOf(version)!;
   });
 }
 
