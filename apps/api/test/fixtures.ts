@@ -87,17 +87,17 @@ export async function createOrganization(db: Db, name = 'Other'): Promise<OrgFix
 }
 
 /**
- * A server for the calling test file (or describe block), with a second organization (`other`) beside
- * the server's own: both made before its tests, the server closed after them. Read `env.server` and
+ * A server for the calling test file (or describe block), with a second organization (`other`, named
+ * `otherName`) beside the server's own: both made before its tests, the server closed after them. Read `env.server` and
  * `env.other` inside tests and hooks (they exist from the first beforeAll on); the file's own
  * beforeAll hooks, registered after this call, run after it.
  */
-export function useServer(): { readonly server: TestServer; readonly other: OrgFixture } {
+export function useServer(otherName?: string): { readonly server: TestServer; readonly other: OrgFixture } {
   let running: TestServer | undefined;
   let second: OrgFixture | undefined;
   beforeAll(async () => {
     running = await testServer();
-    second = await createOrganization(running.db);
+    second = await createOrganization(running.db, otherName);
   });
   afterAll(async () => {
     await running?.close();
