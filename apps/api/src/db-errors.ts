@@ -6,6 +6,20 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * Runs a write; when a unique constraint refuses it, throws what `refusal` makes instead (a domain
+ * error such as Invalid, "slug taken"). A `refusal` that makes nothing lets the violation through,
+ * as does every other error.
+ */
+export async function refuseDuplicates<T>(write: () => Promise<T>, refusal: () => Error | undefined): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const refused = isUniqueViolation(error) ? refusal() : undefined;
+    throw refused ?? error;
+  }
+}
+
+/**
  * SQLSTATEs with which PostgreSQL refuses a value it was sent, not our SQL: text it cannot store or
  * read as the column's type, numbers and dates out of range, a value too long for its column or
  * index. Schemas refuse such input before any query; these are the safety net behind them.

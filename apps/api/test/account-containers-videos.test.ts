@@ -1,34 +1,28 @@
 // GET /credits, GET /videos/{jobId}, GET /containers/{container_id}/files(/{file_id}) over real HTTP:
 // success shapes, the statuses they document, 401 without a key, and who may see what.
 import { SAMPLE_VIDEO_URL, ContainerFileListSchema, ContainerFileRecordSchema, ErrorEnvelopeSchema, VideoJobStatusRecordSchema } from '@switchyard/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../src/testing.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, record, trpc } from './fixtures-catalog.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, useServer } from './fixtures.js';
 import { fileIdOf, openContainer, writeFile } from './fixtures-files.js';
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer();
+
 let regular: { key: string; hash: string };
 
 beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-  regular = await createKey(server);
-});
-afterAll(async () => {
-  await server?.close();
+  regular = await createKey(env.server);
 });
 
 /** The platform steps of these tests (credits, video jobs), in one place. */
 const platform = {
   addCredits: async (organizationId: string, amount: number) => {
-    const { status, error } = await trpc(server, 'generations.addCredits', { organization_id: organizationId, amount }, { key: server.platformKey });
+    const { status, error } = await trpc(env.server, 'generations.addCredits', { organization_id: organizationId, amount }, { key: env.server.platformKey });
     expect(status, JSON.stringify(error)).toBe(200);
   },
   createJob: async (workspaceId: string, status: string, outputs = 1) => {
     const res = await trpc(
-      server,
+      env.server,
       'videos.createJob',
       {
         workspace_id: workspaceId,
@@ -38,15 +32,15 @@ const platform = {
         status,
         outputs: Array.from({ length: outputs }, () => ({ upstream_url: SAMPLE_VIDEO_URL })),
       },
-      { key: server.platformKey },
+      { key: env.server.platformKey },
     );
     expect(res.status, JSON.stringify(res.error)).toBe(200);
     return res.data.data.id as string;
   },
 };
 
-async function get(path: string, key: string | null = server.managementKey, headers: Record<string, string> = {}) {
-  const res = await server.request(`/api/v1${path}`, { key, headers });
+async function get(path: string, key: string | null = env.server.managementKey, headers: Record<string, string> = {}) {
+  const res = await env.server.request(`/api/v1${path}`, { key, headers });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -58,23 +52,23 @@ function expectError(answer: { status: number; body: unknown }, status: number) 
 
 describe('GET /credits', () => {
   it('answers the lifetime credit added and spend recorded; balance = credits - usage', async () => {
-    const org = await createOrganization(server.db, 'Credits');
+    const org = await createOrganization(env.server.db, 'Credits');
     expect(await get('/credits', org.managementKey)).toEqual({ status: 200, body: { data: { total_credits: 0, total_usage: 0 } } });
     await platform.addCredits(org.organizationId, 10);
     await platform.addCredits(org.organizationId, 2.5);
-    const { hash } = await createKey(server, {}, org.managementKey);
-    await record(server, { api_key_hash: hash, usage: 0.75 });
-    await record(server, { api_key_hash: hash, usage: 0.25 });
+    const { hash } = await createKey(env.server, {}, org.managementKey);
+    await record(env.server, { api_key_hash: hash, usage: 0.75 });
+    await record(env.server, { api_key_hash: hash, usage: 0.25 });
     const answer = await get('/credits', org.managementKey);
     expect(answer).toEqual({ status: 200, body: { data: { total_credits: 12.5, total_usage: 1 } } });
-    const balance = (await server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance.toNumber();
+    const balance = (await env.server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance.toNumber();
     expect(balance).toBe(11.5);
   });
 
   it('is per organization: another organization sees its own figures', async () => {
-    await platform.addCredits(server.organizationId, 3);
+    await platform.addCredits(env.server.organizationId, 3);
     const mine = await get('/credits');
-    const theirs = await get('/credits', other.managementKey);
+    const theirs = await get('/credits', env.other.managementKey);
     expect(mine.body.data.total_credits).toBeGreaterThanOrEqual(3);
     expect(theirs.body).toEqual({ data: { total_credits: 0, total_usage: 0 } });
   });
@@ -82,22 +76,22 @@ describe('GET /credits', () => {
   it('401 without a key, 403 for a regular key or a platform key', async () => {
     expectError(await get('/credits', null), 401);
     expectError(await get('/credits', regular.key), 403);
-    expectError(await get('/credits', server.platformKey), 403);
+    expectError(await get('/credits', env.server.platformKey), 403);
   });
 });
 
 describe('GET /videos/{jobId}', () => {
   it('a completed job: bare, with its polling URL and one content URL per output, each of which downloads', async () => {
-    const id = await platform.createJob(server.workspaceId, 'completed', 2);
+    const id = await platform.createJob(env.server.workspaceId, 'completed', 2);
     const { status, body } = await get(`/videos/${id}`);
     expect(status).toBe(200);
     expect(VideoJobStatusRecordSchema.strict().parse(body)).toEqual({
       id,
-      polling_url: `${server.url}/api/v1/videos/${id}`,
+      polling_url: `${env.server.url}/api/v1/videos/${id}`,
       status: 'completed',
-      unsigned_urls: [0, 1].map((i) => `${server.url}/api/v1/videos/${id}/content?index=${i}`),
+      unsigned_urls: [0, 1].map((i) => `${env.server.url}/api/v1/videos/${id}/content?index=${i}`),
     });
-    const content = await server.request(new URL(body.unsigned_urls[1]).pathname + new URL(body.unsigned_urls[1]).search, { key: server.managementKey });
+    const content = await env.server.request(new URL(body.unsigned_urls[1]).pathname + new URL(body.unsigned_urls[1]).search, { key: env.server.managementKey });
     expect(content.status).toBe(200);
     expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
     // The polling URL answers the same record.
@@ -106,29 +100,29 @@ describe('GET /videos/{jobId}', () => {
 
   it('a queued job is pending, without content URLs; in_progress and failed as they are', async () => {
     for (const [stored, polled] of [['queued', 'pending'], ['in_progress', 'in_progress'], ['failed', 'failed']] as const) {
-      const id = await platform.createJob(server.workspaceId, stored);
+      const id = await platform.createJob(env.server.workspaceId, stored);
       const { status, body } = await get(`/videos/${id}`);
       expect(status).toBe(200);
-      expect(body).toEqual({ id, polling_url: `${server.url}/api/v1/videos/${id}`, status: polled });
+      expect(body).toEqual({ id, polling_url: `${env.server.url}/api/v1/videos/${id}`, status: polled });
     }
   });
 
   it("404 for an unknown job and for another organization's; 401 without a key", async () => {
-    const id = await platform.createJob(server.workspaceId, 'completed');
+    const id = await platform.createJob(env.server.workspaceId, 'completed');
     expectError(await get('/videos/video_unknown'), 404);
-    expectError(await get(`/videos/${id}`, other.managementKey), 404);
+    expectError(await get(`/videos/${id}`, env.other.managementKey), 404);
     expectError(await get(`/videos/${id}`, null), 401);
   });
 
   it('a regular key sees the jobs of its own workspace only; the platform key gets 403', async () => {
-    const { status, data } = await trpc(server, 'workspaces.create', { slug: `vw-${Date.now()}`, name: 'Videos' });
+    const { status, data } = await trpc(env.server, 'workspaces.create', { slug: `vw-${Date.now()}`, name: 'Videos' });
     expect(status).toBe(200);
     const elsewhere = await platform.createJob(data.data.id, 'completed');
-    const here = await platform.createJob(server.workspaceId, 'completed');
+    const here = await platform.createJob(env.server.workspaceId, 'completed');
     expect((await get(`/videos/${here}`, regular.key)).status).toBe(200);
     expectError(await get(`/videos/${elsewhere}`, regular.key), 404);
     expect((await get(`/videos/${elsewhere}`)).status).toBe(200);
-    expectError(await get(`/videos/${here}`, server.platformKey), 403);
+    expectError(await get(`/videos/${here}`, env.server.platformKey), 403);
   });
 });
 
@@ -136,8 +130,8 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
   let containerId: string;
   const paths = ['b.txt', 'a/z.txt', 'a/b.txt', 'Z.txt', 'a.txt', 'é.txt'];
   beforeAll(async () => {
-    containerId = await openContainer(server, `list-${Date.now()}`);
-    for (const path of paths) await writeFile(server, containerId, path, Buffer.from(`content of ${path}`));
+    containerId = await openContainer(env.server, `list-${Date.now()}`);
+    for (const path of paths) await writeFile(env.server, containerId, path, Buffer.from(`content of ${path}`));
   });
 
   it('lists every file in byte order of path, bare', async () => {
@@ -204,15 +198,15 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
   it("401 without a key; another organization's management key gets 404 (400 for the listing: 404 is not listed); a regular key sees its own workspace's", async () => {
     expectError(await get(`/containers/${containerId}/files`, null), 401);
     expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, null), 401);
-    expectError(await get(`/containers/${containerId}/files`, other.managementKey), 400);
-    expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, other.managementKey), 404);
+    expectError(await get(`/containers/${containerId}/files`, env.other.managementKey), 400);
+    expectError(await get(`/containers/${containerId}/files/${fileIdOf('a.txt')}`, env.other.managementKey), 404);
     expect((await get(`/containers/${containerId}/files`, regular.key)).status).toBe(200);
-    const { data } = await trpc(server, 'workspaces.create', { slug: `cw-${Date.now()}`, name: 'Elsewhere' });
-    const elsewhere = await openContainer(server, `elsewhere-${Date.now()}`, { workspaceId: data.data.id });
-    await writeFile(server, elsewhere, 'x.txt', Buffer.from('x'));
+    const { data } = await trpc(env.server, 'workspaces.create', { slug: `cw-${Date.now()}`, name: 'Elsewhere' });
+    const elsewhere = await openContainer(env.server, `elsewhere-${Date.now()}`, { workspaceId: data.data.id });
+    await writeFile(env.server, elsewhere, 'x.txt', Buffer.from('x'));
     expectError(await get(`/containers/${elsewhere}/files`, regular.key), 400);
     expectError(await get(`/containers/${elsewhere}/files/${fileIdOf('x.txt')}`, regular.key), 404);
     expect((await get(`/containers/${elsewhere}/files`)).body.data).toHaveLength(1);
-    expectError(await get(`/containers/${containerId}/files`, server.platformKey), 403);
+    expectError(await get(`/containers/${containerId}/files`, env.server.platformKey), 403);
   });
 });

@@ -1,18 +1,17 @@
 // GET /activity over real HTTP: generations recorded through generations.record show up summed by
 // UTC day, model and provider, from the rollups recording keeps; filters, group_by, statuses, access.
 import { ActivityOutputSchema, ErrorEnvelopeSchema } from '@switchyard/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../src/testing.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createMember, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, type OrgFixture, useServer } from './fixtures.js';
 
 const DAY = 86_400_000;
 const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
 const day = (daysAgo: number) => new Date(today - daysAgo * DAY).toISOString().slice(0, 10);
 const at = (daysAgo: number, hour = 12) => new Date(today - daysAgo * DAY + hour * 3_600_000).toISOString();
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer();
+
 let org: OrgFixture;
 let keyA: { key: string; hash: string };
 let keyB: { key: string; hash: string };
@@ -20,32 +19,27 @@ let workspaceB: string;
 let member: { userId: string; key: string; hash: string };
 
 beforeAll(async () => {
-  server = await testServer();
-  await importDemoCatalog(server);
-  other = await createOrganization(server.db);
+  await importDemoCatalog(env.server);
   // A fresh organization, so that its activity is exactly what these tests record.
-  org = await createOrganization(server.db, 'Activity');
-  keyA = await createKey(server, {}, org.managementKey);
-  const ws = await trpc(server, 'workspaces.create', { slug: 'second', name: 'Second' }, { key: org.managementKey });
+  org = await createOrganization(env.server.db, 'Activity');
+  keyA = await createKey(env.server, {}, org.managementKey);
+  const ws = await trpc(env.server, 'workspaces.create', { slug: 'second', name: 'Second' }, { key: org.managementKey });
   workspaceB = ws.data.data.id;
-  keyB = await createKey(server, { workspace_id: workspaceB }, org.managementKey);
-  member = await createMember(server.db, org.organizationId);
+  keyB = await createKey(env.server, { workspace_id: workspaceB }, org.managementKey);
+  member = await createMember(env.server.db, org.organizationId);
   // Yesterday: two GPT-4o at OpenAI with key A, one Claude at Anthropic with key B, one BYOK with the member's key.
-  await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.5, tokens_prompt: 100, tokens_completion: 20, native_tokens_reasoning: 5, created_at: at(1, 1) });
-  await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.25, tokens_prompt: 50, tokens_completion: 10, created_at: at(1, 23) });
-  await record(server, { api_key_hash: keyB.hash, model: 'anthropic/claude-sonnet-4', provider_name: 'Anthropic', usage: 1, tokens_prompt: 10, tokens_completion: 1, created_at: at(1) });
-  await record(server, { api_key_hash: member.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, is_byok: true, upstream_inference_cost: 0.75, tokens_prompt: 7, tokens_completion: 3, created_at: at(1) });
+  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.5, tokens_prompt: 100, tokens_completion: 20, native_tokens_reasoning: 5, created_at: at(1, 1) });
+  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.25, tokens_prompt: 50, tokens_completion: 10, created_at: at(1, 23) });
+  await record(env.server, { api_key_hash: keyB.hash, model: 'anthropic/claude-sonnet-4', provider_name: 'Anthropic', usage: 1, tokens_prompt: 10, tokens_completion: 1, created_at: at(1) });
+  await record(env.server, { api_key_hash: member.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, is_byok: true, upstream_inference_cost: 0.75, tokens_prompt: 7, tokens_completion: 3, created_at: at(1) });
   // Five days ago: one in key A's workspace; 31 days ago and today: outside the window.
-  await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'Azure', usage: 0.125, tokens_prompt: 1, tokens_completion: 1, created_at: at(5) });
-  await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(31) });
-  await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(0, 0) });
-});
-afterAll(async () => {
-  await server?.close();
+  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'Azure', usage: 0.125, tokens_prompt: 1, tokens_completion: 1, created_at: at(5) });
+  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(31) });
+  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(0, 0) });
 });
 
 async function activity(query = '', key: string | null = org.managementKey) {
-  const res = await server.request(`/api/v1/activity${query ? `?${query}` : ''}`, { key });
+  const res = await env.server.request(`/api/v1/activity${query ? `?${query}` : ''}`, { key });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -75,19 +69,19 @@ describe('GET /activity', () => {
       },
     ]);
     // endpoint_id: the catalog's endpoint of the model at that provider.
-    const openai = await server.db.modelEndpoint.findFirstOrThrow({ where: { model_id: 'openai/gpt-4o', provider_slug: 'openai' } });
-    const azure = await server.db.modelEndpoint.findFirstOrThrow({ where: { model_id: 'openai/gpt-4o', provider_slug: 'azure' } });
+    const openai = await env.server.db.modelEndpoint.findFirstOrThrow({ where: { model_id: 'openai/gpt-4o', provider_slug: 'openai' } });
+    const azure = await env.server.db.modelEndpoint.findFirstOrThrow({ where: { model_id: 'openai/gpt-4o', provider_slug: 'azure' } });
     expect(data.map((r) => r.endpoint_id)).toEqual([azure.id, expect.any(String), openai.id]);
     expect(data[1]!.endpoint_id).not.toBe('');
   });
 
   it('keeps the rows it reads independent of the number of generations: one rollup row per key, day, model and provider', async () => {
-    const rows = await server.db.activityDaily.count({ where: { organization_id: org.organizationId } });
-    const generations = await server.db.generation.count({ where: { organization_id: org.organizationId } });
+    const rows = await env.server.db.activityDaily.count({ where: { organization_id: org.organizationId } });
+    const generations = await env.server.db.generation.count({ where: { organization_id: org.organizationId } });
     expect(generations).toBe(7);
     expect(rows).toBe(6);
-    for (let i = 0; i < 20; i++) await record(server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, created_at: at(10) });
-    expect(await server.db.activityDaily.count({ where: { organization_id: org.organizationId } })).toBe(7);
+    for (let i = 0; i < 20; i++) await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, created_at: at(10) });
+    expect(await env.server.db.activityDaily.count({ where: { organization_id: org.organizationId } })).toBe(7);
     const tenth = (await activity(`date=${day(10)}`)).body.data;
     expect(tenth).toEqual([expect.objectContaining({ date: day(10), requests: 20, usage: 0 })]);
   });
@@ -117,16 +111,16 @@ describe('GET /activity', () => {
       expectError(await activity(query), 400);
     }
     expect((await activity(`date=${day(30)}`)).status).toBe(200);
-    expectError(await activity(`workspace_id=${other.workspaceId}`), 404);
+    expectError(await activity(`workspace_id=${env.other.workspaceId}`), 404);
     expectError(await activity('workspace_id=nope'), 404);
     expectError(await activity(`api_key_hash=${'0'.repeat(64)}`), 404);
-    expectError(await activity(`user_id=${other.userId}`), 404);
+    expectError(await activity(`user_id=${env.other.userId}`), 404);
   });
 
   it('401 without a key; 403 for a regular key and the platform key; another organization sees only its own', async () => {
     expectError(await activity('', null), 401);
     expectError(await activity('', keyA.key), 403);
-    expectError(await activity('', server.platformKey), 403);
-    expect((await activity('', other.managementKey)).body).toEqual({ data: [] });
+    expectError(await activity('', env.server.platformKey), 403);
+    expect((await activity('', env.other.managementKey)).body).toEqual({ data: [] });
   });
 });

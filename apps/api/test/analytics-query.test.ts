@@ -1,20 +1,19 @@
 // POST /analytics/query over fixed generations whose every figure is computed by hand below.
 import { AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA } from '../src/modules/analytics/sketch.js';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';
 import { generationId, record as recordAsPlatform } from './fixtures-catalog.js';
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer();
+
 const keys: Record<'k1' | 'k2' | 'k3' | 'theirs', { key: string; hash: string }> = {} as never;
 let w2: { id: string; slug: string };
 
 /** The one place this file records generations (a platform step). */
-const record = (input: Partial<RecordGenerationInput> & { api_key_hash: string }) => recordAsPlatform(server, input);
+const record = (input: Partial<RecordGenerationInput> & { api_key_hash: string }) => recordAsPlatform(env.server, input);
 
 // Five generations around a week and a month boundary (UTC): 2026-10-31 is a Saturday, 2026-11-02 a
 // Monday, 2026-11-08 a Sunday.
@@ -35,7 +34,7 @@ const FIXED = () => [
 const RANGE = { start: '2026-10-31T00:00:00Z', end: '2026-11-10T00:00:00Z' };
 
 async function query(body: Record<string, unknown>, key?: string) {
-  const answer = await rest(server, '/analytics/query', { method: 'POST', json: body, key });
+  const answer = await rest(env.server, '/analytics/query', { method: 'POST', json: body, key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return AnalyticsQueryOutputSchema.strict().parse(answer.body).data;
 }
@@ -44,19 +43,14 @@ const count = async (filter: Record<string, unknown>) =>
   (await rows({ metrics: ['request_count'], filters: [filter] }))[0]?.request_count ?? 0;
 
 beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-  w2 = await createWorkspace(server, 'second');
-  keys.k1 = await createRegularKey(server);
-  keys.k2 = await createRegularKey(server);
-  keys.k3 = await createRegularKey(server, w2.id);
-  keys.theirs = await createRegularKey(server, undefined, other.managementKey);
+  w2 = await createWorkspace(env.server, 'second');
+  keys.k1 = await createRegularKey(env.server);
+  keys.k2 = await createRegularKey(env.server);
+  keys.k3 = await createRegularKey(env.server, w2.id);
+  keys.theirs = await createRegularKey(env.server, undefined, env.other.managementKey);
   for (const g of FIXED()) await record(g);
   // Another organization's generation in the same hour as g1, by the same model.
   await record({ id: 'their-g', api_key_hash: keys.theirs.hash, created_at: '2026-11-02T10:20:00Z', model: 'openai/gpt-4o', usage: 100, latency: 5 });
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const near = (value: unknown, exact: number) => {
@@ -114,7 +108,7 @@ describe('POST /analytics/query: metrics', () => {
       ),
     ]);
     expect(await rows({ metrics: ['request_count'], dimensions: ['workspace'] })).toEqual([
-      { workspace: server.workspaceId, request_count: 4 },
+      { workspace: env.server.workspaceId, request_count: 4 },
       { workspace: w2.id, request_count: 1 },
     ]);
     const [byUser] = await rows({ metrics: ['request_count'], dimensions: ['user'] });
@@ -207,11 +201,11 @@ describe('POST /analytics/query: filters', () => {
 
   it('identifiers: a key by hash or id, a workspace by UUID or slug, a user by id', async () => {
     expect(await count({ field: 'api_key_id', operator: 'eq', value: keys.k1.hash })).toBe(3);
-    const k2 = await server.db.apiKey.findUniqueOrThrow({ where: { hash: keys.k2.hash } });
+    const k2 = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: keys.k2.hash } });
     expect(await count({ field: 'api_key_id', operator: 'in', value: [k2.id, keys.k3.hash] })).toBe(2);
     expect(await count({ field: 'workspace', operator: 'eq', value: w2.slug })).toBe(1);
     expect(await count({ field: 'workspace', operator: 'neq', value: w2.id })).toBe(4);
-    const owner = (await server.db.apiKey.findUniqueOrThrow({ where: { hash: keys.k1.hash } })).creator_user_id;
+    const owner = (await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: keys.k1.hash } })).creator_user_id;
     expect(await count({ field: 'user', operator: 'eq', value: owner })).toBe(5);
     const day = { start: '2026-11-02T00:00:00Z', end: '2026-11-03T00:00:00Z' };
     expect((await rows({ time_range: day, metrics: ['request_count'], filters: [{ field: 'external_user', operator: 'eq', value: 'u1' }] }))[0]?.request_count).toBe(1);
@@ -223,13 +217,13 @@ describe('POST /analytics/query: tenancy', () => {
   it("an organization sees only its own generations; another's identifiers match nothing, with a warning", async () => {
     const mine = await rows({ metrics: ['request_count', 'total_usage'], time_range: { start: '2026-11-02T10:00:00Z', end: '2026-11-02T11:00:00Z' } });
     expect(mine).toEqual([{ request_count: 2, total_usage: 1.75 }]);
-    const theirs = await rows({ metrics: ['request_count', 'total_usage'] }, other.managementKey);
+    const theirs = await rows({ metrics: ['request_count', 'total_usage'] }, env.other.managementKey);
     expect(theirs).toEqual([{ request_count: 1, total_usage: 100 }]);
 
     for (const [field, value] of [
       ['api_key_id', keys.theirs.hash],
-      ['workspace', other.workspaceId],
-      ['user', other.userId],
+      ['workspace', env.other.workspaceId],
+      ['user', env.other.userId],
     ] as const) {
       const answer = await query({ time_range: RANGE, metrics: ['request_count'], filters: [{ field, operator: 'eq', value }] });
       expect(answer.data, field).toEqual([]);
@@ -266,7 +260,7 @@ describe('POST /analytics/query: order, limit, group_limit', () => {
   });
 
   it('defaults to the last 30 days', async () => {
-    const { hash } = await createRegularKey(server);
+    const { hash } = await createRegularKey(env.server);
     const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
     for (const days of [1, 29.9, 30.1, 45]) await record({ api_key_hash: hash, created_at: ago(days), model: 'm/recent' });
     const answer = await query({ metrics: ['request_count'], filters: [{ field: 'model', operator: 'eq', value: 'm/recent' }] });
@@ -278,7 +272,7 @@ describe('POST /analytics/query: order, limit, group_limit', () => {
 
 describe('POST /analytics/query: percentiles and recording', () => {
   it('percentiles are within the stated relative error of the exact nearest-rank values, from rollups and from raw rows', async () => {
-    const { hash } = await createRegularKey(server);
+    const { hash } = await createRegularKey(env.server);
     const latencies = Array.from({ length: 400 }, (_, i) => Math.round(10 + ((i * 7919) % 997) * 3.7 + (i % 13) ** 2));
     const times = latencies.map((_, i) => 100 + ((i * 104729) % 1999));
     await Promise.all(
@@ -304,7 +298,7 @@ describe('POST /analytics/query: percentiles and recording', () => {
   });
 
   it('concurrent recordings and a retried id are counted once in the hourly and daily rollups, as in the raw rows', async () => {
-    const { hash } = await createRegularKey(server);
+    const { hash } = await createRegularKey(env.server);
     const ids = Array.from({ length: 30 }, () => generationId());
     const inputs = [...ids, ids[0]!, ids[1]!, ids[1]!].map((id, i) => ({
       id, api_key_hash: hash, created_at: '2026-11-20T12:34:56Z', model: 'm/concurrent', usage: 0.125, latency: 100 + (i % 30),
@@ -319,7 +313,7 @@ describe('POST /analytics/query: percentiles and recording', () => {
     expect(rolled).toEqual([{ request_count: 30, total_usage: 3.75, avg_latency: 114.5 }]);
     expect(raw).toEqual([{ date: '2026-11-20T12:34:00.000Z', ...rolled[0] }]);
     expect(daily).toEqual(rolled);
-    const tables = await server.db.$queryRawUnsafe<{ t: string; n: string; latency_hist: Record<string, number> }[]>(
+    const tables = await env.server.db.$queryRawUnsafe<{ t: string; n: string; latency_hist: Record<string, number> }[]>(
       `SELECT 'hourly' AS t, request_count::text AS n, latency_hist FROM analytics_hourly WHERE model = 'm/concurrent'
        UNION ALL SELECT 'daily', request_count::text, latency_hist FROM analytics_daily WHERE model = 'm/concurrent' ORDER BY 1`,
     );
@@ -330,13 +324,13 @@ describe('POST /analytics/query: percentiles and recording', () => {
 
 describe('POST /analytics/query: refusals', () => {
   it('401 without a key; 403 for a regular key', async () => {
-    expectEnvelope(await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, key: null }), 401);
-    expectEnvelope(await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, key: keys.k1.key }), 403);
+    expectEnvelope(await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, key: null }), 401);
+    expectEnvelope(await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, key: keys.k1.key }), 403);
   });
 
   it('400 naming any name GET /analytics/meta does not list', async () => {
     const refuse = async (body: Record<string, unknown>, named: string) => {
-      const answer = await rest(server, '/analytics/query', { method: 'POST', json: body });
+      const answer = await rest(env.server, '/analytics/query', { method: 'POST', json: body });
       expectEnvelope(answer, 400);
       expect(JSON.stringify(answer.body.error.metadata)).toContain(named);
     };
@@ -350,7 +344,7 @@ describe('POST /analytics/query: refusals', () => {
 
   it('400 for each bound and malformed part', async () => {
     const refuse = async (body: Record<string, unknown>) =>
-      expectEnvelope(await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], ...body } }), 400);
+      expectEnvelope(await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], ...body } }), 400);
     await refuse({ metrics: [] });
     await refuse({ time_range: { start: '2025-01-01T00:00:00Z', end: '2026-01-02T00:00:01Z' } }); // past 366 days
     await refuse({ time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:01Z' }, granularity: 'minute' }); // raw: past a day
@@ -367,8 +361,8 @@ describe('POST /analytics/query: refusals', () => {
     await refuse({ classifier_filters: { topic: 'x' } });
     // The limits themselves are accepted.
     const oneDay = { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' };
-    expect((await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: oneDay, granularity: 'minute', limit: 10_000 } })).status).toBe(200);
-    expect((await rest(server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: { start: '2025-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } } })).status).toBe(200);
+    expect((await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: oneDay, granularity: 'minute', limit: 10_000 } })).status).toBe(200);
+    expect((await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: { start: '2025-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } } })).status).toBe(200);
   });
 });
 

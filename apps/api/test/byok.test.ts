@@ -2,39 +2,30 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ByokCredentialSchema, ByokOutputSchema, DeletedOutputSchema, ListByokOutputSchema } from '@switchyard/schema';
 import { loadConfig } from '../src/config.js';
 import { resealByokSecrets } from '../src/modules/byok/byok.service.js';
 import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, managementActor, testServer, type OrgFixture } from './fixtures.js';
+import { managementActor, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
 
 const GetSchema = ByokOutputSchema.extend({ data: ByokCredentialSchema.strict() }).strict();
 const PROVIDER_KEY = 'sk-proj-Zx81bQe9TTq3LmN0pAbCd';
 
-let server: TestServer;
-let other: OrgFixture;
-beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const env = useServer();
 
 async function serverBox(): Promise<SecretBox> {
-  return new SecretBox([parseSecretKey(await fs.readFile(path.join(server.dataDir, SECRET_KEY_FILE), 'utf8'))]);
+  return new SecretBox([parseSecretKey(await fs.readFile(path.join(env.server.dataDir, SECRET_KEY_FILE), 'utf8'))]);
 }
 
 /** POST /byok through tRPC (the same procedure); the credential record. */
-const createByok = async (input: Record<string, unknown>, key?: string) => (await ok(server, 'byok.create', input, { key })).data;
+const createByok = async (input: Record<string, unknown>, key?: string) => (await ok(env.server, 'byok.create', input, { key })).data;
 
 describe('POST /byok', () => {
   it('201 { data: BYOK credential } with every field, the masked label and never the secret', async () => {
-    const { hash } = await createRegularKey(server);
-    const res = await rest(server, '/byok', {
+    const { hash } = await createRegularKey(env.server);
+    const res = await rest(env.server, '/byok', {
       method: 'POST',
       json: {
         provider: 'openai',
@@ -51,7 +42,7 @@ describe('POST /byok', () => {
     const { data } = GetSchema.parse(res.body);
     expect(data).toEqual({
       id: expect.any(String),
-      workspace_id: server.workspaceId,
+      workspace_id: env.server.workspaceId,
       name: 'Prod OpenAI',
       label: 'sk-...AbCd',
       provider: 'openai',
@@ -68,13 +59,13 @@ describe('POST /byok', () => {
     });
     expect(JSON.stringify(res.body)).not.toContain('Zx81bQe9');
     // name is optional; disabled at creation.
-    const bare = await rest(server, '/byok', { method: 'POST', json: { provider: 'mistral', key: '12345678abcd', disabled: true } });
+    const bare = await rest(env.server, '/byok', { method: 'POST', json: { provider: 'mistral', key: '12345678abcd', disabled: true } });
     expect(bare.status).toBe(201);
     expect(GetSchema.parse(bare.body).data).toMatchObject({ name: null, disabled: true, declared_zdr: null });
   });
 
   it("400 for a missing provider or key, a short key, an empty or foreign allowed_api_key_hashes, fallback with byok-only", async () => {
-    const theirs = (await createRegularKey(server, undefined, other.managementKey)).hash;
+    const theirs = (await createRegularKey(env.server, undefined, env.other.managementKey)).hash;
     for (const json of [
       { key: '12345678' },
       { provider: 'openai' },
@@ -85,28 +76,28 @@ describe('POST /byok', () => {
       { provider: 'openai', key: '12345678', allowed_api_key_hashes: [theirs] },
       { provider: 'openai', key: '12345678', is_fallback: true, is_byok_only: true },
     ]) {
-      expectEnvelope(await rest(server, '/byok', { method: 'POST', json }), 400);
+      expectEnvelope(await rest(env.server, '/byok', { method: 'POST', json }), 400);
     }
   });
 
   it("creates in a named workspace (slug or UUID); 400 for another organization's (404 is not listed); 401; 403 for a regular key", async () => {
-    const ws = await createWorkspace(server, 'byok-ws');
+    const ws = await createWorkspace(env.server, 'byok-ws');
     expect((await createByok({ workspace_id: 'byok-ws', provider: 'x', key: '12345678' })).workspace_id).toBe(ws.id);
-    expectEnvelope(await rest(server, '/byok', { method: 'POST', json: { workspace_id: other.workspaceId, provider: 'x', key: '12345678' } }), 400);
-    expectEnvelope(await rest(server, '/byok', { method: 'POST', key: null, json: { provider: 'x', key: '12345678' } }), 401);
-    const { key } = await createRegularKey(server);
-    expectEnvelope(await rest(server, '/byok', { method: 'POST', key, json: { provider: 'x', key: '12345678' } }), 403);
+    expectEnvelope(await rest(env.server, '/byok', { method: 'POST', json: { workspace_id: env.other.workspaceId, provider: 'x', key: '12345678' } }), 400);
+    expectEnvelope(await rest(env.server, '/byok', { method: 'POST', key: null, json: { provider: 'x', key: '12345678' } }), 401);
+    const { key } = await createRegularKey(env.server);
+    expectEnvelope(await rest(env.server, '/byok', { method: 'POST', key, json: { provider: 'x', key: '12345678' } }), 403);
   });
 
   it('stores only ciphertext, bound to the row, opened by the server key; nothing logged carries the secret', async () => {
     const created = await createByok({ provider: 'openai', name: 'sealed', key: PROVIDER_KEY });
-    const row = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.secret_ciphertext).not.toContain(PROVIDER_KEY);
     expect(row.secret_ciphertext).toMatch(/^v1\.[0-9a-f]{16}\.[\w-]+\.[\w-]+\.[\w-]+$/);
     const box = await serverBox();
     expect(box.open(row.secret_ciphertext!, row.id)).toBe(PROVIDER_KEY);
     expect(() => box.open(row.secret_ciphertext!, '00000000-0000-4000-8000-000000000000')).toThrow();
-    expect(JSON.stringify(server.logs)).not.toContain('Zx81bQe9');
+    expect(JSON.stringify(env.server.logs)).not.toContain('Zx81bQe9');
   });
 });
 
@@ -114,68 +105,68 @@ const ListSchema = ListByokOutputSchema.extend({ data: ByokCredentialSchema.stri
 
 describe('GET /byok', () => {
   it("lists a workspace's credentials in routing order, paginated, filtered by provider, without secrets", async () => {
-    const ws = await createWorkspace(server, 'byok-list');
+    const ws = await createWorkspace(env.server, 'byok-list');
     const b = await createByok({ workspace_id: ws.id, provider: 'openai', name: 'b', key: 'sk-openai-bbbb-2222', sort_order: 2 });
     const a = await createByok({ workspace_id: ws.id, provider: 'openai', name: 'a', key: 'sk-openai-aaaa-1111', sort_order: 1 });
     const c = await createByok({ workspace_id: ws.id, provider: 'anthropic', name: 'c', key: 'sk-ant-cccc-3333' });
 
-    const all = await rest(server, '/byok?workspace_id=byok-list&offset=0&limit=50');
+    const all = await rest(env.server, '/byok?workspace_id=byok-list&offset=0&limit=50');
     expect(all.status).toBe(200);
     const list = ListSchema.parse(all.body);
     expect(list.total_count).toBe(3);
     expect(list.data.map((x) => x.id)).toEqual([c.id, a.id, b.id]);
     expect(JSON.stringify(list)).not.toContain('sk-openai-aaaa-1111');
-    expect((await rest(server, `/byok?workspace_id=${ws.id}&offset=1&limit=1`)).body).toEqual({ data: [list.data[1]], total_count: 3 });
-    const openai = ListSchema.parse((await rest(server, '/byok?workspace_id=byok-list&provider=openai')).body);
+    expect((await rest(env.server, `/byok?workspace_id=${ws.id}&offset=1&limit=1`)).body).toEqual({ data: [list.data[1]], total_count: 3 });
+    const openai = ListSchema.parse((await rest(env.server, '/byok?workspace_id=byok-list&provider=openai')).body);
     expect([openai.total_count, openai.data.map((x) => x.id)]).toEqual([2, [a.id, b.id]]);
-    await expectPaginationEdges(server, '/byok?workspace_id=byok-list', 3);
+    await expectPaginationEdges(env.server, '/byok?workspace_id=byok-list', 3);
   });
 
   it('without workspace_id: the default workspace, whatever workspace the caller key is in', async () => {
-    const ws = await createWorkspace(server, 'byok-elsewhere');
-    const management = (await ok(server, 'keys.create', { name: 'ws admin', workspace_id: ws.id, is_management_key: true })).key;
+    const ws = await createWorkspace(env.server, 'byok-elsewhere');
+    const management = (await ok(env.server, 'keys.create', { name: 'ws admin', workspace_id: ws.id, is_management_key: true })).key;
     const inDefault = await createByok({ provider: 'groq', key: 'gsk-default-0000' }, management);
-    expect(inDefault.workspace_id).toBe(server.workspaceId);
-    const ids = (await rest(server, '/byok?provider=groq', { key: management })).body.data.map((x: { id: string }) => x.id);
+    expect(inDefault.workspace_id).toBe(env.server.workspaceId);
+    const ids = (await rest(env.server, '/byok?provider=groq', { key: management })).body.data.map((x: { id: string }) => x.id);
     expect(ids).toEqual([inDefault.id]);
   });
 
   it("400 for a bad limit; 401; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {
-    expectEnvelope(await rest(server, '/byok?limit=101'), 400);
-    expectEnvelope(await rest(server, '/byok?limit=0'), 400);
-    expectEnvelope(await rest(server, '/byok', { key: null }), 401);
-    expectEnvelope(await rest(server, '/byok', { key: (await createRegularKey(server)).key }), 403);
-    expectEnvelope(await rest(server, `/byok?workspace_id=${other.workspaceId}`), 400);
+    expectEnvelope(await rest(env.server, '/byok?limit=101'), 400);
+    expectEnvelope(await rest(env.server, '/byok?limit=0'), 400);
+    expectEnvelope(await rest(env.server, '/byok', { key: null }), 401);
+    expectEnvelope(await rest(env.server, '/byok', { key: (await createRegularKey(env.server)).key }), 403);
+    expectEnvelope(await rest(env.server, `/byok?workspace_id=${env.other.workspaceId}`), 400);
   });
 });
 
 describe('GET /byok/{id}', () => {
   it('200 { data } as created', async () => {
     const created = await createByok({ provider: 'openai', name: 'Prod', key: PROVIDER_KEY, is_fallback: true, sort_order: 2 });
-    const { status, body } = await rest(server, `/byok/${created.id}`);
+    const { status, body } = await rest(env.server, `/byok/${created.id}`);
     expect(status).toBe(200);
     expect(GetSchema.parse(body).data).toEqual(created);
   });
 
   it('404 for non-UUID, unknown and foreign ids (never 500); 401 without a key; 403 for a regular key', async () => {
-    const theirs = await createByok({ provider: 'openai', name: 'theirs', key: 'sk-theirs-000000' }, other.managementKey);
-    expectEnvelope(await rest(server, `/byok/${theirs.id}`), 404);
-    expect((await rest(server, `/byok/${theirs.id}`, { key: other.managementKey })).status).toBe(200);
+    const theirs = await createByok({ provider: 'openai', name: 'theirs', key: 'sk-theirs-000000' }, env.other.managementKey);
+    expectEnvelope(await rest(env.server, `/byok/${theirs.id}`), 404);
+    expect((await rest(env.server, `/byok/${theirs.id}`, { key: env.other.managementKey })).status).toBe(200);
     for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', "1'%20OR%201=1", '%20']) {
-      expectEnvelope(await rest(server, `/byok/${id}`), 404);
+      expectEnvelope(await rest(env.server, `/byok/${id}`), 404);
     }
-    expectEnvelope(await rest(server, `/byok/${theirs.id}`, { key: null }), 401);
-    const { key } = await createRegularKey(server);
-    expectEnvelope(await rest(server, `/byok/${theirs.id}`, { key }), 403);
+    expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { key: null }), 401);
+    const { key } = await createRegularKey(env.server);
+    expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { key }), 403);
   });
 });
 
 describe('PATCH /byok/{id}', () => {
   it('changes only the fields given; key rotates the secret in place (label recomputed); null clears an allowlist', async () => {
-    const { hash } = await createRegularKey(server);
+    const { hash } = await createRegularKey(env.server);
     const created = await createByok({ provider: 'anthropic', name: 'A', key: 'sk-ant-first-secret-1111', allowed_models: ['a/b'] });
-    const before = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
-    const res = await rest(server, `/byok/${created.id}`, {
+    const before = await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
+    const res = await rest(env.server, `/byok/${created.id}`, {
       method: 'PATCH',
       json: { key: 'sk-ant-second-secret-2222', disabled: true, allowed_models: null, allowed_api_key_hashes: [hash], is_required: true },
     });
@@ -189,12 +180,12 @@ describe('PATCH /byok/{id}', () => {
       allowed_api_key_hashes: [hash],
       is_required: true,
     });
-    const after = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
+    const after = await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(after.secret_ciphertext).not.toBe(before.secret_ciphertext);
     expect((await serverBox()).open(after.secret_ciphertext!, after.id)).toBe('sk-ant-second-secret-2222');
     // An empty body changes nothing.
-    expect((await rest(server, `/byok/${created.id}`, { method: 'PATCH', json: {} })).body.data).toEqual(data);
-    expect((await rest(server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body.data).toMatchObject({
+    expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: {} })).body.data).toEqual(data);
+    expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body.data).toMatchObject({
       name: null,
       disabled: false,
     });
@@ -202,72 +193,72 @@ describe('PATCH /byok/{id}', () => {
 
   it('400 for fallback with byok-only (also against stored values), an empty or foreign hash list, a short key', async () => {
     const created = await createByok({ provider: 'openai', key: 'sk-fallback-0000', is_fallback: true });
-    const theirs = (await createRegularKey(server, undefined, other.managementKey)).hash;
+    const theirs = (await createRegularKey(env.server, undefined, env.other.managementKey)).hash;
     for (const json of [{ is_byok_only: true }, { allowed_api_key_hashes: [] }, { allowed_api_key_hashes: [theirs] }, { key: 'short' }]) {
-      expectEnvelope(await rest(server, `/byok/${created.id}`, { method: 'PATCH', json }), 400);
+      expectEnvelope(await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json }), 400);
     }
-    expect((await rest(server, `/byok/${created.id}`, { method: 'PATCH', json: { is_fallback: false, is_byok_only: true } })).status).toBe(200);
+    expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { is_fallback: false, is_byok_only: true } })).status).toBe(200);
   });
 
   it("404 for unknown, foreign and deleted ids; 401; 403 for a regular key", async () => {
-    const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-111111' }, other.managementKey);
-    expectEnvelope(await rest(server, `/byok/${theirs.id}`, { method: 'PATCH', json: { key: 'sk-hijacked-0000' } }), 404);
-    expectEnvelope(await rest(server, '/byok/not-a-uuid', { method: 'PATCH', json: { disabled: true } }), 404);
+    const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-111111' }, env.other.managementKey);
+    expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { method: 'PATCH', json: { key: 'sk-hijacked-0000' } }), 404);
+    expectEnvelope(await rest(env.server, '/byok/not-a-uuid', { method: 'PATCH', json: { disabled: true } }), 404);
     const mine = await createByok({ provider: 'openai', key: 'sk-mine-22222222' });
-    expectEnvelope(await rest(server, `/byok/${mine.id}`, { method: 'PATCH', key: null, json: { disabled: true } }), 401);
-    expectEnvelope(await rest(server, `/byok/${mine.id}`, { method: 'PATCH', key: (await createRegularKey(server)).key, json: { disabled: true } }), 403);
-    await rest(server, `/byok/${mine.id}`, { method: 'DELETE' });
-    expectEnvelope(await rest(server, `/byok/${mine.id}`, { method: 'PATCH', json: { disabled: false } }), 404);
+    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', key: null, json: { disabled: true } }), 401);
+    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', key: (await createRegularKey(env.server)).key, json: { disabled: true } }), 403);
+    await rest(env.server, `/byok/${mine.id}`, { method: 'DELETE' });
+    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', json: { disabled: false } }), 404);
   });
 });
 
 describe('DELETE /byok/{id}', () => {
   it('200 { deleted: true }: the secret is destroyed, the record is gone from every answer; the row stays, marked deleted', async () => {
     const created = await createByok({ provider: 'openai', key: 'sk-doomed-33333333', name: 'doomed' });
-    const deleted = await rest(server, `/byok/${created.id}`, { method: 'DELETE' });
+    const deleted = await rest(env.server, `/byok/${created.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(DeletedOutputSchema.parse(deleted.body)).toEqual({ deleted: true });
-    const row = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.secret_ciphertext).toBeNull();
     expect(row.deleted_at).not.toBeNull();
-    expectEnvelope(await rest(server, `/byok/${created.id}`), 404);
-    expect((await rest(server, '/byok?provider=openai&limit=100')).body.data.map((x: { id: string }) => x.id)).not.toContain(created.id);
-    expectEnvelope(await rest(server, `/byok/${created.id}`, { method: 'DELETE' }), 404);
+    expectEnvelope(await rest(env.server, `/byok/${created.id}`), 404);
+    expect((await rest(env.server, '/byok?provider=openai&limit=100')).body.data.map((x: { id: string }) => x.id)).not.toContain(created.id);
+    expectEnvelope(await rest(env.server, `/byok/${created.id}`, { method: 'DELETE' }), 404);
   });
 
   it("404 for unknown and foreign ids; 401; 403 for a regular key", async () => {
-    const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-444444' }, other.managementKey);
-    expectEnvelope(await rest(server, `/byok/${theirs.id}`, { method: 'DELETE' }), 404);
-    expect((await rest(server, `/byok/${theirs.id}`, { key: other.managementKey })).status).toBe(200);
-    expectEnvelope(await rest(server, '/byok/00000000-0000-4000-8000-000000000000', { method: 'DELETE' }), 404);
+    const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-444444' }, env.other.managementKey);
+    expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { method: 'DELETE' }), 404);
+    expect((await rest(env.server, `/byok/${theirs.id}`, { key: env.other.managementKey })).status).toBe(200);
+    expectEnvelope(await rest(env.server, '/byok/00000000-0000-4000-8000-000000000000', { method: 'DELETE' }), 404);
     const mine = await createByok({ provider: 'openai', key: 'sk-mine-55555555' });
-    expectEnvelope(await rest(server, `/byok/${mine.id}`, { method: 'DELETE', key: null }), 401);
-    expectEnvelope(await rest(server, `/byok/${mine.id}`, { method: 'DELETE', key: (await createRegularKey(server)).key }), 403);
+    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'DELETE', key: null }), 401);
+    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'DELETE', key: (await createRegularKey(env.server)).key }), 403);
   });
 });
 
 describe('secret key rotation', () => {
   it('after a key rotation, old secrets still open and resealSecrets moves them to the new key', async () => {
     const created = await createByok({ provider: 'openai', name: 'rotating', key: 'sk-rotate-me-9876' });
-    await createByok({ provider: 'openai', name: 'theirs', key: 'sk-theirs-reseal-0' }, other.managementKey);
+    await createByok({ provider: 'openai', name: 'theirs', key: 'sk-theirs-reseal-0' }, env.other.managementKey);
     const destroyed = await createByok({ provider: 'openai', name: 'destroyed', key: 'sk-destroyed-0000' });
-    await rest(server, `/byok/${destroyed.id}`, { method: 'DELETE' });
+    await rest(env.server, `/byok/${destroyed.id}`, { method: 'DELETE' });
     const oldBox = await serverBox();
     const newKey = randomBytes(32);
-    const ring = new SecretBox([newKey, parseSecretKey(await fs.readFile(path.join(server.dataDir, SECRET_KEY_FILE), 'utf8'))]);
-    const actor = await managementActor(server);
-    const { resealed } = await resealByokSecrets(server.db, ring, actor);
+    const ring = new SecretBox([newKey, parseSecretKey(await fs.readFile(path.join(env.server.dataDir, SECRET_KEY_FILE), 'utf8'))]);
+    const actor = await managementActor(env.server);
+    const { resealed } = await resealByokSecrets(env.server.db, ring, actor);
     expect(resealed).toBeGreaterThanOrEqual(1);
-    const row = await server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.secret_ciphertext!.startsWith(`v1.${ring.currentKeyId}.`)).toBe(true);
     expect(new SecretBox([newKey]).open(row.secret_ciphertext!, row.id)).toBe('sk-rotate-me-9876');
     expect(() => oldBox.open(row.secret_ciphertext!, row.id)).toThrow(/no secret key/);
     // Only this organization's secrets were touched, and a second pass has nothing left to do.
-    expect((await server.db.byokCredential.findFirstOrThrow({ where: { organization_id: other.organizationId } })).secret_ciphertext)
+    expect((await env.server.db.byokCredential.findFirstOrThrow({ where: { organization_id: env.other.organizationId } })).secret_ciphertext)
       .toMatch(new RegExp(`^v1\\.${oldBox.currentKeyId}\\.`));
-    expect(await resealByokSecrets(server.db, ring, actor)).toEqual({ resealed: 0 });
+    expect(await resealByokSecrets(env.server.db, ring, actor)).toEqual({ resealed: 0 });
     // A destroyed secret stays destroyed.
-    expect((await server.db.byokCredential.findUniqueOrThrow({ where: { id: destroyed.id } })).secret_ciphertext).toBeNull();
+    expect((await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: destroyed.id } })).secret_ciphertext).toBeNull();
   });
 });
 

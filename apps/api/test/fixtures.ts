@@ -2,7 +2,7 @@
 // reads. (Creating organizations is not an API operation yet.)
 import { Prisma, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
 import { authenticate, KeyCache, type Actor } from '../src/access/callers.js';
 import { admitTenant, type AccessRule } from '../src/access/rules.js';
@@ -84,6 +84,34 @@ export async function createOrganization(db: Db, name = 'Other'): Promise<OrgFix
   });
   const ws = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
   return { organizationId, workspaceId: ws.default_workspace_id!, userId, managementKey };
+}
+
+/**
+ * A server for the calling test file (or describe block), with a second organization (`other`, named
+ * `otherName`) beside the server's own: both made before its tests, the server closed after them. Read `env.server` and
+ * `env.other` inside tests and hooks (they exist from the first beforeAll on); the file's own
+ * beforeAll hooks, registered after this call, run after it.
+ */
+export function useServer(otherName?: string): { readonly server: TestServer; readonly other: OrgFixture } {
+  let running: TestServer | undefined;
+  let second: OrgFixture | undefined;
+  beforeAll(async () => {
+    running = await testServer();
+    second = await createOrganization(running.db, otherName);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return {
+    get server(): TestServer {
+      if (!running) throw new Error('the test server starts in beforeAll');
+      return running;
+    },
+    get other(): OrgFixture {
+      if (!second) throw new Error('the second organization is made in beforeAll');
+      return second;
+    },
+  };
 }
 
 /** Adds spend to a key's daily rollup and lifetime totals, as recording a generation does. */

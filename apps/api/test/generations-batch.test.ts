@@ -1,29 +1,23 @@
 // generations.recordBatch: up to 1,000 generations a call, each recorded (durably, once per id) or
 // refused on its own, with the rollups, key totals, credits and analytics counted once.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, KeySchema, MAX_RECORD_BATCH, RecordGenerationBatchOutputSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { useServer } from './fixtures.js';
 import { createKey, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer();
+
 beforeAll(async () => {
-  server = await testServer();
-  await importDemoCatalog(server);
-  other = await createOrganization(server.db);
-  for (const organization_id of [server.organizationId, other.organizationId]) {
-    expect((await trpc(server, 'generations.addCredits', { organization_id, amount: 1000 })).status).toBe(200);
+  await importDemoCatalog(env.server);
+  for (const organization_id of [env.server.organizationId, env.other.organizationId]) {
+    expect((await trpc(env.server, 'generations.addCredits', { organization_id, amount: 1000 })).status).toBe(200);
   }
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 /** Calls generations.recordBatch as the platform (or with `key`); a 200 answer is checked against its schema. */
 async function recordBatch(generations: unknown[], key?: string | null) {
-  const res = await trpc(server, 'generations.recordBatch', { generations }, key === undefined ? {} : { key });
+  const res = await trpc(env.server, 'generations.recordBatch', { generations }, key === undefined ? {} : { key });
   return { ...res, data: res.status === 200 ? RecordGenerationBatchOutputSchema.strict().parse(res.data) : res.data };
 }
 
@@ -38,20 +32,20 @@ const generation = (hash: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function balance(organizationId = server.organizationId) {
-  const row = await server.db.organization.findUniqueOrThrow({ where: { id: organizationId } });
+async function balance(organizationId = env.server.organizationId) {
+  const row = await env.server.db.organization.findUniqueOrThrow({ where: { id: organizationId } });
   return { credit: row.credit_balance.toNumber(), spent: row.total_usage.toNumber() };
 }
 
 /** What every table the recording writes holds for a key: each must count a generation once. */
 async function counted(hash: string) {
-  const key = await server.db.apiKey.findUniqueOrThrow({ where: { hash } });
+  const key = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } });
   const where = { api_key_id: key.id };
   const [daily, activity, hourly, generations] = await Promise.all([
-    server.db.keyUsageDaily.aggregate({ where, _sum: { request_count: true, usage: true } }),
-    server.db.activityDaily.aggregate({ where, _sum: { requests: true, usage: true } }),
-    server.db.analyticsHourly.aggregate({ where, _sum: { request_count: true, usage: true } }),
-    server.db.generation.count({ where }),
+    env.server.db.keyUsageDaily.aggregate({ where, _sum: { request_count: true, usage: true } }),
+    env.server.db.activityDaily.aggregate({ where, _sum: { requests: true, usage: true } }),
+    env.server.db.analyticsHourly.aggregate({ where, _sum: { request_count: true, usage: true } }),
+    env.server.db.generation.count({ where }),
   ]);
   return {
     generations,
@@ -72,7 +66,7 @@ const once = (n: number, usage: number) => ({
 
 describe('generations.recordBatch', () => {
   it('records every generation, answering one result per input in order; GET /key shows the spend at once', async () => {
-    const [a, b] = [await createKey(server), await createKey(server)];
+    const [a, b] = [await createKey(env.server), await createKey(env.server)];
     const before = await balance();
     const inputs = [
       generation(a.hash, { content: { input: { messages: [{ role: 'user', content: 'Hi' }] }, output: { completion: 'Hello' } } }),
@@ -87,21 +81,21 @@ describe('generations.recordBatch', () => {
       { id: inputs[2]!.id, status: 'recorded', is_free: true, content_stored: false },
     ]);
     // Durable before the answer: visible to the next read, over REST and in every table.
-    const res = await server.request('/api/v1/key', { key: a.key });
+    const res = await env.server.request('/api/v1/key', { key: a.key });
     expect(KeySchema.parse(((await res.json()) as { data: unknown }).data)).toMatchObject({ usage: 0.25, usage_daily: 0.25 });
     expect(await counted(a.hash)).toEqual(once(2, 0.25));
     expect(await counted(b.hash)).toEqual(once(1, 0.5));
     const after = await balance();
     expect(after.credit).toBeCloseTo(before.credit - 0.75, 10);
     expect(after.spent).toBeCloseTo(before.spent + 0.75, 10);
-    const content = await server.request(`/api/v1/generation/content?id=${inputs[0]!.id}`, { key: a.key });
+    const content = await env.server.request(`/api/v1/generation/content?id=${inputs[0]!.id}`, { key: a.key });
     expect(((await content.json()) as { data: unknown }).data).toMatchObject({ output: { completion: 'Hello' } });
 
     expect(await recordBatch([])).toMatchObject({ status: 200, data: { results: [] } });
   });
 
   it('is idempotent on the id: a repeat in the same batch or in a later one (or of generations.record) is counted once', async () => {
-    const { hash } = await createKey(server);
+    const { hash } = await createKey(env.server);
     const before = await balance();
     const first = generation(hash);
     const second = generation(hash);
@@ -110,7 +104,7 @@ describe('generations.recordBatch', () => {
     expect(inOne.data.results[2]).toEqual({ id: first.id, status: 'duplicate', is_free: false, content_stored: false });
     expect(await counted(hash)).toEqual(once(2, 0.5));
 
-    const recordedAlone = await record(server, { api_key_hash: hash, usage: 0.25 });
+    const recordedAlone = await record(env.server, { api_key_hash: hash, usage: 0.25 });
     const again = await recordBatch([second, first, generation(hash, { id: recordedAlone })]);
     expect(again.data.results.map((r: { status: string }) => r.status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
     // Concurrent batches repeating each other's ids: still once each.
@@ -125,9 +119,9 @@ describe('generations.recordBatch', () => {
   });
 
   it('a bad generation fails alone, with the error generations.record would answer; the others are recorded', async () => {
-    const { hash } = await createKey(server);
-    const theirs = await createKey(server, {}, other.managementKey);
-    const taken = await record(server, { api_key_hash: theirs.hash, usage: 0 });
+    const { hash } = await createKey(env.server);
+    const theirs = await createKey(env.server, {}, env.other.managementKey);
+    const taken = await record(env.server, { api_key_hash: theirs.hash, usage: 0 });
     const good = [generation(hash), generation(hash), generation(hash), generation(hash)];
     const before = await balance();
     const { status, data } = await recordBatch([
@@ -163,12 +157,12 @@ describe('generations.recordBatch', () => {
 
     expect(await counted(hash)).toEqual(once(4, 1));
     expect((await balance()).credit).toBeCloseTo(before.credit - 1, 10);
-    expect(await server.db.generation.count({ where: { id: taken } })).toBe(1);
-    expect((await server.db.generation.findUniqueOrThrow({ where: { id: taken } })).organization_id).toBe(other.organizationId);
+    expect(await env.server.db.generation.count({ where: { id: taken } })).toBe(1);
+    expect((await env.server.db.generation.findUniqueOrThrow({ where: { id: taken } })).organization_id).toBe(env.other.organizationId);
   });
 
   it(`takes up to ${MAX_RECORD_BATCH} generations; more is refused whole with 400, nothing written`, async () => {
-    const { hash } = await createKey(server);
+    const { hash } = await createKey(env.server);
     const full = Array.from({ length: MAX_RECORD_BATCH }, () => generation(hash, { usage: 0.001 }));
     const { status, data } = await recordBatch(full);
     expect(status).toBe(200);
@@ -176,7 +170,7 @@ describe('generations.recordBatch', () => {
     expect(data.results.every((r: { id: string | null; status: string }, i: number) => r.status === 'recorded' && r.id === full[i]!.id)).toBe(true);
     expect(await counted(hash)).toEqual(once(MAX_RECORD_BATCH, 1));
 
-    const { hash: fresh } = await createKey(server);
+    const { hash: fresh } = await createKey(env.server);
     const over = await recordBatch(Array.from({ length: MAX_RECORD_BATCH + 1 }, () => generation(fresh)));
     expect(over.status).toBe(400);
     expect(over.error).toMatchObject({ message: 'Invalid request parameters', data: { httpStatus: 400, metadata: { issues: [{ path: 'generations' }] } } });
@@ -184,20 +178,20 @@ describe('generations.recordBatch', () => {
     const huge = generation(fresh, { content: { input: { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024) }] } } });
     expect((await recordBatch([huge, generation(fresh)])).status).toBe(413);
     for (const input of [{}, { generations: 'all' }, [generation(fresh)]]) {
-      expect((await trpc(server, 'generations.recordBatch', input)).status, JSON.stringify(input)).toBe(400);
+      expect((await trpc(env.server, 'generations.recordBatch', input)).status, JSON.stringify(input)).toBe(400);
     }
     expect(await counted(fresh)).toEqual(once(0, 0));
   });
 
   it("platform keys only: 401 without a key or with an unknown one, 403 for an organization's management and regular keys", async () => {
-    const { key, hash } = await createKey(server);
+    const { key, hash } = await createKey(env.server);
     const batch = () => [generation(hash)];
     for (const missing of [null, 'sk-sy-v1-unknown']) {
       const res = await recordBatch(batch(), missing);
       expect(res.status).toBe(401);
       expect(res.error.message).toBe('Missing Authentication header');
     }
-    for (const tenant of [server.managementKey, key, other.managementKey]) {
+    for (const tenant of [env.server.managementKey, key, env.other.managementKey]) {
       const refused = await recordBatch(batch(), tenant);
       expect(refused.status).toBe(403);
       expect(refused.error.message).toBe('Only platform keys can perform this operation');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   GuardrailKeyAssignmentSchema,
   GuardrailMemberAssignmentSchema,
@@ -8,8 +8,7 @@ import {
   ListGuardrailMemberAssignmentsOutputSchema,
   ListGuardrailsOutputSchema,
 } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { testServer, useServer } from './fixtures.js';
 import {
   createMember,
   createRegularKey,
@@ -25,26 +24,21 @@ const ListSchema = ListGuardrailsOutputSchema.extend({ data: GuardrailSchema.str
 const KeysSchema = ListGuardrailKeyAssignmentsOutputSchema.extend({ data: GuardrailKeyAssignmentSchema.strict().array() }).strict();
 const MembersSchema = ListGuardrailMemberAssignmentsOutputSchema.extend({ data: GuardrailMemberAssignmentSchema.strict().array() }).strict();
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer();
+
 let ownerId: string;
 let defaultId: string;
 beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-  const me = await server.db.organization.findFirstOrThrow({ where: { id: { not: other.organizationId } } });
+  const me = await env.server.db.organization.findFirstOrThrow({ where: { id: { not: env.other.organizationId } } });
   defaultId = me.default_workspace_id!;
-  ownerId = (await server.db.organizationMember.findFirstOrThrow({ where: { organization_id: me.id } })).user_id;
-});
-afterAll(async () => {
-  await server?.close();
+  ownerId = (await env.server.db.organizationMember.findFirstOrThrow({ where: { organization_id: me.id } })).user_id;
 });
 
 const OneSchema = GuardrailOutputSchema.extend({ data: GuardrailSchema.strict() }).strict();
 
 /** POST /guardrails: 201 and { data: Guardrail }. */
 async function createGuardrail(input: Record<string, unknown>, key?: string) {
-  const answer = await rest(server, '/guardrails', { method: 'POST', json: { name: 'g', ...input }, key });
+  const answer = await rest(env.server, '/guardrails', { method: 'POST', json: { name: 'g', ...input }, key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   expect(answer.type).toMatch(/^application\/json/);
   return OneSchema.parse(answer.body).data;
@@ -52,7 +46,7 @@ async function createGuardrail(input: Record<string, unknown>, key?: string) {
 
 /** A POST whose answer must be 200 with exactly this bare body. */
 async function post(path: string, json: unknown, expected: unknown, key?: string) {
-  const answer = await rest(server, path, { method: 'POST', json, key });
+  const answer = await rest(env.server, path, { method: 'POST', json, key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(answer.body).toEqual(expected);
 }
@@ -70,10 +64,10 @@ describe('GET /guardrails', () => {
       include_byok_in_budgets: true,
     });
     const plain = await createGuardrail({ name: 'plain' });
-    const ws = await createWorkspace(server, 'guarded');
+    const ws = await createWorkspace(env.server, 'guarded');
     const elsewhere = await createGuardrail({ name: 'elsewhere', workspace_id: 'guarded' });
 
-    const { status, body } = await rest(server, '/guardrails?limit=50&offset=0');
+    const { status, body } = await rest(env.server, '/guardrails?limit=50&offset=0');
     expect(status).toBe(200);
     const list = ListSchema.parse(body);
     expect(list.total_count).toBe(2);
@@ -93,15 +87,15 @@ describe('GET /guardrails', () => {
     });
     expect(list.data[1]).toMatchObject({ description: '', limit_usd: 0, reset_interval: null, enforce_zdr: false });
 
-    const there = ListSchema.parse((await rest(server, `/guardrails?workspace_id=${ws.id}`)).body);
+    const there = ListSchema.parse((await rest(env.server, `/guardrails?workspace_id=${ws.id}`)).body);
     expect(there.data.map((g) => g.id)).toEqual([elsewhere.id]);
-    await expectPaginationEdges(server, '/guardrails', 2);
+    await expectPaginationEdges(env.server, '/guardrails', 2);
   });
 
   it('PATCH /guardrails/{id} changes the fields given, lists included, and updated_at', async () => {
     const g = await createGuardrail({ name: 'to change', allowed_models: ['a/b'], include_byok_in_budgets: true });
-    await server.db.guardrail.update({ where: { id: g.id }, data: { updated_at: new Date('2020-01-01T00:00:00Z') } });
-    const answer = await rest(server, `/guardrails/${g.id}`, {
+    await env.server.db.guardrail.update({ where: { id: g.id }, data: { updated_at: new Date('2020-01-01T00:00:00Z') } });
+    const answer = await rest(env.server, `/guardrails/${g.id}`, {
       method: 'PATCH',
       json: { name: 'changed', allowed_models: null, ignored_models: ['x/y'], limit_usd: 3, reset_interval: 'weekly' },
     });
@@ -110,45 +104,45 @@ describe('GET /guardrails', () => {
     // An omitted include_byok_in_budgets is left as it was.
     expect(updated).toMatchObject({ name: 'changed', allowed_models: null, ignored_models: ['x/y'], limit_usd: 3, reset_interval: 'weekly', include_byok_in_budgets: true });
     expect(updated.updated_at > '2020-01-01T00:00:00.000Z').toBe(true);
-    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'yearly', limit_usd: 1 } }), 400);
+    expectEnvelope(await rest(env.server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'yearly', limit_usd: 1 } }), 400);
     // limit_usd and reset_interval only together.
-    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { limit_usd: 1 } }), 400);
-    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'daily' } }), 400);
+    expectEnvelope(await rest(env.server, `/guardrails/${g.id}`, { method: 'PATCH', json: { limit_usd: 1 } }), 400);
+    expectEnvelope(await rest(env.server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'daily' } }), 400);
     // The same contract over tRPC.
-    expect((await ok(server, 'guardrails.update', { id: g.id, description: 'via trpc' })).data.description).toBe('via trpc');
+    expect((await ok(env.server, 'guardrails.update', { id: g.id, description: 'via trpc' })).data.description).toBe('via trpc');
   });
 
   it('400 for a non-UUID workspace_id; an empty page for an unknown or foreign one (404 is not listed); 401 without a key', async () => {
-    expectEnvelope(await rest(server, '/guardrails?workspace_id=guarded'), 400);
+    expectEnvelope(await rest(env.server, '/guardrails?workspace_id=guarded'), 400);
     const nothing = { status: 200, type: 'application/json', body: { data: [], total_count: 0 } };
-    expect(await rest(server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
-    expect(await rest(server, `/guardrails?workspace_id=${other.workspaceId}`)).toEqual(nothing);
-    await createGuardrail({ name: 'theirs' }, other.managementKey);
-    expect((await rest(server, '/guardrails', { key: other.managementKey })).body.data.map((g: { name: string }) => g.name)).toEqual(['theirs']);
-    expectEnvelope(await rest(server, '/guardrails', { key: null }), 401);
+    expect(await rest(env.server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
+    expect(await rest(env.server, `/guardrails?workspace_id=${env.other.workspaceId}`)).toEqual(nothing);
+    await createGuardrail({ name: 'theirs' }, env.other.managementKey);
+    expect((await rest(env.server, '/guardrails', { key: env.other.managementKey })).body.data.map((g: { name: string }) => g.name)).toEqual(['theirs']);
+    expectEnvelope(await rest(env.server, '/guardrails', { key: null }), 401);
   });
 
   it('a regular key sees its own workspace only (another workspace is an empty page: 403 is not listed)', async () => {
-    const ws = await createWorkspace(server, 'regular-ws');
+    const ws = await createWorkspace(env.server, 'regular-ws');
     const mine = await createGuardrail({ name: 'mine', workspace_id: ws.id });
-    const { key } = await createRegularKey(server, ws.id);
-    const own = await rest(server, `/guardrails?workspace_id=${ws.id}`, { key });
+    const { key } = await createRegularKey(env.server, ws.id);
+    const own = await rest(env.server, `/guardrails?workspace_id=${ws.id}`, { key });
     expect(own.body.data.map((g: { id: string }) => g.id)).toEqual([mine.id]);
     await createGuardrail({ name: 'in the default workspace' });
     for (const query of ['', `?workspace_id=${defaultId}`]) {
-      const page = await rest(server, `/guardrails${query}`, { key });
+      const page = await rest(env.server, `/guardrails${query}`, { key });
       expect(page.status).toBe(200);
       expect(page.body).toEqual({ data: [], total_count: 0 });
     }
-    expectEnvelope(await rest(server, `/guardrails/${(await createGuardrail({ name: 'default one' })).id}/assignments/keys`, { key }), 404);
-    expect((await rest(server, `/guardrails/${mine.id}/assignments/keys`, { key })).status).toBe(200);
-    expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key }), 403);
+    expectEnvelope(await rest(env.server, `/guardrails/${(await createGuardrail({ name: 'default one' })).id}/assignments/keys`, { key }), 404);
+    expect((await rest(env.server, `/guardrails/${mine.id}/assignments/keys`, { key })).status).toBe(200);
+    expectEnvelope(await rest(env.server, '/guardrails', { method: 'POST', json: { name: 'x' }, key }), 403);
   });
 });
 
 describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
   it('creates with every field of admin-api.md and reads it back', async () => {
-    const ws = await createWorkspace(server, 'filed-under');
+    const ws = await createWorkspace(env.server, 'filed-under');
     const created = await createGuardrail({
       name: 'everything',
       description: null,
@@ -190,20 +184,20 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
         { slug: 'regex-prompt-injection', action: 'flag', scan_scope: 'all_messages', label: 'Prompt injection' },
       ],
     });
-    const read = await rest(server, `/guardrails/${created.id}`);
+    const read = await rest(env.server, `/guardrails/${created.id}`);
     expect(read.status).toBe(200);
     expect(OneSchema.parse(read.body).data).toEqual(created);
     // null removes the filters.
-    const cleared = await rest(server, `/guardrails/${created.id}`, { method: 'PATCH', json: { content_filters: null, content_filter_builtins: null } });
+    const cleared = await rest(env.server, `/guardrails/${created.id}`, { method: 'PATCH', json: { content_filters: null, content_filter_builtins: null } });
     expect(cleared.body.data).toMatchObject({ content_filters: null, content_filter_builtins: null, allowed_data_regions: ['europe', 'us'] });
   });
 
   it('files under the default workspace, by slug too; 400 for bad input and for an unknown workspace (404 is not listed)', async () => {
     expect((await createGuardrail({ name: 'defaulted' })).workspace_id).toBe(defaultId);
-    await createWorkspace(server, 'by-slug');
+    await createWorkspace(env.server, 'by-slug');
     const bySlug = await createGuardrail({ name: 's', workspace_id: 'by-slug' });
     expect(bySlug.workspace_id).not.toBe(defaultId);
-    const create = (json: unknown) => rest(server, '/guardrails', { method: 'POST', json });
+    const create = (json: unknown) => rest(env.server, '/guardrails', { method: 'POST', json });
     expectEnvelope(await create({}), 400);
     expectEnvelope(await create({ name: 'x', limit_usd: 5 }), 400);
     expectEnvelope(await create({ name: 'x', reset_interval: 'monthly' }), 400);
@@ -211,56 +205,56 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
     expectEnvelope(await create({ name: 'x', content_filters: [{ pattern: '(', action: 'block' }] }), 400);
     expectEnvelope(await create({ name: 'x', content_filter_builtins: [{ action: 'block' }] }), 400);
     expectEnvelope(await create({ name: 'x', workspace_id: 'no-such-workspace' }), 400);
-    expectEnvelope(await create({ name: 'x', workspace_id: other.workspaceId }), 400);
-    expectEnvelope(await rest(server, '/guardrails', { method: 'POST', json: { name: 'x' }, key: null }), 401);
+    expectEnvelope(await create({ name: 'x', workspace_id: env.other.workspaceId }), 400);
+    expectEnvelope(await rest(env.server, '/guardrails', { method: 'POST', json: { name: 'x' }, key: null }), 401);
   });
 
   it('DELETE removes the guardrail and its assignments; the key can be assigned again', async () => {
     const g = await createGuardrail({ name: 'doomed' });
-    const k = await createRegularKey(server);
-    const m = await createMember(server, 'doomed@example.com');
+    const k = await createRegularKey(env.server);
+    const m = await createMember(env.server, 'doomed@example.com');
     await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
     await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [m.id] }, { assigned_count: 1 });
-    const deleted = await rest(server, `/guardrails/${g.id}`, { method: 'DELETE' });
+    const deleted = await rest(env.server, `/guardrails/${g.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ deleted: true });
-    expect(await server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
-    expect(await server.db.guardrailMemberAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
-    expectEnvelope(await rest(server, `/guardrails/${g.id}`), 404);
-    expectEnvelope(await rest(server, `/guardrails/${g.id}`, { method: 'DELETE' }), 404);
+    expect(await env.server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
+    expect(await env.server.db.guardrailMemberAssignment.count({ where: { guardrail_id: g.id } })).toBe(0);
+    expectEnvelope(await rest(env.server, `/guardrails/${g.id}`), 404);
+    expectEnvelope(await rest(env.server, `/guardrails/${g.id}`, { method: 'DELETE' }), 404);
     // The key and the member remain, and may be assigned elsewhere.
     const next = await createGuardrail({ name: 'next' });
     await post(`/guardrails/${next.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
   });
 
   it('404 for unknown, non-UUID and foreign ids; 401 without a key; 403 for a regular key', async () => {
-    const theirs = await createGuardrail({ name: 'foreign' }, other.managementKey);
+    const theirs = await createGuardrail({ name: 'foreign' }, env.other.managementKey);
     for (const id of [theirs.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
-      expectEnvelope(await rest(server, `/guardrails/${id}`), 404);
-      expectEnvelope(await rest(server, `/guardrails/${id}`, { method: 'PATCH', json: { name: 'mine' } }), 404);
-      expectEnvelope(await rest(server, `/guardrails/${id}`, { method: 'DELETE' }), 404);
+      expectEnvelope(await rest(env.server, `/guardrails/${id}`), 404);
+      expectEnvelope(await rest(env.server, `/guardrails/${id}`, { method: 'PATCH', json: { name: 'mine' } }), 404);
+      expectEnvelope(await rest(env.server, `/guardrails/${id}`, { method: 'DELETE' }), 404);
     }
     const mine = await createGuardrail({ name: 'protected' });
-    const { key } = await createRegularKey(server);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { key }), 403);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key }), 403);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'DELETE', key }), 403);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { key: null }), 401);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key: null }), 401);
-    expectEnvelope(await rest(server, `/guardrails/${mine.id}`, { method: 'DELETE', key: null }), 401);
-    expect((await rest(server, `/guardrails/${mine.id}`)).body.data.name).toBe('protected');
+    const { key } = await createRegularKey(env.server);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { key }), 403);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key }), 403);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'DELETE', key }), 403);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { key: null }), 401);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key: null }), 401);
+    expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'DELETE', key: null }), 401);
+    expect((await rest(env.server, `/guardrails/${mine.id}`)).body.data.name).toBe('protected');
   });
 });
 
 describe('guardrail assignments', () => {
   it('assign keys in bulk: hash, name and masked label, assigned_by; skips existing; never the secret', async () => {
     const g = await createGuardrail({ name: 'keys' });
-    const k1 = await createRegularKey(server);
-    const k2 = await createRegularKey(server);
+    const k1 = await createRegularKey(env.server);
+    const k2 = await createRegularKey(env.server);
     await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k1.hash, k2.hash, k1.hash] }, { assigned_count: 2 });
     await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k2.hash] }, { assigned_count: 0 });
 
-    const { status, body } = await rest(server, `/guardrails/${g.id}/assignments/keys`);
+    const { status, body } = await rest(env.server, `/guardrails/${g.id}/assignments/keys`);
     expect(status).toBe(200);
     const list = KeysSchema.parse(body);
     expect(list.total_count).toBe(2);
@@ -276,26 +270,26 @@ describe('guardrail assignments', () => {
       created_at: expect.any(String),
     });
     expect(JSON.stringify(body)).not.toContain(k1.key);
-    await expectPaginationEdges(server, `/guardrails/${g.id}/assignments/keys`, 2);
+    await expectPaginationEdges(env.server, `/guardrails/${g.id}/assignments/keys`, 2);
 
     await post(`/guardrails/${g.id}/assignments/keys/remove`, { key_hashes: [k1.hash, 'f'.repeat(64)] }, { unassigned_count: 1 });
-    expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash]);
+    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash]);
     // A later call's assignment lists after the earlier ones.
-    const k3 = await createRegularKey(server);
+    const k3 = await createRegularKey(env.server);
     await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k3.hash] }, { assigned_count: 1 });
-    expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash, k3.hash]);
+    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash, k3.hash]);
   });
 
   it('a key holds at most one guardrail: assigning it elsewhere moves it', async () => {
     const first = await createGuardrail({ name: 'first' });
     const second = await createGuardrail({ name: 'second' });
-    const k = await createRegularKey(server);
+    const k = await createRegularKey(env.server);
     await post(`/guardrails/${first.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
     await post(`/guardrails/${second.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
-    expect((await rest(server, `/guardrails/${first.id}/assignments/keys`)).body.total_count).toBe(0);
-    expect((await rest(server, `/guardrails/${second.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k.hash]);
+    expect((await rest(env.server, `/guardrails/${first.id}/assignments/keys`)).body.total_count).toBe(0);
+    expect((await rest(env.server, `/guardrails/${second.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k.hash]);
     // Over tRPC, the same contract.
-    expect(await ok(server, 'guardrails.assignKeys', { id: first.id, key_hashes: [k.hash] })).toEqual({ assigned_count: 1 });
+    expect(await ok(env.server, 'guardrails.assignKeys', { id: first.id, key_hashes: [k.hash] })).toEqual({ assigned_count: 1 });
   });
 
   it('GET /guardrails/assignments/keys and /members list the whole organization, management key only', async () => {
@@ -311,8 +305,8 @@ describe('guardrail assignments', () => {
       await call(`/guardrails/${g1.id}/assignments/members`, { member_user_ids: [members[0]!.id] });
       await call(`/guardrails/${g2.id}/assignments/members`, { member_user_ids: [members[1]!.id] });
       // Another organization's assignments are not listed.
-      const theirs = await createGuardrail({ name: 'theirs' }, other.managementKey);
-      await post(`/guardrails/${theirs.id}/assignments/keys`, { key_hashes: [(await createRegularKey(server, undefined, other.managementKey)).hash] }, { assigned_count: 1 }, other.managementKey);
+      const theirs = await createGuardrail({ name: 'theirs' }, env.other.managementKey);
+      await post(`/guardrails/${theirs.id}/assignments/keys`, { key_hashes: [(await createRegularKey(env.server, undefined, env.other.managementKey)).hash] }, { assigned_count: 1 }, env.other.managementKey);
 
       const allKeys = await rest(fresh, '/guardrails/assignments/keys?offset=0&limit=50');
       expect(allKeys.status).toBe(200);
@@ -340,31 +334,31 @@ describe('guardrail assignments', () => {
 
   it('assign members in bulk with organization_id and assigned_by; skips existing', async () => {
     const g = await createGuardrail({ name: 'members' });
-    const a = await createMember(server, 'ga@example.com');
-    const b = await createMember(server, 'gb@example.com');
+    const a = await createMember(env.server, 'ga@example.com');
+    const b = await createMember(env.server, 'gb@example.com');
     await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [b.id, a.id] }, { assigned_count: 2 });
     await post(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [a.id] }, { assigned_count: 0 });
-    const list = MembersSchema.parse((await rest(server, `/guardrails/${g.id}/assignments/members`)).body);
+    const list = MembersSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/members`)).body);
     expect(list.data.map((m) => m.user_id).sort()).toEqual([a.id, b.id].sort());
     expect(list.data[0]).toMatchObject({ guardrail_id: g.id, assigned_by: ownerId });
     expect(list.data[0]!.organization_id).toMatch(/^org_/);
-    await expectPaginationEdges(server, `/guardrails/${g.id}/assignments/members`, 2);
+    await expectPaginationEdges(env.server, `/guardrails/${g.id}/assignments/members`, 2);
     await post(`/guardrails/${g.id}/assignments/members/remove`, { member_user_ids: [a.id, b.id] }, { unassigned_count: 2 });
-    expect((await rest(server, `/guardrails/${g.id}/assignments/members`)).body).toEqual({ data: [], total_count: 0 });
+    expect((await rest(env.server, `/guardrails/${g.id}/assignments/members`)).body).toEqual({ data: [], total_count: 0 });
   });
 
   it('400 naming unknown or foreign keys and members, assigning nothing', async () => {
     const g = await createGuardrail({ name: 'strictly mine' });
-    const k = await createRegularKey(server);
-    const theirKey = await createRegularKey(server, undefined, other.managementKey);
-    const keys = await rest(server, `/guardrails/${g.id}/assignments/keys`, { method: 'POST', json: { key_hashes: [k.hash, theirKey.hash, 'nope'] } });
+    const k = await createRegularKey(env.server);
+    const theirKey = await createRegularKey(env.server, undefined, env.other.managementKey);
+    const keys = await rest(env.server, `/guardrails/${g.id}/assignments/keys`, { method: 'POST', json: { key_hashes: [k.hash, theirKey.hash, 'nope'] } });
     expectEnvelope(keys, 400);
     expect(keys.body.error.metadata.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
-    const members = await rest(server, `/guardrails/${g.id}/assignments/members`, { method: 'POST', json: { member_user_ids: [ownerId, other.userId] } });
+    const members = await rest(env.server, `/guardrails/${g.id}/assignments/members`, { method: 'POST', json: { member_user_ids: [ownerId, env.other.userId] } });
     expectEnvelope(members, 400);
-    expect(members.body.error.metadata.invalid_member_user_ids).toEqual([other.userId]);
-    expect((await rest(server, `/guardrails/${g.id}/assignments/keys`)).body.total_count).toBe(0);
-    expect((await rest(server, `/guardrails/${g.id}/assignments/members`)).body.total_count).toBe(0);
+    expect(members.body.error.metadata.invalid_member_user_ids).toEqual([env.other.userId]);
+    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.total_count).toBe(0);
+    expect((await rest(env.server, `/guardrails/${g.id}/assignments/members`)).body.total_count).toBe(0);
     for (const [path, json] of [
       ['keys', { key_hashes: [] }],
       ['keys', {}],
@@ -373,37 +367,37 @@ describe('guardrail assignments', () => {
       ['members', { user_ids: [ownerId] }],
       ['members/remove', {}],
     ] as const) {
-      expectEnvelope(await rest(server, `/guardrails/${g.id}/assignments/${path}`, { method: 'POST', json }), 400);
+      expectEnvelope(await rest(env.server, `/guardrails/${g.id}/assignments/${path}`, { method: 'POST', json }), 400);
     }
   });
 
   it('concurrent assigns of the same keys never duplicate', async () => {
     const g = await createGuardrail({ name: 'race' });
     const hashes: string[] = [];
-    for (let i = 0; i < 5; i++) hashes.push((await createRegularKey(server)).hash);
-    const answers = await Promise.all([0, 1, 2].map(() => trpc(server, 'guardrails.assignKeys', { id: g.id, key_hashes: hashes })));
+    for (let i = 0; i < 5; i++) hashes.push((await createRegularKey(env.server)).hash);
+    const answers = await Promise.all([0, 1, 2].map(() => trpc(env.server, 'guardrails.assignKeys', { id: g.id, key_hashes: hashes })));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers.reduce((n, a) => n + a.data.assigned_count, 0)).toBe(5);
-    expect(await server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(5);
+    expect(await env.server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(5);
   });
 
   it("404 for non-UUID, unknown and foreign guardrails (reads and writes); 401 without a key", async () => {
-    const theirs = await createGuardrail({ name: 'foreign' }, other.managementKey);
+    const theirs = await createGuardrail({ name: 'foreign' }, env.other.managementKey);
     for (const id of [theirs.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
-      expectEnvelope(await rest(server, `/guardrails/${id}/assignments/keys`), 404);
-      expectEnvelope(await rest(server, `/guardrails/${id}/assignments/members`), 404);
+      expectEnvelope(await rest(env.server, `/guardrails/${id}/assignments/keys`), 404);
+      expectEnvelope(await rest(env.server, `/guardrails/${id}/assignments/members`), 404);
     }
-    const k = await createRegularKey(server);
+    const k = await createRegularKey(env.server);
     const bodies = { keys: { key_hashes: [k.hash] }, members: { member_user_ids: [ownerId] } };
     for (const [kind, json] of Object.entries(bodies)) {
       for (const suffix of ['', '/remove']) {
         const path = `/guardrails/${theirs.id}/assignments/${kind}${suffix}`;
-        expectEnvelope(await rest(server, path, { method: 'POST', json }), 404);
-        expectEnvelope(await rest(server, path, { method: 'POST', json, key: null }), 401);
-        expectEnvelope(await rest(server, path, { method: 'POST', json, key: k.key }), 403);
+        expectEnvelope(await rest(env.server, path, { method: 'POST', json }), 404);
+        expectEnvelope(await rest(env.server, path, { method: 'POST', json, key: null }), 401);
+        expectEnvelope(await rest(env.server, path, { method: 'POST', json, key: k.key }), 403);
       }
     }
-    expectEnvelope(await rest(server, `/guardrails/${theirs.id}/assignments/keys`, { key: null }), 401);
-    expectEnvelope(await rest(server, `/guardrails/${theirs.id}/assignments/members`, { key: null }), 401);
+    expectEnvelope(await rest(env.server, `/guardrails/${theirs.id}/assignments/keys`, { key: null }), 401);
+    expectEnvelope(await rest(env.server, `/guardrails/${theirs.id}/assignments/members`, { key: null }), 401);
   });
 });

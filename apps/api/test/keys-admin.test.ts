@@ -1,30 +1,21 @@
 // Key administration over REST (admin-api.md A1–A5): POST /keys, GET /keys, GET, PATCH and DELETE
 // /keys/{hash}. Management keys only; another organization's keys are not found.
 import { CreateKeyOutputSchema, DeletedOutputSchema, ListKeysOutputSchema, ManagedKeySchema } from '@switchyard/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import type { TestServer } from '../src/testing.js';
 import { record } from './fixtures-catalog.js';
 import { createDb } from '@switchyard/db';
 import { listKeys } from '../src/modules/keys/keys.service.js';
-import { addUsage, createOrganization, managementActor, testServer, type OrgFixture } from './fixtures.js';
+import { addUsage, managementActor, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
 const One = ManagedKeySchema.strict();
 const List = ListKeysOutputSchema.extend({ data: One.array() }).strict();
 
-let server: TestServer;
-let other: OrgFixture;
-beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const env = useServer();
 
-const post = (json: unknown, key?: string | null) => rest(server, '/keys', { method: 'POST', json, key });
+const post = (json: unknown, key?: string | null) => rest(env.server, '/keys', { method: 'POST', json, key });
 async function created(json: Record<string, unknown> = {}) {
   const res = await post({ name: 'k', ...json });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -50,7 +41,7 @@ describe('POST /keys', () => {
       name: 'service',
       label: `sk-sy-v1-${key.slice(9, 12)}...${key.slice(-3)}`,
       disabled: false,
-      workspace_id: server.workspaceId,
+      workspace_id: env.server.workspaceId,
       creator_user_id: expect.any(String),
       external_user: 'partner-user-7',
       limit: 25,
@@ -71,20 +62,20 @@ describe('POST /keys', () => {
       is_management_key: false,
     });
     // The secret is never readable again; the partner's key is stored only as its hash.
-    expect(JSON.stringify((await rest(server, `/keys/${data.hash}`)).body)).not.toContain(key);
-    const row = await server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
+    expect(JSON.stringify((await rest(env.server, `/keys/${data.hash}`)).body)).not.toContain(key);
+    const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
     expect(row.external_api_key_hash).toBe(hashApiKey('pk_live_8fK2mQ9xZr4Tn7Wb3Lc6Vd1Ye5Hs0Ja'));
     // The new key works at once.
-    expect((await rest(server, '/key', { key })).status).toBe(200);
+    expect((await rest(env.server, '/key', { key })).status).toBe(200);
   });
 
   it('in a named workspace (slug or UUID), with a member as creator; defaults: default workspace, no limit', async () => {
-    const ws = await createWorkspace(server, 'keys-ws');
-    const member = await createMember(server, 'keys-creator@example.com');
+    const ws = await createWorkspace(env.server, 'keys-ws');
+    const member = await createMember(env.server, 'keys-creator@example.com');
     const { data } = await created({ workspace_id: 'keys-ws', creator_user_id: member.id });
     expect(data).toMatchObject({ workspace_id: ws.id, creator_user_id: member.id, limit: null, limit_remaining: null, limit_reset: null });
     expect((await created({ workspace_id: ws.id })).data.workspace_id).toBe(ws.id);
-    expect((await created()).data).toMatchObject({ workspace_id: server.workspaceId, external_user: null, include_byok_in_limit: false });
+    expect((await created()).data).toMatchObject({ workspace_id: env.server.workspaceId, external_user: null, include_byok_in_limit: false });
   });
 
   it('400 for a missing name, minute-precision expires_at, a weak or short external.api_key, an unknown creator, bad limits', async () => {
@@ -97,7 +88,7 @@ describe('POST /keys', () => {
       { name: 'k', external: { user: 'u', api_key: 'short-key' } },
       { name: 'k', external: { user: 'u', api_key: 'a'.repeat(40) } },
       { name: 'k', creator_user_id: 'not-a-member' },
-      { name: 'k', creator_user_id: other.userId },
+      { name: 'k', creator_user_id: env.other.userId },
       { name: 'k', limit: -1 },
       { name: 'k', limit_reset: 'yearly' },
     ]) {
@@ -107,45 +98,45 @@ describe('POST /keys', () => {
 
   it("401 without a key; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {
     expectEnvelope(await post({ name: 'k' }, null), 401);
-    expectEnvelope(await post({ name: 'k' }, (await createRegularKey(server)).key), 403);
-    expectEnvelope(await post({ name: 'k', workspace_id: other.workspaceId }), 400);
+    expectEnvelope(await post({ name: 'k' }, (await createRegularKey(env.server)).key), 403);
+    expectEnvelope(await post({ name: 'k', workspace_id: env.other.workspaceId }), 400);
   });
 });
 
 describe('GET /keys', () => {
   it('{ data } without total_count: keys of the default workspace, newest first, enabled only unless include_disabled', async () => {
-    const ws = await createWorkspace(server, 'list-keys');
+    const ws = await createWorkspace(env.server, 'list-keys');
     const a = (await created({ name: 'a', workspace_id: ws.id })).data;
     const b = (await created({ name: 'b', workspace_id: ws.id })).data;
     const c = (await created({ name: 'c', workspace_id: ws.id })).data;
-    await rest(server, `/keys/${b.hash}`, { method: 'PATCH', json: { disabled: true } });
+    await rest(env.server, `/keys/${b.hash}`, { method: 'PATCH', json: { disabled: true } });
 
-    const res = await rest(server, `/keys?workspace_id=list-keys`);
+    const res = await rest(env.server, `/keys?workspace_id=list-keys`);
     expect(res.status).toBe(200);
     const list = List.parse(res.body);
     expect(list.data.map((k) => k.hash)).toEqual([c.hash, a.hash]);
-    expect(List.parse((await rest(server, `/keys?workspace_id=${ws.id}&include_disabled=true`)).body).data.map((k) => k.name)).toEqual([
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true`)).body).data.map((k) => k.name)).toEqual([
       'c',
       'b',
       'a',
     ]);
-    expect((await rest(server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body.data).toHaveLength(2);
-    expect((await rest(server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b', 'a']);
-    expect((await rest(server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b']);
+    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body.data).toHaveLength(2);
+    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b', 'a']);
+    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b']);
     // Without workspace_id: the default workspace only.
-    const defaults = List.parse((await rest(server, '/keys?include_disabled=true')).body).data;
+    const defaults = List.parse((await rest(env.server, '/keys?include_disabled=true')).body).data;
     expect(defaults.length).toBeGreaterThan(0);
-    expect(defaults.every((k) => k.workspace_id === server.workspaceId)).toBe(true);
+    expect(defaults.every((k) => k.workspace_id === env.server.workspaceId)).toBe(true);
   });
 
   it('each key carries the usage figures of GET /key, from the same rollups', async () => {
-    const ws = await createWorkspace(server, 'usage-keys');
+    const ws = await createWorkspace(env.server, 'usage-keys');
     const { key, data } = await created({ name: 'spender', workspace_id: ws.id, limit: 10, limit_reset: 'daily' });
     const today = new Date().toISOString().slice(0, 10);
-    await addUsage(server.db, data.hash, today, 1.25, 0.5);
-    await addUsage(server.db, data.hash, '2020-01-01', 3);
-    const [listed] = List.parse((await rest(server, `/keys?workspace_id=${ws.id}`)).body).data;
-    const own = (await rest(server, '/key', { key })).body.data;
+    await addUsage(env.server.db, data.hash, today, 1.25, 0.5);
+    await addUsage(env.server.db, data.hash, '2020-01-01', 3);
+    const [listed] = List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}`)).body).data;
+    const own = (await rest(env.server, '/key', { key })).body.data;
     for (const field of [
       'limit', 'limit_remaining', 'limit_reset', 'include_byok_in_limit', 'usage', 'usage_daily', 'usage_weekly', 'usage_monthly',
       'byok_usage', 'byok_usage_daily', 'byok_usage_weekly', 'byok_usage_monthly',
@@ -156,13 +147,13 @@ describe('GET /keys', () => {
   });
 
   it('a page of 100 keys costs a bounded number of queries, whatever the number of generations', async () => {
-    const ws = await createWorkspace(server, 'many-keys');
+    const ws = await createWorkspace(env.server, 'many-keys');
     const hashes: string[] = [];
     for (let i = 0; i < 100; i++) hashes.push((await created({ name: `k${i}`, workspace_id: ws.id })).data.hash);
     const captured: unknown[] = [];
-    const traced = createDb(server.databaseUrl, { poolMax: 1, onQuery: (event) => captured.push(event) });
+    const traced = createDb(env.server.databaseUrl, { poolMax: 1, onQuery: (event) => captured.push(event) });
     try {
-      const actor = await managementActor(server);
+      const actor = await managementActor(env.server);
       const queries = async () => {
         captured.length = 0;
         const page = await listKeys(traced, actor, { workspace_id: ws.id, limit: 100 }, new Date());
@@ -171,7 +162,7 @@ describe('GET /keys', () => {
       };
       const before = await queries();
       for (const hash of hashes.slice(0, 20)) {
-        for (let i = 0; i < 3; i++) await record(server, { api_key_hash: hash, usage: 0.01 });
+        for (let i = 0; i < 3; i++) await record(env.server, { api_key_hash: hash, usage: 0.01 });
       }
       expect(await queries()).toBe(before);
       // The workspace, the keys, their usage.
@@ -179,41 +170,41 @@ describe('GET /keys', () => {
     } finally {
       await traced.$disconnect();
     }
-    expect((await rest(server, `/keys?workspace_id=${ws.id}&limit=100`)).body.data.filter((k: { usage: number }) => k.usage > 0)).toHaveLength(20);
+    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&limit=100`)).body.data.filter((k: { usage: number }) => k.usage > 0)).toHaveLength(20);
   });
 
   it("400 for a bad offset or include_disabled; 401; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {
-    expectEnvelope(await rest(server, '/keys?offset=-1'), 400);
-    expectEnvelope(await rest(server, '/keys?include_disabled=yes'), 400);
-    expectEnvelope(await rest(server, '/keys', { key: null }), 401);
-    expectEnvelope(await rest(server, '/keys', { key: (await createRegularKey(server)).key }), 403);
-    expectEnvelope(await rest(server, `/keys?workspace_id=${other.workspaceId}`), 400);
+    expectEnvelope(await rest(env.server, '/keys?offset=-1'), 400);
+    expectEnvelope(await rest(env.server, '/keys?include_disabled=yes'), 400);
+    expectEnvelope(await rest(env.server, '/keys', { key: null }), 401);
+    expectEnvelope(await rest(env.server, '/keys', { key: (await createRegularKey(env.server)).key }), 403);
+    expectEnvelope(await rest(env.server, `/keys?workspace_id=${env.other.workspaceId}`), 400);
   });
 });
 
 describe('GET /keys/{hash}', () => {
   it('200 { data: Managed key }', async () => {
     const { data } = await created({ name: 'one' });
-    const res = await rest(server, `/keys/${data.hash}`);
+    const res = await rest(env.server, `/keys/${data.hash}`);
     expect(res.status).toBe(200);
     expect(One.parse(res.body.data)).toEqual(data);
   });
 
   it("404 for unknown, malformed and another organization's hashes; 401; 403 for a regular key", async () => {
-    const theirs = await createRegularKey(server, undefined, other.managementKey);
-    expectEnvelope(await rest(server, `/keys/${theirs.hash}`), 404);
-    expectEnvelope(await rest(server, `/keys/${'0'.repeat(64)}`), 404);
-    expect([404, 400]).toContain((await rest(server, '/keys/not-a-hash')).status);
+    const theirs = await createRegularKey(env.server, undefined, env.other.managementKey);
+    expectEnvelope(await rest(env.server, `/keys/${theirs.hash}`), 404);
+    expectEnvelope(await rest(env.server, `/keys/${'0'.repeat(64)}`), 404);
+    expect([404, 400]).toContain((await rest(env.server, '/keys/not-a-hash')).status);
     const { data } = await created();
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { key: null }), 401);
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { key: (await createRegularKey(server)).key }), 403);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { key: null }), 401);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { key: (await createRegularKey(env.server)).key }), 403);
   });
 });
 
 describe('PATCH /keys/{hash}', () => {
   it('200 { data } with the changes applied; disabling refuses the key from the next request on', async () => {
     const { key, data } = await created({ name: 'before', limit: 5 });
-    const res = await rest(server, `/keys/${data.hash}`, {
+    const res = await rest(env.server, `/keys/${data.hash}`, {
       method: 'PATCH',
       json: { name: 'after', limit: null, limit_reset: 'monthly', include_byok_in_limit: true, disabled: true },
     });
@@ -229,51 +220,51 @@ describe('PATCH /keys/{hash}', () => {
       disabled: true,
       updated_at: expect.any(String),
     });
-    expectEnvelope(await rest(server, '/key', { key }), 401);
-    await rest(server, `/keys/${data.hash}`, { method: 'PATCH', json: { disabled: false } });
-    expect((await rest(server, '/key', { key })).status).toBe(200);
+    expectEnvelope(await rest(env.server, '/key', { key }), 401);
+    await rest(env.server, `/keys/${data.hash}`, { method: 'PATCH', json: { disabled: false } });
+    expect((await rest(env.server, '/key', { key })).status).toBe(200);
   });
 
   it("400 for bad values; 404 for another organization's key; 401; 403 for a regular key", async () => {
     const { data } = await created();
-    const patch = (hash: string, json: unknown, key?: string | null) => rest(server, `/keys/${hash}`, { method: 'PATCH', json, key });
+    const patch = (hash: string, json: unknown, key?: string | null) => rest(env.server, `/keys/${hash}`, { method: 'PATCH', json, key });
     expectEnvelope(await patch(data.hash, { limit: -1 }), 400);
     expectEnvelope(await patch(data.hash, { limit_reset: 'yearly' }), 400);
     expectEnvelope(await patch(data.hash, { name: '' }), 400);
-    expectEnvelope(await patch((await createRegularKey(server, undefined, other.managementKey)).hash, { disabled: true }), 404);
+    expectEnvelope(await patch((await createRegularKey(env.server, undefined, env.other.managementKey)).hash, { disabled: true }), 404);
     expectEnvelope(await patch(data.hash, { name: 'x' }, null), 401);
-    expectEnvelope(await patch(data.hash, { name: 'x' }, (await createRegularKey(server)).key), 403);
+    expectEnvelope(await patch(data.hash, { name: 'x' }, (await createRegularKey(env.server)).key), 403);
   });
 });
 
 describe('DELETE /keys/{hash}', () => {
   it('200 { deleted: true }; the key is refused at once and gone from every answer; its generations and spend stay', async () => {
     const { key, data } = await created({ name: 'doomed' });
-    expect((await rest(server, '/key', { key })).status).toBe(200); // cached by this server now
-    const generation = await record(server, { api_key_hash: data.hash, usage: 0.02 });
-    const row0 = await server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
-    const res = await rest(server, `/keys/${data.hash}`, { method: 'DELETE' });
+    expect((await rest(env.server, '/key', { key })).status).toBe(200); // cached by this server now
+    const generation = await record(env.server, { api_key_hash: data.hash, usage: 0.02 });
+    const row0 = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
+    const res = await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE' });
     expect(res.status).toBe(200);
     expect(DeletedOutputSchema.parse(res.body)).toEqual({ deleted: true });
 
-    expectEnvelope(await rest(server, '/key', { key }), 401);
-    expectEnvelope(await rest(server, `/keys/${data.hash}`), 404);
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { method: 'PATCH', json: { disabled: false } }), 404);
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { method: 'DELETE' }), 404);
-    expect((await rest(server, '/keys?include_disabled=true')).body.data.map((k: { hash: string }) => k.hash)).not.toContain(data.hash);
+    expectEnvelope(await rest(env.server, '/key', { key }), 401);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`), 404);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'PATCH', json: { disabled: false } }), 404);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE' }), 404);
+    expect((await rest(env.server, '/keys?include_disabled=true')).body.data.map((k: { hash: string }) => k.hash)).not.toContain(data.hash);
     // The organization's records stay: the generation, the key's rollups.
-    expect(await server.db.generation.findUnique({ where: { id: generation } })).toMatchObject({ api_key_id: row0.id });
-    const row = await server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash }, include: { usage_days: true } });
+    expect(await env.server.db.generation.findUnique({ where: { id: generation } })).toMatchObject({ api_key_id: row0.id });
+    const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash }, include: { usage_days: true } });
     expect(row.usage_days.length).toBeGreaterThan(0);
     expect(row.deleted_at).not.toBeNull();
   });
 
   it("404 for another organization's key; 401; 403 for a regular key", async () => {
-    const theirs = await createRegularKey(server, undefined, other.managementKey);
-    expectEnvelope(await rest(server, `/keys/${theirs.hash}`, { method: 'DELETE' }), 404);
-    expect((await rest(server, '/key', { key: theirs.key })).status).toBe(200);
+    const theirs = await createRegularKey(env.server, undefined, env.other.managementKey);
+    expectEnvelope(await rest(env.server, `/keys/${theirs.hash}`, { method: 'DELETE' }), 404);
+    expect((await rest(env.server, '/key', { key: theirs.key })).status).toBe(200);
     const { data } = await created();
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { method: 'DELETE', key: null }), 401);
-    expectEnvelope(await rest(server, `/keys/${data.hash}`, { method: 'DELETE', key: (await createRegularKey(server)).key }), 403);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE', key: null }), 401);
+    expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE', key: (await createRegularKey(env.server)).key }), 403);
   });
 });

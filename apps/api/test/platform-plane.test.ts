@@ -1,32 +1,26 @@
 // What a hostile tenant tried (issue "Two planes"), each now refused, and what the platform plane
 // does instead: the catalog, money and recording belong to platform keys; organizations are made,
 // listed and disabled by the platform; tRPC batches are bounded; sums cannot overflow.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../src/testing.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, demoCatalog, generationId, record, trpc } from './fixtures-catalog.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, useServer } from './fixtures.js';
 
 const PLATFORM_ONLY = 'Only platform keys can perform this operation';
 
-let server: TestServer;
-let other: OrgFixture;
+const env = useServer('Hostile');
+
 beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db, 'Hostile');
-  expect((await trpc(server, 'models.import', demoCatalog)).status).toBe(200);
-});
-afterAll(async () => {
-  await server?.close();
+  expect((await trpc(env.server, 'models.import', demoCatalog)).status).toBe(200);
 });
 
 async function modelAsSeenBy(key: string, id = 'openai/gpt-4o') {
-  const res = await server.request(`/api/v1/model/${id.replace(':', '%3A')}`, { key });
+  const res = await env.server.request(`/api/v1/model/${id.replace(':', '%3A')}`, { key });
   return { status: res.status, body: (await res.json()) as { data?: { name: string; pricing: { prompt: string } } } };
 }
 
 describe('the catalog is written by the platform only', () => {
   it("another organization's management key cannot rename, re-price, re-point or delete what everyone sees", async () => {
-    const before = await modelAsSeenBy(server.managementKey);
+    const before = await modelAsSeenBy(env.server.managementKey);
     const model = demoCatalog.models.find((m) => m.id === 'openai/gpt-4o')!;
     const attempts: Array<[string, unknown]> = [
       ['models.upsert', { ...model, name: 'Free GPT', pricing: { ...model.pricing, prompt: '0', completion: '0' } }],
@@ -35,18 +29,18 @@ describe('the catalog is written by the platform only', () => {
       ['models.import', { models: Array.from({ length: 50 }, (_, i) => ({ ...model, id: `spam/embed-${i}` })) }],
     ];
     for (const [procedure, input] of attempts) {
-      const res = await trpc(server, procedure, input, { key: other.managementKey });
+      const res = await trpc(env.server, procedure, input, { key: env.other.managementKey });
       expect(res.status, procedure).toBe(403);
       expect(res.error.message).toBe(PLATFORM_ONLY);
     }
-    expect(await modelAsSeenBy(server.managementKey)).toEqual(before);
-    expect(await server.db.model.count({ where: { id: { startsWith: 'spam/' } } })).toBe(0);
+    expect(await modelAsSeenBy(env.server.managementKey)).toEqual(before);
+    expect(await env.server.db.model.count({ where: { id: { startsWith: 'spam/' } } })).toBe(0);
   });
 
   it('the platform key writes it, and every organization sees the change', async () => {
     const model = demoCatalog.models.find((m) => m.id === 'openai/gpt-4o')!;
-    expect((await trpc(server, 'models.upsert', { ...model, name: 'GPT-4o (curated)' })).status).toBe(200);
-    for (const key of [server.managementKey, other.managementKey]) {
+    expect((await trpc(env.server, 'models.upsert', { ...model, name: 'GPT-4o (curated)' })).status).toBe(200);
+    for (const key of [env.server.managementKey, env.other.managementKey]) {
       expect((await modelAsSeenBy(key)).body.data?.name).toBe('GPT-4o (curated)');
     }
   });
@@ -54,59 +48,59 @@ describe('the catalog is written by the platform only', () => {
 
 describe('money moves by the platform only', () => {
   it('a tenant cannot add credits to itself or record spend of its own choosing', async () => {
-    const mint = await trpc(server, 'generations.addCredits', { organization_id: other.organizationId, amount: 1e12 }, { key: other.managementKey });
+    const mint = await trpc(env.server, 'generations.addCredits', { organization_id: env.other.organizationId, amount: 1e12 }, { key: env.other.managementKey });
     expect(mint).toMatchObject({ status: 403, error: { message: PLATFORM_ONLY } });
-    const { hash } = await createKey(server, {}, other.managementKey);
-    const fake = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 0 }, { key: other.managementKey });
+    const { hash } = await createKey(env.server, {}, env.other.managementKey);
+    const fake = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 0 }, { key: env.other.managementKey });
     expect(fake.status).toBe(403);
-    expect((await server.db.organization.findUniqueOrThrow({ where: { id: other.organizationId } })).credit_balance.toNumber()).toBe(0);
+    expect((await env.server.db.organization.findUniqueOrThrow({ where: { id: env.other.organizationId } })).credit_balance.toNumber()).toBe(0);
   });
 
   it('the platform names the organization it credits; an unknown one is a 404', async () => {
-    const res = await trpc(server, 'generations.addCredits', { organization_id: other.organizationId, amount: 5 });
+    const res = await trpc(env.server, 'generations.addCredits', { organization_id: env.other.organizationId, amount: 5 });
     expect(res).toMatchObject({ status: 200, data: { credit_balance: 5 } });
-    expect((await trpc(server, 'generations.addCredits', { organization_id: 'org_doesnotexist', amount: 5 })).status).toBe(404);
-    expect((await trpc(server, 'generations.addCredits', { amount: 5 })).status).toBe(400);
+    expect((await trpc(env.server, 'generations.addCredits', { organization_id: 'org_doesnotexist', amount: 5 })).status).toBe(404);
+    expect((await trpc(env.server, 'generations.addCredits', { amount: 5 })).status).toBe(400);
   });
 
   it("a tenant can neither claim another organization's generation id first nor probe which ids exist", async () => {
-    const { hash } = await createKey(server);
-    const theirs = await createKey(server, {}, other.managementKey);
+    const { hash } = await createKey(env.server);
+    const theirs = await createKey(env.server, {}, env.other.managementKey);
     const id = generationId();
     // The hostile tenant cannot record at all, so it cannot claim the id first...
-    const claim = await trpc(server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
+    const claim = await trpc(env.server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: env.other.managementKey });
     expect(claim.status).toBe(403);
     // ...and the real recording of that id counts.
-    await record(server, { id, api_key_hash: hash, usage: 2 });
-    expect((await server.db.generation.findUniqueOrThrow({ where: { id } })).organization_id).toBe(server.organizationId);
+    await record(env.server, { id, api_key_hash: hash, usage: 2 });
+    expect((await env.server.db.generation.findUniqueOrThrow({ where: { id } })).organization_id).toBe(env.server.organizationId);
     // Probing: a known and an unknown id answer the same to a tenant.
-    const known = await trpc(server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
-    const unknown = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: theirs.hash, model: 'm/x' }, { key: other.managementKey });
+    const known = await trpc(env.server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: env.other.managementKey });
+    const unknown = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: theirs.hash, model: 'm/x' }, { key: env.other.managementKey });
     expect([known.status, known.error.message]).toEqual([unknown.status, unknown.error.message]);
   });
 
   it('no sum overflows: recordings at the largest accepted usage keep being counted', async () => {
-    const org = await createOrganization(server.db, 'Big spender');
-    const { key, hash } = await createKey(server, {}, org.managementKey);
-    for (let i = 0; i < 12; i++) await record(server, { api_key_hash: hash, usage: 1e15 });
-    const res = await server.request('/api/v1/key', { key });
+    const org = await createOrganization(env.server.db, 'Big spender');
+    const { key, hash } = await createKey(env.server, {}, org.managementKey);
+    for (let i = 0; i < 12; i++) await record(env.server, { api_key_hash: hash, usage: 1e15 });
+    const res = await env.server.request('/api/v1/key', { key });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { usage: number } }).data.usage).toBe(1.2e16);
-    const balance = (await server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
+    const balance = (await env.server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
     expect(balance.toString()).toBe('-12000000000000000');
     // Credits keep adding up from there too.
-    for (let i = 0; i < 13; i++) await trpc(server, 'generations.addCredits', { organization_id: org.organizationId, amount: 1e12 });
-    const after = (await server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
+    for (let i = 0; i < 13; i++) await trpc(env.server, 'generations.addCredits', { organization_id: org.organizationId, amount: 1e12 });
+    const after = (await env.server.db.organization.findUniqueOrThrow({ where: { id: org.organizationId } })).credit_balance;
     expect(after.toString()).toBe('-11987000000000000');
     // Amounts beyond what a column holds are refused at the schema.
-    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 1e16 })).status).toBe(400);
-    expect((await trpc(server, 'keys.create', { name: 'x', limit: 1e16 }, { key: org.managementKey })).status).toBe(400);
+    expect((await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 1e16 })).status).toBe(400);
+    expect((await trpc(env.server, 'keys.create', { name: 'x', limit: 1e16 }, { key: org.managementKey })).status).toBe(400);
   });
 });
 
 describe('organizations, by the platform', () => {
   it('creates one with a default workspace, an owner and a management key that works at once', async () => {
-    const res = await trpc(server, 'organizations.create', { name: 'Acme', owner_email: 'boss@acme.example' });
+    const res = await trpc(env.server, 'organizations.create', { name: 'Acme', owner_email: 'boss@acme.example' });
     expect(res.status).toBe(200);
     const created = res.data;
     expect(created).toMatchObject({
@@ -115,71 +109,71 @@ describe('organizations, by the platform', () => {
       management_key: expect.stringMatching(/^sk-sy-v1-[0-9a-f]{64}$/),
       organization: { name: 'Acme', disabled: false, credit_balance: 0 },
     });
-    const key = await server.request('/api/v1/key', { key: created.management_key });
+    const key = await env.server.request('/api/v1/key', { key: created.management_key });
     expect(key.status).toBe(200);
     expect(((await key.json()) as { data: { organization_id: string } }).data.organization_id).toBe(created.organization_id);
-    const members = await server.request('/api/v1/organization/members', { key: created.management_key });
+    const members = await env.server.request('/api/v1/organization/members', { key: created.management_key });
     expect(((await members.json()) as { data: Array<{ email: string; role: string }> }).data).toEqual([
       expect.objectContaining({ email: 'boss@acme.example', role: 'org:admin' }),
     ]);
   });
 
   it('lists them; disabling one refuses all of its keys at once (401), and only the platform may', async () => {
-    const doomed = await createOrganization(server.db, 'Doomed');
-    const listed = await trpc(server, 'organizations.list', { limit: 100 }, { query: true });
-    expect(listed.data.data.map((o: { id: string }) => o.id)).toEqual(expect.arrayContaining([server.organizationId, doomed.organizationId]));
-    expect((await server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(200);
-    for (const key of [doomed.managementKey, server.managementKey]) {
-      expect((await trpc(server, 'organizations.disable', { organization_id: doomed.organizationId }, { key })).status).toBe(403);
+    const doomed = await createOrganization(env.server.db, 'Doomed');
+    const listed = await trpc(env.server, 'organizations.list', { limit: 100 }, { query: true });
+    expect(listed.data.data.map((o: { id: string }) => o.id)).toEqual(expect.arrayContaining([env.server.organizationId, doomed.organizationId]));
+    expect((await env.server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(200);
+    for (const key of [doomed.managementKey, env.server.managementKey]) {
+      expect((await trpc(env.server, 'organizations.disable', { organization_id: doomed.organizationId }, { key })).status).toBe(403);
     }
-    const disabled = await trpc(server, 'organizations.disable', { organization_id: doomed.organizationId });
+    const disabled = await trpc(env.server, 'organizations.disable', { organization_id: doomed.organizationId });
     expect(disabled.data).toMatchObject({ id: doomed.organizationId, disabled: true });
-    expect((await server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(401);
-    expect((await trpc(server, 'organizations.disable', { organization_id: 'org_nope' })).status).toBe(404);
+    expect((await env.server.request('/api/v1/key', { key: doomed.managementKey })).status).toBe(401);
+    expect((await trpc(env.server, 'organizations.disable', { organization_id: 'org_nope' })).status).toBe(404);
     // Everyone else is untouched.
-    expect((await server.request('/api/v1/key', { key: other.managementKey })).status).toBe(200);
+    expect((await env.server.request('/api/v1/key', { key: env.other.managementKey })).status).toBe(200);
   });
 });
 
 describe('tRPC batches are bounded', () => {
   it('a batch of more than 100 calls is refused whole, with the envelope, before any call runs', async () => {
-    const { hash } = await createKey(server);
+    const { hash } = await createKey(env.server);
     const ids = Array.from({ length: 101 }, () => generationId());
     const body = Object.fromEntries(ids.map((id, i) => [i, { id, api_key_hash: hash, model: 'm/x' }]));
     const path = `/trpc/${Array(101).fill('generations.record').join(',')}?batch=1`;
-    const res = await server.request(path, {
-      key: server.platformKey,
+    const res = await env.server.request(path, {
+      key: env.server.platformKey,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(400);
-    expect(await server.db.generation.count({ where: { id: { in: ids } } })).toBe(0);
+    expect(await env.server.db.generation.count({ where: { id: { in: ids } } })).toBe(0);
     // Without a key too: nothing runs, so nothing costs the server a query per call.
-    const anonymous = await server.request(`/trpc/${Array(1200).fill('keys.current').join(',')}?batch=1`, { key: null });
+    const anonymous = await env.server.request(`/trpc/${Array(1200).fill('keys.current').join(',')}?batch=1`, { key: null });
     expect(anonymous.status).toBe(400);
     // 100 is fine.
     const hundred = Object.fromEntries(ids.slice(0, 100).map((id, i) => [i, { id, api_key_hash: hash, model: 'm/x' }]));
-    const ok = await server.request(`/trpc/${Array(100).fill('generations.record').join(',')}?batch=1`, {
-      key: server.platformKey,
+    const ok = await env.server.request(`/trpc/${Array(100).fill('generations.record').join(',')}?batch=1`, {
+      key: env.server.platformKey,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(hundred),
     });
     expect(ok.status).toBe(200);
-    expect(await server.db.generation.count({ where: { id: { in: ids } } })).toBe(100);
+    expect(await env.server.db.generation.count({ where: { id: { in: ids } } })).toBe(100);
   });
 });
 
 describe('one workspace rule', () => {
   it('keys.create takes a workspace slug as byok.create does', async () => {
-    const ws = await trpc(server, 'workspaces.create', { slug: 'slug-team', name: 'Slug team' });
+    const ws = await trpc(env.server, 'workspaces.create', { slug: 'slug-team', name: 'Slug team' });
     expect(ws.status).toBe(200);
-    const key = await trpc(server, 'keys.create', { name: 'by slug', workspace_id: 'slug-team' });
+    const key = await trpc(env.server, 'keys.create', { name: 'by slug', workspace_id: 'slug-team' });
     expect(key.status).toBe(200);
     expect(key.data.data.workspace_id).toBe(ws.data.data.id);
-    const byok = await trpc(server, 'byok.create', { workspace_id: 'slug-team', provider: 'openai', name: 'b', key: 'sk-1234567890abcdef' });
+    const byok = await trpc(env.server, 'byok.create', { workspace_id: 'slug-team', provider: 'openai', name: 'b', key: 'sk-1234567890abcdef' });
     expect(byok.data.data.workspace_id).toBe(ws.data.data.id);
-    expect((await trpc(server, 'keys.create', { name: 'x', workspace_id: 'slug-team' }, { key: other.managementKey })).status).toBe(404);
+    expect((await trpc(env.server, 'keys.create', { name: 'x', workspace_id: 'slug-team' }, { key: env.other.managementKey })).status).toBe(404);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   GetPresetOutputSchema,
   GetPresetVersionOutputSchema,
@@ -9,8 +9,7 @@ import {
   PresetVersionSchema,
   PresetWithVersionSchema,
 } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { testServer, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
 
 const ListSchema = ListPresetVersionsOutputSchema.extend({ data: PresetVersionSchema.strict().nullable().array() }).strict();
@@ -20,30 +19,22 @@ const OneSchema = GetPresetOutputSchema.extend({
 }).strict();
 const VersionSchema = GetPresetVersionOutputSchema.extend({ data: PresetVersionDetailSchema.strict().nullable() }).strict();
 
-let server: TestServer;
-let other: OrgFixture;
-beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const env = useServer();
 
 describe('GET /presets/{slug}/versions', () => {
   it('lists versions in ascending order with every field; a deleted version keeps its place as null', async () => {
-    const created = await ok(server, 'presets.create', {
+    const created = await ok(env.server, 'presets.create', {
       slug: 'support-bot',
       name: 'Support bot',
       config: { model: 'openai/gpt-4o', temperature: 0.2 },
       system_prompt: 'Be kind.',
     });
     expect(created.version).toMatchObject({ version: 1, preset_id: created.data.id });
-    await ok(server, 'presets.createVersion', { slug: 'support-bot', config: { model: 'openai/gpt-4o-mini', temperature: 0 } });
-    await ok(server, 'presets.createVersion', { slug: 'support-bot', config: { model: 'x/y' }, system_prompt: 'Three.' });
-    expect(await ok(server, 'presets.deleteVersion', { slug: 'support-bot', version: 2 })).toEqual({ deleted: true });
+    await ok(env.server, 'presets.createVersion', { slug: 'support-bot', config: { model: 'openai/gpt-4o-mini', temperature: 0 } });
+    await ok(env.server, 'presets.createVersion', { slug: 'support-bot', config: { model: 'x/y' }, system_prompt: 'Three.' });
+    expect(await ok(env.server, 'presets.deleteVersion', { slug: 'support-bot', version: 2 })).toEqual({ deleted: true });
 
-    const { status, body } = await rest(server, '/presets/support-bot/versions?limit=50&offset=0');
+    const { status, body } = await rest(env.server, '/presets/support-bot/versions?limit=50&offset=0');
     expect(status).toBe(200);
     const list = ListSchema.parse(body);
     expect(list.total_count).toBe(3);
@@ -58,46 +49,46 @@ describe('GET /presets/{slug}/versions', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    await expectPaginationEdges(server, '/presets/support-bot/versions', 3);
-    expect((await rest(server, '/presets/support-bot/versions?offset=1&limit=1')).body).toEqual({ data: [null], total_count: 3 });
+    await expectPaginationEdges(env.server, '/presets/support-bot/versions', 3);
+    expect((await rest(env.server, '/presets/support-bot/versions?offset=1&limit=1')).body).toEqual({ data: [null], total_count: 3 });
     // Deleting again is a 404; the numbering continues after a deletion.
-    expect((await trpc(server, 'presets.deleteVersion', { slug: 'support-bot', version: 2 })).status).toBe(404);
-    expect((await ok(server, 'presets.createVersion', { slug: 'support-bot', config: {} })).data.version).toBe(4);
+    expect((await trpc(env.server, 'presets.deleteVersion', { slug: 'support-bot', version: 2 })).status).toBe(404);
+    expect((await ok(env.server, 'presets.createVersion', { slug: 'support-bot', config: {} })).data.version).toBe(4);
   });
 
   it('numbers concurrent new versions without gaps or duplicates', async () => {
-    await ok(server, 'presets.create', { slug: 'busy', name: 'Busy', config: {} });
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => trpc(server, 'presets.createVersion', { slug: 'busy', config: { i } })));
+    await ok(env.server, 'presets.create', { slug: 'busy', name: 'Busy', config: {} });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => trpc(env.server, 'presets.createVersion', { slug: 'busy', config: { i } })));
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
     expect(answers.map((a) => a.data.data.version).sort((x: number, y: number) => x - y)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 
   it('path slugs are percent-decoded; 404 for an unknown or foreign preset', async () => {
-    await ok(server, 'presets.create', { slug: 'a.b~c', name: 'odd', config: {} });
-    expect((await rest(server, '/presets/a.b~c/versions')).status).toBe(200);
-    expect((await rest(server, '/presets/a%2Eb~c/versions')).status).toBe(200);
-    expectEnvelope(await rest(server, '/presets/missing/versions'), 404);
-    await ok(server, 'presets.create', { slug: 'theirs', name: 'theirs', config: {} }, { key: other.managementKey });
-    expectEnvelope(await rest(server, '/presets/theirs/versions'), 404);
-    expect((await rest(server, '/presets/theirs/versions', { key: other.managementKey })).body.total_count).toBe(1);
-    expect((await trpc(server, 'presets.createVersion', { slug: 'theirs', config: {} })).status).toBe(404);
+    await ok(env.server, 'presets.create', { slug: 'a.b~c', name: 'odd', config: {} });
+    expect((await rest(env.server, '/presets/a.b~c/versions')).status).toBe(200);
+    expect((await rest(env.server, '/presets/a%2Eb~c/versions')).status).toBe(200);
+    expectEnvelope(await rest(env.server, '/presets/missing/versions'), 404);
+    await ok(env.server, 'presets.create', { slug: 'theirs', name: 'theirs', config: {} }, { key: env.other.managementKey });
+    expectEnvelope(await rest(env.server, '/presets/theirs/versions'), 404);
+    expect((await rest(env.server, '/presets/theirs/versions', { key: env.other.managementKey })).body.total_count).toBe(1);
+    expect((await trpc(env.server, 'presets.createVersion', { slug: 'theirs', config: {} })).status).toBe(404);
     // The same slug is free in another organization.
-    expect((await trpc(server, 'presets.create', { slug: 'theirs', name: 'mine', config: {} })).status).toBe(200);
+    expect((await trpc(env.server, 'presets.create', { slug: 'theirs', name: 'mine', config: {} })).status).toBe(200);
   });
 
   it('400 for bad pagination or internal input; 401 without a key; a regular key sees its own workspace only', async () => {
-    expectEnvelope(await rest(server, '/presets/support-bot/versions?offset=x'), 400);
-    expect((await trpc(server, 'presets.create', { slug: 'has space', name: 'x', config: {} })).status).toBe(400);
-    expect((await trpc(server, 'presets.create', { slug: 'support-bot', name: 'dup', config: {} })).status).toBe(400);
-    expect((await trpc(server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
-    expectEnvelope(await rest(server, '/presets/support-bot/versions', { key: null }), 401);
+    expectEnvelope(await rest(env.server, '/presets/support-bot/versions?offset=x'), 400);
+    expect((await trpc(env.server, 'presets.create', { slug: 'has space', name: 'x', config: {} })).status).toBe(400);
+    expect((await trpc(env.server, 'presets.create', { slug: 'support-bot', name: 'dup', config: {} })).status).toBe(400);
+    expect((await trpc(env.server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
+    expectEnvelope(await rest(env.server, '/presets/support-bot/versions', { key: null }), 401);
 
-    const { key } = await createRegularKey(server);
-    expect((await rest(server, '/presets/support-bot/versions', { key })).status).toBe(200);
-    const ws = await createWorkspace(server, 'elsewhere');
-    await ok(server, 'presets.create', { slug: 'elsewhere-preset', name: 'x', config: {}, workspace_id: ws.id });
-    expectEnvelope(await rest(server, '/presets/elsewhere-preset/versions', { key }), 404);
-    expect((await trpc(server, 'presets.createVersion', { slug: 'support-bot', config: {} }, { key })).status).toBe(403);
+    const { key } = await createRegularKey(env.server);
+    expect((await rest(env.server, '/presets/support-bot/versions', { key })).status).toBe(200);
+    const ws = await createWorkspace(env.server, 'elsewhere');
+    await ok(env.server, 'presets.create', { slug: 'elsewhere-preset', name: 'x', config: {}, workspace_id: ws.id });
+    expectEnvelope(await rest(env.server, '/presets/elsewhere-preset/versions', { key }), 404);
+    expect((await trpc(env.server, 'presets.createVersion', { slug: 'support-bot', config: {} }, { key })).status).toBe(403);
   });
 });
 
@@ -138,89 +129,89 @@ describe('GET /presets, /presets/{slug} and /presets/{slug}/versions/{version}',
   });
 
   it('a preset with its version in force; the next newest after that one is deleted; null when none is left', async () => {
-    const created = await ok(server, 'presets.create', { slug: 'designated', name: 'D', config: { model: 'a/b' } });
-    const second = await ok(server, 'presets.createVersion', { slug: 'designated', config: { model: 'a/c' }, system_prompt: 'Two.' });
+    const created = await ok(env.server, 'presets.create', { slug: 'designated', name: 'D', config: { model: 'a/b' } });
+    const second = await ok(env.server, 'presets.createVersion', { slug: 'designated', config: { model: 'a/c' }, system_prompt: 'Two.' });
     const read = async () => {
-      const answer = await rest(server, '/presets/designated');
+      const answer = await rest(env.server, '/presets/designated');
       expect(answer.status).toBe(200);
       return OneSchema.parse(answer.body).data;
     };
     const first = await read();
     expect(first.designated_version_id).toBe(second.data.id);
     expect(first.designated_version).toEqual({ ...second.data, system_prompt: 'Two.' });
-    await ok(server, 'presets.deleteVersion', { slug: 'designated', version: 2 });
+    await ok(env.server, 'presets.deleteVersion', { slug: 'designated', version: 2 });
     const after = await read();
     expect(after.designated_version_id).toBe(created.version.id);
     // system_prompt is present, null, when the version has none.
     expect(after.designated_version).toMatchObject({ version: 1, system_prompt: null });
-    await ok(server, 'presets.deleteVersion', { slug: 'designated', version: 1 });
+    await ok(env.server, 'presets.deleteVersion', { slug: 'designated', version: 1 });
     expect(await read()).toMatchObject({ designated_version_id: null, designated_version: null });
   });
 
   it('one version by number; data null for a deleted one; 404 for one it never had; 400 for a non-number', async () => {
-    const created = await ok(server, 'presets.create', { slug: 'numbered', name: 'N', config: { temperature: 1 }, system_prompt: 'One.' });
-    await ok(server, 'presets.createVersion', { slug: 'numbered', config: {} });
-    await ok(server, 'presets.deleteVersion', { slug: 'numbered', version: 2 });
-    const one = await rest(server, '/presets/numbered/versions/1');
+    const created = await ok(env.server, 'presets.create', { slug: 'numbered', name: 'N', config: { temperature: 1 }, system_prompt: 'One.' });
+    await ok(env.server, 'presets.createVersion', { slug: 'numbered', config: {} });
+    await ok(env.server, 'presets.deleteVersion', { slug: 'numbered', version: 2 });
+    const one = await rest(env.server, '/presets/numbered/versions/1');
     expect(one.status).toBe(200);
     expect(VersionSchema.parse(one.body)).toEqual({ data: { ...created.version, system_prompt: 'One.' } });
-    const deleted = await rest(server, '/presets/numbered/versions/2');
+    const deleted = await rest(env.server, '/presets/numbered/versions/2');
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ data: null });
-    expectEnvelope(await rest(server, '/presets/numbered/versions/3'), 404);
-    expectEnvelope(await rest(server, '/presets/missing/versions/1'), 404);
-    expectEnvelope(await rest(server, '/presets/numbered/versions/one'), 400);
-    expectEnvelope(await rest(server, '/presets/numbered/versions/-1'), 400);
-    expectEnvelope(await rest(server, '/presets/missing'), 404);
+    expectEnvelope(await rest(env.server, '/presets/numbered/versions/3'), 404);
+    expectEnvelope(await rest(env.server, '/presets/missing/versions/1'), 404);
+    expectEnvelope(await rest(env.server, '/presets/numbered/versions/one'), 400);
+    expectEnvelope(await rest(env.server, '/presets/numbered/versions/-1'), 400);
+    expectEnvelope(await rest(env.server, '/presets/missing'), 404);
   });
 
   it("401 without a key; another organization's presets are 404; a regular key sees its own workspace only", async () => {
-    await ok(server, 'presets.create', { slug: 'secret-sauce', name: 'S', config: {} }, { key: other.managementKey });
-    expectEnvelope(await rest(server, '/presets/secret-sauce'), 404);
-    expectEnvelope(await rest(server, '/presets/secret-sauce/versions/1'), 404);
-    expect((await rest(server, '/presets?limit=100')).body.data.map((p: { slug: string }) => p.slug)).not.toContain('secret-sauce');
+    await ok(env.server, 'presets.create', { slug: 'secret-sauce', name: 'S', config: {} }, { key: env.other.managementKey });
+    expectEnvelope(await rest(env.server, '/presets/secret-sauce'), 404);
+    expectEnvelope(await rest(env.server, '/presets/secret-sauce/versions/1'), 404);
+    expect((await rest(env.server, '/presets?limit=100')).body.data.map((p: { slug: string }) => p.slug)).not.toContain('secret-sauce');
     for (const path of ['/presets', '/presets/support-bot', '/presets/support-bot/versions/1']) {
-      expectEnvelope(await rest(server, path, { key: null }), 401);
+      expectEnvelope(await rest(env.server, path, { key: null }), 401);
     }
-    const ws = await createWorkspace(server, 'preset-ws');
-    await ok(server, 'presets.create', { slug: 'team-only', name: 'T', config: {}, workspace_id: ws.id });
-    const { key } = await createRegularKey(server);
-    const seen = (await rest(server, '/presets?limit=100', { key })).body.data.map((p: { slug: string }) => p.slug);
+    const ws = await createWorkspace(env.server, 'preset-ws');
+    await ok(env.server, 'presets.create', { slug: 'team-only', name: 'T', config: {}, workspace_id: ws.id });
+    const { key } = await createRegularKey(env.server);
+    const seen = (await rest(env.server, '/presets?limit=100', { key })).body.data.map((p: { slug: string }) => p.slug);
     expect(seen).toContain('support-bot');
     expect(seen).not.toContain('team-only');
-    expect((await rest(server, '/presets/support-bot', { key })).status).toBe(200);
-    expect((await rest(server, '/presets/support-bot/versions/1', { key })).status).toBe(200);
-    expectEnvelope(await rest(server, '/presets/team-only', { key }), 404);
-    expectEnvelope(await rest(server, '/presets/team-only/versions/1', { key }), 404);
-    const { key: theirs } = await createRegularKey(server, ws.id);
-    expect((await rest(server, '/presets', { key: theirs })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['team-only']);
+    expect((await rest(env.server, '/presets/support-bot', { key })).status).toBe(200);
+    expect((await rest(env.server, '/presets/support-bot/versions/1', { key })).status).toBe(200);
+    expectEnvelope(await rest(env.server, '/presets/team-only', { key }), 404);
+    expectEnvelope(await rest(env.server, '/presets/team-only/versions/1', { key }), 404);
+    const { key: theirs } = await createRegularKey(env.server, ws.id);
+    expect((await rest(env.server, '/presets', { key: theirs })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['team-only']);
   });
 });
 
 describe('timestamps', () => {
   it('come from the server clock: create, a new version, a deleted version', async () => {
     const at = (iso: string) => {
-      server.setNow(new Date(iso));
+      env.server.setNow(new Date(iso));
       return iso;
     };
     try {
       const created = at('2026-02-03T04:05:06.007Z');
-      const preset = await ok(server, 'presets.create', { slug: 'clocked', name: 'C', config: {} });
+      const preset = await ok(env.server, 'presets.create', { slug: 'clocked', name: 'C', config: {} });
       expect(preset.data).toMatchObject({ created_at: created, updated_at: created });
       expect(preset.version).toMatchObject({ created_at: created, updated_at: created });
 
       const versioned = at('2026-02-04T00:00:00.000Z');
-      const second = await ok(server, 'presets.createVersion', { slug: 'clocked', config: { n: 2 } });
+      const second = await ok(env.server, 'presets.createVersion', { slug: 'clocked', config: { n: 2 } });
       expect(second.data).toMatchObject({ created_at: versioned, updated_at: versioned });
-      expect((await rest(server, '/presets/clocked')).body.data).toMatchObject({ created_at: created, updated_at: versioned });
+      expect((await rest(env.server, '/presets/clocked')).body.data).toMatchObject({ created_at: created, updated_at: versioned });
 
       const deleted = at('2026-02-05T00:00:00.000Z');
-      await ok(server, 'presets.deleteVersion', { slug: 'clocked', version: 2 });
-      const row = await server.db.presetVersion.findFirstOrThrow({ where: { id: second.data.id } });
+      await ok(env.server, 'presets.deleteVersion', { slug: 'clocked', version: 2 });
+      const row = await env.server.db.presetVersion.findFirstOrThrow({ where: { id: second.data.id } });
       expect(row.deleted_at?.toISOString()).toBe(deleted);
-      expect((await rest(server, '/presets/clocked')).body.data).toMatchObject({ updated_at: deleted });
+      expect((await rest(env.server, '/presets/clocked')).body.data).toMatchObject({ updated_at: deleted });
     } finally {
-      server.setNow(null);
+      env.server.setNow(null);
     }
   });
 });

@@ -1,27 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ListScimGroupMappingsOutputSchema, ScimGroupMappingOutputSchema, ScimGroupMappingSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { testServer, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
 
 const OutputSchema = ScimGroupMappingOutputSchema.extend({ data: ScimGroupMappingSchema.strict() }).strict();
 const MS_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let server: TestServer;
-let other: OrgFixture;
-beforeAll(async () => {
-  server = await testServer();
-  other = await createOrganization(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const env = useServer();
 
 const ListSchema = ListScimGroupMappingsOutputSchema.extend({ data: ScimGroupMappingSchema.strict().array() }).strict();
 
-const patch = (id: string, body: unknown, key?: string | null) => rest(server, `/scim/group-mappings/${id}`, { method: 'PATCH', json: body, key });
-const post = (body: unknown, key?: string | null) => rest(server, '/scim/group-mappings', { method: 'POST', json: body, key });
+const patch = (id: string, body: unknown, key?: string | null) => rest(env.server, `/scim/group-mappings/${id}`, { method: 'PATCH', json: body, key });
+const post = (body: unknown, key?: string | null) => rest(env.server, '/scim/group-mappings', { method: 'POST', json: body, key });
 
 /** POST /scim/group-mappings: 201 and { data: mapping }. */
 async function createMapping(body: Record<string, unknown>, key?: string) {
@@ -32,11 +23,11 @@ async function createMapping(body: Record<string, unknown>, key?: string) {
 
 describe('PATCH /scim/group-mappings/{id}', () => {
   it('changes the role and updated_at, and returns the mapping with millisecond timestamps', async () => {
-    const ws = await createWorkspace(server, 'scim-ws');
+    const ws = await createWorkspace(env.server, 'scim-ws');
     const groupId = randomUUID();
     const created = await createMapping({ workspace_id: 'scim-ws', scim_group_id: groupId });
     expect(created).toMatchObject({ workspace_id: ws.id, scim_group_id: groupId, role: 'member' });
-    await server.db.scimGroupMapping.update({ where: { id: created.id }, data: { updated_at: new Date('2020-01-01T00:00:00Z') } });
+    await env.server.db.scimGroupMapping.update({ where: { id: created.id }, data: { updated_at: new Date('2020-01-01T00:00:00Z') } });
 
     const { status, body } = await patch(created.id, { role: 'admin' });
     expect(status).toBe(200);
@@ -53,19 +44,19 @@ describe('PATCH /scim/group-mappings/{id}', () => {
   it('400 for an invalid role or body, or a non-UUID id; 404 for unknown and foreign mappings', async () => {
     const mapping = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID(), role: 'admin' });
     for (const body of [{ role: 'owner' }, { role: 'Admin' }, {}, { role: 1 }, ['admin']]) expectEnvelope(await patch(mapping.id, body), 400);
-    expectEnvelope(await rest(server, `/scim/group-mappings/${mapping.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{' }), 400);
+    expectEnvelope(await rest(env.server, `/scim/group-mappings/${mapping.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{' }), 400);
     expectEnvelope(await patch('not-a-uuid', { role: 'admin' }), 400);
     expectEnvelope(await patch(randomUUID(), { role: 'admin' }), 404);
-    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, other.managementKey);
+    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, env.other.managementKey);
     expectEnvelope(await patch(theirs.id, { role: 'admin' }), 404);
-    expect((await server.db.scimGroupMapping.findUniqueOrThrow({ where: { id: theirs.id } })).role).toBe('member');
-    expect((await patch(theirs.id, { role: 'admin' }, other.managementKey)).status).toBe(200);
+    expect((await env.server.db.scimGroupMapping.findUniqueOrThrow({ where: { id: theirs.id } })).role).toBe('member');
+    expect((await patch(theirs.id, { role: 'admin' }, env.other.managementKey)).status).toBe(200);
   });
 
   it('401 without a key; 403 for a regular key', async () => {
     const mapping = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() });
     expectEnvelope(await patch(mapping.id, { role: 'admin' }, null), 401);
-    const { key } = await createRegularKey(server);
+    const { key } = await createRegularKey(env.server);
     expectEnvelope(await patch(mapping.id, { role: 'admin' }, key), 403);
   });
 
@@ -73,7 +64,7 @@ describe('PATCH /scim/group-mappings/{id}', () => {
 
 describe('POST /scim/group-mappings', () => {
   it('201 with the mapping; the same mapping again succeeds; another role is 409', async () => {
-    const ws = await createWorkspace(server, 'scim-create');
+    const ws = await createWorkspace(env.server, 'scim-create');
     const groupId = randomUUID();
     const created = await createMapping({ workspace_id: ws.id, scim_group_id: groupId, role: 'admin' });
     expect(created).toMatchObject({ workspace_id: ws.id, scim_group_id: groupId, role: 'admin', organization_id: expect.stringMatching(/^org_/) });
@@ -97,10 +88,10 @@ describe('POST /scim/group-mappings', () => {
     for (const body of [{}, { ...good, role: undefined }, { ...good, role: 'owner' }, { ...good, scim_group_id: 'nope' }, { ...good, workspace_id: undefined }]) {
       expectEnvelope(await post(body), 400);
     }
-    expectEnvelope(await post({ ...good, workspace_id: other.workspaceId }), 404);
+    expectEnvelope(await post({ ...good, workspace_id: env.other.workspaceId }), 404);
     expectEnvelope(await post({ ...good, workspace_id: 'no-such-workspace' }), 404);
     expectEnvelope(await post(good, null), 401);
-    expectEnvelope(await post(good, (await createRegularKey(server)).key), 403);
+    expectEnvelope(await post(good, (await createRegularKey(env.server)).key), 403);
   });
 });
 
@@ -114,7 +105,7 @@ describe('GET /scim/group-mappings and /scim/group-mappings/{id}', () => {
       const first = await mk(ws.id, 'member');
       const second = await mk('default', 'admin');
       const third = await mk(ws.id, 'admin');
-      await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, other.managementKey);
+      await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, env.other.managementKey);
       const { status, body } = await rest(fresh, '/scim/group-mappings?offset=0&limit=50');
       expect(status).toBe(200);
       expect(ListSchema.parse(body)).toEqual({ data: [first, second, third], total_count: 3 });
@@ -128,59 +119,59 @@ describe('GET /scim/group-mappings and /scim/group-mappings/{id}', () => {
   });
 
   it('404 for unknown, non-UUID and foreign ids; 401; 403 for a regular key', async () => {
-    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, other.managementKey);
-    for (const id of [theirs.id, 'not-a-uuid', randomUUID()]) expectEnvelope(await rest(server, `/scim/group-mappings/${id}`), 404);
+    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, env.other.managementKey);
+    for (const id of [theirs.id, 'not-a-uuid', randomUUID()]) expectEnvelope(await rest(env.server, `/scim/group-mappings/${id}`), 404);
     const mine = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() });
-    const { key } = await createRegularKey(server);
+    const { key } = await createRegularKey(env.server);
     for (const path of ['/scim/group-mappings', `/scim/group-mappings/${mine.id}`]) {
-      expectEnvelope(await rest(server, path, { key: null }), 401);
-      expectEnvelope(await rest(server, path, { key }), 403);
+      expectEnvelope(await rest(env.server, path, { key: null }), 401);
+      expectEnvelope(await rest(env.server, path, { key }), 403);
     }
   });
 });
 
 describe('DELETE /scim/group-mappings/{id}', () => {
-  const del = (id: string, query: string, key?: string | null) => rest(server, `/scim/group-mappings/${id}${query}`, { method: 'DELETE', key });
+  const del = (id: string, query: string, key?: string | null) => rest(env.server, `/scim/group-mappings/${id}${query}`, { method: 'DELETE', key });
 
   it('deletes with keep_members=true or false; the workspace keeps its members', async () => {
-    const ws = await createWorkspace(server, 'scim-delete');
-    const member = await ok(server, 'organization.createMember', { email: 'scim-kept@example.com' });
-    await ok(server, 'workspaces.addMembers', { id: ws.id, user_ids: [member.id] });
+    const ws = await createWorkspace(env.server, 'scim-delete');
+    const member = await ok(env.server, 'organization.createMember', { email: 'scim-kept@example.com' });
+    await ok(env.server, 'workspaces.addMembers', { id: ws.id, user_ids: [member.id] });
     for (const keep of ['true', 'false']) {
       const mapping = await createMapping({ workspace_id: ws.id, scim_group_id: randomUUID() });
       const answer = await del(mapping.id, `?keep_members=${keep}`);
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ deleted: true });
-      expectEnvelope(await rest(server, `/scim/group-mappings/${mapping.id}`), 404);
+      expectEnvelope(await rest(env.server, `/scim/group-mappings/${mapping.id}`), 404);
       expectEnvelope(await del(mapping.id, `?keep_members=${keep}`), 404);
     }
     // No member was granted by a mapping (there is no SCIM provisioning here), so none was removed.
-    expect(await server.db.workspaceMember.count({ where: { workspace_id: ws.id, user_id: member.id } })).toBe(1);
+    expect(await env.server.db.workspaceMember.count({ where: { workspace_id: ws.id, user_id: member.id } })).toBe(1);
   });
 
   it('400 without keep_members or with another value; 404 for foreign ids; 401; 403 for a regular key', async () => {
     const mapping = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() });
     for (const query of ['', '?keep_members=', '?keep_members=yes', '?keep_members=1']) expectEnvelope(await del(mapping.id, query), 400);
-    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, other.managementKey);
+    const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, env.other.managementKey);
     expectEnvelope(await del(theirs.id, '?keep_members=true'), 404);
     expectEnvelope(await del(mapping.id, '?keep_members=true', null), 401);
-    expectEnvelope(await del(mapping.id, '?keep_members=true', (await createRegularKey(server)).key), 403);
-    expect((await rest(server, `/scim/group-mappings/${mapping.id}`)).status).toBe(200);
+    expectEnvelope(await del(mapping.id, '?keep_members=true', (await createRegularKey(env.server)).key), 403);
+    expect((await rest(env.server, `/scim/group-mappings/${mapping.id}`)).status).toBe(200);
   });
 });
 
 describe('timestamps', () => {
   it('come from the server clock: created_at on POST, updated_at on PATCH', async () => {
     try {
-      server.setNow(new Date('2026-03-04T05:06:07.089Z'));
+      env.server.setNow(new Date('2026-03-04T05:06:07.089Z'));
       const created = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() });
       expect(created).toMatchObject({ created_at: '2026-03-04T05:06:07.089Z', updated_at: '2026-03-04T05:06:07.089Z' });
-      server.setNow(new Date('2026-03-05T00:00:00.000Z'));
+      env.server.setNow(new Date('2026-03-05T00:00:00.000Z'));
       const { status, body } = await patch(created.id, { role: 'admin' });
       expect(status).toBe(200);
       expect(OutputSchema.parse(body).data).toMatchObject({ created_at: '2026-03-04T05:06:07.089Z', updated_at: '2026-03-05T00:00:00.000Z' });
     } finally {
-      server.setNow(null);
+      env.server.setNow(null);
     }
   });
 });

@@ -32,7 +32,10 @@ export const budgetsRouter = router({
     })
     .input(GetBudgetInputSchema)
     .output(GetBudgetOutputSchema)
-    .query(({ ctx, input }) => getBudget(ctx.db, ctx.actor, input)),
+    .query(async ({ ctx, input }) => {
+      const { budget, include_byok_in_budgets } = await getBudget(ctx.db, ctx.actor, input);
+      return { data: budget, include_byok_in_budgets };
+    }),
   list: managementProcedure
     .meta({
       openapi: {
@@ -51,7 +54,10 @@ export const budgetsRouter = router({
     })
     .input(ListBudgetsInputSchema)
     .output(ListBudgetsOutputSchema)
-    .query(({ ctx, input }) => listBudgets(ctx.db, ctx.actor, input)),
+    .query(async ({ ctx, input }) => {
+      const { budgets, include_byok_in_budgets } = await listBudgets(ctx.db, ctx.actor, input);
+      return { data: budgets, include_byok_in_budgets };
+    }),
 
   set: managementProcedure
     .meta({
@@ -73,7 +79,10 @@ export const budgetsRouter = router({
     })
     .input(SetBudgetInputSchema)
     .output(SetBudgetOutputSchema)
-    .mutation(({ ctx, input }) => setBudget(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const { budget, include_byok_in_budgets } = await setBudget(ctx.db, ctx.actor, input);
+      return { data: budget, include_byok_in_budgets };
+    }),
   delete: managementProcedure
     .meta({
       openapi: {

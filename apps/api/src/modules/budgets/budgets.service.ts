@@ -20,11 +20,12 @@ function budgetOf(row: BudgetRow): Budget {
   } satisfies Budget;
 }
 
+/** The workspace's budgets, narrowest interval first, with its include_byok_in_budgets. */
 export async function listBudgets(db: Db, actor: Actor, input: { id: string }) {
   const workspace = await resolveWorkspace(db, actor, input.id);
   // The enum's declaration order: daily, weekly, monthly, lifetime.
   const rows = await db.budget.findMany({ where: { workspace_id: workspace.id }, orderBy: { reset_interval: 'asc' } });
-  return { data: rows.map(budgetOf), include_byok_in_budgets: workspace.include_byok_in_budgets };
+  return { budgets: rows.map(budgetOf), include_byok_in_budgets: workspace.include_byok_in_budgets };
 }
 
 export async function getBudget(db: Db, actor: Actor, input: { id: string; interval: BudgetInterval }) {
@@ -33,7 +34,7 @@ export async function getBudget(db: Db, actor: Actor, input: { id: string; inter
     where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } },
   });
   if (!row) throw new NotFound(`no ${input.interval} budget in workspace ${workspace.id}`);
-  return { data: budgetOf(row), include_byok_in_budgets: workspace.include_byok_in_budgets };
+  return { budget: budgetOf(row), include_byok_in_budgets: workspace.include_byok_in_budgets };
 }
 
 /**
@@ -77,7 +78,7 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
       await tx.workspace.update({ where: { id: workspace.id }, data: { include_byok_in_budgets: input.include_byok_in_budgets } });
       includeByok = input.include_byok_in_budgets;
     }
-    return { data: budgetOf(row), include_byok_in_budgets: includeByok };
+    return { budget: budgetOf(row), include_byok_in_budgets: includeByok };
   });
 }
 

@@ -7,6 +7,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { defaultWorkspaceId, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 import type { SecretBox } from './secret-box.js';
 
 /**
@@ -81,16 +82,13 @@ async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null 
 export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
   const workspace = await workspaceOf(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id, deleted_at: null, ...(input.provider ? { provider: input.provider } : {}) };
-  const [rows, total] = await Promise.all([
-    db.byokCredential.findMany({
-      where,
-      orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
-      skip: input.offset,
-      take: input.limit,
-    }),
-    db.byokCredential.count({ where }),
-  ]);
-  return { data: rows.map(credentialOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) =>
+      db.byokCredential.findMany({ where, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }], ...slice }),
+    () => db.byokCredential.count({ where }),
+    credentialOf,
+  );
 }
 
 /** POST /byok. */

@@ -19,6 +19,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { pageOf, type PageWindow } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
@@ -132,24 +133,24 @@ export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrails
   return { data: rows.flatMap((r) => (r.id === null ? [] : [guardrailOf(r)])), total_count: rows[0]!.total };
 }
 
-type Page = { offset: number; limit: number };
-
 /** One page of key assignments (of a guardrail, or of the organization), oldest first, with the total. */
-async function keyAssignmentPage(db: Db, where: Prisma.GuardrailKeyAssignmentWhereInput, page: Page) {
-  const [rows, total] = await Promise.all([
-    db.guardrailKeyAssignment.findMany({ where, include: keyAssignmentInclude, orderBy: ORDER, skip: page.offset, take: page.limit }),
-    db.guardrailKeyAssignment.count({ where }),
-  ]);
-  return { data: rows.map(keyAssignmentOf), total_count: total };
+async function keyAssignmentPage(db: Db, where: Prisma.GuardrailKeyAssignmentWhereInput, page: PageWindow) {
+  return pageOf(
+    page,
+    (slice) => db.guardrailKeyAssignment.findMany({ where, include: keyAssignmentInclude, orderBy: ORDER, ...slice }),
+    () => db.guardrailKeyAssignment.count({ where }),
+    keyAssignmentOf,
+  );
 }
 
 /** One page of member assignments (of a guardrail, or of the organization), oldest first, with the total. */
-async function memberAssignmentPage(db: Db, where: Prisma.GuardrailMemberAssignmentWhereInput, page: Page) {
-  const [rows, total] = await Promise.all([
-    db.guardrailMemberAssignment.findMany({ where, orderBy: ORDER, skip: page.offset, take: page.limit }),
-    db.guardrailMemberAssignment.count({ where }),
-  ]);
-  return { data: rows.map(memberAssignmentOf), total_count: total };
+async function memberAssignmentPage(db: Db, where: Prisma.GuardrailMemberAssignmentWhereInput, page: PageWindow) {
+  return pageOf(
+    page,
+    (slice) => db.guardrailMemberAssignment.findMany({ where, orderBy: ORDER, ...slice }),
+    () => db.guardrailMemberAssignment.count({ where }),
+    memberAssignmentOf,
+  );
 }
 
 export async function listGuardrailKeyAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {

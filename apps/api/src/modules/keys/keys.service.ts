@@ -63,6 +63,20 @@ const KEYS_PAGE = statement(`
 /** A row of KEYS_PAGE: the key's columns (numbers and enums as text) and its usage. */
 type KeyPageRow = Omit<KeyFields, 'limit' | 'limit_reset'> & KeyUsageRow & { limit: string | null; limit_reset: string | null };
 
+/** The usage of a key with no generations. */
+const NO_USAGE = (id: string): KeyUsageRow => ({
+  id,
+  usage: '0',
+  byok_usage: '0',
+  usage_daily: '0',
+  usage_weekly: '0',
+  usage_monthly: '0',
+  byok_daily: '0',
+  byok_weekly: '0',
+  byok_monthly: '0',
+  free_requests_today: 0,
+});
+
 interface KeyUsageRow {
   id: string;
   usage: string;
@@ -184,7 +198,7 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ key: string; data: ManagedKey }> {
-  const workspace = await resolveWorkspace(db, actor, input.workspace_id ?? (await defaultWorkspaceId(db, actor)));
+  const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : await defaultWorkspaceId(db, actor);
   const creator = input.creator_user_id ?? actor.userId;
   if (input.creator_user_id) {
     const member = await db.organizationMember.findUnique({
@@ -197,7 +211,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
   const key = await db.apiKey.create({
     data: {
       organization_id: actor.organizationId,
-      workspace_id: workspace.id,
+      workspace_id: workspaceId,
       creator_user_id: creator,
       hash: hashApiKey(secret),
       label: maskApiKey(secret),
@@ -211,7 +225,8 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
       external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
     },
   });
-  return { key: secret, data: (await managedKeys(db, [key], now))[0]! };
+  // A key made a moment ago has spent nothing: its usage is zero, without a query.
+  return { key: secret, data: managedKeyOf(key, NO_USAGE(key.id)) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Prisma, Db, Organization as OrganizationRow } from '@switchyard/db
 import type { CreateOrganizationInput, CreateOrganizationOutput, ListOrganizationsInput, Organization } from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 import { newId } from '../../ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
 import { userIdForEmail } from '../organization/members.service.js';
@@ -71,11 +72,12 @@ export function createOrganization(db: Db, input: CreateOrganizationInput): Prom
 
 /** Oldest first. */
 export async function listOrganizations(db: Db, page: ListOrganizationsInput) {
-  const [rows, total] = await Promise.all([
-    db.organization.findMany({ orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    db.organization.count(),
-  ]);
-  return { data: rows.map(organizationOf), total_count: total };
+  return pageOf(
+    page,
+    (slice) => db.organization.findMany({ orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
+    () => db.organization.count(),
+    organizationOf,
+  );
 }
 
 /** Disables an organization: every key of it is refused (401). Disabling it again changes nothing. */

@@ -86,17 +86,20 @@ export const presetsRouter = router({
     })
     .input(GetPresetVersionInputSchema)
     .output(GetPresetVersionOutputSchema)
-    .query(({ ctx, input }) => getPresetVersion(ctx.db, ctx.actor, input)),
+    .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx.db, ctx.actor, input) })),
 
   // Internal (tRPC only): no client of the API writes presets (admin-api.md gives no such operation).
   create: managementProcedure
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)
-    .mutation(({ ctx, input }) => createPreset(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(async ({ ctx, input }) => {
+      const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now());
+      return { data: preset, version };
+    }),
   createVersion: managementProcedure
     .input(CreatePresetVersionInputSchema)
     .output(PresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => createPresetVersion(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(async ({ ctx, input }) => ({ data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now()) })),
   deleteVersion: managementProcedure
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)

@@ -14,10 +14,11 @@ import type {
   PresetVersionDetail,
   PresetWithVersion,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
+import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
@@ -68,21 +69,23 @@ async function findPreset(db: Reader, actor: Actor, slug: string): Promise<Prese
 export async function listPresetVersions(db: Db, actor: Actor, input: ListPresetVersionsInput) {
   const preset = await findPreset(db, actor, input.slug);
   const where = { preset_id: preset.id };
-  const [rows, total] = await Promise.all([
-    db.presetVersion.findMany({ where, orderBy: { version: 'asc' }, skip: input.offset, take: input.limit }),
-    db.presetVersion.count({ where }),
-  ]);
-  return { data: rows.map(versionOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.presetVersion.findMany({ where, orderBy: { version: 'asc' }, ...slice }),
+    () => db.presetVersion.count({ where }),
+    versionOf,
+  );
 }
 
 /** The presets the caller may see (a regular key: its own workspace's), most recently updated first. */
 export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput) {
   const where = visibleRows(actor);
-  const [rows, total] = await Promise.all([
-    db.preset.findMany({ where, orderBy: [{ updated_at: 'desc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
-    db.preset.count({ where }),
-  ]);
-  return { data: rows.map(presetOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.preset.findMany({ where, orderBy: [{ updated_at: 'desc' }, { id: 'asc' }], ...slice }),
+    () => db.preset.count({ where }),
+    presetOf,
+  );
 }
 
 /** The preset with the version in force (or null when it has none). */
@@ -99,43 +102,42 @@ export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVer
   const preset = await findPreset(db, actor, input.slug);
   const row = await db.presetVersion.findUnique({ where: { preset_id_version: { preset_id: preset.id, version: Number(input.version) } } });
   if (!row) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
-  return { data: versionDetailOf(row) };
+  return versionDetailOf(row);
 }
 
 export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date) {
-  try {
-    return await db.$transaction(async (tx) => {
-      const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
-      const created = await tx.preset.create({
-        data: {
-          organization_id: actor.organizationId,
-          workspace_id: workspace.id,
-          slug: input.slug,
-          name: input.name,
-          creator_user_id: actor.userId,
-          created_at: now,
-          updated_at: now,
-        },
-      });
-      const version = await tx.presetVersion.create({
-        data: {
-          organization_id: actor.organizationId,
-          preset_id: created.id,
-          version: 1,
-          config: input.config as Prisma.InputJsonObject,
-          system_prompt: input.system_prompt ?? null,
-          creator_id: actor.userId,
-          created_at: now,
-          updated_at: now,
-        },
-      });
-      const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
-      return { data: presetOf(preset), version: versionOf(version)! };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug });
-    throw error;
-  }
+  return refuseDuplicates(
+    () =>
+      db.$transaction(async (tx) => {
+        const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
+        const created = await tx.preset.create({
+          data: {
+            organization_id: actor.organizationId,
+            workspace_id: workspace.id,
+            slug: input.slug,
+            name: input.name,
+            creator_user_id: actor.userId,
+            created_at: now,
+            updated_at: now,
+          },
+        });
+        const version = await tx.presetVersion.create({
+          data: {
+            organization_id: actor.organizationId,
+            preset_id: created.id,
+            version: 1,
+            config: input.config as Prisma.InputJsonObject,
+            system_prompt: input.system_prompt ?? null,
+            creator_id: actor.userId,
+            created_at: now,
+            updated_at: now,
+          },
+        });
+        const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
+        return { preset: presetOf(preset), version: versionOf(version)! };
+      }),
+    () => new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug }),
+  );
 }
 
 /** The next version number, under a lock on the preset row so concurrent calls number in turn. */
@@ -158,7 +160,7 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
     });
     // The newest version is the one in force.
     await tx.preset.update({ where: { id: preset.id }, data: { updated_at: version.created_at, designated_version_id: version.id } });
-    return { data: versionOf(version)! };
+    return versionOf(version)!;
   });
 }
 

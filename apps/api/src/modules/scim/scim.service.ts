@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../../db-errors.js';
 import { Conflict, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
   return {
@@ -29,11 +30,12 @@ function mappingOf(row: MappingRow): ScimGroupMapping {
 /** The organization's mappings across all its workspaces, oldest first. */
 export async function listScimGroupMappings(db: Db, actor: Actor, input: ListScimGroupMappingsInput) {
   const where = { organization_id: actor.organizationId };
-  const [rows, total] = await Promise.all([
-    db.scimGroupMapping.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: input.offset, take: input.limit }),
-    db.scimGroupMapping.count({ where }),
-  ]);
-  return { data: rows.map(mappingOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.scimGroupMapping.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
+    () => db.scimGroupMapping.count({ where }),
+    mappingOf,
+  );
 }
 
 /** The organization's mapping with this id; a non-UUID, unknown or foreign id is 404. */

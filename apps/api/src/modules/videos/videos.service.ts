@@ -4,6 +4,7 @@ import { NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
 import { platformWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 
 function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
   return {
@@ -30,17 +31,12 @@ function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
 export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsInput) {
   const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id, ...(input.upstream_job_id ? { upstream_job_id: input.upstream_job_id } : {}) };
-  const [rows, total] = await Promise.all([
-    db.videoJob.findMany({
-      where,
-      include: { outputs: true },
-      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-      skip: input.offset,
-      take: input.limit,
-    }),
-    db.videoJob.count({ where }),
-  ]);
-  return { data: rows.map((job) => videoJobOf(job, job.outputs)), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.videoJob.findMany({ where, include: { outputs: true }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], ...slice }),
+    () => db.videoJob.count({ where }),
+    (job) => videoJobOf(job, job.outputs),
+  );
 }
 
 /** Internal (platform): records a video job with its outputs (index = position in `outputs`) in the workspace it names. */

@@ -18,11 +18,12 @@ import type {
   WorkspaceMember,
   WorkspaceRole,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
+import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+import { pageOf } from '../pages.js';
 
 /** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
 const DEFAULT_GUARDRAIL_NAMESPACE = '6f1d3c2e-8a4b-5c7d-9e0f-1a2b3c4d5e6f';
@@ -87,12 +88,16 @@ const slugTaken = (slug: string) => new Invalid(`workspace slug ${slug} is taken
 /** GET /workspaces: the organization's workspaces, oldest first; deleted ones are gone. */
 export async function listWorkspaces(db: Db, actor: Actor, page: { offset: number; limit: number }) {
   const where = { organization_id: actor.organizationId, deleted_at: null };
-  const [rows, total, defaultId] = await Promise.all([
-    db.workspace.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    db.workspace.count({ where }),
+  const [found, defaultId] = await Promise.all([
+    pageOf(
+      page,
+      (slice) => db.workspace.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
+      () => db.workspace.count({ where }),
+      (row) => row,
+    ),
     defaultWorkspaceId(db, actor),
   ]);
-  return { data: rows.map((row) => workspaceOf(row, defaultId)), total_count: total };
+  return { data: found.data.map((row) => workspaceOf(row, defaultId)), total_count: found.total_count };
 }
 
 /** GET /workspaces/{id}: by UUID or slug. */
@@ -104,15 +109,11 @@ export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<W
 /** POST /workspaces; created_by is the caller key's user. */
 export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
   const { name, slug, ...settings } = input;
-  try {
-    const row = await db.workspace.create({
-      data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) },
-    });
-    return workspaceOf(row, await defaultWorkspaceId(db, actor));
-  } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(input.slug);
-    throw error;
-  }
+  const row = await refuseDuplicates(
+    () => db.workspace.create({ data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) } }),
+    () => slugTaken(input.slug),
+  );
+  return workspaceOf(row, await defaultWorkspaceId(db, actor));
 }
 
 /** PATCH /workspaces/{id}: the fields given. */
@@ -124,14 +125,12 @@ export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspa
   if (changes.slug !== undefined && changes.slug !== workspace.slug && workspace.id === defaultId) {
     throw new Invalid('the default workspace keeps its slug', { reason: 'default workspace slug is fixed' });
   }
-  try {
-    const [row] = await db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) });
-    if (!row) throw new NotFound(`workspace ${id}`);
-    return workspaceOf(row, defaultId);
-  } catch (error) {
-    if (isUniqueViolation(error) && changes.slug) throw slugTaken(changes.slug);
-    throw error;
-  }
+  const [row] = await refuseDuplicates(
+    () => db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) }),
+    () => (changes.slug ? slugTaken(changes.slug) : undefined),
+  );
+  if (!row) throw new NotFound(`workspace ${id}`);
+  return workspaceOf(row, defaultId);
 }
 
 /** Live keys of a workspace that still authenticate (not disabled), optionally only those of some creators. */
@@ -220,24 +219,22 @@ const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWorkspaceMembersInput) {
   const workspace = await resolveWorkspace(db, actor, input.id);
   assertWorkspaceAccess(actor, workspace.id);
-  const page = { skip: input.offset, take: input.limit };
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     const where = { organization_id: actor.organizationId };
-    const [rows, total] = await Promise.all([
-      db.organizationMember.findMany({ where, orderBy: ORDER, ...page }),
-      db.organizationMember.count({ where }),
-    ]);
-    return {
-      data: rows.map((row) => memberOf({ ...row, workspace_id: workspace.id })),
-      total_count: total,
-    };
+    return pageOf(
+      input,
+      (slice) => db.organizationMember.findMany({ where, orderBy: ORDER, ...slice }),
+      () => db.organizationMember.count({ where }),
+      (row) => memberOf({ ...row, workspace_id: workspace.id }),
+    );
   }
   const where = { workspace_id: workspace.id };
-  const [rows, total] = await Promise.all([
-    db.workspaceMember.findMany({ where, orderBy: ORDER, ...page }),
-    db.workspaceMember.count({ where }),
-  ]);
-  return { data: rows.map(memberOf), total_count: total };
+  return pageOf(
+    input,
+    (slice) => db.workspaceMember.findMany({ where, orderBy: ORDER, ...slice }),
+    () => db.workspaceMember.count({ where }),
+    memberOf,
+  );
 }
 
 /**
