@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   });
 
   let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get(`${API_PREFIX}/openapi.json`, (req, res) => {
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     document ??= openApiDocument(appRouter, API_PREFIX);
     res.json(document);
   });

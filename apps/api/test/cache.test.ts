@@ -5,7 +5,11 @@ import { TtlCache } from '../src/cache.js';
 
 function counter() {
   const reads: string[] = [];
-  return { reads, read: (key: string, value: unknown = key) => () => (reads.push(key), Promise.resolve(value)) };
+  const read = (key: string, value: unknown = key) => () => {
+    reads.push(key);
+    return Promise.resolve(value);
+  };
+  return { reads, read };
 }
 
 describe('TtlCache', () => {
@@ -35,7 +39,11 @@ describe('TtlCache', () => {
   it('keeps neither a failed read nor a value that keep() refuses', async () => {
     const cache = new TtlCache<string, unknown>(60_000, 10, (value) => value !== null);
     const { reads, read } = counter();
-    await expect(cache.get('x', () => (reads.push('x'), Promise.reject(new Error('down'))))).rejects.toThrow('down');
+    const failing = () => {
+      reads.push('x');
+      return Promise.reject(new Error('down'));
+    };
+    await expect(cache.get('x', failing)).rejects.toThrow('down');
     await cache.get('x', read('x'));
     await cache.get('n', read('n', null));
     await cache.get('n', read('n', null));

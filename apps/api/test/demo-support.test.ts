@@ -3,7 +3,6 @@
 // /scim/group-mappings in scim.test.ts)
 // and the sample video (an output named sample:video.mp4, served from the server's own files; also
 // public at /samples/video.mp4) that stands in for a provider on a machine with no internet.
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';

@@ -57,17 +57,6 @@ export async function openContainer(
   return data.data.container_id;
 }
 
-/** A request body that reads its source only as fast as the connection takes it (backpressure). */
-function pulled(source: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await source.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-}
-
 /**
  * Writes a file into a container through PUT /internal/containers/{id}/files/{file_id}, as the
  * platform, in the server's organization unless named (`organizationId` null: none named).

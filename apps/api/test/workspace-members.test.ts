@@ -7,9 +7,7 @@ import {
   createWorkspace,
   expectEnvelope,
   expectPaginationEdges,
-  ok,
   rest,
-  trpc,
 } from './fixtures-admin.js';
 
 const ListSchema = ListWorkspaceMembersOutputSchema.extend({ data: WorkspaceMemberSchema.strict().array() }).strict();

@@ -3,7 +3,7 @@
 import { TEST_STORES, type TestStore } from '@switchyard/api/testing';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
-import { type RouterOutputs } from '../src/index.js';
+import type { RouterOutputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
 const fileIdOf = (path: string) => `cfile_${Buffer.from(path).toString('base64url')}`;

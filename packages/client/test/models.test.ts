@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type RouterInputs } from '../src/index.js';
+import type { RouterInputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
 const catalog = JSON.parse(

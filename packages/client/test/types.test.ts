@@ -1,5 +1,6 @@
-// The client's types are the router's: wrong inputs are compile errors (checked by `pnpm typecheck`,
-// which covers this file), and outputs carry the schema's types.
+// The client's types are the router's: wrong inputs are compile errors, and outputs carry the
+// schema's types. vitest runs these lines as no-ops; `tsc` checks them (`pnpm typecheck`, which
+// `pnpm test` runs), so a wrong type here fails the suite.
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ContainerFile as ServerContainerFile, File, Key } from '@switchyard/schema';
 import { createSwitchyardClient, type ContainerFile, type RouterInputs, type RouterOutputs, type SwitchyardClient } from '../src/index.js';

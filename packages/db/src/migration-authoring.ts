@@ -267,7 +267,7 @@ type Result<T> = { ok: true; value: T } | { ok: false; error: Record<string, unk
 type Parse = (text: string) => unknown;
 
 // Column type codes of @prisma/driver-adapter-utils' ColumnTypeEnum.
-const enum Column {
+enum Column {
   Int32 = 0, Int64 = 1, Float = 2, Double = 3, Numeric = 4, Boolean = 5, Character = 6, Text = 7, Date = 8, Time = 9,
   DateTime = 10, Json = 11, Uuid = 15, Int32Array = 64, Int64Array = 65, FloatArray = 66, DoubleArray = 67,
   NumericArray = 68, BooleanArray = 69, CharacterArray = 70, TextArray = 71, JsonArray = 75, UuidArray = 78,

@@ -165,7 +165,6 @@ async function migrationsUpTo(name: string, through: boolean): Promise<string> {
 
 describe('20261123194236_member_names', () => {
   const NAME = '20261123194236_member_names';
-  const migrationsBefore = () => migrationsUpTo(NAME, false);
 
   it("moves names to the membership of the organization that wrote them; later organizations' start empty", async () => {
     const db = await emptyDatabase();

@@ -45,7 +45,9 @@ export function unstorableInput(value: unknown, maxDepth = MAX_INPUT_DEPTH): Inp
     if (item.depth >= maxDepth) return { path: clip(item.path), reason: 'nested too deeply' };
     const prefix = item.path ? `${item.path}.` : '';
     if (Array.isArray(item.value)) {
-      item.value.forEach((element, index) => stack.push({ value: element, depth: item.depth + 1, path: `${prefix}${index}` }));
+      item.value.forEach((element, index) => {
+        stack.push({ value: element, depth: item.depth + 1, path: `${prefix}${index}` });
+      });
       continue;
     }
     for (const [key, element] of Object.entries(item.value)) {

@@ -1,7 +1,7 @@
 // BYOK provider credentials. The provider secret is sealed (AES-256-GCM, see secret-box.ts) before it
 // reaches the database and is never returned or logged; the record carries only its masked label.
 import { randomUUID } from 'node:crypto';
-import { Prisma, type ByokCredential as ByokRow, type Db } from '@switchyard/db';
+import type { ByokCredential as ByokRow, Db } from '@switchyard/db';
 import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';

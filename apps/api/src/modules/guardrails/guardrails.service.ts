@@ -18,7 +18,7 @@ import {
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { assertWorkspaceAccess, canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf, type PageWindow } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;

@@ -1,7 +1,7 @@
 // Organizations, as the platform manages them (platform keys only): create one with its default
 // workspace, an owner and a management key; list them; disable one (its keys are refused at once on
 // this server, within CACHE_TTL_MS on others).
-import { Prisma, type Db, type Organization as OrganizationRow } from '@switchyard/db';
+import type { Prisma, Db, Organization as OrganizationRow } from '@switchyard/db';
 import type { CreateOrganizationInput, CreateOrganizationOutput, ListOrganizationsInput, Organization } from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';

@@ -1,6 +1,6 @@
 // Presets and their versions. GET /presets/{slug}/versions lists versions in ascending order; a
 // deleted version keeps its place as null, so version N is always at position N - 1 of the full list.
-import { Prisma, type Db, type Preset as PresetRow, type PresetVersion as VersionRow } from '@switchyard/db';
+import type { Prisma, Db, Preset as PresetRow, PresetVersion as VersionRow } from '@switchyard/db';
 import type {
   CreatePresetInput,
   CreatePresetVersionInput,
