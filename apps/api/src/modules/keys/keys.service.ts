@@ -223,6 +223,8 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
       expires_at: input.expires_at ? new Date(input.expires_at) : null,
       external_user: input.external?.user ?? null,
       external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
+      created_at: now,
+      updated_at: now,
     },
   });
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
