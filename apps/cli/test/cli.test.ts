@@ -113,12 +113,20 @@ describe('switchyard keys', () => {
     const ambiguous = await cli(['keys', 'show', shared]);
     expect(ambiguous).toMatchObject({ code: 2, stdout: '' });
     expect(ambiguous.stderr).toContain(`${count} keys' hashes start with ${shared}`);
-    const unknown = [...'0123456789abcdef'].find((c) => !firstChars.has(c));
-    if (unknown) {
-      const none = await cli(['keys', 'disable', `${unknown}0`]);
-      expect(none).toMatchObject({ code: 1, stdout: '' });
-      expect(none.stderr).toContain(`no key's hash starts with ${unknown}0`);
+    // A prefix no key of the organization has, as the lookup sees them (every workspace, disabled
+    // keys too: `keys list` above shows only the default workspace's enabled ones).
+    let unknown: string | undefined;
+    for (const c of '0123456789abcdef') {
+      const found = await admin.keys.list.query({ hash_prefix: `${c}0`, include_disabled: true });
+      if (found.data.length === 0) {
+        unknown = `${c}0`;
+        break;
+      }
     }
+    expect(unknown).toBeDefined();
+    const none = await cli(['keys', 'disable', unknown!]);
+    expect(none).toMatchObject({ code: 1, stdout: '' });
+    expect(none.stderr).toContain(`no key's hash starts with ${unknown}`);
     expect((await cli(['keys', 'show', 'not-hex'])).code).toBe(2);
     expect((await server.request('/api/v1/key', { key: made.key })).status).toBe(200);
   });
