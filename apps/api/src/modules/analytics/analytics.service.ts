@@ -37,7 +37,7 @@ export const ANALYTICS_BOUNDS = {
 } as const;
 
 const SUM_COLUMNS = ROLLUP_SUMS;
-/** PostgreSQL's work_mem for one query: its hash aggregates over histogram buckets stay in memory. */
+/** PostgreSQL's work_mem for one query: its grouping (each group's sums and histograms gathered as JSON text) stays in memory. */
 const QUERY_WORK_MEM = '64MB';
 /** The statement's time limit when the server names none (ANALYTICS_QUERY_TIMEOUT_MS). */
 const DEFAULT_TIMEOUT_MS = 10_000;
