@@ -5,8 +5,9 @@
 // of it, with the role they hold in the organization. Its member list is therefore read from
 // organization_members (membership id = the organization membership's id), so it can never drift.
 // Other workspaces keep their own rows in workspace_members.
-import { Prisma, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
+import { orgRoleColumn, Prisma, rawRows, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
 import { v5 as uuidv5 } from 'uuid';
+import { z } from 'zod';
 import type {
   AddWorkspaceMembersInput,
   CreateWorkspaceInput,
@@ -16,7 +17,6 @@ import type {
   UpdateWorkspaceInput,
   Workspace,
   WorkspaceMember,
-  WorkspaceRole,
 } from '@switchyard/schema';
 import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
@@ -156,8 +156,11 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
   }
   const removedKeys = await db.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`;
+    const [locked] = await rawRows(
+      tx,
+      z.object({ id: z.string() }),
+      Prisma.sql`SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`,
+    );
     if (!locked) throw new NotFound(`workspace ${input.id}`);
     const active = await tx.apiKey.count({ where: activeKeys(workspace.id) });
     if (active > 0) {
@@ -248,10 +251,14 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
     // FOR SHARE: a member removed concurrently cannot slip between this check and the insert.
-    const members = await tx.$queryRaw<{ user_id: string; role: string }[]>`
+    const members = await rawRows(
+      tx,
+      z.object({ user_id: z.string(), role: orgRoleColumn }),
+      Prisma.sql`
       SELECT user_id, role::text AS role FROM organization_members
       WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])
-      FOR SHARE`;
+      FOR SHARE`,
+    );
     const known = new Set(members.map((m) => m.user_id));
     const unknown = userIds.filter((id) => !known.has(id));
     if (unknown.length > 0) {
@@ -263,7 +270,8 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     // Every organization member already belongs to the default workspace.
     if (workspace.id === (await defaultWorkspaceId(tx, actor))) return { added_count: 0, data: [] };
 
-    const roles = new Map(members.map((m) => [m.user_id, (m.role === 'org:admin' ? 'admin' : 'member') as WorkspaceRole]));
+    // The workspace role is the organization's (workspace_role and Prisma's OrgRole share their values).
+    const roles = new Map(members.map((m) => [m.user_id, m.role]));
     const created = await tx.workspaceMember.createManyAndReturn({
       data: userIds.map((user_id) => ({
         organization_id: actor.organizationId,
