@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { modelColumns, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -149,7 +149,7 @@ const GENERATION_WITH_CREDIT = statement(
       usage: z.string(),
       upstream_inference_cost: z.string().nullable(),
       cache_discount: z.string().nullable(),
-      provider_responses: z.json(),
+      provider_responses: parsedJson,
       created_at: z.date(),
     }),
   ),

@@ -1,6 +1,6 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
-import { LimitReset, modelColumns, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
+import { LimitReset, modelColumns, parsedJson, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
 import {
   GUARDRAIL_FLAG_FIELDS,
   type CreateGuardrailInput,
@@ -122,17 +122,17 @@ const GUARDRAILS_PAGE = statement(
       workspace_id: z.string(),
       name: z.string(),
       description: z.string(),
-      allowed_models: z.json(),
-      ignored_models: z.json(),
-      allowed_providers: z.json(),
-      ignored_providers: z.json(),
+      allowed_models: parsedJson,
+      ignored_models: parsedJson,
+      allowed_providers: parsedJson,
+      ignored_providers: parsedJson,
       enforce_zdr: z.boolean(),
       limit_usd: z.string(),
       reset_interval: z.enum(LimitReset).nullable(),
       include_byok_in_budgets: z.boolean(),
-      allowed_data_regions: z.json(),
-      content_filters: z.json(),
-      content_filter_builtins: z.json(),
+      allowed_data_regions: parsedJson,
+      content_filters: parsedJson,
+      content_filter_builtins: parsedJson,
       ...FLAG_COLUMNS,
       created_at: z.date(),
       updated_at: z.date(),

@@ -1,7 +1,7 @@
 // The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
 // writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
 // every organization sees the same models, but a guardrail can keep a key from using one.
-import { Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+import { parsedJson, Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
 import { z } from 'zod';
 import type {
   Catalog,
@@ -148,7 +148,7 @@ const APPLICABLE_GUARDRAILS = statement(`
   WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
     AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
       OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`,
-  z.object({ id: z.string(), allowed_models: z.json(), ignored_models: z.json() }),
+  z.object({ id: z.string(), allowed_models: parsedJson, ignored_models: parsedJson }),
 );
 
 /** GET /model/{author}/{slug}. */
