@@ -140,11 +140,19 @@ type SqlRow = { date: Date; latency_hists?: string; throughput_hists?: string } 
  * histogram asked for as JSON text (`latency_hists`).
  */
 function sqlRowSchema(dimensions: number, histograms: readonly string[]) {
-  const text = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.string()]));
-  const dims = Array.from({ length: dimensions }, (_, i) => `d${i}`);
-  // Its columns depend on the query, which tsc cannot follow: SqlRow types what the schema checks.
-  return z.object({ date: z.date(), ...text(dims), ...text(SUM_COLUMNS), ...text(histograms.map((h) => `${h}_hists`)) }) as unknown as z.ZodType<SqlRow>;
+  const key = `${dimensions} ${histograms.join()}`;
+  let schema = sqlRowSchemas.get(key);
+  if (!schema) {
+    const text = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.string()]));
+    const dims = Array.from({ length: dimensions }, (_, i) => `d${i}`);
+    // Its columns depend on the query, which tsc cannot follow: SqlRow types what the schema checks.
+    schema = z.object({ date: z.date(), ...text(dims), ...text(SUM_COLUMNS), ...text(histograms.map((h) => `${h}_hists`)) }) as unknown as z.ZodType<SqlRow>;
+    sqlRowSchemas.set(key, schema);
+  }
+  return schema;
 }
+/** The schemas made so far (zod compiles one on its first parse): one per number of dimensions and set of histograms. */
+const sqlRowSchemas = new Map<string, z.ZodType<SqlRow>>();
 
 /** One histogram of the buckets of several. */
 const merged = (all: string | undefined) => (all ? (JSON.parse(all) as Counts[]) : []).reduce((into, counts) => addCounts(into, counts), new Map<number, number>());

@@ -327,6 +327,10 @@ function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Inva
   });
 }
 
+/** Row schemas of the raw statements below (made once: zod compiles a schema on its first parse). */
+const ASSIGNED_ROW = z.object({ id: z.string() });
+const MEMBER_ROW = z.object({ user_id: z.string() });
+
 /**
  * Assigns keys (by hash) of the organization. Any unknown or foreign hash: 400 naming them, nothing
  * assigned. A key holds at most one guardrail (unique api_key_id): assigning moves it here from any
@@ -345,7 +349,7 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
     if (missing.length > 0) throw unknownIds('key_hashes', missing);
     const assigned = await rawRows(
       tx,
-      z.object({ id: z.string() }),
+      ASSIGNED_ROW,
       Prisma.sql`
       INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by)
       SELECT gen_random_uuid(), ${actor.organizationId}, ${guardrail.id}::uuid, k, ${actor.userId}
@@ -374,7 +378,7 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
     const guardrail = await findGuardrail(tx, actor, input.id);
     const members = await rawRows(
       tx,
-      z.object({ user_id: z.string() }),
+      MEMBER_ROW,
       Prisma.sql`
       SELECT user_id FROM organization_members
       WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])

@@ -141,6 +141,10 @@ const activeKeys = (workspaceId: string, creators?: string[]) => ({
   ...(creators ? { creator_user_id: { in: creators } } : {}),
 });
 
+/** Row schemas of the raw statements below (made once: zod compiles a schema on its first parse). */
+const LOCKED_ROW = z.object({ id: z.string() });
+const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
+
 /**
  * DELETE /workspaces/{id}. The default workspace is never deleted here (400, with or without
  * confirm_default_workspace_deletion: keys, credentials and defaults of the organization hang on it).
@@ -158,7 +162,7 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
   const removedKeys = await db.$transaction(async (tx) => {
     const [locked] = await rawRows(
       tx,
-      z.object({ id: z.string() }),
+      LOCKED_ROW,
       Prisma.sql`SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`,
     );
     if (!locked) throw new NotFound(`workspace ${input.id}`);
@@ -253,7 +257,7 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     // FOR SHARE: a member removed concurrently cannot slip between this check and the insert.
     const members = await rawRows(
       tx,
-      z.object({ user_id: z.string(), role: orgRoleColumn }),
+      MEMBER_ROLE_ROW,
       Prisma.sql`
       SELECT user_id, role::text AS role FROM organization_members
       WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])
