@@ -56,7 +56,7 @@ export interface Statement<Row extends RowSchema = RowSchema> {
 
 let statements = 0;
 
-/** A statement that answers no columns (or whose answer is never read: it fails if it has any). */
+/** The row schema of a statement declared without one: it must answer no columns. */
 const NO_COLUMNS = z.strictObject({});
 
 /**

@@ -26,14 +26,12 @@ export class RowMismatch extends Error {
 
 /** The sorted column names a row schema describes; throws (at declaration) for a schema that is no row. */
 export function columnsOf(schema: z.ZodType): string[] {
-  const def = schema._zod.def as z.core.$ZodTypeDef & { shape?: z.ZodRawShape; options?: z.ZodType[]; in?: z.ZodType; left?: z.ZodType; right?: z.ZodType };
+  const def = schema._zod.def as z.core.$ZodTypeDef & { shape?: z.ZodRawShape; options?: z.ZodType[]; in?: z.ZodType };
   switch (def.type) {
     case 'object':
       return Object.keys(def.shape!).sort();
     case 'pipe':
       return columnsOf(def.in!);
-    case 'intersection':
-      return [...new Set([...columnsOf(def.left!), ...columnsOf(def.right!)])].sort();
     case 'union': {
       const [first, ...rest] = def.options!.map(columnsOf);
       if (rest.some((columns) => columns.join() !== first!.join())) throw new Error('the options of a row schema must name the same columns');
