@@ -146,3 +146,25 @@ export async function removeOrganizationMember(db: Db, order: MemberOrderCache, 
   if (count === 0) throw new NotFound(`member ${input.user_id}`);
   return { removed: true as const };
 }
+
+/**
+ * The organization's memberships of these users (role as its database label, `org:admin`
+ * or `org:member`), locked FOR SHARE to the end of the transaction: a member removed concurrently
+ * cannot slip between this check and a write that names them. Any id that is no member of the
+ * organization: the error `refuse` makes of them all is thrown, before anything is written.
+ */
+export async function lockMembers(
+  tx: Prisma.TransactionClient,
+  organizationId: string,
+  userIds: string[],
+  refuse: (unknownIds: string[]) => Error,
+): Promise<{ user_id: string; role: string }[]> {
+  const members = await tx.$queryRaw<{ user_id: string; role: string }[]>`
+    SELECT user_id, role::text AS role FROM organization_members
+    WHERE organization_id = ${organizationId} AND user_id = ANY(${userIds}::text[])
+    FOR SHARE`;
+  const known = new Set(members.map((m) => m.user_id));
+  const unknown = userIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) throw refuse(unknown);
+  return members;
+}
