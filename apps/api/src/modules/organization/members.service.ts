@@ -20,7 +20,7 @@ const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'or
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
 const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember =>
-  memberRecord({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
+  memberOfFields({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
@@ -51,7 +51,7 @@ interface MemberFields {
   last_name: string;
 }
 
-const memberRecord = (r: MemberFields): OrganizationMember =>
+const memberOfFields = (r: MemberFields): OrganizationMember =>
   ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role }) satisfies OrganizationMember;
 
 /**
@@ -66,12 +66,12 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
       page.offset,
       page.limit,
     ]);
-    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberRecord(r)])), total_count: rows[0]?.total ?? 0 };
+    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
   const rows = slice.length ? await queryRows<MemberFields & { id: string }>(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
+  return { data: slice.flatMap((id) => (byId.has(id) ? [memberOfFields(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
 /**
