@@ -18,7 +18,7 @@ import {
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf, type PageWindow } from '../pages.js';
 
@@ -89,11 +89,13 @@ function memberAssignmentOf(row: Prisma.GuardrailMemberAssignmentGetPayload<obje
  * guardrail of another workspace, is not found.
  */
 async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<GuardrailRow> {
-  const row = isUuid(id)
-    ? await db.guardrail.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
-    : null;
-  if (!row || !canSeeWorkspace(actor, row.workspace_id)) throw new NotFound(`guardrail ${id}`);
-  return row;
+  return findOwned(
+    actor,
+    'guardrail',
+    id,
+    (where) => db.guardrail.findFirst({ where }),
+    (row) => canSeeWorkspace(actor, row.workspace_id),
+  );
 }
 
 /**
