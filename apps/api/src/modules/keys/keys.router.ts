@@ -53,7 +53,10 @@ export const keysRouter = router({
     })
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
-    .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(async ({ ctx, input }) => {
+      const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
+      return { data: key, key: secret };
+    }),
   list: managementProcedure
     .meta({
       openapi: {

@@ -198,7 +198,7 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.
  * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
-export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ key: string; data: ManagedKey }> {
+export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
   const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : await defaultWorkspaceId(db, actor);
   const creator = input.creator_user_id ?? actor.userId;
   if (input.creator_user_id) {
@@ -229,7 +229,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     },
   });
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
-  return { key: secret, data: managedKeyOf(key, NO_USAGE(key.id)) };
+  return { secret, key: managedKeyOf(key, NO_USAGE(key.id)) };
 }
 
 /**
