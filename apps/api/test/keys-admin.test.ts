@@ -181,7 +181,7 @@ describe('GET /keys', () => {
       const queries = async () => {
         captured.length = 0;
         const page = await listKeys(traced, actor, { workspace_id: ws.id, limit: 100 }, new Date());
-        expect(page.data).toHaveLength(100);
+        expect(page).toHaveLength(100);
         return captured.length;
       };
       const before = await queries();

@@ -76,7 +76,7 @@ export const keysRouter = router({
     })
     .input(ListKeysInputSchema)
     .output(ListKeysOutputSchema)
-    .query(({ ctx, input }) => listKeys(ctx.db, ctx.actor, input, ctx.now())),
+    .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
   get: managementProcedure
     .meta({
       openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },

@@ -269,7 +269,7 @@ export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: stri
  * unless include_disabled. Two queries whatever the number of keys or generations: the rows, then
  * their usage from the daily rollups.
  */
-export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<{ data: ManagedKey[] }> {
+export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<ManagedKey[]> {
   // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
   // workspace named, or the organization's default (resolved in the statement).
   const named = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
@@ -286,11 +286,9 @@ export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: 
     input.offset ?? 0,
     input.limit ?? null,
   ]);
-  return {
-    data: rows.map((row) =>
-      managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit), limit_reset: row.limit_reset as ApiKey['limit_reset'] }, row),
-    ),
-  };
+  return rows.map((row) =>
+    managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit), limit_reset: row.limit_reset as ApiKey['limit_reset'] }, row),
+  );
 }
 
 /** GET /keys/{hash}. */
