@@ -1,7 +1,7 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
 // change and remove them. A user is a shared identity (one id per email); everything an
 // organization writes about a person (names, role) is on its membership, and is all it reads.
-import { orgRoleColumn, queryRows, rowOrNulls, statement, type Db, type OrganizationMember as MemberRow, type Prisma, type User } from '@switchyard/db';
+import { orgRoleColumn, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
   OrganizationMember,
@@ -20,7 +20,7 @@ type Role = MemberRow['role'];
 const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember => memberRecord({ ...row, email: row.user.email });
+const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember => memberOfFields({ ...row, email: row.user.email });
 
 /** A member's columns in raw SQL; the role as Prisma reads it (`admin`, not the label `org:admin`). */
 const MEMBER_COLUMNS = { user_id: z.string(), role: orgRoleColumn, email: z.string(), first_name: z.string(), last_name: z.string() };
@@ -51,7 +51,7 @@ const MEMBERS_BY_ID = statement(`
   z.object({ id: z.string(), ...MEMBER_COLUMNS }),
 );
 
-const memberRecord = (r: MemberFields): OrganizationMember =>
+const memberOfFields = (r: MemberFields): OrganizationMember =>
   ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: orgRoleOf(r.role) }) satisfies OrganizationMember;
 
 /**
@@ -66,12 +66,12 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
       page.offset,
       page.limit,
     ]);
-    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberRecord(r)])), total_count: rows[0]?.total ?? 0 };
+    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
   const rows = slice.length ? await queryRows(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
+  return { data: slice.flatMap((id) => (byId.has(id) ? [memberOfFields(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
 /**
@@ -145,4 +145,33 @@ export async function removeOrganizationMember(db: Db, order: MemberOrderCache, 
   order.forget(actor.organizationId);
   if (count === 0) throw new NotFound(`member ${input.user_id}`);
   return { removed: true as const };
+}
+
+/** The row schema of lockMembers' statement: the role as Prisma reads it (`admin`), not its label. */
+const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
+
+/**
+ * The organization's memberships of these users (role as Prisma's OrgRole, `admin` or `member`),
+ * locked FOR SHARE to the end of the transaction: a member removed concurrently
+ * cannot slip between this check and a write that names them. Any id that is no member of the
+ * organization: the error `refuse` makes of them all is thrown, before anything is written.
+ */
+export async function lockMembers(
+  tx: Prisma.TransactionClient,
+  organizationId: string,
+  userIds: string[],
+  refuse: (unknownIds: string[]) => Error,
+): Promise<{ user_id: string; role: Role }[]> {
+  const members = await rawRows(
+    tx,
+    MEMBER_ROLE_ROW,
+    Prisma.sql`
+    SELECT user_id, role::text AS role FROM organization_members
+    WHERE organization_id = ${organizationId} AND user_id = ANY(${userIds}::text[])
+    FOR SHARE`,
+  );
+  const known = new Set(members.map((m) => m.user_id));
+  const unknown = userIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) throw refuse(unknown);
+  return members;
 }

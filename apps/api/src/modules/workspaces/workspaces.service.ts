@@ -5,7 +5,7 @@
 // of it, with the role they hold in the organization. Its member list is therefore read from
 // organization_members (membership id = the organization membership's id), so it can never drift.
 // Other workspaces keep their own rows in workspace_members.
-import { orgRoleColumn, Prisma, rawRows, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
+import { Prisma, rawRows, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
 import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
 import type {
@@ -23,6 +23,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
 
 /** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
@@ -141,9 +142,8 @@ const activeKeys = (workspaceId: string, creators?: string[]) => ({
   ...(creators ? { creator_user_id: { in: creators } } : {}),
 });
 
-/** Row schemas of the raw statements below (made once: zod compiles a schema on its first parse). */
+/** The row schema of deleteWorkspace's lock (made once: zod compiles a schema on its first parse). */
 const LOCKED_ROW = z.object({ id: z.string() });
-const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
 
 /**
  * DELETE /workspaces/{id}. The default workspace is never deleted here (400, with or without
@@ -248,31 +248,21 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
  * Adds organization members to a workspace with the role they hold in the organization. All ids
  * are checked first: any unknown or foreign id is a 400 naming them, and nothing is added.
  * Existing members are skipped (ON CONFLICT DO NOTHING on (workspace_id, user_id)), so concurrent
- * adds of the same users create each membership once.
+ * adds of the same users create each membership once. Answers the memberships it created, in the
+ * order of `user_ids`.
  */
 export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorkspaceMembersInput) {
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
-    // FOR SHARE: a member removed concurrently cannot slip between this check and the insert.
-    const members = await rawRows(
+    const members = await lockMembers(
       tx,
-      MEMBER_ROLE_ROW,
-      Prisma.sql`
-      SELECT user_id, role::text AS role FROM organization_members
-      WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])
-      FOR SHARE`,
+      actor.organizationId,
+      userIds,
+      (unknown) => new Invalid('user ids that are not members of the organization', { reason: 'unknown or foreign user ids', invalid_user_ids: unknown }),
     );
-    const known = new Set(members.map((m) => m.user_id));
-    const unknown = userIds.filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      throw new Invalid('user ids that are not members of the organization', {
-        reason: 'unknown or foreign user ids',
-        invalid_user_ids: unknown,
-      });
-    }
     // Every organization member already belongs to the default workspace.
-    if (workspace.id === (await defaultWorkspaceId(tx, actor))) return { added_count: 0, data: [] };
+    if (workspace.id === (await defaultWorkspaceId(tx, actor))) return [];
 
     // The workspace role is the organization's (workspace_role and Prisma's OrgRole share their values).
     const roles = new Map(members.map((m) => [m.user_id, m.role]));
@@ -287,6 +277,6 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     });
     const order = new Map(userIds.map((id, i) => [id, i]));
     created.sort((a, b) => order.get(a.user_id)! - order.get(b.user_id)!);
-    return { added_count: created.length, data: created.map(memberOf) };
+    return created.map(memberOf);
   });
 }
