@@ -2,9 +2,10 @@
 // success shapes, the statuses they document, 401 without a key, and who may see what.
 import { SAMPLE_VIDEO_URL, ContainerFileListSchema, ContainerFileRecordSchema, ErrorEnvelopeSchema, VideoJobStatusRecordSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKey, record, trpc } from './fixtures-catalog.js';
+import { createKey, record } from './fixtures-catalog.js';
 import { createOrganization, useServer } from './fixtures.js';
 import { fileIdOf, openContainer, writeFile } from './fixtures-files.js';
+import { trpc, type InputOf } from './fixtures-trpc.js';
 
 const env = useServer();
 
@@ -20,7 +21,7 @@ const platform = {
     const { status, error } = await trpc(env.server, 'generations.addCredits', { organization_id: organizationId, amount }, { key: env.server.platformKey });
     expect(status, JSON.stringify(error)).toBe(200);
   },
-  createJob: async (workspaceId: string, status: string, outputs = 1) => {
+  createJob: async (workspaceId: string, status: InputOf<'videos.createJob'>['status'], outputs = 1) => {
     const res = await trpc(
       env.server,
       'videos.createJob',
@@ -35,7 +36,7 @@ const platform = {
       { key: env.server.platformKey },
     );
     expect(res.status, JSON.stringify(res.error)).toBe(200);
-    return res.data.data.id as string;
+    return res.data.data.id;
   },
 };
 

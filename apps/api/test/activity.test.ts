@@ -2,8 +2,9 @@
 // UTC day, model and provider, from the rollups recording keeps; filters, group_by, statuses, access.
 import { ActivityOutputSchema, ErrorEnvelopeSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createMember, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
+import { createKey, createMember, importDemoCatalog, record } from './fixtures-catalog.js';
 import { createOrganization, type OrgFixture, useServer } from './fixtures.js';
+import { trpc } from './fixtures-trpc.js';
 
 const DAY = 86_400_000;
 const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());

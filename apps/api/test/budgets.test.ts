@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetSchema, DeletedOutputSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema, SetBudgetOutputSchema } from '@switchyard/schema';
+import { type BudgetInterval, BudgetSchema, DeletedOutputSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema, SetBudgetOutputSchema } from '@switchyard/schema';
 import { useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, ok, rest, trpc } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 const ListSchema = ListBudgetsOutputSchema.extend({ data: BudgetSchema.strict().array() }).strict();
 const GetSchema = GetBudgetOutputSchema.extend({ data: BudgetSchema.strict() }).strict();
 
 const env = useServer();
 
-const setBudget = (workspace_ref: string, interval: string, limit_usd: number, key?: string) =>
+const setBudget = (workspace_ref: string, interval: BudgetInterval, limit_usd: number, key?: string) =>
   trpc(env.server, 'budgets.set', { workspace_ref, interval, limit_usd }, { key });
 
 describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
@@ -95,7 +96,7 @@ describe('budgets.set: lifetime > monthly > weekly > daily, strictly', () => {
     ]);
     // Nothing changed by the refused calls.
     const { body } = await rest(env.server, '/workspaces/ordered/budgets');
-    expect(body.data.map((b: { limit_usd: number }) => b.limit_usd)).toEqual([99.99, 100, 100.001, 100.01]);
+    expect(ListSchema.parse(body).data.map((b) => b.limit_usd)).toEqual([99.99, 100, 100.001, 100.01]);
   });
 
   it('holds under concurrent changes (the workspace row is locked)', async () => {

@@ -8,7 +8,8 @@ import { loadConfig } from '../src/config.js';
 import { resealByokSecrets } from '../src/modules/byok/byok.service.js';
 import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
 import { managementActor, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, type InputOf } from './fixtures-trpc.js';
 
 const GetSchema = ByokOutputSchema.extend({ data: ByokCredentialSchema.strict() }).strict();
 const PROVIDER_KEY = 'sk-proj-Zx81bQe9TTq3LmN0pAbCd';
@@ -20,7 +21,7 @@ async function serverBox(): Promise<SecretBox> {
 }
 
 /** POST /byok through tRPC (the same procedure); the credential record. */
-const createByok = async (input: Record<string, unknown>, key?: string) => (await ok(env.server, 'byok.create', input, { key })).data;
+const createByok = async (input: InputOf<'byok.create'>, key?: string) => (await ok(env.server, 'byok.create', input, { key })).data;
 
 describe('POST /byok', () => {
   it('201 { data: BYOK credential } with every field, the masked label and never the secret', async () => {

@@ -12,8 +12,9 @@ import {
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
-import { createKey, demoCatalog, importDemoCatalog, trpc } from './fixtures-catalog.js';
+import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { testServer } from './fixtures.js';
+import { trpc, type InputOf } from './fixtures-trpc.js';
 
 let server: TestServer;
 let regular: string;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 /** The catalog writes of these tests, as the platform, in one place. */
-const importCatalog = (catalog: unknown) => trpc(server, 'models.import', catalog, { key: server.platformKey });
+const importCatalog = (catalog: InputOf<'models.import'>) => trpc(server, 'models.import', catalog, { key: server.platformKey });
 
 async function get(path: string, key: string | null = null) {
   const res = await server.request(`/api/v1${path}`, { key });

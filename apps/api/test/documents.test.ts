@@ -7,7 +7,8 @@ import { DocumentDeletionSchema, DocumentPageSchema, ErrorEnvelopeSchema, FileCo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
-import { fileIdOf, openContainer, sha256, testServerWith, trpc, writeFile } from './fixtures-files.js';
+import { fileIdOf, openContainer, sha256, testServerWith, writeFile } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 const QUOTA = 64 * 1024;
 const COMPAT_A = { 'anthropic-version': '2023-06-01' };
@@ -22,7 +23,7 @@ beforeAll(async () => {
   server = await testServerWith({ STORAGE_QUOTA_BYTES: String(QUOTA), MAX_FILE_BYTES: String(QUOTA) });
   other = await createOrganization(server.db);
   containerId = await openContainer(server, 'documents');
-  regular = (await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' })).data.key;
+  regular = (await trpc(server, 'keys.create', { name: 'regular' })).data.key;
 });
 afterAll(async () => {
   await server?.close();
@@ -63,7 +64,7 @@ describe('GET /files', () => {
   let container: string;
   let ids: string[];
   beforeAll(async () => {
-    workspace = (await trpc<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data.data;
+    workspace = (await trpc(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data.data;
     container = await openContainer(server, `list-${Date.now()}`, { workspaceId: workspace.id });
     ids = [];
     for (let i = 0; i < 5; i++) ids.push((await newDocument(10, container)).id);
@@ -111,7 +112,7 @@ describe('GET /files', () => {
   });
 
   it('an empty workspace: an empty page, ids null', async () => {
-    const empty = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
+    const empty = (await trpc(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
     expect((await get(`/files?workspace_id=${empty.id}`)).body).toEqual({ _shape: 'native', data: [], cursor: null, first_id: null, last_id: null, has_more: false });
   });
 
@@ -168,7 +169,7 @@ describe('GET /files/{file_id} and /content', () => {
 
   it('404 for an unknown file, for a file of another workspace than the one named, and for another organization', async () => {
     const { id } = await newDocument();
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data.data;
     for (const url of ['/files/file_unknown', `/files/${id}?workspace_id=${elsewhere.id}`]) {
       expectError(await get(url), 404);
       expectError(await get(`${url.replace('?', '/content?')}${url.includes('?') ? '' : '/content'}`), 404);
@@ -185,7 +186,7 @@ describe('GET /files/{file_id} and /content', () => {
     expectError(await get(`/files/${id}`, null), 401);
     expectError(await get(`/files/${id}/content`, null), 401);
     expect((await get(`/files/${id}`, regular)).status).toBe(200);
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data.data;
     expectError(await get(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}/content?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}`, server.platformKey), 403);
@@ -210,7 +211,7 @@ describe('DELETE /files/{file_id}', () => {
   });
 
   it('frees the quota at once and removes the stored bytes', async () => {
-    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data.data;
+    const workspace = (await trpc(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data.data;
     const container = await openContainer(server, `quota-${Date.now()}`, { workspaceId: workspace.id });
     const first = await newDocument(QUOTA / 2, container);
     await newDocument(QUOTA / 2, container);
@@ -242,7 +243,7 @@ describe('DELETE /files/{file_id}', () => {
     expectError(await del(`/files/${id}`, null), 401);
     expectError(await del(`/files/${id}`, other.managementKey), 404);
     expectError(await del(`/files/${id}`, server.platformKey), 403);
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data.data;
     expectError(await del(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expect((await del(`/files/${id}`, regular)).status).toBe(200);
   });
@@ -250,7 +251,7 @@ describe('DELETE /files/{file_id}', () => {
 
 describe('timestamps', () => {
   it("come from the server clock: the document's created_at, the workspace's updated_at on promote and delete", async () => {
-    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `clock-${Date.now()}`, name: 'Clock' })).data.data;
+    const workspace = (await trpc(server, 'workspaces.create', { slug: `clock-${Date.now()}`, name: 'Clock' })).data.data;
     const container = await openContainer(server, `clock-${Date.now()}`, { workspaceId: workspace.id });
     const updatedAt = async () => (await server.db.workspace.findUniqueOrThrow({ where: { id: workspace.id } })).updated_at.toISOString();
     try {

@@ -1,42 +1,9 @@
-// Helpers for the administration tests: internal tRPC calls over HTTP, and error-envelope checks.
+// Helpers for the administration tests: REST calls, error-envelope checks, keys, members and
+// workspaces made through the API (tRPC calls go through fixtures-trpc.ts).
 import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
 import { expect } from 'vitest';
 import type { TestServer } from '../src/testing.js';
-import { defaultKeyFor } from './fixtures.js';
-
-export interface TrpcResult<T = any> {
-  status: number;
-  data: T;
-  error: { message: string; data: { httpStatus: number; metadata?: Record<string, unknown> } } | undefined;
-}
-
-/** Calls an internal tRPC mutation (or a query with `query: true`) with a key (default: management). */
-export async function trpc<T = any>(
-  server: TestServer,
-  path: string,
-  input: unknown,
-  options: { key?: string | null; query?: boolean } = {},
-): Promise<TrpcResult<T>> {
-  const key = options.key === undefined ? defaultKeyFor(server, path) : options.key;
-  const res = options.query
-    ? await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key })
-    : await server.request(`/trpc/${path}`, {
-        key,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-  const body = (await res.json()) as { result?: { data: T }; error?: TrpcResult['error'] };
-  return { status: res.status, data: body.result?.data as T, error: body.error };
-}
-
-/** Like trpc(), but the call must succeed. */
-export async function ok<T = any>(server: TestServer, path: string, input: unknown, options: { key?: string | null; query?: boolean } = {}) {
-  const result = await trpc<T>(server, path, input, options);
-  expect(result.error, `${path}: ${JSON.stringify(result.error)}`).toBeUndefined();
-  expect(result.status).toBe(200);
-  return result.data;
-}
+import { ok } from './fixtures-trpc.js';
 
 /** A REST call's JSON answer. */
 export async function rest(server: TestServer, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) {
@@ -56,7 +23,7 @@ export function expectEnvelope(answer: { status: number; body: any }, status: Er
 
 /** A regular (non-management) key in the workspace given (default: the caller's). */
 export async function createRegularKey(server: TestServer, workspaceId?: string, managementKey?: string) {
-  const created = await ok<{ key: string; data: { hash: string; label: string; name: string } }>(
+  const created = await ok(
     server,
     'keys.create',
     { name: 'regular', ...(workspaceId ? { workspace_id: workspaceId } : {}) },
@@ -66,11 +33,11 @@ export async function createRegularKey(server: TestServer, workspaceId?: string,
 }
 
 export async function createMember(server: TestServer, email: string, role: 'org:admin' | 'org:member' = 'org:member', key?: string) {
-  return ok<{ id: string; email: string; role: string }>(server, 'organization.createMember', { email, role }, { key });
+  return ok(server, 'organization.createMember', { email, role }, { key });
 }
 
 export async function createWorkspace(server: TestServer, slug: string, key?: string) {
-  return (await ok<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug, name: slug }, { key })).data;
+  return (await ok(server, 'workspaces.create', { slug, name: slug }, { key })).data;
 }
 
 /** Checks the pagination edges of a list: offset past the end, limit 1, limit 100, limit 101 (400). */

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, KeySchema, MAX_RECORD_BATCH, RecordGenerationBatchOutputSchema } from '@switchyard/schema';
 import { useServer } from './fixtures.js';
-import { createKey, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
+import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
+import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 const env = useServer();
 
@@ -178,7 +179,7 @@ describe('generations.recordBatch', () => {
     const huge = generation(fresh, { content: { input: { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024) }] } } });
     expect((await recordBatch([huge, generation(fresh)])).status).toBe(413);
     for (const input of [{}, { generations: 'all' }, [generation(fresh)]]) {
-      expect((await trpc(env.server, 'generations.recordBatch', input)).status, JSON.stringify(input)).toBe(400);
+      expect((await trpcRaw(env.server, 'generations.recordBatch', input)).status, JSON.stringify(input)).toBe(400);
     }
     expect(await counted(fresh)).toEqual(once(0, 0));
   });
@@ -189,12 +190,12 @@ describe('generations.recordBatch', () => {
     for (const missing of [null, 'sk-sy-v1-unknown']) {
       const res = await recordBatch(batch(), missing);
       expect(res.status).toBe(401);
-      expect(res.error.message).toBe('Missing Authentication header');
+      expect(res.error?.message).toBe('Missing Authentication header');
     }
     for (const tenant of [env.server.managementKey, key, env.other.managementKey]) {
       const refused = await recordBatch(batch(), tenant);
       expect(refused.status).toBe(403);
-      expect(refused.error.message).toBe('Only platform keys can perform this operation');
+      expect(refused.error?.message).toBe('Only platform keys can perform this operation');
     }
     expect(await counted(hash)).toEqual(once(0, 0));
   });

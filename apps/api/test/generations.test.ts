@@ -13,7 +13,8 @@ import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
 import { GenerationRecorder, type GenerationRowJson } from '../src/modules/generations/recorder.js';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
-import { createKey, createMember, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
+import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
+import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 let server: TestServer;
 let organizationId: string;
@@ -240,7 +241,7 @@ describe('recording a generation (generations.record)', () => {
     for (const tenant of [key, server.managementKey, other.managementKey]) {
       const refused = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 5 }, { key: tenant });
       expect(refused.status).toBe(403);
-      expect(refused.error.message).toBe('Only platform keys can perform this operation');
+      expect(refused.error?.message).toBe('Only platform keys can perform this operation');
     }
     expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key: null })).status).toBe(401);
     expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: 'f'.repeat(64), model: 'm/x' })).status).toBe(404);
@@ -253,7 +254,7 @@ describe('recording a generation (generations.record)', () => {
       { id: 'g', api_key_hash: hash, model: 'm/x', tokens_prompt: 1.5 },
       { id: 'g', api_key_hash: hash, model: 'm/x', created_at: 'yesterday' },
     ]) {
-      expect((await trpc(server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
+      expect((await trpcRaw(server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
     }
     // The same id for a key of another organization is refused, not merged.
     const id = await record(server, { api_key_hash: hash, usage: 0 });

@@ -9,16 +9,8 @@ import {
   ListGuardrailsOutputSchema,
 } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import {
-  createMember,
-  createRegularKey,
-  createWorkspace,
-  expectEnvelope,
-  expectPaginationEdges,
-  ok,
-  rest,
-  trpc,
-} from './fixtures-admin.js';
+import { createMember, createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 const ListSchema = ListGuardrailsOutputSchema.extend({ data: GuardrailSchema.strict().array() }).strict();
 const KeysSchema = ListGuardrailKeyAssignmentsOutputSchema.extend({ data: GuardrailKeyAssignmentSchema.strict().array() }).strict();

@@ -18,7 +18,8 @@ import { OPENAPI_FILE, openApiText } from '../src/openapi-file.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
-import { fileIdOf, openContainer, trpc, writeFile } from './fixtures-files.js';
+import { fileIdOf, openContainer, writeFile } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 type Operation = { summary?: string; parameters?: { in: string; name: string; required?: boolean }[]; responses: Record<string, any> };
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
@@ -41,7 +42,7 @@ const platform = {
     return { containerId, fileId: fileIdOf('out/report.bin') };
   },
   async videoJob(url: string) {
-    const res = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+    const res = await trpc(server, 'videos.createJob', {
       workspace_id: server.workspaceId,
       provider: 'sample',
       model: 'sample/v',

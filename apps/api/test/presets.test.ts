@@ -10,7 +10,8 @@ import {
   PresetWithVersionSchema,
 } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
 const ListSchema = ListPresetVersionsOutputSchema.extend({ data: PresetVersionSchema.strict().nullable().array() }).strict();
 const PresetsSchema = ListPresetsOutputSchema.extend({ data: PresetSchema.strict().array() }).strict();
@@ -80,7 +81,7 @@ describe('GET /presets/{slug}/versions', () => {
     expectEnvelope(await rest(env.server, '/presets/support-bot/versions?offset=x'), 400);
     expect((await trpc(env.server, 'presets.create', { slug: 'has space', name: 'x', config: {} })).status).toBe(400);
     expect((await trpc(env.server, 'presets.create', { slug: 'support-bot', name: 'dup', config: {} })).status).toBe(400);
-    expect((await trpc(env.server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
+    expect((await trpcRaw(env.server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
     expectEnvelope(await rest(env.server, '/presets/support-bot/versions', { key: null }), 401);
 
     const { key } = await createRegularKey(env.server);

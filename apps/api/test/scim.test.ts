@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ListScimGroupMappingsOutputSchema, ScimGroupMappingOutputSchema, ScimGroupMappingSchema } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok } from './fixtures-trpc.js';
 
 const OutputSchema = ScimGroupMappingOutputSchema.extend({ data: ScimGroupMappingSchema.strict() }).strict();
 const MS_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

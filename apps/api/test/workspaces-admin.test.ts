@@ -4,7 +4,8 @@ import { DeletedOutputSchema, ListWorkspacesOutputSchema, RemoveWorkspaceMembers
 import { describe, expect, it } from 'vitest';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
 import { useServer } from './fixtures.js';
-import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
+import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
 const One = WorkspaceSchema.strict();
 const Single = { parse: (body: unknown) => ({ data: One.parse((body as { data: unknown }).data) }) };
@@ -112,7 +113,7 @@ describe('GET /workspaces', () => {
     expect(List.parse(res.body).data.length).toBeLessThanOrEqual(2);
     const typed = await trpc(env.server, 'workspaces.list', { limit: 2 }, { query: true });
     expect(typed.status).toBe(200);
-    const stringly = await trpc(env.server, 'workspaces.list', { limit: '2' }, { query: true });
+    const stringly = await trpcRaw(env.server, 'workspaces.list', { limit: '2' }, { query: true });
     expect(stringly.status).toBe(400);
     expect(stringly.data).toBeUndefined();
   });
