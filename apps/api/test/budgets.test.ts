@@ -45,7 +45,7 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
     const second = (await setBudget('in-place', 'daily', 6)).data.data;
     expect(second.id).toBe(first.id);
     expect(second.limit_usd).toBe(6);
-    expect((await rest(env.server, '/workspaces/in-place/budgets')).body.data).toHaveLength(1);
+    expect(ListSchema.parse((await rest(env.server, '/workspaces/in-place/budgets')).body).data).toHaveLength(1);
   });
 
   it('404 for an interval without a budget; 400 for a bad interval', async () => {
@@ -110,8 +110,8 @@ describe('budgets.set: lifetime > monthly > weekly > daily, strictly', () => {
       const [a, b] = await Promise.all([setBudget('racing', 'daily', 50), setBudget('racing', 'weekly', 40)]);
       expect([a.status, b.status].sort()).toEqual([200, 400]);
       const { body } = await rest(env.server, '/workspaces/racing/budgets');
-      const [daily, weekly] = body.data.map((x: { limit_usd: number }) => x.limit_usd);
-      expect(daily).toBeLessThan(weekly);
+      const [daily, weekly] = ListSchema.parse(body).data.map((x) => x.limit_usd);
+      expect(daily).toBeLessThan(weekly!);
     }
   });
 
@@ -141,9 +141,9 @@ describe('PUT /workspaces/{workspace_ref}/budgets/{interval}', () => {
     expect(PutSchema.parse(replaced.body)).toMatchObject({ data: { id: first.data.id, limit_usd: 150 }, include_byok_in_budgets: true });
     // include_byok_in_budgets is workspace-wide and stays when omitted.
     const daily = await rest(env.server, '/workspaces/put-budgets/budgets/daily', { method: 'PUT', json: { limit_usd: 5 } });
-    expect(daily.body.include_byok_in_budgets).toBe(true);
-    expect((await rest(env.server, '/workspaces/put-budgets/budgets')).body.include_byok_in_budgets).toBe(true);
-    expect((await rest(env.server, '/workspaces/put-budgets')).body.data.include_byok_in_budgets).toBe(true);
+    expect(PutSchema.parse(daily.body).include_byok_in_budgets).toBe(true);
+    expect(ListSchema.parse((await rest(env.server, '/workspaces/put-budgets/budgets')).body).include_byok_in_budgets).toBe(true);
+    expect((await rest(env.server, '/workspaces/put-budgets')).body).toHaveProperty('data.include_byok_in_budgets', true);
   });
 
   it('400 for a limit that breaks the order, a limit <= 0, a missing limit or a bad interval', async () => {

@@ -1,25 +1,34 @@
 // Helpers for the administration tests: REST calls, error-envelope checks, keys, members and
 // workspaces made through the API (tRPC calls go through fixtures-trpc.ts).
-import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
+import { ERROR_MESSAGES, ErrorEnvelopeSchema, listOf, type ErrorStatus } from '@switchyard/schema';
+import { z } from 'zod';
 import { expect } from 'vitest';
 import type { TestServer } from '../src/testing.js';
 import { ok } from './fixtures-trpc.js';
 
-/** A REST call's JSON answer. */
+/** A REST call's JSON answer (parse `body` with the operation's output schema, or errorOf() for an error). */
 export async function rest(server: TestServer, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) {
   const { json, ...rest } = init;
   const res = await server.request(
     `/api/v1${path}`,
     json === undefined ? rest : { ...rest, headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) },
   );
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
 }
 
 /** The answer is the spec's envelope for this status. */
-export function expectEnvelope(answer: { status: number; body: any }, status: ErrorStatus) {
+export function expectEnvelope(answer: { status: number; body: unknown }, status: ErrorStatus) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.body.error).toMatchObject({ code: status, message: ERROR_MESSAGES[status] });
+  expect(errorOf(answer)).toMatchObject({ code: status, message: ERROR_MESSAGES[status] });
 }
+
+/** The error of an answer that must be the spec's error envelope. */
+export function errorOf(answer: { body: unknown }) {
+  return ErrorEnvelopeSchema.parse(answer.body).error;
+}
+
+/** A page of any list operation: its records (unparsed) and total_count. */
+const PageSchema = listOf(z.unknown());
 
 /** A regular (non-management) key in the workspace given (default: the caller's). */
 export async function createRegularKey(server: TestServer, workspaceId?: string, managementKey?: string) {
@@ -49,12 +58,13 @@ export async function expectPaginationEdges(server: TestServer, path: string, to
 
   const one = await rest(server, `${path}${join}offset=0&limit=1`);
   expect(one.status).toBe(200);
-  expect(one.body.data).toHaveLength(Math.min(1, total));
-  expect(one.body.total_count).toBe(total);
+  expect(PageSchema.parse(one.body).data).toHaveLength(Math.min(1, total));
+  expect(PageSchema.parse(one.body).total_count).toBe(total);
 
   const hundred = await rest(server, `${path}${join}offset=0&limit=100`);
   expect(hundred.status).toBe(200);
-  expect(hundred.body.data).toHaveLength(Math.min(100, total));
+  const hundredRecords = PageSchema.parse(hundred.body).data;
+  expect(hundredRecords).toHaveLength(Math.min(100, total));
 
   expectEnvelope(await rest(server, `${path}${join}limit=101`), 400);
   expectEnvelope(await rest(server, `${path}${join}limit=0`), 400);
@@ -65,9 +75,9 @@ export async function expectPaginationEdges(server: TestServer, path: string, to
   const ids: unknown[] = [];
   for (let offset = 0; offset < total; offset++) {
     const page = await rest(server, `${path}${join}offset=${offset}&limit=1`);
-    ids.push(JSON.stringify(page.body.data[0]));
+    ids.push(JSON.stringify(PageSchema.parse(page.body).data[0]));
   }
   const records = ids.filter((id) => id !== 'null');
   expect(new Set(records).size).toBe(records.length);
-  expect(ids).toEqual(hundred.body.data.slice(0, total).map((r: unknown) => JSON.stringify(r)));
+  expect(ids).toEqual(hundredRecords.slice(0, total).map((r) => JSON.stringify(r)));
 }
