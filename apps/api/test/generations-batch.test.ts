@@ -141,13 +141,15 @@ describe('generations.recordBatch', () => {
       good[3],
     ]);
     expect(status).toBe(200);
-    const results = data.results as { id: string | null; status: string; error?: { code: number; message: string; metadata?: any } }[];
+    const results = data.results;
     expect(results.map((r) => r.status)).toEqual([
       'recorded', 'error', 'error', 'recorded', 'error', 'error', 'error', 'recorded', 'error', 'error', 'recorded',
     ]);
     for (const r of results.filter((r) => r.status === 'error')) ErrorEnvelopeSchema.strict().parse({ error: r.error });
     expect(results[1]).toMatchObject({ status: 'error', error: { code: 400, message: 'Invalid request parameters' } });
-    expect(results[1]!.error!.metadata.issues).toEqual([expect.objectContaining({ path: 'usage' })]);
+    const refused = results[1]!;
+    if (refused.status !== 'error') throw new Error(`results[1] is ${refused.status}`);
+    expect(refused.error.metadata?.issues).toEqual([expect.objectContaining({ path: 'usage' })]);
     expect(results[2]).toMatchObject({ error: { code: 404, message: 'Resource not found' } });
     expect(results[4]).toEqual({ id: null, status: 'error', error: expect.objectContaining({ code: 400 }) });
     expect(results[5]).toMatchObject({ id: null, error: { code: 400 } });

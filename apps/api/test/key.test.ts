@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeySchema } from '@switchyard/schema';
+import { dataOf, KeySchema } from '@switchyard/schema';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
 import { addUsage, createOrganization, pastCacheTtl, testServer } from './fixtures.js';
+
+/** GET /key's answer: { data: Key }, every field of the record and no other. */
+const KeyAnswer = dataOf(KeySchema.strict());
 
 let server: TestServer;
 beforeAll(async () => {
@@ -25,7 +28,7 @@ async function createKey(input: Record<string, unknown>): Promise<{ key: string;
 
 async function getKey(key: string | null) {
   const res = await server.request('/api/v1/key', { key });
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
 }
 
 describe('GET /key', () => {
@@ -33,7 +36,7 @@ describe('GET /key', () => {
     const { status, type, body } = await getKey(server.managementKey);
     expect(status).toBe(200);
     expect(type).toMatch(/^application\/json/);
-    const key = KeySchema.strict().parse(body.data);
+    const key = KeyAnswer.parse(body).data;
     expect(key).toMatchObject({
       is_management_key: true,
       is_provisioning_key: false,
@@ -66,8 +69,8 @@ describe('GET /key', () => {
     const { key } = await createKey({ limit: 10, limit_reset: 'monthly', expires_at: '2099-01-02T03:04:05+02:00' });
     const { status, body } = await getKey(key);
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ is_management_key: false, limit: 10, limit_remaining: 10, limit_reset: 'monthly' });
-    expect(body.data.expires_at).toBe('2099-01-02T01:04:05.000Z');
+    expect(KeyAnswer.parse(body).data).toMatchObject({ is_management_key: false, limit: 10, limit_remaining: 10, limit_reset: 'monthly' });
+    expect(KeyAnswer.parse(body).data.expires_at).toBe('2099-01-02T01:04:05.000Z');
   });
 
   describe('usage windows (UTC day, Monday-start week, calendar month)', () => {
@@ -81,7 +84,7 @@ describe('GET /key', () => {
 
       server.setNow(new Date('2026-05-31T23:59:59.999Z'));
       let { body } = await getKey(key);
-      expect(body.data).toMatchObject({
+      expect(KeyAnswer.parse(body).data).toMatchObject({
         usage: 15,
         usage_daily: 2,
         usage_weekly: 3, // Mon 25 May .. Sun 31 May
@@ -94,11 +97,11 @@ describe('GET /key', () => {
 
       server.setNow(new Date('2026-06-01T00:00:00.000Z'));
       ({ body } = await getKey(key));
-      expect(body.data).toMatchObject({ usage_daily: 4, usage_weekly: 4, usage_monthly: 4, byok_usage_daily: 0.25 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage_daily: 4, usage_weekly: 4, usage_monthly: 4, byok_usage_daily: 0.25 });
 
       server.setNow(new Date('2026-06-02T12:00:00.000Z'));
       ({ body } = await getKey(key));
-      expect(body.data).toMatchObject({ usage: 15, usage_daily: 8, usage_weekly: 12, usage_monthly: 12, byok_usage_monthly: 0.25 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage: 15, usage_daily: 8, usage_weekly: 12, usage_monthly: 12, byok_usage_monthly: 0.25 });
       server.setNow(null);
     });
 
@@ -110,7 +113,7 @@ describe('GET /key', () => {
       await addUsage(server.db, hash, '2026-07-01', 4);
       server.setNow(new Date('2026-07-05T18:00:00Z'));
       const { body } = await getKey(key);
-      expect(body.data).toMatchObject({ usage_daily: 0, usage_weekly: 7, usage_monthly: 4, usage: 7 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage_daily: 0, usage_weekly: 7, usage_monthly: 4, usage: 7 });
       server.setNow(null);
     });
 
@@ -120,7 +123,7 @@ describe('GET /key', () => {
       await addUsage(server.db, hash, '2026-03-10', 0, 0, 3);
       server.setNow(new Date('2026-03-10T08:00:00Z'));
       const { body } = await getKey(key);
-      expect(body.data.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
+      expect(KeyAnswer.parse(body).data.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
       server.setNow(null);
     });
   });
@@ -135,7 +138,7 @@ describe('GET /key', () => {
       server.setNow(now);
       const { body } = await getKey(created.key);
       server.setNow(null);
-      return body.data;
+      return KeyAnswer.parse(body).data;
     }
 
     it('is the limit minus lifetime usage when limit_reset is null', async () => {
@@ -158,8 +161,8 @@ describe('GET /key', () => {
       const { key, hash } = await createKey({ limit: 1 });
       for (const day of ['2026-01-01', '2026-01-02', '2026-01-03']) await addUsage(server.db, hash, day, 0.1);
       const { body } = await getKey(key);
-      expect(body.data.usage).toBe(0.3);
-      expect(body.data.limit_remaining).toBe(0.7);
+      expect(KeyAnswer.parse(body).data.usage).toBe(0.3);
+      expect(KeyAnswer.parse(body).data.limit_remaining).toBe(0.7);
     });
   });
 
@@ -211,10 +214,10 @@ describe('GET /key', () => {
     await addUsage(server.db, hashApiKey(other.managementKey), '2026-02-02', 42);
     const mine = await getKey(server.managementKey);
     const theirs = await getKey(other.managementKey);
-    expect(theirs.body.data.organization_id).toBe(other.organizationId);
-    expect(theirs.body.data.workspace_id).toBe(other.workspaceId);
-    expect(theirs.body.data.usage).toBe(42);
-    expect(mine.body.data.organization_id).not.toBe(other.organizationId);
-    expect(mine.body.data.usage).toBe(0);
+    expect(KeyAnswer.parse(theirs.body).data.organization_id).toBe(other.organizationId);
+    expect(KeyAnswer.parse(theirs.body).data.workspace_id).toBe(other.workspaceId);
+    expect(KeyAnswer.parse(theirs.body).data.usage).toBe(42);
+    expect(KeyAnswer.parse(mine.body).data.organization_id).not.toBe(other.organizationId);
+    expect(KeyAnswer.parse(mine.body).data.usage).toBe(0);
   });
 });
