@@ -3,6 +3,7 @@ import { dataOf, KeySchema } from '@switchyard/schema';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
 import { addUsage, createOrganization, pastCacheTtl, testServer } from './fixtures.js';
+import { ok, trpc, type InputOf } from './fixtures-trpc.js';
 
 /** GET /key's answer: { data: Key }, every field of the record and no other. */
 const KeyAnswer = dataOf(KeySchema.strict());
@@ -15,15 +16,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function createKey(input: Record<string, unknown>): Promise<{ key: string; hash: string }> {
-  const res = await server.request('/trpc/keys.create', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'test key', ...input }),
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { result: { data: { key: string; data: { hash: string } } } };
-  return { key: body.result.data.key, hash: body.result.data.data.hash };
+async function createKey(input: Partial<InputOf<'keys.create'>>): Promise<{ key: string; hash: string }> {
+  const created = await ok(server, 'keys.create', { name: 'test key', ...input });
+  return { key: created.key, hash: created.data.hash };
 }
 
 async function getKey(key: string | null) {
@@ -130,7 +125,7 @@ describe('GET /key', () => {
 
   describe('limit_remaining', () => {
     const now = new Date('2026-06-03T10:00:00Z'); // Wednesday
-    async function keyWithSpend(input: Record<string, unknown>) {
+    async function keyWithSpend(input: Partial<InputOf<'keys.create'>>) {
       const created = await createKey(input);
       await addUsage(server.db, created.hash, '2026-05-20', 5, 1); // an earlier month
       await addUsage(server.db, created.hash, '2026-06-01', 2, 1); // this week and month
@@ -182,12 +177,7 @@ describe('GET /key', () => {
     it('with a key disabled through keys.update: at once', async () => {
       const { key, hash } = await createKey({});
       expect((await getKey(key)).status).toBe(200);
-      const res = await server.request('/trpc/keys.update', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ hash, disabled: true }),
-      });
-      expect(res.status).toBe(200);
+      expect((await trpc(server, 'keys.update', { hash, disabled: true })).status).toBe(200);
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
     it('with a key disabled by another process: within CACHE_TTL_MS (1 s)', async () => {
