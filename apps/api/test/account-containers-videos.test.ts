@@ -1,6 +1,13 @@
 // GET /credits, GET /videos/{jobId}, GET /containers/{container_id}/files(/{file_id}) over real HTTP:
 // success shapes, the statuses they document, 401 without a key, and who may see what.
-import { SAMPLE_VIDEO_URL, ContainerFileListSchema, GetCreditsOutputSchema, ContainerFileRecordSchema, ErrorEnvelopeSchema, VideoJobStatusRecordSchema } from '@switchyard/schema';
+import {
+  SAMPLE_VIDEO_URL,
+  ContainerFileListSchema,
+  GetCreditsOutputSchema,
+  ContainerFileRecordSchema,
+  ErrorEnvelopeSchema,
+  VideoJobStatusRecordSchema,
+} from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, record } from './fixtures-catalog.js';
 import { createOrganization, useServer } from './fixtures.js';

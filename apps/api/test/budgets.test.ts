@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type BudgetInterval, BudgetSchema, DeletedOutputSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema, SetBudgetOutputSchema } from '@switchyard/schema';
+import {
+  type BudgetInterval,
+  BudgetSchema,
+  DeletedOutputSchema,
+  GetBudgetOutputSchema,
+  ListBudgetsOutputSchema,
+  SetBudgetOutputSchema,
+} from '@switchyard/schema';
 import { useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 import { ok, trpc } from './fixtures-trpc.js';

@@ -186,7 +186,9 @@ describe('PATCH /byok/{id}', () => {
     expect((await serverBox()).open(after.secret_ciphertext!, after.id)).toBe('sk-ant-second-secret-2222');
     // An empty body changes nothing.
     expect(GetSchema.parse((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: {} })).body).data).toEqual(data);
-    expect(GetSchema.parse((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body).data).toMatchObject({
+    expect(
+      GetSchema.parse((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body).data,
+    ).toMatchObject({
       name: null,
       disabled: false,
     });

@@ -178,8 +178,15 @@ describe('GET /models and GET /models/count', () => {
   });
 
   it('filters by modality, text, parameters, context, price, family, author, provider and age', async () => {
-    const ids = async (query: string) => ListModelsOutputSchema.parse((await get(`/models?${query}`)).body).data.map((m) => m.id).sort();
-    const published = (pred: (m: (typeof demoCatalog.models)[number]) => boolean) => demoCatalog.models.filter(pred).map((m) => m.id).sort();
+    const ids = async (query: string) =>
+      ListModelsOutputSchema.parse((await get(`/models?${query}`)).body)
+        .data.map((m) => m.id)
+        .sort();
+    const published = (pred: (m: (typeof demoCatalog.models)[number]) => boolean) =>
+      demoCatalog.models
+        .filter(pred)
+        .map((m) => m.id)
+        .sort();
     expect(await ids('output_modalities=embeddings')).toEqual(published((m) => m.architecture.output_modalities.includes('embeddings')));
     expect(CountModelsOutputSchema.parse((await get('/models/count?output_modalities=embeddings')).body).data.count).toBe(
       published((m) => m.architecture.output_modalities.includes('embeddings')).length,

@@ -106,7 +106,12 @@ describe('GET /files', () => {
     const b = (await get(`/files?workspace_id=${workspace.id}&limit=1`, undefined, COMPAT_B)).body;
     expect(Object.keys(z.looseObject({}).parse(b)).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id', 'object']);
     expect(b).toMatchObject({ _shape: 'compat_b', object: 'list', has_more: true });
-    expect(FileCompatBSchema.strict().parse(DocumentPageSchema.parse(b).data[0])).toMatchObject({ object: 'file', bytes: 10, status: 'processed', purpose: 'assistants_output' });
+    expect(FileCompatBSchema.strict().parse(DocumentPageSchema.parse(b).data[0])).toMatchObject({
+      object: 'file',
+      bytes: 10,
+      status: 'processed',
+      purpose: 'assistants_output',
+    });
     const a = (await get(`/files?workspace_id=${workspace.id}&limit=1`, undefined, COMPAT_A)).body;
     expect(Object.keys(z.looseObject({}).parse(a)).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id']);
     expect(DocumentPageSchema.parse(a).data[0]!._shape).toBe('compat_a');

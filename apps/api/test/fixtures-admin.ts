@@ -32,12 +32,7 @@ const PageSchema = listOf(z.unknown());
 
 /** A regular (non-management) key in the workspace given (default: the caller's). */
 export async function createRegularKey(server: TestServer, workspaceId?: string, managementKey?: string) {
-  const created = await ok(
-    server,
-    'keys.create',
-    { name: 'regular', ...(workspaceId ? { workspace_id: workspaceId } : {}) },
-    { key: managementKey },
-  );
+  const created = await ok(server, 'keys.create', { name: 'regular', ...(workspaceId ? { workspace_id: workspaceId } : {}) }, { key: managementKey });
   return { key: created.key, hash: created.data.hash, label: created.data.label, name: created.data.name };
 }
 

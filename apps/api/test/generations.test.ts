@@ -48,8 +48,7 @@ async function expectStatus(res: Response, status: number, message: string) {
 }
 
 const get = (id: string, key?: string | null) => env.server.request(`/api/v1/generation?id=${encodeURIComponent(id)}`, { key });
-const getContent = (id: string, key?: string | null) =>
-  env.server.request(`/api/v1/generation/content?id=${encodeURIComponent(id)}`, { key });
+const getContent = (id: string, key?: string | null) => env.server.request(`/api/v1/generation/content?id=${encodeURIComponent(id)}`, { key });
 const feedback = (body: unknown, key?: string | null) =>
   env.server.request('/api/v1/generation/feedback', {
     method: 'POST',

@@ -123,7 +123,9 @@ describe('GET /keys', () => {
     ]);
     expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body).data).toHaveLength(2);
     expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body).data.map((k) => k.name)).toEqual(['b', 'a']);
-    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body).data.map((k) => k.name)).toEqual(['b']);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body).data.map((k) => k.name)).toEqual([
+      'b',
+    ]);
     // Without workspace_id: the default workspace only.
     const defaults = List.parse((await rest(env.server, '/keys?include_disabled=true')).body).data;
     expect(defaults.length).toBeGreaterThan(0);

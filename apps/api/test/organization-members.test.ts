@@ -174,7 +174,8 @@ describe('people: one identity per email, names and role per organization', () =
   it("updateMember changes this organization's names and role, never what another organization sees", async () => {
     const theirs = await add(b, 'ren@example.com', { first_name: 'R.', last_name: 'X' });
     const mine = await add(a, 'ren@example.com', { first_name: 'Ren' });
-    const update = (input: Record<string, unknown>) => trpc(env.server, 'organization.updateMember', { user_id: mine.data.id, ...input }, { key: a.managementKey });
+    const update = (input: Record<string, unknown>) =>
+      trpc(env.server, 'organization.updateMember', { user_id: mine.data.id, ...input }, { key: a.managementKey });
 
     const renamed = await update({ last_name: 'Ito' });
     expect(renamed.status, JSON.stringify(renamed.error)).toBe(200);
@@ -217,7 +218,9 @@ describe('people: one identity per email, names and role per organization', () =
       const answers = await Promise.all([add(a, email), add(a, email)]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
       expect(answers.find((r) => r.status === 400)!.error?.data.metadata).toMatchObject({ reason: 'already a member', email });
-      expect(List.parse((await rest(env.server, '/organization/members?limit=100', { key: a.managementKey })).body).data.filter((m) => m.email === email)).toHaveLength(1);
+      expect(
+        List.parse((await rest(env.server, '/organization/members?limit=100', { key: a.managementKey })).body).data.filter((m) => m.email === email),
+      ).toHaveLength(1);
     }
   });
 });

@@ -102,7 +102,8 @@ describe('GET /scim/group-mappings and /scim/group-mappings/{id}', () => {
     try {
       const ws = await createWorkspace(fresh, 'scim-list');
       const mk = async (workspace_id: string, role: string) =>
-        OutputSchema.parse((await rest(fresh, '/scim/group-mappings', { method: 'POST', json: { workspace_id, scim_group_id: randomUUID(), role } })).body).data;
+        OutputSchema.parse((await rest(fresh, '/scim/group-mappings', { method: 'POST', json: { workspace_id, scim_group_id: randomUUID(), role } })).body)
+          .data;
       const first = await mk(ws.id, 'member');
       const second = await mk('default', 'admin');
       const third = await mk(ws.id, 'admin');

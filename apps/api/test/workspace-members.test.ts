@@ -1,15 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AddWorkspaceMembersOutputSchema, ListOrganizationMembersOutputSchema, ListWorkspaceMembersOutputSchema, WorkspaceMemberSchema } from '@switchyard/schema';
-import { useServer } from './fixtures.js';
 import {
-  createMember,
-  createRegularKey,
-  createWorkspace,
-  errorOf,
-  expectEnvelope,
-  expectPaginationEdges,
-  rest,
-} from './fixtures-admin.js';
+  AddWorkspaceMembersOutputSchema,
+  ListOrganizationMembersOutputSchema,
+  ListWorkspaceMembersOutputSchema,
+  WorkspaceMemberSchema,
+} from '@switchyard/schema';
+import { useServer } from './fixtures.js';
+import { createMember, createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 
 const ListSchema = ListWorkspaceMembersOutputSchema.extend({ data: WorkspaceMemberSchema.strict().array() }).strict();
 const AddSchema = AddWorkspaceMembersOutputSchema.extend({ data: WorkspaceMemberSchema.strict().array() }).strict();
@@ -127,7 +124,11 @@ describe('GET /workspaces/{id}/members', () => {
     expect(ListSchema.parse(body).data.map((m) => m.user_id)).toEqual([admin.id, member.id]);
     expect(ListSchema.parse(body).data[0]!.workspace_id).toBe(ws.id);
     await expectPaginationEdges(env.server, '/workspaces/listed/members', 2);
-    await expectPaginationEdges(env.server, '/workspaces/default/members', ListOrganizationMembersOutputSchema.parse((await rest(env.server, '/organization/members')).body).total_count);
+    await expectPaginationEdges(
+      env.server,
+      '/workspaces/default/members',
+      ListOrganizationMembersOutputSchema.parse((await rest(env.server, '/organization/members')).body).total_count,
+    );
   });
 
   it('a regular key sees its own workspace only: 403 for another one', async () => {

@@ -1,6 +1,12 @@
 // Workspace administration over REST (admin-api.md A6–A11): POST /workspaces, GET /workspaces, GET,
 // PATCH and DELETE /workspaces/{id} (UUID or slug), POST /workspaces/{id}/members/remove.
-import { DeletedOutputSchema, ListWorkspaceMembersOutputSchema, ListWorkspacesOutputSchema, RemoveWorkspaceMembersOutputSchema, WorkspaceSchema } from '@switchyard/schema';
+import {
+  DeletedOutputSchema,
+  ListWorkspaceMembersOutputSchema,
+  ListWorkspacesOutputSchema,
+  RemoveWorkspaceMembersOutputSchema,
+  WorkspaceSchema,
+} from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
 import { useServer } from './fixtures.js';
