@@ -4,7 +4,7 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
-import { readCpuMs } from './processes.js';
+import { readCpuMs, readTreeCpuMs } from './processes.js';
 
 export interface LoadSpec {
   method: 'GET' | 'POST';
@@ -33,18 +33,31 @@ export interface Measurement {
    * unreadable.
    */
   cpuMsPerRequest: number | null;
+  /**
+   * The same for the database: CPU time its processes (the postmaster and every backend) used per
+   * answer. On one machine, server and database share the cores: the two together are what an
+   * answer costs. null for floors, and where /proc is unreadable.
+   */
+  dbCpuMsPerRequest?: number | null;
   /** Recording only: every successful recording, warm-up included (for the GET /key check). */
   recorded?: number;
   /** Batch recording only: the generations.recordBatch requests the recorder sent in the measured run. */
   batchRequests?: number;
 }
 
-/** Starts counting the CPU time of `pid`; the returned function gives the ms used since. */
-function cpuMeter(pid: number | undefined): () => number | null {
-  const start = pid === undefined ? null : readCpuMs(pid);
+/**
+ * Starts counting the CPU time of `pid` and of the database's processes (`dbPid`, its postmaster,
+ * and the children of it); the returned function gives the ms each used since.
+ */
+function cpuMeter(pid: number | undefined, dbPid?: number): () => { server: number | null; db: number | null } {
+  const read = () => ({ server: pid === undefined ? null : readCpuMs(pid), db: dbPid === undefined ? null : readTreeCpuMs(dbPid) });
+  const start = read();
   return () => {
-    const end = pid === undefined ? null : readCpuMs(pid);
-    return start === null || end === null ? null : end - start;
+    const end = read();
+    return {
+      server: start.server === null || end.server === null ? null : end.server - start.server,
+      db: start.db === null || end.db === null ? null : end.db - start.db,
+    };
   };
 }
 
@@ -61,6 +74,8 @@ export async function runAutocannon(options: {
   timeout: number;
   /** The target's pid, for its CPU time per answer. */
   pid?: number;
+  /** The database's postmaster, for its CPU time per answer. */
+  dbPid?: number;
 }): Promise<Measurement> {
   const { spec } = options;
   const vary = spec.vary;
@@ -74,9 +89,9 @@ export async function runAutocannon(options: {
     ...(vary ? { requests: [{ setupRequest: (request: object) => ({ ...request, ...vary() }) }] } : {}),
   };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
-  const cpu = cpuMeter(options.pid);
+  const cpu = cpuMeter(options.pid, options.dbPid);
   const result = await autocannon({ ...base, duration: options.duration });
-  const cpuMs = cpu();
+  const { server: cpuMs, db: dbMs } = cpu();
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
@@ -89,6 +104,7 @@ export async function runAutocannon(options: {
     errors: result.errors,
     statusCodes,
     cpuMsPerRequest: perRequest(cpuMs, okCount(statusCodes)),
+    dbCpuMsPerRequest: perRequest(dbMs, okCount(statusCodes)),
   };
 }
 
@@ -107,6 +123,8 @@ export async function runDownloads(options: {
   expectedBytes: number;
   timeoutMs: number;
   pid?: number;
+  /** The database's postmaster, for its CPU time per answer. */
+  dbPid?: number;
 }): Promise<Measurement> {
   const target = new URL(options.spec.path, options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
@@ -138,7 +156,7 @@ export async function runDownloads(options: {
       });
     });
   const started = performance.now();
-  const cpu = cpuMeter(options.pid);
+  const cpu = cpuMeter(options.pid, options.dbPid);
   await Promise.all(
     Array.from({ length: options.connections }, async () => {
       for (let i = 0; i < options.perConnection; i++) await once();
@@ -150,7 +168,13 @@ export async function runDownloads(options: {
   return summarise(latencies, statusCodes, errors, seconds, cpuMs);
 }
 
-function summarise(latencies: number[], statusCodes: Record<string, number>, errors: number, seconds: number, cpuMs: number | null): Measurement {
+function summarise(
+  latencies: number[],
+  statusCodes: Record<string, number>,
+  errors: number,
+  seconds: number,
+  cpuMs: { server: number | null; db: number | null },
+): Measurement {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : 0);
   const ok = okCount(statusCodes);
@@ -164,7 +188,8 @@ function summarise(latencies: number[], statusCodes: Record<string, number>, err
     non2xx: requests - ok,
     errors,
     statusCodes,
-    cpuMsPerRequest: perRequest(cpuMs, ok),
+    cpuMsPerRequest: perRequest(cpuMs.server, ok),
+    dbCpuMsPerRequest: perRequest(cpuMs.db, ok),
   };
 }
 
@@ -174,7 +199,7 @@ type RecordInput = RouterInputs['generations']['record'];
  * `callers` loops sharing one client, recording generations back to back for `duration` seconds.
  */
 export async function runRecorders(
-  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number; pid?: number },
+  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number; pid?: number; dbPid?: number },
   input: (caller: number) => RecordInput,
 ): Promise<Measurement> {
   // The callers share one client, as the request handlers of one routing process would: tRPC's batch
@@ -188,7 +213,7 @@ export async function runRecorders(
       recorded++;
     });
   if (options.warmup > 0) await phase(options.warmup);
-  const cpu = cpuMeter(options.pid);
+  const cpu = cpuMeter(options.pid, options.dbPid);
   const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
   return { ...summarise(latencies, statusCodes, errors, seconds, cpu()), recorded };
 }
@@ -230,7 +255,7 @@ async function closedLoops(loops: number, seconds: number, call: (loop: number) 
  * latencies are each record() call's, buffering included.
  */
 export async function runBatchRecorders(
-  options: { url: string; apiKey: string; callers: number; pending: number; duration: number; warmup: number; pid?: number },
+  options: { url: string; apiKey: string; callers: number; pending: number; duration: number; warmup: number; pid?: number; dbPid?: number },
   input: (caller: number) => RecordInput,
 ): Promise<Measurement> {
   let requests = 0;
@@ -251,7 +276,7 @@ export async function runBatchRecorders(
     });
   };
   if (options.warmup > 0) await phase(options.warmup);
-  const cpu = cpuMeter(options.pid);
+  const cpu = cpuMeter(options.pid, options.dbPid);
   const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
   const batchRequests = requests;
   await recorder.close();

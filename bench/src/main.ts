@@ -105,6 +105,8 @@ const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 interface Stack {
   url: string;
   pid: number;
+  /** The embedded PostgreSQL's postmaster (its backends are its children). */
+  dbPid: number | undefined;
   managementKey: string;
   /** The platform's key: catalog import, recording, opening containers and writing their files. */
   platformKey: string;
@@ -158,6 +160,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
   return {
     url,
     pid: server.pid!,
+    dbPid: postmasterPid(dataDir),
     managementKey,
     platformKey,
     organizationId: (await admin.keys.current.query()).data.organization_id!,
@@ -166,6 +169,16 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
     regularKeyHash: created.data.hash,
     db,
   };
+}
+
+/** The pid in the embedded cluster's postmaster.pid (its first line); undefined if unreadable. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function seedStack(stack: Stack, size: 'small' | 'large'): Promise<{ seconds: number }> {
@@ -396,20 +409,20 @@ async function spendVisibleAfter(stack: Stack, expected: number): Promise<number
 /** Drives `scenario` against `target` (the server or a floor), whose process is `pid`. */
 async function measure(
   scenario: Scenario,
-  target: { url: string; pid: number | undefined },
+  target: { url: string; pid: number | undefined; dbPid?: number | undefined },
   opts: Options,
   extras: { stack: Stack; size: string },
 ): Promise<Measurement> {
-  const { url, pid } = target;
+  const { url, pid, dbPid } = target;
   if (scenario.kind === 'record-batch') {
     return runBatchRecorders(
-      { url, apiKey: extras.stack.platformKey, callers: opts.callers, pending: opts.pending, duration: opts.duration, warmup: opts.warmup, pid },
+      { url, apiKey: extras.stack.platformKey, callers: opts.callers, pending: opts.pending, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
       recordInput(extras.stack, extras.size),
     );
   }
   if (scenario.kind === 'record') {
     return runRecorders(
-      { url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid },
+      { url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
       recordInput(extras.stack, extras.size),
     );
   }
@@ -424,7 +437,7 @@ async function measure(
       timeoutMs: 300_000,
     });
   }
-  return runAutocannon({ url, pid, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
+  return runAutocannon({ url, pid, dbPid, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
 }
 
 async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
@@ -469,7 +482,7 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
       const usageBefore = recording ? await keyUsage(stack) : 0;
       const rss = sampleRss(stack.pid);
-      const measured = await measure(scenario, { url: stack.url, pid: stack.pid }, opts, { stack, size });
+      const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, { stack, size });
       const peakRss = rss.stop();
       let visibleMs: number | null | undefined;
       if (recording) {

@@ -90,6 +90,28 @@ export function readCpuMs(pid: number): number | null {
   }
 }
 
+/**
+ * CPU time (ms) a process and its children have used so far: for PostgreSQL, the postmaster and
+ * every backend (the server's pooled connections live for the whole run, so none of their time is
+ * lost to an exit). null where unreadable.
+ */
+export function readTreeCpuMs(rootPid: number): number | null {
+  const root = readCpuMs(rootPid);
+  if (root === null) return null;
+  let total = root;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === rootPid) total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped; returns the peak seen. */
 export function sampleRss(pid: number, intervalMs = 20): { stop(): number | null } {
   let peak: number | null = readRss(pid);

@@ -35,6 +35,7 @@ const COLUMNS = [
   ['errors', 7],
   ['peak RSS', 9],
   ['cpu ms/req', 11],
+  ['db cpu', 8],
   ['node floor', 15],
   ['express floor', 15],
   ['x node', 7],
@@ -48,13 +49,14 @@ const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '?');
 const floorCell = (m: Measurement | undefined) => (m ? `${rate(m.requestsPerSecond)} (${ms(m.p99Ms)})` : '-');
 const cpu = (m: Measurement | undefined) => (!m ? '-' : m.cpuMsPerRequest === null ? '?' : m.cpuMsPerRequest.toFixed(3));
+const dbCpu = (m: Measurement) => (m.dbCpuMsPerRequest === undefined || m.dbCpuMsPerRequest === null ? '-' : m.dbCpuMsPerRequest.toFixed(3));
 const floorRatio = (r: ScenarioResult, floor: 'node' | 'express') => (r.floors ? ratio(r.requestsPerSecond, r.floors[floor].requestsPerSecond) : '-');
 
 export function printTable(rows: ScenarioResult[], header: boolean): void {
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join(' '));
   if (header) {
     console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s;');
-    console.log(' cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer)');
+    console.log(' cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer; db cpu: the database\'s)');
     line(COLUMNS.map(([title]) => title));
   }
   for (const r of rows) {
@@ -67,6 +69,7 @@ export function printTable(rows: ScenarioResult[], header: boolean): void {
       String(r.errors),
       mb(r.peakRssBytes),
       cpu(r),
+      dbCpu(r),
       floorCell(r.floors?.node),
       floorCell(r.floors?.express),
       floorRatio(r, 'node'),

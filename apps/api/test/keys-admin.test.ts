@@ -149,6 +149,30 @@ describe('GET /keys', () => {
     expect(listed).toMatchObject({ usage: 4.25, usage_daily: 1.25, byok_usage: 0.5, limit_remaining: 8.75 });
   });
 
+  it('each listed record is the one GET /keys/{hash} answers, for every kind of limit', async () => {
+    const ws = await createWorkspace(env.server, 'record-kinds');
+    const today = new Date().toISOString().slice(0, 10);
+    const kinds = [
+      { limit: null },
+      { limit: 0.1, limit_reset: null },
+      { limit: 100, limit_reset: 'daily', include_byok_in_limit: true },
+      { limit: 3.333333333333, limit_reset: 'weekly' },
+      { limit: 1, limit_reset: 'monthly', include_byok_in_limit: true, expires_at: '2099-01-02T03:04:05.678Z' },
+      { limit: 0.3, external: { user: 'ext-user' } },
+    ];
+    for (const [i, kind] of kinds.entries()) {
+      const { data } = await created({ name: `kind ${i}`, workspace_id: ws.id, ...kind });
+      await addUsage(env.server.db, data.hash, today, 0.1 + i / 7, 0.2);
+      await addUsage(env.server.db, data.hash, '2020-01-01', 1 / 3);
+    }
+    const listed = List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}`)).body).data;
+    expect(listed).toHaveLength(kinds.length);
+    expect(listed.some((k) => k.limit_remaining === 0)).toBe(true);
+    for (const record of listed) {
+      expect(record).toEqual(One.parse((await rest(env.server, `/keys/${record.hash}`)).body.data));
+    }
+  });
+
   it('a page of 100 keys costs a bounded number of queries, whatever the number of generations', async () => {
     const ws = await createWorkspace(env.server, 'many-keys');
     const hashes: string[] = [];
@@ -160,7 +184,7 @@ describe('GET /keys', () => {
       const queries = async () => {
         captured.length = 0;
         const page = await listKeys(traced, actor, { workspace_id: ws.id, limit: 100 }, new Date());
-        expect(page.data).toHaveLength(100);
+        expect(page).toHaveLength(100);
         return captured.length;
       };
       const before = await queries();

@@ -1,13 +1,17 @@
 // @switchyard/client: a typed tRPC client for every Switchyard procedure. It depends on the server
 // for types only (`import type`, and a self-contained copy of the router type in the built
-// package), so installing it pulls in neither the server, Prisma nor express.
+// package), so installing it pulls in neither the server, Prisma nor express. The container file id
+// is @switchyard/schema's definition, which the build copies into the package (scripts/inline-file-ids.mjs).
 import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { containerFileId } from '@switchyard/schema/file-ids';
 import { errorLink, switchyardError, SwitchyardError } from './errors.js';
 import type { AppRouter } from './router.js';
 
 export type { AppRouter };
 export { SwitchyardError };
+/** A container file's id: "cfile_" + base64url of its path inside the sandbox. */
+export { containerFileId };
 export {
   createGenerationRecorder,
   GenerationRecorder,
@@ -48,10 +52,6 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
   });
 }
 
-/** A container file's id: "cfile_" + base64url of its path inside the sandbox. */
-export function containerFileId(path: string): string {
-  return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
-}
 
 /** What the sandbox runner's upload route answers (the server's ContainerFile; a test keeps them equal). */
 export interface ContainerFile {

@@ -24,7 +24,7 @@ afterAll(async () => {
   if (project) await fs.rm(project, { recursive: true, force: true });
 });
 
-const CONSUMER = `import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type ContainerFile, type RecordedGeneration, type RouterOutputs } from '@switchyard/client';
+const CONSUMER = `import { containerFileId, createGenerationRecorder, createSwitchyardClient, SwitchyardError, type ContainerFile, type RecordedGeneration, type RouterOutputs } from '@switchyard/client';
 
 const sy = createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: process.env.SWITCHYARD_API_KEY! });
 const { data } = await sy.keys.current.query();
@@ -47,7 +47,7 @@ try {
 } catch (error) {
   if (error instanceof SwitchyardError) refused = error.status;
 }
-console.log(JSON.stringify({ label, daily, file: file ?? null, refused }));
+console.log(JSON.stringify({ label, daily, file: file ?? null, refused, fileId: containerFileId('out/a.txt') }));
 `;
 
 describe('@switchyard/client packed', () => {
@@ -78,6 +78,6 @@ describe('@switchyard/client packed', () => {
       cwd: project,
       env: { ...process.env, SWITCHYARD_URL: env.server.url, SWITCHYARD_API_KEY: env.server.managementKey },
     });
-    expect(JSON.parse(stdout)).toEqual({ label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/), daily: 0, file: null, refused: 401 });
+    expect(JSON.parse(stdout)).toEqual({ label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/), daily: 0, file: null, refused: 401, fileId: 'cfile_b3V0L2EudHh0' });
   });
 });

@@ -14,3 +14,4 @@ export * from './files.js';
 export * from './videos.js';
 export * from './storable.js';
 export * from './platform.js';
+export * from './file-ids.js';

@@ -14,6 +14,23 @@ export function isUuid(value: string): boolean {
 }
 
 /**
+ * The caller's organization's row with this id (a UUID column), read by `find` with the `where`
+ * it is given; NotFound naming `what` otherwise. A non-UUID id is not looked up (it names nothing),
+ * and another organization's row, or one `visible` refuses, is not found either.
+ */
+export async function findOwned<Row>(
+  actor: Actor,
+  what: string,
+  id: string,
+  find: (where: { id: string; organization_id: string }) => Promise<Row | null>,
+  visible: (row: Row) => boolean = () => true,
+): Promise<Row> {
+  const row = isUuid(id) ? await find({ id: id.toLowerCase(), organization_id: actor.organizationId }) : null;
+  if (!row || !visible(row)) throw new NotFound(`${what} ${id}`);
+  return row;
+}
+
+/**
  * The caller's organization's workspace with this UUID or slug; 404 otherwise, including for another
  * organization's workspace and a deleted one. A non-UUID string is only compared with slugs, never with the uuid column.
  */

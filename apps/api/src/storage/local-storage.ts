@@ -4,18 +4,19 @@
 // temp files are never visible under a key (the storage sweep removes abandoned ones). get(): a read
 // stream over an open descriptor, so memory stays flat whatever the size (and a concurrent delete
 // cannot cut a read short). delete() also removes the directories it leaves empty.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Dir } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DomainError, Invalid, NotFound, PayloadTooLarge, Unavailable } from '../errors.js';
+import { DomainError, Invalid, NotFound, Unavailable } from '../errors.js';
 import {
   assertStorageKey,
   type BlobStorage,
   type GetOptions,
   type PutOptions,
   type PutResult,
+  PutMeter,
   type StoredEntry,
   type StoredObject,
   type TemporaryUpload,
@@ -53,9 +54,7 @@ export class LocalStorage implements BlobStorage {
     const target = this.pathOf(key);
     const tmpDir = path.join(this.root, TMP_DIR);
     const tmp = path.join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
-    const hash = createHash('sha256');
-    const max = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    let size = 0;
+    const meter = new PutMeter(options);
     let handle: fs.FileHandle | undefined;
     try {
       await fs.mkdir(tmpDir, { recursive: true });
@@ -63,9 +62,7 @@ export class LocalStorage implements BlobStorage {
       // One chunk at a time, each written before the next is read: backpressure, flat memory.
       for await (const chunk of body) {
         const bytes = chunk as Uint8Array;
-        size += bytes.length;
-        if (size > max) throw new PayloadTooLarge(`stream exceeds ${max} bytes`);
-        hash.update(bytes);
+        meter.add(bytes);
         for (let offset = 0; offset < bytes.length; ) {
           offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
         }
@@ -85,7 +82,7 @@ export class LocalStorage implements BlobStorage {
         }
       }
       await syncDir(dir);
-      return { size, sha256: hash.digest('hex') };
+      return meter.result();
     } catch (error) {
       // The body is released either way (a failed iteration destroys it; an early failure too).
       if ('destroy' in body && typeof body.destroy === 'function') body.destroy();

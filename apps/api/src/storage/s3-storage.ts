@@ -5,7 +5,6 @@
 // only once PutObject or CompleteMultipartUpload succeeds: readers see the whole object or none. A
 // failed upload is aborted (its parts freed); one a crash abandoned is removed by the storage sweep.
 // get(): GetObject streamed, with a Range when asked for one.
-import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -20,13 +19,14 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3StorageConfig } from '../config.js';
-import { DomainError, Invalid, NotFound, PayloadTooLarge, Unavailable } from '../errors.js';
+import { DomainError, Invalid, NotFound, Unavailable } from '../errors.js';
 import {
   assertStorageKey,
   type BlobStorage,
   type GetOptions,
   type PutOptions,
   type PutResult,
+  PutMeter,
   type StoredEntry,
   type StoredObject,
   type TemporaryUpload,
@@ -91,14 +91,14 @@ export class S3Storage implements BlobStorage {
 
   async put(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions = {}): Promise<PutResult> {
     const objectKey = this.#objectKey(key);
-    const max = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const hash = createHash('sha256');
-    let size = 0;
+    const meter = new PutMeter(options);
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > max) return callback(new PayloadTooLarge(`stream exceeds ${max} bytes`));
-        hash.update(chunk);
+        try {
+          meter.add(chunk);
+        } catch (error) {
+          return callback(error as Error);
+        }
         callback(null, chunk);
       },
     });
@@ -127,7 +127,7 @@ export class S3Storage implements BlobStorage {
     });
     // Both settle before we answer: a failed upload has been aborted (its parts freed) by then.
     await Promise.all([feeding, uploading]);
-    if (feedingError === undefined && uploadError === undefined) return { size, sha256: hash.digest('hex') };
+    if (feedingError === undefined && uploadError === undefined) return meter.result();
     if ('destroy' in body && typeof body.destroy === 'function') body.destroy();
     if (feedingError !== undefined && feedingError !== injected) throw feedingError;
     throw unavailable(uploadError ?? feedingError, 'write');

@@ -2,7 +2,9 @@
 // local directory (LocalStorage, the default) or an S3-compatible bucket (S3Storage). Keys are
 // opaque, server-made names (`documents/<workspace>/<id>`); no client-supplied path ever reaches a
 // backend, so a backend never has to defend against traversal itself.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { PayloadTooLarge } from '../errors.js';
 
 export interface PutOptions {
   /** Refuse (PayloadTooLarge) and store nothing once the stream exceeds this many bytes. */
@@ -13,6 +15,32 @@ export interface PutResult {
   size: number;
   /** SHA-256 hex of the stored bytes. */
   sha256: string;
+}
+
+/**
+ * What a put() measures of the bytes it stores, chunk by chunk as they stream through: their size
+ * and SHA-256, and the refusal (PayloadTooLarge) of the chunk that takes them past `maxBytes`.
+ */
+export class PutMeter {
+  readonly #hash = createHash('sha256');
+  readonly #max: number;
+  #size = 0;
+
+  constructor(options: PutOptions) {
+    this.#max = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Counts a chunk about to be stored; throws PayloadTooLarge (and counts nothing) past the limit. */
+  add(chunk: Uint8Array): void {
+    if (this.#size + chunk.length > this.#max) throw new PayloadTooLarge(`stream exceeds ${this.#max} bytes`);
+    this.#size += chunk.length;
+    this.#hash.update(chunk);
+  }
+
+  /** Once every chunk is stored. */
+  result(): PutResult {
+    return { size: this.#size, sha256: this.#hash.digest('hex') };
+  }
 }
 
 /** Bytes `start` to `end` of an object, both included (as in HTTP's Range). */

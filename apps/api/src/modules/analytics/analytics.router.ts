@@ -44,5 +44,5 @@ export const analyticsRouter = router({
     })
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)
-    .mutation(({ ctx, input }) => queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), ctx.analyticsQueryTimeoutMs)),
+    .mutation(async ({ ctx, input }) => ({ data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), ctx.analyticsQueryTimeoutMs) })),
 });

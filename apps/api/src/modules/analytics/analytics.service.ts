@@ -144,7 +144,7 @@ export async function queryAnalytics(
   input: AnalyticsQueryInput,
   now: Date,
   timeoutMs = DEFAULT_TIMEOUT_MS,
-): Promise<AnalyticsQueryOutput> {
+): Promise<AnalyticsQueryOutput['data']> {
   const started = performance.now();
   if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
     throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
@@ -296,10 +296,8 @@ export async function queryAnalytics(
   if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) for (const row of kept) delete row.request_count;
 
   return {
-    data: {
-      data: kept,
-      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
-      ...(warnings.length ? { warnings } : {}),
-    },
+    data: kept,
+    metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
+    ...(warnings.length ? { warnings } : {}),
   };
 }

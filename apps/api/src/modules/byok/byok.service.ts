@@ -6,7 +6,7 @@ import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } 
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { defaultWorkspaceId, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -44,11 +44,7 @@ function credentialOf(row: ByokRow): ByokCredential {
 
 /** The organization's live credential; a non-UUID, foreign or deleted id is simply not found. */
 async function findCredential(db: Db, actor: Actor, id: string): Promise<ByokRow> {
-  const row = isUuid(id)
-    ? await db.byokCredential.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId, deleted_at: null } })
-    : null;
-  if (!row) throw new NotFound(`byok credential ${id}`);
-  return row;
+  return findOwned(actor, 'byok credential', id, (where) => db.byokCredential.findFirst({ where: { ...where, deleted_at: null } }));
 }
 
 export async function getByok(db: Db, actor: Actor, input: { id: string }): Promise<ByokCredential> {

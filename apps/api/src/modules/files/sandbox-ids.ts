@@ -1,9 +1,11 @@
 // The two ids that name things inside a container sandbox:
 // - container ids: "sess_" + the sanitised session key, "-r<nonce>" for a restarted session;
-// - file ids: "cfile_" + base64url(path), where the path must be a clean relative path.
+// - file ids: "cfile_" + base64url(path) (@switchyard/schema's containerFileId), where the path must be a
+//   clean relative path.
 // Paths never reach the filesystem (bytes live under server-made storage keys), but a path that is
 // not clean is still refused, so that no id can even name something outside its sandbox.
 import { createHash, randomBytes } from 'node:crypto';
+import { CONTAINER_FILE_ID_PREFIX as FILE_ID_PREFIX, containerFileId } from '@switchyard/schema';
 import { Invalid } from '../../errors.js';
 
 const CLEAN_KEY = /^[A-Za-z0-9_-]{1,64}$/;
@@ -24,7 +26,6 @@ export function containerIdOf(sessionKey: string, restart = false): string {
   return `sess_${clean}${restart ? `-r${randomBytes(6).toString('hex')}` : ''}`;
 }
 
-const FILE_ID_PREFIX = 'cfile_';
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const MAX_PATH_BYTES = 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -72,6 +73,5 @@ export function decodeFileId(fileId: string): string {
   return path;
 }
 
-export function encodeFileId(path: string): string {
-  return `${FILE_ID_PREFIX}${Buffer.from(path, 'utf8').toString('base64url')}`;
-}
+/** path -> "cfile_" + base64url(path) (the definition is @switchyard/schema's, which the client shares). */
+export const encodeFileId = containerFileId;

@@ -31,7 +31,7 @@ type GenerationData = Omit<GenerationRow, DecimalColumn> & {
 
 const num = (value: Prisma.Decimal | string | null) => (value === null ? null : Number(value));
 
-function generationRecord(g: GenerationData): Generation {
+function generationOf(g: GenerationData): Generation {
   return {
     id: g.id,
     workspace_id: g.workspace_id,
@@ -108,7 +108,7 @@ export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQue
   );
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
-  return generationRecord(row);
+  return generationOf(row);
 }
 
 /** GET /generation/content. 404 also when the content was not stored. */

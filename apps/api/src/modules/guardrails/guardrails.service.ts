@@ -18,7 +18,8 @@ import {
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
-import { canSeeWorkspace, isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
+import { lockMembers } from '../organization/members.service.js';
 import { pageOf, type PageWindow } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
@@ -88,11 +89,13 @@ function memberAssignmentOf(row: Prisma.GuardrailMemberAssignmentGetPayload<obje
  * guardrail of another workspace, is not found.
  */
 async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<GuardrailRow> {
-  const row = isUuid(id)
-    ? await db.guardrail.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
-    : null;
-  if (!row || !canSeeWorkspace(actor, row.workspace_id)) throw new NotFound(`guardrail ${id}`);
-  return row;
+  return findOwned(
+    actor,
+    'guardrail',
+    id,
+    (where) => db.guardrail.findFirst({ where }),
+    (row) => canSeeWorkspace(actor, row.workspace_id),
+  );
 }
 
 /**
@@ -337,13 +340,7 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
   const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
-    const members = await tx.$queryRaw<{ user_id: string }[]>`
-      SELECT user_id FROM organization_members
-      WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])
-      FOR SHARE`;
-    const known = new Set(members.map((m) => m.user_id));
-    const missing = userIds.filter((id) => !known.has(id));
-    if (missing.length > 0) throw unknownIds('member_user_ids', missing);
+    await lockMembers(tx, actor.organizationId, userIds, (unknown) => unknownIds('member_user_ids', unknown));
     const { count } = await tx.guardrailMemberAssignment.createMany({
       data: userIds.map((user_id) => ({
         organization_id: actor.organizationId,

@@ -53,7 +53,10 @@ export const keysRouter = router({
     })
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
-    .mutation(({ ctx, input }) => createKey(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(async ({ ctx, input }) => {
+      const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
+      return { data: key, key: secret };
+    }),
   list: managementProcedure
     .meta({
       openapi: {
@@ -73,7 +76,7 @@ export const keysRouter = router({
     })
     .input(ListKeysInputSchema)
     .output(ListKeysOutputSchema)
-    .query(({ ctx, input }) => listKeys(ctx.db, ctx.actor, input, ctx.now())),
+    .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
   get: managementProcedure
     .meta({
       openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },

@@ -23,13 +23,13 @@ const USAGE_SUMS = `
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $3::date), 0)::text AS byok_weekly,
     coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $4::date), 0)::text AS byok_monthly,
     least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today`;
-/** The current periods' rollup rows of key k ($2: today, $3: the week's start, $4: the month's). */
-const USAGE_DAYS = `key_usage_daily d ON d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date`;
+/** Rollup row d is key k's, in the current periods ($2: today, $3: the week's start, $4: the month's). */
+const IN_PERIODS = `d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date`;
 
 const KEYS_USAGE = statement(`
   SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage, ${USAGE_SUMS}
   FROM api_keys k
-  LEFT JOIN ${USAGE_DAYS}
+  LEFT JOIN key_usage_daily d ON ${IN_PERIODS}
   WHERE k.id = ANY($1::uuid[])
   GROUP BY k.id`);
 
@@ -53,11 +53,12 @@ const KEYS_PAGE = statement(`
     ORDER BY k.created_at DESC, k.id ASC
     OFFSET $9 LIMIT $10
   )
-  SELECT k.*, ${USAGE_SUMS}
+  SELECT k.*, u.*
   FROM page k
-  LEFT JOIN ${USAGE_DAYS}
-  GROUP BY k.id, k.hash, k.name, k.label, k.disabled, k.workspace_id, k.creator_user_id, k.external_user, k."limit", k.limit_reset,
-           k.include_byok_in_limit, k.created_at, k.updated_at, k.expires_at, k.is_management_key, k.usage, k.byok_usage
+  -- Sums per key in a lateral subquery, so that the key's 17 columns need no GROUP BY (which sorted
+  -- the page on all of them): 20% less database CPU per page (bench: db cpu 1.10-1.14 -> 0.88-0.91
+  -- ms). A single key (KEYS_USAGE) is cheaper grouped: 0.06-0.07 ms against 0.13-0.14 ms lateral.
+  CROSS JOIN LATERAL (SELECT ${USAGE_SUMS} FROM key_usage_daily d WHERE ${IN_PERIODS}) u
   ORDER BY k.created_at DESC, k.id ASC`);
 
 /** A row of KEYS_PAGE: the key's columns (numbers and enums as text) and its usage. */
@@ -197,7 +198,7 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.
  * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
-export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ key: string; data: ManagedKey }> {
+export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
   const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : await defaultWorkspaceId(db, actor);
   const creator = input.creator_user_id ?? actor.userId;
   if (input.creator_user_id) {
@@ -228,7 +229,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     },
   });
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
-  return { key: secret, data: managedKeyOf(key, NO_USAGE(key.id)) };
+  return { secret, key: managedKeyOf(key, NO_USAGE(key.id)) };
 }
 
 /**
@@ -268,7 +269,7 @@ export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: stri
  * unless include_disabled. Two queries whatever the number of keys or generations: the rows, then
  * their usage from the daily rollups.
  */
-export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<{ data: ManagedKey[] }> {
+export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<ManagedKey[]> {
   // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
   // workspace named, or the organization's default (resolved in the statement).
   const named = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
@@ -285,11 +286,9 @@ export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: 
     input.offset ?? 0,
     input.limit ?? null,
   ]);
-  return {
-    data: rows.map((row) =>
-      managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit), limit_reset: row.limit_reset as ApiKey['limit_reset'] }, row),
-    ),
-  };
+  return rows.map((row) =>
+    managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit), limit_reset: row.limit_reset as ApiKey['limit_reset'] }, row),
+  );
 }
 
 /** GET /keys/{hash}. */

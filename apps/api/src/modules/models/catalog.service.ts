@@ -13,7 +13,7 @@ import type {
 } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import type { CatalogSnapshot } from './catalog-cache.js';
-import { modelRecord, resolveModel, type ApiRoot } from './models.service.js';
+import { modelOf, resolveModel, type ApiRoot } from './models.service.js';
 
 const DEFAULT_LIMIT = 500;
 const DAY_SECONDS = 86_400;
@@ -122,7 +122,7 @@ export function listModels(
     params.set('limit', String(limit));
     next = `${api.url}/models?${params}`;
   }
-  return { data: rows.map((model) => modelRecord({ model, variant: null }, api.path)), total_count: found.length, links: { next } };
+  return { data: rows.map((model) => modelOf({ model, variant: null }, api.path)), total_count: found.length, links: { next } };
 }
 
 /** GET /models/count: how many models output any of `output_modalities` (default text). */
@@ -164,7 +164,7 @@ function endpointOf(model: ModelRow, provider: ProviderRow | undefined, e: Endpo
 export function modelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string, apiPath: string): ModelEndpoints {
   const resolved = resolveModel(snapshot, `${author}/${slug}`);
   if (!resolved) throw new NotFound(`model ${author}/${slug}`);
-  const record = modelRecord(resolved, apiPath);
+  const record = modelOf(resolved, apiPath);
   const { model, variant } = resolved;
   const variantPricing = {
     ...(variant?.pricing_prompt ? { prompt: variant.pricing_prompt } : {}),

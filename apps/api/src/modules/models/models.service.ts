@@ -76,7 +76,7 @@ function asObject(value: Prisma.JsonValue | null): Record<string, unknown> | nul
 }
 
 /** A model (or variant) as GET /model answers it; `apiPath`: the REST surface's path (ApiRoot.path). */
-export function modelRecord({ model: m, variant: v }: ResolvedModel, apiPath: string): Model {
+export function modelOf({ model: m, variant: v }: ResolvedModel, apiPath: string): Model {
   const id = v ? v.id : m.id;
   const contextLength = v?.context_length ?? m.context_length;
   const reasoning = asObject(m.reasoning) as ModelReasoning | null;
@@ -153,7 +153,7 @@ export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, inpu
   const resolved = resolveModel(await catalog.snapshot(db), `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
   await assertModelAllowed(db, actor, resolved);
-  return modelRecord(resolved, apiPath);
+  return modelOf(resolved, apiPath);
 }
 
 /** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
@@ -175,7 +175,7 @@ export async function listEmbeddingsModels(
       ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}`
       : null;
   return {
-    data: rows.map((model) => modelRecord({ model, variant: null }, api.path)),
+    data: rows.map((model) => modelOf({ model, variant: null }, api.path)),
     total_count: total,
     links: { next },
   };
@@ -341,7 +341,7 @@ export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogM
   const written = await db.$transaction(async (tx) => {
     const { model } = await writeModel(tx, entry);
     await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
-    return modelRecord({ model, variant: null }, apiPath);
+    return modelOf({ model, variant: null }, apiPath);
   }, WRITE_TX);
   catalog.invalidate();
   return written;
@@ -391,5 +391,5 @@ export async function upsertVariant(db: Db, catalog: CatalogCache, input: Upsert
   if (!model) throw new NotFound(`model ${model_id}`);
   const row = await db.$transaction((tx) => writeVariant(tx, model, variant), WRITE_TX);
   catalog.invalidate();
-  return modelRecord({ model, variant: row }, apiPath);
+  return modelOf({ model, variant: row }, apiPath);
 }

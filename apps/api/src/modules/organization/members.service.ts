@@ -20,7 +20,7 @@ const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'or
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
 const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember =>
-  memberRecord({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
+  memberOfFields({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
@@ -51,7 +51,7 @@ interface MemberFields {
   last_name: string;
 }
 
-const memberRecord = (r: MemberFields): OrganizationMember =>
+const memberOfFields = (r: MemberFields): OrganizationMember =>
   ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role }) satisfies OrganizationMember;
 
 /**
@@ -66,12 +66,12 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
       page.offset,
       page.limit,
     ]);
-    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberRecord(r)])), total_count: rows[0]?.total ?? 0 };
+    return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
   const rows = slice.length ? await queryRows<MemberFields & { id: string }>(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return { data: slice.flatMap((id) => (byId.has(id) ? [memberRecord(byId.get(id)!)] : [])), total_count: ids.length };
+  return { data: slice.flatMap((id) => (byId.has(id) ? [memberOfFields(byId.get(id)!)] : [])), total_count: ids.length };
 }
 
 /**
@@ -145,4 +145,26 @@ export async function removeOrganizationMember(db: Db, order: MemberOrderCache, 
   order.forget(actor.organizationId);
   if (count === 0) throw new NotFound(`member ${input.user_id}`);
   return { removed: true as const };
+}
+
+/**
+ * The organization's memberships of these users (role as its database label, `org:admin`
+ * or `org:member`), locked FOR SHARE to the end of the transaction: a member removed concurrently
+ * cannot slip between this check and a write that names them. Any id that is no member of the
+ * organization: the error `refuse` makes of them all is thrown, before anything is written.
+ */
+export async function lockMembers(
+  tx: Prisma.TransactionClient,
+  organizationId: string,
+  userIds: string[],
+  refuse: (unknownIds: string[]) => Error,
+): Promise<{ user_id: string; role: string }[]> {
+  const members = await tx.$queryRaw<{ user_id: string; role: string }[]>`
+    SELECT user_id, role::text AS role FROM organization_members
+    WHERE organization_id = ${organizationId} AND user_id = ANY(${userIds}::text[])
+    FOR SHARE`;
+  const known = new Set(members.map((m) => m.user_id));
+  const unknown = userIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) throw refuse(unknown);
+  return members;
 }

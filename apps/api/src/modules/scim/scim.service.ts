@@ -11,7 +11,7 @@ import type {
 import { isUniqueViolation } from '../../db-errors.js';
 import { Conflict, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
-import { isUuid, resolveWorkspace } from '../../access/workspaces.js';
+import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
@@ -40,11 +40,7 @@ export async function listScimGroupMappings(db: Db, actor: Actor, input: ListSci
 
 /** The organization's mapping with this id; a non-UUID, unknown or foreign id is 404. */
 async function findMapping(db: Db, actor: Actor, id: string): Promise<MappingRow> {
-  const row = isUuid(id)
-    ? await db.scimGroupMapping.findFirst({ where: { id: id.toLowerCase(), organization_id: actor.organizationId } })
-    : null;
-  if (!row) throw new NotFound(`scim group mapping ${id}`);
-  return row;
+  return findOwned(actor, 'scim group mapping', id, (where) => db.scimGroupMapping.findFirst({ where }));
 }
 
 export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroupMappingIdInput): Promise<ScimGroupMapping> {

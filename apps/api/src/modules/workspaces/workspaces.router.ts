@@ -50,7 +50,10 @@ export const workspacesRouter = router({
     })
     .input(AddWorkspaceMembersInputSchema)
     .output(AddWorkspaceMembersOutputSchema)
-    .mutation(({ ctx, input }) => addWorkspaceMembers(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const added = await addWorkspaceMembers(ctx.db, ctx.actor, input);
+      return { added_count: added.length, data: added };
+    }),
 
   members: authedProcedure
     .meta({

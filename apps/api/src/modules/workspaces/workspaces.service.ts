@@ -23,6 +23,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
 
 /** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
@@ -241,27 +242,21 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
  * Adds organization members to a workspace with the role they hold in the organization. All ids
  * are checked first: any unknown or foreign id is a 400 naming them, and nothing is added.
  * Existing members are skipped (ON CONFLICT DO NOTHING on (workspace_id, user_id)), so concurrent
- * adds of the same users create each membership once.
+ * adds of the same users create each membership once. Answers the memberships it created, in the
+ * order of `user_ids`.
  */
 export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorkspaceMembersInput) {
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
-    // FOR SHARE: a member removed concurrently cannot slip between this check and the insert.
-    const members = await tx.$queryRaw<{ user_id: string; role: string }[]>`
-      SELECT user_id, role::text AS role FROM organization_members
-      WHERE organization_id = ${actor.organizationId} AND user_id = ANY(${userIds}::text[])
-      FOR SHARE`;
-    const known = new Set(members.map((m) => m.user_id));
-    const unknown = userIds.filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      throw new Invalid('user ids that are not members of the organization', {
-        reason: 'unknown or foreign user ids',
-        invalid_user_ids: unknown,
-      });
-    }
+    const members = await lockMembers(
+      tx,
+      actor.organizationId,
+      userIds,
+      (unknown) => new Invalid('user ids that are not members of the organization', { reason: 'unknown or foreign user ids', invalid_user_ids: unknown }),
+    );
     // Every organization member already belongs to the default workspace.
-    if (workspace.id === (await defaultWorkspaceId(tx, actor))) return { added_count: 0, data: [] };
+    if (workspace.id === (await defaultWorkspaceId(tx, actor))) return [];
 
     const roles = new Map(members.map((m) => [m.user_id, (m.role === 'org:admin' ? 'admin' : 'member') as WorkspaceRole]));
     const created = await tx.workspaceMember.createManyAndReturn({
@@ -275,6 +270,6 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     });
     const order = new Map(userIds.map((id, i) => [id, i]));
     created.sort((a, b) => order.get(a.user_id)! - order.get(b.user_id)!);
-    return { added_count: created.length, data: created.map(memberOf) };
+    return created.map(memberOf);
   });
 }
