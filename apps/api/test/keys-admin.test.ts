@@ -169,7 +169,7 @@ describe('GET /keys', () => {
     expect(listed).toHaveLength(kinds.length);
     expect(listed.some((k) => k.limit_remaining === 0)).toBe(true);
     for (const record of listed) {
-      expect(record).toEqual(One.parse((await rest(env.server, `/keys/${record.hash}`)).body.data));
+      expect(record).toEqual(Single.parse((await rest(env.server, `/keys/${record.hash}`)).body).data);
     }
   });
 
