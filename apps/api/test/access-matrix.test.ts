@@ -14,7 +14,7 @@
 // here, fails the test: whoever adds one says who may call it.
 import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '../src/http/paths.js';
@@ -23,9 +23,10 @@ import { declaredAnswer } from '../src/http/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
-import { demoCatalog, generationId, record, trpc } from './fixtures-catalog.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
+import { demoCatalog, generationId, record } from './fixtures-catalog.js';
+import { createOrganization, useServer, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
+import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform'];
@@ -46,21 +47,15 @@ interface Fixture {
   documentId: string;
 }
 
-interface Sample {
+interface Sample<P extends ProcedurePath> {
   /** The input, made afresh for each call (so that a create or delete can run once per caller). */
-  input: (fx: Fixture) => unknown | Promise<unknown>;
+  input: (fx: Fixture) => InputOf<P> | Promise<InputOf<P>>;
   /** The input names a resource of the owning organization: another organization gets 404. */
   scoped?: boolean;
 }
 
 const unique = () => randomUUID().slice(0, 8);
 const hex = (n: number) => randomUUID().replace(/-/g, '').repeat(3).slice(0, n);
-
-async function ok(server: TestServer, procedure: string, input: unknown, key?: string) {
-  const { status, data, error } = await trpc(server, procedure, input, key === undefined ? {} : { key });
-  expect(status, `${procedure}: ${JSON.stringify(error)}`).toBe(200);
-  return data;
-}
 
 async function member(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'organization.createMember', { email: `m-${unique()}@example.com` })).id;
@@ -93,7 +88,7 @@ async function preset(fx: Fixture): Promise<string> {
 }
 
 /** One sample input per procedure, naming the owning organization's resources where it takes any. */
-const SAMPLES: Record<string, Sample> = {
+const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'keys.current': { input: () => undefined },
   'keys.create': { input: () => ({ name: `k-${unique()}` }) },
   'keys.list': { input: () => ({}) },
@@ -191,6 +186,8 @@ const SAMPLES: Record<string, Sample> = {
   'files.document': { input: (fx) => ({ file_id: fx.documentId }), scoped: true },
   'files.deleteDocument': { input: async (fx) => ({ file_id: await document(fx) }), scoped: true },
 };
+/** The samples by a path read from the router at run time (a procedure without one has none). */
+const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;
 
 interface RawSample {
   url: (fx: Fixture) => string;
@@ -265,16 +262,16 @@ function restRequest(openapi: { method: string; path: string }, input: unknown):
   };
 }
 
+const env = useServer('Other');
 let fx: Fixture;
 let keys: Record<Caller, string | null>;
 
 beforeAll(async () => {
-  const server = await testServer();
-  const other = await createOrganization(server.db, 'Other');
+  const { server, other } = env;
   await ok(server, 'models.import', demoCatalog);
   await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 100 });
   const created = await ok(server, 'keys.create', { name: 'regular' });
-  const regular = { key: created.key as string, hash: created.data.hash as string };
+  const regular = { key: created.key, hash: created.data.hash };
   const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } }))
     .hash;
   const partial = { server, other, regular } as Fixture;
@@ -310,15 +307,11 @@ beforeAll(async () => {
   keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
 });
 
-afterAll(async () => {
-  await fx?.server.close();
-});
-
 describe('the access matrix', () => {
   it('every procedure declares an access rule and has a sample here', () => {
     const undeclared = procedures.filter((p) => !p.def.meta?.access).map((p) => p.path);
     expect(undeclared, 'procedures without an access rule (build them on authedProcedure, managementProcedure or platformProcedure)').toEqual([]);
-    const unsampled = procedures.filter((p) => !SAMPLES[p.path]).map((p) => p.path);
+    const unsampled = procedures.filter((p) => !sampleOf[p.path]).map((p) => p.path);
     expect(unsampled, 'procedures without a sample in access-matrix.test.ts').toEqual([]);
     expect(Object.keys(SAMPLES).filter((path) => !procedures.some((p) => p.path === path))).toEqual([]);
   });
@@ -333,13 +326,13 @@ describe('the access matrix', () => {
   for (const { path, def } of procedures) {
     it(`${path} (${def.meta?.access}) over tRPC${def.meta?.openapi ? ' and REST' : ''}`, async () => {
       const rule = def.meta!.access!;
-      const sample = SAMPLES[path]!;
+      const sample = sampleOf[path]!;
       const seen: Record<string, Outcome | number> = {};
       const want: Record<string, Outcome> = {};
       for (const caller of CALLERS) {
         want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false);
         const input = await sample.input(fx);
-        const called = await trpc(fx.server, path, input, { key: keys[caller], query: def.type === 'query' });
+        const called = await trpcRaw(fx.server, path, input, { key: keys[caller], query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
         if (def.meta?.openapi) {
           // Over REST, an operation answers the declared status that stands for the natural one (http/statuses.ts).

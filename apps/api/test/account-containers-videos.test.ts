@@ -1,10 +1,18 @@
 // GET /credits, GET /videos/{jobId}, GET /containers/{container_id}/files(/{file_id}) over real HTTP:
 // success shapes, the statuses they document, 401 without a key, and who may see what.
-import { SAMPLE_VIDEO_URL, ContainerFileListSchema, ContainerFileRecordSchema, ErrorEnvelopeSchema, VideoJobStatusRecordSchema } from '@switchyard/schema';
+import {
+  SAMPLE_VIDEO_URL,
+  ContainerFileListSchema,
+  GetCreditsOutputSchema,
+  ContainerFileRecordSchema,
+  ErrorEnvelopeSchema,
+  VideoJobStatusRecordSchema,
+} from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKey, record, trpc } from './fixtures-catalog.js';
+import { createKey, record } from './fixtures-catalog.js';
 import { createOrganization, useServer } from './fixtures.js';
 import { fileIdOf, openContainer, writeFile } from './fixtures-files.js';
+import { trpc, type InputOf } from './fixtures-trpc.js';
 
 const env = useServer();
 
@@ -20,7 +28,7 @@ const platform = {
     const { status, error } = await trpc(env.server, 'generations.addCredits', { organization_id: organizationId, amount }, { key: env.server.platformKey });
     expect(status, JSON.stringify(error)).toBe(200);
   },
-  createJob: async (workspaceId: string, status: string, outputs = 1) => {
+  createJob: async (workspaceId: string, status: InputOf<'videos.createJob'>['status'], outputs = 1) => {
     const res = await trpc(
       env.server,
       'videos.createJob',
@@ -35,14 +43,14 @@ const platform = {
       { key: env.server.platformKey },
     );
     expect(res.status, JSON.stringify(res.error)).toBe(200);
-    return res.data.data.id as string;
+    return res.data.data.id;
   },
 };
 
 async function get(path: string, key: string | null = env.server.managementKey, headers: Record<string, string> = {}) {
   const res = await env.server.request(`/api/v1${path}`, { key, headers });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as unknown };
 }
 
 function expectError(answer: { status: number; body: unknown }, status: number) {
@@ -69,7 +77,7 @@ describe('GET /credits', () => {
     await platform.addCredits(env.server.organizationId, 3);
     const mine = await get('/credits');
     const theirs = await get('/credits', env.other.managementKey);
-    expect(mine.body.data.total_credits).toBeGreaterThanOrEqual(3);
+    expect(GetCreditsOutputSchema.parse(mine.body).data.total_credits).toBeGreaterThanOrEqual(3);
     expect(theirs.body).toEqual({ data: { total_credits: 0, total_usage: 0 } });
   });
 
@@ -85,17 +93,19 @@ describe('GET /videos/{jobId}', () => {
     const id = await platform.createJob(env.server.workspaceId, 'completed', 2);
     const { status, body } = await get(`/videos/${id}`);
     expect(status).toBe(200);
-    expect(VideoJobStatusRecordSchema.strict().parse(body)).toEqual({
+    const job = VideoJobStatusRecordSchema.strict().parse(body);
+    expect(job).toEqual({
       id,
       polling_url: `${env.server.url}/api/v1/videos/${id}`,
       status: 'completed',
       unsigned_urls: [0, 1].map((i) => `${env.server.url}/api/v1/videos/${id}/content?index=${i}`),
     });
-    const content = await env.server.request(new URL(body.unsigned_urls[1]).pathname + new URL(body.unsigned_urls[1]).search, { key: env.server.managementKey });
+    const second = new URL(job.unsigned_urls![1]!);
+    const content = await env.server.request(second.pathname + second.search, { key: env.server.managementKey });
     expect(content.status).toBe(200);
     expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
     // The polling URL answers the same record.
-    expect((await get(new URL(body.polling_url).pathname.replace('/api/v1', ''))).body).toEqual(body);
+    expect((await get(new URL(job.polling_url).pathname.replace('/api/v1', ''))).body).toEqual(body);
   });
 
   it('a queued job is pending, without content URLs; in_progress and failed as they are', async () => {
@@ -160,10 +170,11 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
     for (let page = 0; page < 10; page++) {
       const { status, body } = await get(`/containers/${containerId}/files?limit=4${after ? `&after=${after}` : ''}`);
       expect(status).toBe(200);
-      seen.push(...body.data.map((f: { path: string }) => f.path));
-      if (!body.has_more) break;
-      expect(body.data).toHaveLength(4);
-      after = body.last_id;
+      const list = ContainerFileListSchema.parse(body);
+      seen.push(...list.data.map((f) => f.path));
+      if (!list.has_more) break;
+      expect(list.data).toHaveLength(4);
+      after = list.last_id;
     }
     expect(seen).toHaveLength(paths.length);
     expect(new Set(seen).size).toBe(paths.length);
@@ -206,7 +217,7 @@ describe('GET /containers/{container_id}/files and /files/{file_id}', () => {
     await writeFile(env.server, elsewhere, 'x.txt', Buffer.from('x'));
     expectError(await get(`/containers/${elsewhere}/files`, regular.key), 400);
     expectError(await get(`/containers/${elsewhere}/files/${fileIdOf('x.txt')}`, regular.key), 404);
-    expect((await get(`/containers/${elsewhere}/files`)).body.data).toHaveLength(1);
+    expect(ContainerFileListSchema.parse((await get(`/containers/${elsewhere}/files`)).body).data).toHaveLength(1);
     expectError(await get(`/containers/${containerId}/files`, env.server.platformKey), 403);
   });
 });

@@ -3,7 +3,7 @@ import { AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchy
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA } from '../src/modules/analytics/sketch.js';
 import { useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, errorOf, expectEnvelope, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';
 import { generationId, record as recordAsPlatform } from './fixtures-catalog.js';
 
@@ -332,7 +332,7 @@ describe('POST /analytics/query: refusals', () => {
     const refuse = async (body: Record<string, unknown>, named: string) => {
       const answer = await rest(env.server, '/analytics/query', { method: 'POST', json: body });
       expectEnvelope(answer, 400);
-      expect(JSON.stringify(answer.body.error.metadata)).toContain(named);
+      expect(JSON.stringify(errorOf(answer).metadata)).toContain(named);
     };
     await refuse({ metrics: ['request_count', 'p95_latency'] }, 'p95_latency');
     await refuse({ metrics: ['request_count'], dimensions: ['country'] }, 'country');
@@ -386,7 +386,7 @@ describe('POST /analytics/query: time limit', () => {
       const body = { metrics: ['request_count', 'p99_latency'], granularity: 'minute', time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } };
       const answer = await rest(limited, '/analytics/query', { method: 'POST', json: body });
       expectEnvelope(answer, 408);
-      expect(answer.body.error.message).toBe('Request timeout');
+      expect(errorOf(answer).message).toBe('Request timeout');
       // The connection and the pool are fine afterwards.
       expect((await rest(limited, '/analytics/meta')).status).toBe(200);
     } finally {

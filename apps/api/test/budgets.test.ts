@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetSchema, DeletedOutputSchema, GetBudgetOutputSchema, ListBudgetsOutputSchema, SetBudgetOutputSchema } from '@switchyard/schema';
+import {
+  type BudgetInterval,
+  BudgetSchema,
+  DeletedOutputSchema,
+  GetBudgetOutputSchema,
+  ListBudgetsOutputSchema,
+  SetBudgetOutputSchema,
+} from '@switchyard/schema';
 import { useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, ok, rest, trpc } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 const ListSchema = ListBudgetsOutputSchema.extend({ data: BudgetSchema.strict().array() }).strict();
 const GetSchema = GetBudgetOutputSchema.extend({ data: BudgetSchema.strict() }).strict();
 
 const env = useServer();
 
-const setBudget = (workspace_ref: string, interval: string, limit_usd: number, key?: string) =>
+const setBudget = (workspace_ref: string, interval: BudgetInterval, limit_usd: number, key?: string) =>
   trpc(env.server, 'budgets.set', { workspace_ref, interval, limit_usd }, { key });
 
 describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
@@ -44,7 +52,7 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
     const second = (await setBudget('in-place', 'daily', 6)).data.data;
     expect(second.id).toBe(first.id);
     expect(second.limit_usd).toBe(6);
-    expect((await rest(env.server, '/workspaces/in-place/budgets')).body.data).toHaveLength(1);
+    expect(ListSchema.parse((await rest(env.server, '/workspaces/in-place/budgets')).body).data).toHaveLength(1);
   });
 
   it('404 for an interval without a budget; 400 for a bad interval', async () => {
@@ -95,7 +103,7 @@ describe('budgets.set: lifetime > monthly > weekly > daily, strictly', () => {
     ]);
     // Nothing changed by the refused calls.
     const { body } = await rest(env.server, '/workspaces/ordered/budgets');
-    expect(body.data.map((b: { limit_usd: number }) => b.limit_usd)).toEqual([99.99, 100, 100.001, 100.01]);
+    expect(ListSchema.parse(body).data.map((b) => b.limit_usd)).toEqual([99.99, 100, 100.001, 100.01]);
   });
 
   it('holds under concurrent changes (the workspace row is locked)', async () => {
@@ -109,8 +117,8 @@ describe('budgets.set: lifetime > monthly > weekly > daily, strictly', () => {
       const [a, b] = await Promise.all([setBudget('racing', 'daily', 50), setBudget('racing', 'weekly', 40)]);
       expect([a.status, b.status].sort()).toEqual([200, 400]);
       const { body } = await rest(env.server, '/workspaces/racing/budgets');
-      const [daily, weekly] = body.data.map((x: { limit_usd: number }) => x.limit_usd);
-      expect(daily).toBeLessThan(weekly);
+      const [daily, weekly] = ListSchema.parse(body).data.map((x) => x.limit_usd);
+      expect(daily).toBeLessThan(weekly!);
     }
   });
 
@@ -140,9 +148,9 @@ describe('PUT /workspaces/{workspace_ref}/budgets/{interval}', () => {
     expect(PutSchema.parse(replaced.body)).toMatchObject({ data: { id: first.data.id, limit_usd: 150 }, include_byok_in_budgets: true });
     // include_byok_in_budgets is workspace-wide and stays when omitted.
     const daily = await rest(env.server, '/workspaces/put-budgets/budgets/daily', { method: 'PUT', json: { limit_usd: 5 } });
-    expect(daily.body.include_byok_in_budgets).toBe(true);
-    expect((await rest(env.server, '/workspaces/put-budgets/budgets')).body.include_byok_in_budgets).toBe(true);
-    expect((await rest(env.server, '/workspaces/put-budgets')).body.data.include_byok_in_budgets).toBe(true);
+    expect(PutSchema.parse(daily.body).include_byok_in_budgets).toBe(true);
+    expect(ListSchema.parse((await rest(env.server, '/workspaces/put-budgets/budgets')).body).include_byok_in_budgets).toBe(true);
+    expect((await rest(env.server, '/workspaces/put-budgets')).body).toHaveProperty('data.include_byok_in_budgets', true);
   });
 
   it('400 for a limit that breaks the order, a limit <= 0, a missing limit or a bad interval', async () => {

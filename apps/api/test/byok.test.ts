@@ -8,7 +8,8 @@ import { loadConfig } from '../src/config.js';
 import { resealByokSecrets } from '../src/modules/byok/byok.service.js';
 import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
 import { managementActor, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, type InputOf } from './fixtures-trpc.js';
 
 const GetSchema = ByokOutputSchema.extend({ data: ByokCredentialSchema.strict() }).strict();
 const PROVIDER_KEY = 'sk-proj-Zx81bQe9TTq3LmN0pAbCd';
@@ -20,7 +21,7 @@ async function serverBox(): Promise<SecretBox> {
 }
 
 /** POST /byok through tRPC (the same procedure); the credential record. */
-const createByok = async (input: Record<string, unknown>, key?: string) => (await ok(env.server, 'byok.create', input, { key })).data;
+const createByok = async (input: InputOf<'byok.create'>, key?: string) => (await ok(env.server, 'byok.create', input, { key })).data;
 
 describe('POST /byok', () => {
   it('201 { data: BYOK credential } with every field, the masked label and never the secret', async () => {
@@ -127,7 +128,7 @@ describe('GET /byok', () => {
     const management = (await ok(env.server, 'keys.create', { name: 'ws admin', workspace_id: ws.id, is_management_key: true })).key;
     const inDefault = await createByok({ provider: 'groq', key: 'gsk-default-0000' }, management);
     expect(inDefault.workspace_id).toBe(env.server.workspaceId);
-    const ids = (await rest(env.server, '/byok?provider=groq', { key: management })).body.data.map((x: { id: string }) => x.id);
+    const ids = ListSchema.parse((await rest(env.server, '/byok?provider=groq', { key: management })).body).data.map((x) => x.id);
     expect(ids).toEqual([inDefault.id]);
   });
 
@@ -184,8 +185,10 @@ describe('PATCH /byok/{id}', () => {
     expect(after.secret_ciphertext).not.toBe(before.secret_ciphertext);
     expect((await serverBox()).open(after.secret_ciphertext!, after.id)).toBe('sk-ant-second-secret-2222');
     // An empty body changes nothing.
-    expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: {} })).body.data).toEqual(data);
-    expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body.data).toMatchObject({
+    expect(GetSchema.parse((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: {} })).body).data).toEqual(data);
+    expect(
+      GetSchema.parse((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { name: null, disabled: false } })).body).data,
+    ).toMatchObject({
       name: null,
       disabled: false,
     });
@@ -222,7 +225,7 @@ describe('DELETE /byok/{id}', () => {
     expect(row.secret_ciphertext).toBeNull();
     expect(row.deleted_at).not.toBeNull();
     expectEnvelope(await rest(env.server, `/byok/${created.id}`), 404);
-    expect((await rest(env.server, '/byok?provider=openai&limit=100')).body.data.map((x: { id: string }) => x.id)).not.toContain(created.id);
+    expect(ListSchema.parse((await rest(env.server, '/byok?provider=openai&limit=100')).body).data.map((x) => x.id)).not.toContain(created.id);
     expectEnvelope(await rest(env.server, `/byok/${created.id}`, { method: 'DELETE' }), 404);
   });
 

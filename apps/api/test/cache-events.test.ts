@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_CHANNEL } from '../src/cache-events.js';
 import type { TestServer } from '../src/testing.js';
 import { managementActor, pastCacheTtl, until } from './fixtures.js';
-import { createKey, demoCatalog, record, trpc } from './fixtures-catalog.js';
+import { createKey, demoCatalog, record } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 const statusOf = async (server: TestServer, key: string) => (await server.request('/api/v1/key', { key })).status;
 

@@ -12,8 +12,9 @@ import {
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../src/testing.js';
-import { createKey, demoCatalog, importDemoCatalog, trpc } from './fixtures-catalog.js';
+import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { testServer } from './fixtures.js';
+import { trpc, type InputOf } from './fixtures-trpc.js';
 
 let server: TestServer;
 let regular: string;
@@ -27,12 +28,12 @@ afterAll(async () => {
 });
 
 /** The catalog writes of these tests, as the platform, in one place. */
-const importCatalog = (catalog: unknown) => trpc(server, 'models.import', catalog, { key: server.platformKey });
+const importCatalog = (catalog: InputOf<'models.import'>) => trpc(server, 'models.import', catalog, { key: server.platformKey });
 
 async function get(path: string, key: string | null = null) {
   const res = await server.request(`/api/v1${path}`, { key });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as unknown };
 }
 
 function expectError(answer: { status: number; body: unknown }, status: number) {
@@ -118,9 +119,9 @@ describe('GET /models/{author}/{slug}/endpoints', () => {
   });
 
   it("is the target of every model's links.details, for every key and none", async () => {
-    const { body } = await get('/models?output_modalities=all');
-    expect(body.data).toHaveLength(demoCatalog.models.length);
-    for (const model of body.data as Array<{ id: string; links: { details: string } }>) {
+    const listed = ListModelsOutputSchema.parse((await get('/models?output_modalities=all')).body).data;
+    expect(listed).toHaveLength(demoCatalog.models.length);
+    for (const model of listed) {
       const res = await server.request(model.links.details);
       expect(res.status, model.links.details).toBe(200);
       const { data } = GetModelEndpointsOutputSchema.parse(await res.json());
@@ -133,8 +134,8 @@ describe('GET /models/{author}/{slug}/endpoints', () => {
   });
 
   it("resolves aliases, case and variants; a variant's own prices replace the endpoints'", async () => {
-    expect((await get('/models/Anthropic/claude-4-sonnet/endpoints')).body.data.id).toBe('anthropic/claude-sonnet-4');
-    const free = (await get('/models/openai/gpt-oss-20b%3Afree/endpoints')).body.data;
+    expect(GetModelEndpointsOutputSchema.parse((await get('/models/Anthropic/claude-4-sonnet/endpoints')).body).data.id).toBe('anthropic/claude-sonnet-4');
+    const free = GetModelEndpointsOutputSchema.parse((await get('/models/openai/gpt-oss-20b%3Afree/endpoints')).body).data;
     expect(free.id).toBe('openai/gpt-oss-20b:free');
     expect(free.endpoints.length).toBeGreaterThanOrEqual(1);
     for (const e of free.endpoints) expect(e.pricing).toMatchObject({ prompt: '0', completion: '0' });
@@ -160,9 +161,9 @@ describe('GET /models and GET /models/count', () => {
   });
 
   it('pages by offset and limit, links.next carrying the filters', async () => {
-    const all = (await get('/models?output_modalities=all')).body;
-    const first = (await get('/models?output_modalities=all&offset=0&limit=10')).body;
-    expect(first.data.map((m: { id: string }) => m.id)).toEqual(all.data.slice(0, 10).map((m: { id: string }) => m.id));
+    const all = ListModelsOutputSchema.parse((await get('/models?output_modalities=all')).body);
+    const first = ListModelsOutputSchema.parse((await get('/models?output_modalities=all&offset=0&limit=10')).body);
+    expect(first.data.map((m) => m.id)).toEqual(all.data.slice(0, 10).map((m) => m.id));
     expect(first.total_count).toBe(all.total_count);
     expect(first.links.next).toBe(`${server.url}/api/v1/models?output_modalities=all&offset=10&limit=10`);
     const seen: string[] = [];
@@ -173,17 +174,24 @@ describe('GET /models and GET /models/count', () => {
       seen.push(...page.data.map((m) => m.id));
       next = page.links.next;
     }
-    expect(seen).toEqual(all.data.map((m: { id: string }) => m.id));
+    expect(seen).toEqual(all.data.map((m) => m.id));
   });
 
   it('filters by modality, text, parameters, context, price, family, author, provider and age', async () => {
-    const ids = async (query: string) => (await get(`/models?${query}`)).body.data.map((m: { id: string }) => m.id).sort();
-    const published = (pred: (m: (typeof demoCatalog.models)[number]) => boolean) => demoCatalog.models.filter(pred).map((m) => m.id).sort();
+    const ids = async (query: string) =>
+      ListModelsOutputSchema.parse((await get(`/models?${query}`)).body)
+        .data.map((m) => m.id)
+        .sort();
+    const published = (pred: (m: (typeof demoCatalog.models)[number]) => boolean) =>
+      demoCatalog.models
+        .filter(pred)
+        .map((m) => m.id)
+        .sort();
     expect(await ids('output_modalities=embeddings')).toEqual(published((m) => m.architecture.output_modalities.includes('embeddings')));
-    expect((await get('/models/count?output_modalities=embeddings')).body.data.count).toBe(
+    expect(CountModelsOutputSchema.parse((await get('/models/count?output_modalities=embeddings')).body).data.count).toBe(
       published((m) => m.architecture.output_modalities.includes('embeddings')).length,
     );
-    expect((await get('/models/count?output_modalities=all')).body.data.count).toBe(demoCatalog.models.length);
+    expect(CountModelsOutputSchema.parse((await get('/models/count?output_modalities=all')).body).data.count).toBe(demoCatalog.models.length);
     expect(await ids('q=claude')).toEqual(published((m) => m.id.startsWith('anthropic/')));
     expect(await ids('input_modalities=image,file')).toEqual(
       published((m) => m.architecture.output_modalities.includes('text') && ['image', 'file'].every((i) => m.architecture.input_modalities.includes(i))),
@@ -211,7 +219,7 @@ describe('GET /models and GET /models/count', () => {
   });
 
   it('sorts newest, by price and by context; unknown sorts keep id order', async () => {
-    const sorted = async (sort: string) => (await get(`/models?sort=${sort}`)).body.data as Array<{ created: number; context_length: number; pricing: { prompt: string; completion: string } }>;
+    const sorted = async (sort: string) => ListModelsOutputSchema.parse((await get(`/models?sort=${sort}`)).body).data;
     const newest = await sorted('newest');
     expect(newest.map((m) => m.created)).toEqual([...newest.map((m) => m.created)].sort((a, b) => b - a));
     const cheap = await sorted('pricing-low-to-high');
@@ -245,7 +253,7 @@ describe('models.import with providers and endpoints', () => {
     });
     expect(imported.status, JSON.stringify(imported.error)).toBe(200);
     expect(imported.data).toMatchObject({ models: 1, providers: 1, endpoints: 2 });
-    const { data } = (await get('/models/openai/gpt-4o/endpoints')).body;
+    const { data } = GetModelEndpointsOutputSchema.parse((await get('/models/openai/gpt-4o/endpoints')).body);
     expect(data.endpoints.map((e: { tag: string }) => e.tag)).toEqual(['test-cloud/fp8', 'openai']);
     expect(data.endpoints[0]).toMatchObject({
       name: 'Test Cloud | openai/gpt-4o',
@@ -254,15 +262,15 @@ describe('models.import with providers and endpoints', () => {
       context_length: model.context_length,
       pricing: { prompt: model.pricing.prompt, completion: model.pricing.completion },
     });
-    expect(data.endpoints[1].pricing).toEqual({ prompt: '0.000002', completion: '0.000008', discount: 0.2 });
-    expect((await get('/providers')).body.data.some((p: { slug: string }) => p.slug === 'test-cloud')).toBe(true);
+    expect(data.endpoints[1]!.pricing).toEqual({ prompt: '0.000002', completion: '0.000008', discount: 0.2 });
+    expect(ListProvidersOutputSchema.parse((await get('/providers')).body).data.some((p) => p.slug === 'test-cloud')).toBe(true);
     // Listing no endpoints leaves them; an empty list removes them.
     expect((await importCatalog({ models: [{ ...model, endpoints: undefined }] })).status).toBe(200);
-    expect((await get('/models/openai/gpt-4o/endpoints')).body.data.endpoints).toHaveLength(2);
+    expect(GetModelEndpointsOutputSchema.parse((await get('/models/openai/gpt-4o/endpoints')).body).data.endpoints).toHaveLength(2);
     expect((await importCatalog({ models: [{ ...model, endpoints: [] }] })).status).toBe(200);
-    expect((await get('/models/openai/gpt-4o/endpoints')).body.data.endpoints).toEqual([]);
+    expect(GetModelEndpointsOutputSchema.parse((await get('/models/openai/gpt-4o/endpoints')).body).data.endpoints).toEqual([]);
     await importDemoCatalog(server);
-    expect((await get('/models/openai/gpt-4o/endpoints')).body.data.endpoints).toHaveLength(model.endpoints!.length);
+    expect(GetModelEndpointsOutputSchema.parse((await get('/models/openai/gpt-4o/endpoints')).body).data.endpoints).toHaveLength(model.endpoints!.length);
   });
 
   it('refuses an unknown provider, a repeated tag or provider, or a bad provider record, writing nothing', async () => {

@@ -7,11 +7,12 @@ import fs from 'node:fs/promises';
 import { ListVideoJobsOutputSchema, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, ok, trpc } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace } from './fixtures-admin.js';
+import { ok, trpc, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 
 const env = useServer();
 
-const query = (path: string, input: unknown, key?: string) => trpc(env.server, path, input, { query: true, key });
+const query = <P extends ProcedurePath>(path: P, input: InputOf<P>, key?: string) => trpc(env.server, path, input, { query: true, key });
 
 describe('videos.listJobs (internal)', () => {
   it("lists a workspace's jobs newest first, optionally of one upstream job id", async () => {
@@ -75,7 +76,7 @@ describe('the sample video', () => {
     const created = await createSampleJob(SAMPLE_VIDEO_URL);
     expect(created.status).toBe(200);
     const job = created.data.data;
-    expect(job.outputs[0].upstream_url).toBe('sample:video.mp4');
+    expect(job.outputs[0]!.upstream_url).toBe('sample:video.mp4');
     const res = await env.server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/mp4');

@@ -3,11 +3,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DocumentDeletionSchema, DocumentPageSchema, ErrorEnvelopeSchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
+import { DocumentDeletionSchema, type DocumentPage, DocumentPageSchema, ErrorEnvelopeSchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
-import { fileIdOf, openContainer, sha256, testServerWith, trpc, writeFile } from './fixtures-files.js';
+import { fileIdOf, openContainer, sha256, testServerWith, writeFile } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 const QUOTA = 64 * 1024;
 const COMPAT_A = { 'anthropic-version': '2023-06-01' };
@@ -22,7 +24,7 @@ beforeAll(async () => {
   server = await testServerWith({ STORAGE_QUOTA_BYTES: String(QUOTA), MAX_FILE_BYTES: String(QUOTA) });
   other = await createOrganization(server.db);
   containerId = await openContainer(server, 'documents');
-  regular = (await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' })).data.key;
+  regular = (await trpc(server, 'keys.create', { name: 'regular' })).data.key;
 });
 afterAll(async () => {
   await server?.close();
@@ -42,7 +44,7 @@ async function newDocument(size = 100, container = containerId, key = server.man
 async function call(method: string, url: string, key: string | null = server.managementKey, headers: Record<string, string> = {}) {
   const res = await server.request(`/api/v1${url}`, { method, key, headers });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as unknown };
 }
 const get = (url: string, key?: string | null, headers?: Record<string, string>) => call('GET', url, key, headers);
 const del = (url: string, key?: string | null, headers?: Record<string, string>) => call('DELETE', url, key, headers);
@@ -63,7 +65,7 @@ describe('GET /files', () => {
   let container: string;
   let ids: string[];
   beforeAll(async () => {
-    workspace = (await trpc<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data.data;
+    workspace = (await trpc(server, 'workspaces.create', { slug: `docs-${Date.now()}`, name: 'Docs' })).data.data;
     container = await openContainer(server, `list-${Date.now()}`, { workspaceId: workspace.id });
     ids = [];
     for (let i = 0; i < 5; i++) ids.push((await newDocument(10, container)).id);
@@ -77,21 +79,21 @@ describe('GET /files', () => {
     expect(page.data.map((f) => f.id)).toEqual(ids);
     for (const file of page.data) expect(FileNativeSchema.strict().parse(file)).toMatchObject({ _shape: 'native', downloadable: true, size_bytes: 10 });
     // The slug names the same workspace.
-    expect((await get(`/files?workspace_id=${workspace.slug}`)).body.data).toHaveLength(5);
+    expect(DocumentPageSchema.parse((await get(`/files?workspace_id=${workspace.slug}`)).body).data).toHaveLength(5);
   });
 
   it('pages by cursor (native), by after (compat_b) and by after_id (compat_a), each file once', async () => {
-    const walk = async (headers: Record<string, string>, next: (body: any) => string) => {
+    const walk = async (headers: Record<string, string>, next: (page: DocumentPage & { cursor?: string | null }) => string) => {
       const seen: string[] = [];
       let query = '';
       for (let i = 0; i < 10; i++) {
         const { status, body } = await get(`/files?workspace_id=${workspace.id}&limit=2${query}`, undefined, headers);
         expect(status).toBe(200);
-        DocumentPageSchema.parse(body);
-        for (const file of body.data) expect(file._shape).toBe(body._shape);
-        seen.push(...body.data.map((f: { id: string }) => f.id));
-        if (!body.has_more) break;
-        query = next(body);
+        const page = DocumentPageSchema.parse(body);
+        for (const file of page.data) expect(file._shape).toBe(page._shape);
+        seen.push(...page.data.map((f) => f.id));
+        if (!page.has_more) break;
+        query = next(page);
       }
       return seen;
     };
@@ -102,16 +104,21 @@ describe('GET /files', () => {
 
   it('answers the compat_b page with object "list" and compat_b files; compat_a without a cursor', async () => {
     const b = (await get(`/files?workspace_id=${workspace.id}&limit=1`, undefined, COMPAT_B)).body;
-    expect(Object.keys(b).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id', 'object']);
+    expect(Object.keys(z.looseObject({}).parse(b)).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id', 'object']);
     expect(b).toMatchObject({ _shape: 'compat_b', object: 'list', has_more: true });
-    expect(FileCompatBSchema.strict().parse(b.data[0])).toMatchObject({ object: 'file', bytes: 10, status: 'processed', purpose: 'assistants_output' });
+    expect(FileCompatBSchema.strict().parse(DocumentPageSchema.parse(b).data[0])).toMatchObject({
+      object: 'file',
+      bytes: 10,
+      status: 'processed',
+      purpose: 'assistants_output',
+    });
     const a = (await get(`/files?workspace_id=${workspace.id}&limit=1`, undefined, COMPAT_A)).body;
-    expect(Object.keys(a).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id']);
-    expect(a.data[0]._shape).toBe('compat_a');
+    expect(Object.keys(z.looseObject({}).parse(a)).sort()).toEqual(['_shape', 'data', 'first_id', 'has_more', 'last_id']);
+    expect(DocumentPageSchema.parse(a).data[0]!._shape).toBe('compat_a');
   });
 
   it('an empty workspace: an empty page, ids null', async () => {
-    const empty = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
+    const empty = (await trpc(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
     expect((await get(`/files?workspace_id=${empty.id}`)).body).toEqual({ _shape: 'native', data: [], cursor: null, first_id: null, last_id: null, has_more: false });
   });
 
@@ -136,7 +143,7 @@ describe('GET /files', () => {
     expect((await get('/files', regular)).status).toBe(200);
     expectError(await get(`/files?workspace_id=${workspace.id}`, regular), 403);
     expectError(await get(`/files?workspace_id=${workspace.id}`, other.managementKey), 400);
-    expect((await get('/files', other.managementKey)).body.data).toEqual([]);
+    expect((await get('/files', other.managementKey)).body).toHaveProperty('data', []);
     expectError(await get('/files', server.platformKey), 403);
   });
 });
@@ -168,7 +175,7 @@ describe('GET /files/{file_id} and /content', () => {
 
   it('404 for an unknown file, for a file of another workspace than the one named, and for another organization', async () => {
     const { id } = await newDocument();
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `else-${Date.now()}`, name: 'Else' })).data.data;
     for (const url of ['/files/file_unknown', `/files/${id}?workspace_id=${elsewhere.id}`]) {
       expectError(await get(url), 404);
       expectError(await get(`${url.replace('?', '/content?')}${url.includes('?') ? '' : '/content'}`), 404);
@@ -185,7 +192,7 @@ describe('GET /files/{file_id} and /content', () => {
     expectError(await get(`/files/${id}`, null), 401);
     expectError(await get(`/files/${id}/content`, null), 401);
     expect((await get(`/files/${id}`, regular)).status).toBe(200);
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `rk-${Date.now()}`, name: 'RK' })).data.data;
     expectError(await get(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}/content?workspace_id=${elsewhere.id}`, regular), 403);
     expectError(await get(`/files/${id}`, server.platformKey), 403);
@@ -210,7 +217,7 @@ describe('DELETE /files/{file_id}', () => {
   });
 
   it('frees the quota at once and removes the stored bytes', async () => {
-    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data.data;
+    const workspace = (await trpc(server, 'workspaces.create', { slug: `quota-${Date.now()}`, name: 'Quota' })).data.data;
     const container = await openContainer(server, `quota-${Date.now()}`, { workspaceId: workspace.id });
     const first = await newDocument(QUOTA / 2, container);
     await newDocument(QUOTA / 2, container);
@@ -242,7 +249,7 @@ describe('DELETE /files/{file_id}', () => {
     expectError(await del(`/files/${id}`, null), 401);
     expectError(await del(`/files/${id}`, other.managementKey), 404);
     expectError(await del(`/files/${id}`, server.platformKey), 403);
-    const elsewhere = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data.data;
+    const elsewhere = (await trpc(server, 'workspaces.create', { slug: `del-${Date.now()}`, name: 'Del' })).data.data;
     expectError(await del(`/files/${id}?workspace_id=${elsewhere.id}`, regular), 403);
     expect((await del(`/files/${id}`, regular)).status).toBe(200);
   });
@@ -250,7 +257,7 @@ describe('DELETE /files/{file_id}', () => {
 
 describe('timestamps', () => {
   it("come from the server clock: the document's created_at, the workspace's updated_at on promote and delete", async () => {
-    const workspace = (await trpc<{ data: { id: string } }>(server, 'workspaces.create', { slug: `clock-${Date.now()}`, name: 'Clock' })).data.data;
+    const workspace = (await trpc(server, 'workspaces.create', { slug: `clock-${Date.now()}`, name: 'Clock' })).data.data;
     const container = await openContainer(server, `clock-${Date.now()}`, { workspaceId: workspace.id });
     const updatedAt = async () => (await server.db.workspace.findUniqueOrThrow({ where: { id: workspace.id } })).updated_at.toISOString();
     try {

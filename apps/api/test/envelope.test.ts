@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
+import { ok } from './fixtures-trpc.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -60,12 +61,7 @@ describe('error envelope', () => {
   });
 
   it('403 with the management-only message for a regular key on a management operation', async () => {
-    const created = await server.request('/trpc/keys.create', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'regular' }),
-    });
-    const { key } = ((await created.json()) as { result: { data: { key: string } } }).result.data;
+    const { key } = await ok(server, 'keys.create', { name: 'regular' });
     const res = await server.request('/trpc/keys.create', {
       key,
       method: 'POST',

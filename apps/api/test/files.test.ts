@@ -12,7 +12,8 @@ import {
 } from '@switchyard/schema';
 import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
-import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, trpc, writeFile } from './fixtures-files.js';
+import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
+import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 const MAX_FILE = 64 * 1024;
 const QUOTA = 256 * 1024;
@@ -52,7 +53,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
 
   /** A regular (non-management) key of the server's organization, in its default workspace. */
   async function regularKey(): Promise<string> {
-    const { data } = await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' });
+    const { data } = await trpc(server, 'keys.create', { name: 'regular' });
     return data.key;
   }
 
@@ -102,11 +103,11 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
     it('lets only platform keys open containers and write files, in the organization they name', async () => {
       const key = await regularKey();
       for (const tenant of [key, server.managementKey, other.managementKey]) {
-        const opened = await trpc(server, 'files.openContainer', { session_key: 'x', workspace_id: server.workspaceId }, tenant);
+        const opened = await trpc(server, 'files.openContainer', { session_key: 'x', workspace_id: server.workspaceId }, { key: tenant });
         expect(opened.status).toBe(403);
-        expect(opened.body.error.message).toBe('Only platform keys can perform this operation');
+        expect(opened.error?.message).toBe('Only platform keys can perform this operation');
       }
-      expect((await trpc(server, 'files.openContainer', { session_key: 'x' })).status).toBe(400);
+      expect((await trpcRaw(server, 'files.openContainer', { session_key: 'x' })).status).toBe(400);
       const id = await openContainer(server, 'writer-auth');
       for (const tenant of [key, server.managementKey, other.managementKey]) {
         await expectError(await putFile(server, id, fileIdOf('a'), Buffer.from('x'), { key: tenant }), 403, 'Only platform keys can perform this operation');
@@ -264,7 +265,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       const ws = await server.db.workspace.create({
         data: { organization_id: (await server.db.container.findFirstOrThrow()).organization_id, slug: 'side', name: 'Side' },
       });
-      const { data } = await trpc<{ data: { container_id: string } }>(server, 'files.openContainer', {
+      const { data } = await trpc(server, 'files.openContainer', {
         session_key: 'side-session',
         workspace_id: ws.id,
       });
@@ -505,7 +506,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
 
     it('answers the same through tRPC', async () => {
       await writeFile(server, containerId, 'trpc.txt', Buffer.from('via trpc'));
-      const ok = await trpc<{ _shape: string; filename: string }>(server, 'files.promote', {
+      const ok = await trpc(server, 'files.promote', {
         container_id: containerId,
         file_id: fileIdOf('trpc.txt'),
       });

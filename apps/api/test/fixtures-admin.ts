@@ -1,76 +1,47 @@
-// Helpers for the administration tests: internal tRPC calls over HTTP, and error-envelope checks.
-import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
+// Helpers for the administration tests: REST calls, error-envelope checks, keys, members and
+// workspaces made through the API (tRPC calls go through fixtures-trpc.ts).
+import { ERROR_MESSAGES, ErrorEnvelopeSchema, listOf, type ErrorStatus } from '@switchyard/schema';
+import { z } from 'zod';
 import { expect } from 'vitest';
 import type { TestServer } from '../src/testing.js';
-import { defaultKeyFor } from './fixtures.js';
+import { ok } from './fixtures-trpc.js';
 
-export interface TrpcResult<T = any> {
-  status: number;
-  data: T;
-  error: { message: string; data: { httpStatus: number; metadata?: Record<string, unknown> } } | undefined;
-}
-
-/** Calls an internal tRPC mutation (or a query with `query: true`) with a key (default: management). */
-export async function trpc<T = any>(
-  server: TestServer,
-  path: string,
-  input: unknown,
-  options: { key?: string | null; query?: boolean } = {},
-): Promise<TrpcResult<T>> {
-  const key = options.key === undefined ? defaultKeyFor(server, path) : options.key;
-  const res = options.query
-    ? await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key })
-    : await server.request(`/trpc/${path}`, {
-        key,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-  const body = (await res.json()) as { result?: { data: T }; error?: TrpcResult['error'] };
-  return { status: res.status, data: body.result?.data as T, error: body.error };
-}
-
-/** Like trpc(), but the call must succeed. */
-export async function ok<T = any>(server: TestServer, path: string, input: unknown, options: { key?: string | null; query?: boolean } = {}) {
-  const result = await trpc<T>(server, path, input, options);
-  expect(result.error, `${path}: ${JSON.stringify(result.error)}`).toBeUndefined();
-  expect(result.status).toBe(200);
-  return result.data;
-}
-
-/** A REST call's JSON answer. */
+/** A REST call's JSON answer (parse `body` with the operation's output schema, or errorOf() for an error). */
 export async function rest(server: TestServer, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) {
   const { json, ...rest } = init;
   const res = await server.request(
     `/api/v1${path}`,
     json === undefined ? rest : { ...rest, headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) },
   );
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
 }
 
 /** The answer is the spec's envelope for this status. */
-export function expectEnvelope(answer: { status: number; body: any }, status: ErrorStatus) {
+export function expectEnvelope(answer: { status: number; body: unknown }, status: ErrorStatus) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.body.error).toMatchObject({ code: status, message: ERROR_MESSAGES[status] });
+  expect(errorOf(answer)).toMatchObject({ code: status, message: ERROR_MESSAGES[status] });
 }
+
+/** The error of an answer that must be the spec's error envelope. */
+export function errorOf(answer: { body: unknown }) {
+  return ErrorEnvelopeSchema.parse(answer.body).error;
+}
+
+/** A page of any list operation: its records (unparsed) and total_count. */
+const PageSchema = listOf(z.unknown());
 
 /** A regular (non-management) key in the workspace given (default: the caller's). */
 export async function createRegularKey(server: TestServer, workspaceId?: string, managementKey?: string) {
-  const created = await ok<{ key: string; data: { hash: string; label: string; name: string } }>(
-    server,
-    'keys.create',
-    { name: 'regular', ...(workspaceId ? { workspace_id: workspaceId } : {}) },
-    { key: managementKey },
-  );
+  const created = await ok(server, 'keys.create', { name: 'regular', ...(workspaceId ? { workspace_id: workspaceId } : {}) }, { key: managementKey });
   return { key: created.key, hash: created.data.hash, label: created.data.label, name: created.data.name };
 }
 
 export async function createMember(server: TestServer, email: string, role: 'org:admin' | 'org:member' = 'org:member', key?: string) {
-  return ok<{ id: string; email: string; role: string }>(server, 'organization.createMember', { email, role }, { key });
+  return ok(server, 'organization.createMember', { email, role }, { key });
 }
 
 export async function createWorkspace(server: TestServer, slug: string, key?: string) {
-  return (await ok<{ data: { id: string; slug: string } }>(server, 'workspaces.create', { slug, name: slug }, { key })).data;
+  return (await ok(server, 'workspaces.create', { slug, name: slug }, { key })).data;
 }
 
 /** Checks the pagination edges of a list: offset past the end, limit 1, limit 100, limit 101 (400). */
@@ -82,12 +53,13 @@ export async function expectPaginationEdges(server: TestServer, path: string, to
 
   const one = await rest(server, `${path}${join}offset=0&limit=1`);
   expect(one.status).toBe(200);
-  expect(one.body.data).toHaveLength(Math.min(1, total));
-  expect(one.body.total_count).toBe(total);
+  expect(PageSchema.parse(one.body).data).toHaveLength(Math.min(1, total));
+  expect(PageSchema.parse(one.body).total_count).toBe(total);
 
   const hundred = await rest(server, `${path}${join}offset=0&limit=100`);
   expect(hundred.status).toBe(200);
-  expect(hundred.body.data).toHaveLength(Math.min(100, total));
+  const hundredRecords = PageSchema.parse(hundred.body).data;
+  expect(hundredRecords).toHaveLength(Math.min(100, total));
 
   expectEnvelope(await rest(server, `${path}${join}limit=101`), 400);
   expectEnvelope(await rest(server, `${path}${join}limit=0`), 400);
@@ -98,9 +70,9 @@ export async function expectPaginationEdges(server: TestServer, path: string, to
   const ids: unknown[] = [];
   for (let offset = 0; offset < total; offset++) {
     const page = await rest(server, `${path}${join}offset=${offset}&limit=1`);
-    ids.push(JSON.stringify(page.body.data[0]));
+    ids.push(JSON.stringify(PageSchema.parse(page.body).data[0]));
   }
   const records = ids.filter((id) => id !== 'null');
   expect(new Set(records).size).toBe(records.length);
-  expect(ids).toEqual(hundred.body.data.slice(0, total).map((r: unknown) => JSON.stringify(r)));
+  expect(ids).toEqual(hundredRecords.slice(0, total).map((r) => JSON.stringify(r)));
 }

@@ -1,5 +1,5 @@
-// Fixtures of the catalog and generation tests: tRPC calls over HTTP, the demo catalog, keys and
-// recorded generations. Everything goes through the server's own procedures.
+// Fixtures of the catalog and generation tests: the demo catalog, keys and recorded generations.
+// Everything goes through the server's own procedures.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,31 +8,11 @@ import type { Catalog, RecordGenerationInput } from '@switchyard/schema';
 import { expect } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
-import { defaultKeyFor } from './fixtures.js';
+import { trpc } from './fixtures-trpc.js';
 
 export const demoCatalog = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
 ) as Catalog;
-
-/** Calls a tRPC procedure over HTTP; answers the status and the result data (or the error). */
-export async function trpc(
-  server: TestServer,
-  procedure: string,
-  input: unknown,
-  options: { key?: string | null; query?: boolean } = {},
-): Promise<{ status: number; data: any; error: any }> {
-  const key = options.key === undefined ? defaultKeyFor(server, procedure) : options.key;
-  const res = options.query
-    ? await server.request(`/trpc/${procedure}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key })
-    : await server.request(`/trpc/${procedure}`, {
-        method: 'POST',
-        key,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
-  return { status: res.status, data: body.result?.data, error: body.error };
-}
 
 export async function importDemoCatalog(server: TestServer): Promise<void> {
   const { status, data } = await trpc(server, 'models.import', demoCatalog);

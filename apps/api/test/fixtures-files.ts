@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { inject } from 'vitest';
 import { startTestServer, type TestServer, type TestStore } from '../src/testing.js';
-import { defaultKeyFor } from './fixtures.js';
+import { trpc } from './fixtures-trpc.js';
 
 export const testServerWith = (env: Record<string, string>, store: TestStore = 'local') =>
   startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), env, store });
@@ -30,30 +30,19 @@ export function fileIdOf(path: string): string {
   return `cfile_${Buffer.from(path, 'utf8').toString('base64url')}`;
 }
 
-export async function trpc<T = any>(server: TestServer, procedure: string, input: unknown, key: string | null = defaultKeyFor(server, procedure)) {
-  const res = await server.request(`/trpc/${procedure}`, {
-    key,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const body = (await res.json()) as any;
-  return { status: res.status, body, data: body?.result?.data as T };
-}
-
 /** Opens (or reopens) a session's container, as the platform, in the server's default workspace unless named; returns its canonical id. */
 export async function openContainer(
   server: TestServer,
   sessionKey: string,
   options: { restart?: boolean; key?: string; workspaceId?: string } = {},
 ) {
-  const { status, data, body } = await trpc<{ data: { container_id: string } }>(
+  const { status, data, error } = await trpc(
     server,
     'files.openContainer',
     { session_key: sessionKey, workspace_id: options.workspaceId ?? server.workspaceId, ...(options.restart ? { restart: true } : {}) },
-    options.key ?? server.platformKey,
+    { key: options.key ?? server.platformKey },
   );
-  if (status !== 200) throw new Error(`openContainer: ${status} ${JSON.stringify(body)}`);
+  if (status !== 200) throw new Error(`openContainer: ${status} ${JSON.stringify(error)}`);
   return data.data.container_id;
 }
 

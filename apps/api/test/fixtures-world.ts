@@ -7,13 +7,14 @@ import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
-import { createMember, createRegularKey, createWorkspace, ok } from './fixtures-admin.js';
+import { createMember, createRegularKey, createWorkspace } from './fixtures-admin.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { fileIdOf, putFile } from './fixtures-files.js';
+import { ok, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 
 /** The one way this file takes platform steps (tRPC procedures of the platform plane). */
-export const platformCall = <T = any>(server: TestServer, procedure: string, input: unknown) =>
-  ok<T>(server, procedure, input, { key: server.platformKey });
+export const platformCall = <P extends ProcedurePath>(server: TestServer, procedure: P, input: InputOf<P>) =>
+  ok(server, procedure, input, { key: server.platformKey });
 
 /** The one way this file writes container files (PUT /internal/..., a platform route, in the server's organization). */
 export const platformPut = (server: TestServer, containerId: string, path: string, body: Uint8Array) =>
@@ -55,14 +56,14 @@ export async function buildWorld(server: TestServer): Promise<World> {
   });
   await platformCall(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 1000 });
 
-  const container = await platformCall<{ data: { container_id: string } }>(server, 'files.openContainer', {
+  const container = await platformCall(server, 'files.openContainer', {
     session_key: 'world',
     workspace_id: workspaceId,
   });
   const containerId = container.data.container_id;
   const put = await platformPut(server, containerId, 'out/report.txt', new TextEncoder().encode('report'));
   if (put.status !== 201) throw new Error(`platformPut: ${put.status} ${await put.text()}`);
-  const video = await platformCall<{ data: { id: string } }>(server, 'videos.createJob', {
+  const video = await platformCall(server, 'videos.createJob', {
     workspace_id: workspaceId,
     provider: 'demo',
     model: 'demo/video',
@@ -70,13 +71,13 @@ export async function buildWorld(server: TestServer): Promise<World> {
     outputs: [{ upstream_url: SAMPLE_VIDEO_URL }],
   });
 
-  const { data: guardrail } = await ok<{ data: { id: string } }>(server, 'guardrails.create', { name: 'world' });
-  const { data: otherGuardrail } = await ok<{ data: { id: string } }>(server, 'guardrails.create', { name: 'second', workspace_id: second.id });
+  const { data: guardrail } = await ok(server, 'guardrails.create', { name: 'world' });
+  const { data: otherGuardrail } = await ok(server, 'guardrails.create', { name: 'second', workspace_id: second.id });
   await ok(server, 'guardrails.assignKeys', { id: guardrail.id, key_hashes: [regular.hash] });
   await ok(server, 'guardrails.assignMembers', { id: guardrail.id, member_user_ids: [member.id] });
-  const { data: byok } = await ok<{ data: { id: string } }>(server, 'byok.create', { provider: 'openai', name: 'world', key: 'sk-world-provider-key-0001' });
+  const { data: byok } = await ok(server, 'byok.create', { provider: 'openai', name: 'world', key: 'sk-world-provider-key-0001' });
   await ok(server, 'presets.create', { slug: 'world', name: 'world', config: { model: 'openai/gpt-4o', temperature: 0.2 } });
-  const mapping = await ok<{ data: { id: string } }>(server, 'scim.createGroupMapping', { workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' });
+  const mapping = await ok(server, 'scim.createGroupMapping', { workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' });
   const newcomer = await createMember(server, `${randomUUID().slice(0, 8)}@example.com`);
   return {
     other,

@@ -26,7 +26,7 @@ export function accessRuleOf(procedure: string): AccessRule | undefined {
  * The key a test calls a procedure with when it names none: the platform key for platform
  * procedures (catalog writes, recording, credits, containers, video jobs), else the management key.
  */
-export function defaultKeyFor(server: TestServer, procedure: string): string {
+export function defaultKeyFor(server: { platformKey: string; managementKey: string }, procedure: string): string {
   return accessRuleOf(procedure) === 'platform' ? server.platformKey : server.managementKey;
 }
 

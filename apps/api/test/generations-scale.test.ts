@@ -10,7 +10,8 @@ import { getKeyInfo } from '../src/modules/keys/keys.service.js';
 import { getGeneration } from '../src/modules/generations/generations.service.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
-import { createKey, trpc } from './fixtures-catalog.js';
+import { createKey } from './fixtures-catalog.js';
+import { trpc } from './fixtures-trpc.js';
 
 const GENERATIONS = 5000;
 const DAYS = 40;

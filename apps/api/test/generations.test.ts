@@ -1,6 +1,6 @@
 // Recording generations (rollups, credits, idempotency), GET /generation, GET /generation/content
 // and POST /generation/feedback.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ErrorEnvelopeSchema,
   GetGenerationContentOutputSchema,
@@ -11,38 +11,32 @@ import {
 } from '@switchyard/schema';
 import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
 import { GenerationRecorder, type GenerationRowJson } from '../src/modules/generations/recorder.js';
-import type { TestServer } from '../src/testing.js';
-import { createOrganization, testServer, type OrgFixture } from './fixtures.js';
-import { createKey, createMember, generationId, importDemoCatalog, record, trpc } from './fixtures-catalog.js';
+import { createOrganization, useServer } from './fixtures.js';
+import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
+import { trpc, trpcRaw } from './fixtures-trpc.js';
 
-let server: TestServer;
+const env = useServer();
 let organizationId: string;
-let other: OrgFixture;
 beforeAll(async () => {
-  server = await testServer();
-  await importDemoCatalog(server);
-  organizationId = (await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } })).organization_id;
-  other = await createOrganization(server.db);
+  await importDemoCatalog(env.server);
+  organizationId = env.server.organizationId;
   await addCredits(organizationId, 1000);
-  await addCredits(other.organizationId, 1000);
-});
-afterAll(async () => {
-  await server?.close();
+  await addCredits(env.other.organizationId, 1000);
 });
 
 /** Billing (the platform) credits an organization. */
 async function addCredits(orgId: string, amount: number): Promise<number> {
-  const { status, data } = await trpc(server, 'generations.addCredits', { organization_id: orgId, amount });
+  const { status, data } = await trpc(env.server, 'generations.addCredits', { organization_id: orgId, amount });
   expect(status).toBe(200);
   return data.credit_balance;
 }
 
 async function balance(orgId = organizationId): Promise<number> {
-  return (await server.db.organization.findUniqueOrThrow({ where: { id: orgId } })).credit_balance.toNumber();
+  return (await env.server.db.organization.findUniqueOrThrow({ where: { id: orgId } })).credit_balance.toNumber();
 }
 
 async function keyInfo(key: string) {
-  const res = await server.request('/api/v1/key', { key });
+  const res = await env.server.request('/api/v1/key', { key });
   expect(res.status).toBe(200);
   return KeySchema.parse(((await res.json()) as { data: unknown }).data);
 }
@@ -53,11 +47,10 @@ async function expectStatus(res: Response, status: number, message: string) {
   expect(ErrorEnvelopeSchema.strict().parse(await res.json()).error).toMatchObject({ code: status, message });
 }
 
-const get = (id: string, key?: string | null) => server.request(`/api/v1/generation?id=${encodeURIComponent(id)}`, { key });
-const getContent = (id: string, key?: string | null) =>
-  server.request(`/api/v1/generation/content?id=${encodeURIComponent(id)}`, { key });
+const get = (id: string, key?: string | null) => env.server.request(`/api/v1/generation?id=${encodeURIComponent(id)}`, { key });
+const getContent = (id: string, key?: string | null) => env.server.request(`/api/v1/generation/content?id=${encodeURIComponent(id)}`, { key });
 const feedback = (body: unknown, key?: string | null) =>
-  server.request('/api/v1/generation/feedback', {
+  env.server.request('/api/v1/generation/feedback', {
     method: 'POST',
     key,
     headers: { 'content-type': 'application/json' },
@@ -111,41 +104,41 @@ const FULL = {
 
 describe('recording a generation (generations.record)', () => {
   it('updates GET /key at once, the daily rollup and the credit balance, in one go', async () => {
-    const { key, hash } = await createKey(server);
+    const { key, hash } = await createKey(env.server);
     const before = await balance();
-    server.setNow(new Date('2026-06-03T10:00:00Z'));
-    await record(server, { api_key_hash: hash, usage: 1.25 });
-    await record(server, { api_key_hash: hash, usage: 0.5, created_at: '2026-06-03T23:59:59.999Z' });
-    await record(server, { api_key_hash: hash, usage: 2, created_at: '2026-06-02T12:00:00+02:00' }); // Tuesday
+    env.server.setNow(new Date('2026-06-03T10:00:00Z'));
+    await record(env.server, { api_key_hash: hash, usage: 1.25 });
+    await record(env.server, { api_key_hash: hash, usage: 0.5, created_at: '2026-06-03T23:59:59.999Z' });
+    await record(env.server, { api_key_hash: hash, usage: 2, created_at: '2026-06-02T12:00:00+02:00' }); // Tuesday
     const info = await keyInfo(key);
     expect(info).toMatchObject({ usage: 3.75, usage_daily: 1.75, usage_weekly: 3.75, usage_monthly: 3.75, byok_usage: 0 });
-    const rows = await server.db.keyUsageDaily.findMany({ where: { api_key: { hash } }, orderBy: { day: 'asc' } });
+    const rows = await env.server.db.keyUsageDaily.findMany({ where: { api_key: { hash } }, orderBy: { day: 'asc' } });
     expect(rows.map((r) => [r.day.toISOString().slice(0, 10), r.usage.toNumber(), Number(r.request_count)])).toEqual([
       ['2026-06-02', 2, 1],
       ['2026-06-03', 1.75, 2],
     ]);
     expect(await balance()).toBeCloseTo(before - 3.75, 10);
-    server.setNow(null);
+    env.server.setNow(null);
   });
 
   it('is idempotent on the generation id, also for concurrent retries', async () => {
-    const { key, hash } = await createKey(server);
+    const { key, hash } = await createKey(env.server);
     const before = await balance();
     const id = generationId();
     const calls = await Promise.all(
-      Array.from({ length: 6 }, () => trpc(server, 'generations.record', { id, api_key_hash: hash, model: 'openai/gpt-4o', usage: 1 })),
+      Array.from({ length: 6 }, () => trpc(env.server, 'generations.record', { id, api_key_hash: hash, model: 'openai/gpt-4o', usage: 1 })),
     );
     expect(calls.map((c) => c.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const outputs = calls.map((c) => RecordGenerationOutputSchema.strict().parse(c.data));
     expect(outputs.filter((o) => o.recorded)).toHaveLength(1);
-    expect(await server.db.generation.count({ where: { id } })).toBe(1);
+    expect(await env.server.db.generation.count({ where: { id } })).toBe(1);
     expect((await keyInfo(key)).usage).toBe(1);
-    expect((await server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1n);
+    expect((await env.server.db.keyUsageDaily.findFirstOrThrow({ where: { api_key: { hash } } })).request_count).toBe(1n);
     expect(await balance()).toBeCloseTo(before - 1, 10);
   });
 
   it('concurrent recordings are written in batches, each counted once', async () => {
-    const [a, b] = [await createKey(server), await createKey(server)];
+    const [a, b] = [await createKey(env.server), await createKey(env.server)];
     const before = await balance();
     const repeated = generationId();
     const inputs = Array.from({ length: 60 }, (_, i) => ({
@@ -156,12 +149,12 @@ describe('recording a generation (generations.record)', () => {
       created_at: i % 4 ? '2026-05-05T10:00:00Z' : '2026-05-04T10:00:00Z',
       content: { input: { messages: [{ role: 'user', content: `call ${i}` }] } },
     }));
-    const calls = await Promise.all(inputs.map((input) => trpc(server, 'generations.record', input)));
+    const calls = await Promise.all(inputs.map((input) => trpc(env.server, 'generations.record', input)));
     const outputs = calls.map((c) => RecordGenerationOutputSchema.strict().parse(c.data));
     expect(outputs.filter((o) => o.recorded)).toHaveLength(58); // 57 distinct ids + the repeated one once
     expect(outputs.filter((o) => o.recorded).every((o) => o.content_stored)).toBe(true);
     const recordedInputs = inputs.filter((input, i) => inputs.findIndex((x) => x.id === input.id) === i);
-    const counted = await server.db.keyUsageDaily.aggregate({
+    const counted = await env.server.db.keyUsageDaily.aggregate({
       where: { api_key: { hash: { in: [a.hash, b.hash] } } },
       _sum: { request_count: true, free_request_count: true },
     });
@@ -169,13 +162,13 @@ describe('recording a generation (generations.record)', () => {
     expect(counted._sum.free_request_count).toBe(BigInt(recordedInputs.filter((input) => input.model.endsWith(':free')).length));
     expect((await keyInfo(a.key)).usage + (await keyInfo(b.key)).usage).toBeCloseTo(0.58, 10);
     expect(await balance()).toBeCloseTo(before - 0.58, 10);
-    expect(await server.db.generationContent.count({ where: { generation_id: { in: recordedInputs.map((x) => x.id) } } })).toBe(58);
+    expect(await env.server.db.generationContent.count({ where: { generation_id: { in: recordedInputs.map((x) => x.id) } } })).toBe(58);
   });
 
   it('a batch the database refuses is retried one by one, so only the bad generation fails', async () => {
-    const { key, hash } = await createKey(server);
-    const keyRow = await server.db.apiKey.findUniqueOrThrow({ where: { hash } });
-    const recorder = new GenerationRecorder(server.db, () => new Date());
+    const { key, hash } = await createKey(env.server);
+    const keyRow = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } });
+    const recorder = new GenerationRecorder(env.server.db, () => new Date());
     const row = (id: string, apiKeyId: string): GenerationRowJson => ({
       id, organization_id: organizationId, workspace_id: keyRow.workspace_id, api_key_id: apiKeyId, user_id: keyRow.creator_user_id,
       model: 'openai/gpt-4o', usage: 0.25, cancelled: false, streamed: false, is_byok: false, is_free: false,
@@ -189,30 +182,30 @@ describe('recording a generation (generations.record)', () => {
       recorder.record(row(generationId(), '00000000-0000-4000-8000-000000000000'), extras),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
-    expect(await server.db.generation.count({ where: { id: { in: good } } })).toBe(3);
+    expect(await env.server.db.generation.count({ where: { id: { in: good } } })).toBe(3);
     expect((await keyInfo(key)).usage).toBe(0.75);
   });
 
   it('400 for counts and amounts outside their columns', async () => {
-    const { hash } = await createKey(server);
+    const { hash } = await createKey(env.server);
     for (const extra of [{ tokens_prompt: 2 ** 31 }, { usage: 1e16 }, { cache_discount: -1e16 }]) {
-      const res = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-4o', ...extra });
+      const res = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-4o', ...extra });
       expect(res.status).toBe(400);
     }
   });
 
   it('puts BYOK spend in byok_usage and counts free-model requests', async () => {
-    const { key, hash } = await createKey(server);
-    await record(server, { api_key_hash: hash, is_byok: true, usage: 0.01, upstream_inference_cost: 0.4 });
-    const free = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b:free' });
+    const { key, hash } = await createKey(env.server);
+    await record(env.server, { api_key_hash: hash, is_byok: true, usage: 0.01, upstream_inference_cost: 0.4 });
+    const free = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b:free' });
     expect(free.data).toMatchObject({ recorded: true, is_free: true });
     // Resolved through the catalog: an alias with the variant, in any case.
-    const alias = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'Meta-Llama/llama-3.3-70b:FREE' });
+    const alias = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'Meta-Llama/llama-3.3-70b:FREE' });
     expect(alias.data.is_free).toBe(true);
     // Not in the catalog: the :free suffix decides.
-    const unknown = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'acme/unlisted:free' });
+    const unknown = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'acme/unlisted:free' });
     expect(unknown.data.is_free).toBe(true);
-    const paid = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b', usage: 0 });
+    const paid = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'openai/gpt-oss-20b', usage: 0 });
     expect(paid.data.is_free).toBe(false);
     const info = await keyInfo(key);
     expect(info).toMatchObject({ usage: 0.01, byok_usage: 0.4, byok_usage_daily: 0.4 });
@@ -220,31 +213,31 @@ describe('recording a generation (generations.record)', () => {
   });
 
   it('does not store content when the organization turned storage off', async () => {
-    const { hash } = await createKey(server);
-    await server.db.organization.update({ where: { id: organizationId }, data: { store_content: false } });
+    const { hash } = await createKey(env.server);
+    await env.server.db.organization.update({ where: { id: organizationId }, data: { store_content: false } });
     try {
-      const { data } = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, ...FULL });
+      const { data } = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, ...FULL });
       expect(data).toMatchObject({ recorded: true, content_stored: false });
-      expect(await server.db.generationContent.count({ where: { generation_id: data.id } })).toBe(0);
+      expect(await env.server.db.generationContent.count({ where: { generation_id: data.id } })).toBe(0);
       await expectStatus(await getContent(data.id), 404, 'Resource not found');
       expect((await get(data.id)).status).toBe(200);
     } finally {
-      await server.db.organization.update({ where: { id: organizationId }, data: { store_content: true } });
+      await env.server.db.organization.update({ where: { id: organizationId }, data: { store_content: true } });
     }
   });
 
   it("platform keys only (403 for tenants' keys, 401 without a key); 404 for an unknown key; 400 for bad input; nothing half-written", async () => {
-    const { key, hash } = await createKey(server);
-    const otherKey = await createKey(server, {}, other.managementKey);
-    const count = await server.db.generation.count();
-    for (const tenant of [key, server.managementKey, other.managementKey]) {
-      const refused = await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 5 }, { key: tenant });
+    const { key, hash } = await createKey(env.server);
+    const otherKey = await createKey(env.server, {}, env.other.managementKey);
+    const count = await env.server.db.generation.count();
+    for (const tenant of [key, env.server.managementKey, env.other.managementKey]) {
+      const refused = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 5 }, { key: tenant });
       expect(refused.status).toBe(403);
-      expect(refused.error.message).toBe('Only platform keys can perform this operation');
+      expect(refused.error?.message).toBe('Only platform keys can perform this operation');
     }
-    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key: null })).status).toBe(401);
-    expect((await trpc(server, 'generations.record', { id: generationId(), api_key_hash: 'f'.repeat(64), model: 'm/x' })).status).toBe(404);
-    expect(await server.db.generation.count()).toBe(count);
+    expect((await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x' }, { key: null })).status).toBe(401);
+    expect((await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: 'f'.repeat(64), model: 'm/x' })).status).toBe(404);
+    expect(await env.server.db.generation.count()).toBe(count);
     for (const bad of [
       { api_key_hash: hash, model: 'm/x' },
       { id: '', api_key_hash: hash, model: 'm/x' },
@@ -253,23 +246,23 @@ describe('recording a generation (generations.record)', () => {
       { id: 'g', api_key_hash: hash, model: 'm/x', tokens_prompt: 1.5 },
       { id: 'g', api_key_hash: hash, model: 'm/x', created_at: 'yesterday' },
     ]) {
-      expect((await trpc(server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
+      expect((await trpcRaw(env.server, 'generations.record', bad)).status, JSON.stringify(bad)).toBe(400);
     }
     // The same id for a key of another organization is refused, not merged.
-    const id = await record(server, { api_key_hash: hash, usage: 0 });
-    const clash = await trpc(server, 'generations.record', { id, api_key_hash: otherKey.hash, model: 'm/x' });
+    const id = await record(env.server, { api_key_hash: hash, usage: 0 });
+    const clash = await trpc(env.server, 'generations.record', { id, api_key_hash: otherKey.hash, model: 'm/x' });
     expect(clash.status).toBe(400);
-    expect(await server.db.generation.count()).toBe(count + 1);
+    expect(await env.server.db.generation.count()).toBe(count + 1);
     // The platform records for the organization that owns the key, whichever it is.
-    const theirs = await record(server, { api_key_hash: otherKey.hash, usage: 0 });
-    expect((await server.db.generation.findUniqueOrThrow({ where: { id: theirs } })).organization_id).toBe(other.organizationId);
+    const theirs = await record(env.server, { api_key_hash: otherKey.hash, usage: 0 });
+    expect((await env.server.db.generation.findUniqueOrThrow({ where: { id: theirs } })).organization_id).toBe(env.other.organizationId);
   });
 });
 
 describe('GET /generation', () => {
   it('returns every field of the record, null where a value does not apply', async () => {
-    const { hash } = await createKey(server);
-    const id = await record(server, { api_key_hash: hash, ...FULL, created_at: '2026-05-01T12:00:00+02:00' });
+    const { hash } = await createKey(env.server);
+    const id = await record(env.server, { api_key_hash: hash, ...FULL, created_at: '2026-05-01T12:00:00+02:00' });
     const res = await get(id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -285,7 +278,7 @@ describe('GET /generation', () => {
       upstream_inference_cost: null,
     });
 
-    const minimal = await record(server, { api_key_hash: hash, model: 'openai/gpt-4o-mini' });
+    const minimal = await record(env.server, { api_key_hash: hash, model: 'openai/gpt-4o-mini' });
     const body = (await (await get(minimal)).json()) as { data: Record<string, unknown> };
     const parsed = GetGenerationOutputSchema.strict().parse(body).data;
     expect(parsed).toMatchObject({ model: 'openai/gpt-4o-mini', tokens_prompt: 0, total_cost: 0, usage: 0, streamed: false });
@@ -295,11 +288,11 @@ describe('GET /generation', () => {
   });
 
   it('a regular key sees its own user\'s generations; a management key sees the organization\'s', async () => {
-    const mine = await createKey(server); // made by the management key's user
-    const member = await createMember(server.db, organizationId);
-    const byMine = await record(server, { api_key_hash: mine.hash });
-    const byMember = await record(server, { api_key_hash: member.hash });
-    const sibling = await createKey(server); // another key of the same user
+    const mine = await createKey(env.server); // made by the management key's user
+    const member = await createMember(env.server.db, organizationId);
+    const byMine = await record(env.server, { api_key_hash: mine.hash });
+    const byMember = await record(env.server, { api_key_hash: member.hash });
+    const sibling = await createKey(env.server); // another key of the same user
     expect((await get(byMine, sibling.key)).status).toBe(200);
     await expectStatus(await get(byMember, sibling.key), 404, 'Resource not found');
     expect((await get(byMember, member.key)).status).toBe(200);
@@ -309,24 +302,24 @@ describe('GET /generation', () => {
   });
 
   it("404 for an unknown id and for another organization's generation", async () => {
-    const { hash } = await createKey(server);
-    const id = await record(server, { api_key_hash: hash });
+    const { hash } = await createKey(env.server);
+    const id = await record(env.server, { api_key_hash: hash });
     await expectStatus(await get('gen-does-not-exist'), 404, 'Resource not found');
-    await expectStatus(await get(id, other.managementKey), 404, 'Resource not found');
+    await expectStatus(await get(id, env.other.managementKey), 404, 'Resource not found');
   });
 
   // The endpoint does not list 400: a request that names no generation finds none.
   it('404 for a missing, empty or repeated id (400 is not listed); 401 without a key', async () => {
-    await expectStatus(await server.request('/api/v1/generation'), 404, 'Resource not found');
-    await expectStatus(await server.request('/api/v1/generation?id='), 404, 'Resource not found');
-    await expectStatus(await server.request('/api/v1/generation?id=a&id=b'), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation'), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation?id='), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation?id=a&id=b'), 404, 'Resource not found');
     await expectStatus(await get('gen-x', null), 401, 'Missing Authentication header');
   });
 
   it('402 with the instruction and link while the credit balance is negative', async () => {
-    const org = await createOrganization(server.db, 'Broke');
-    const { hash } = await createKey(server, {}, org.managementKey);
-    const id = await record(server, { api_key_hash: hash, ...FULL, usage: 3 });
+    const org = await createOrganization(env.server.db, 'Broke');
+    const { hash } = await createKey(env.server, {}, org.managementKey);
+    const id = await record(env.server, { api_key_hash: hash, ...FULL, usage: 3 });
     expect(await balance(org.organizationId)).toBe(-3);
     const res = await get(id, org.managementKey);
     await expectStatus(res, 402, `Insufficient credits. Add more using ${ADD_CREDITS_URL}`);
@@ -340,8 +333,8 @@ describe('GET /generation', () => {
 
 describe('GET /generation/content', () => {
   it('returns input, output and error as the spec shapes them', async () => {
-    const { hash } = await createKey(server);
-    const id = await record(server, { api_key_hash: hash, ...FULL });
+    const { hash } = await createKey(env.server);
+    const id = await record(env.server, { api_key_hash: hash, ...FULL });
     const res = await getContent(id);
     expect(res.status).toBe(200);
     expect(GetGenerationContentOutputSchema.strict().parse(await res.json())).toEqual({
@@ -352,7 +345,7 @@ describe('GET /generation/content', () => {
       },
     });
 
-    const failed = await record(server, {
+    const failed = await record(env.server, {
       api_key_hash: hash,
       finish_reason: 'error',
       content: { input: { messages: [{ role: 'user', content: 'x' }] }, error: { code: 502, message: 'Provider returned error' } },
@@ -366,21 +359,21 @@ describe('GET /generation/content', () => {
   });
 
   it('404 when no content was stored, for an unknown id, for another user (regular key) or organization', async () => {
-    const { hash } = await createKey(server);
-    const without = await record(server, { api_key_hash: hash });
+    const { hash } = await createKey(env.server);
+    const without = await record(env.server, { api_key_hash: hash });
     await expectStatus(await getContent(without), 404, 'Resource not found');
     await expectStatus(await getContent('gen-unknown'), 404, 'Resource not found');
-    const withContent = await record(server, { api_key_hash: hash, ...FULL });
-    await expectStatus(await getContent(withContent, other.managementKey), 404, 'Resource not found');
-    const member = await createMember(server.db, organizationId);
+    const withContent = await record(env.server, { api_key_hash: hash, ...FULL });
+    await expectStatus(await getContent(withContent, env.other.managementKey), 404, 'Resource not found');
+    const member = await createMember(env.server.db, organizationId);
     await expectStatus(await getContent(withContent, member.key), 404, 'Resource not found');
   });
 
   // The endpoint does not list 400: a request that names no generation finds none.
   it('404 for a missing, empty or repeated id (400 is not listed); 401 without a key', async () => {
-    await expectStatus(await server.request('/api/v1/generation/content'), 404, 'Resource not found');
-    await expectStatus(await server.request('/api/v1/generation/content?id='), 404, 'Resource not found');
-    await expectStatus(await server.request('/api/v1/generation/content?id=a&id=b'), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation/content'), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation/content?id='), 404, 'Resource not found');
+    await expectStatus(await env.server.request('/api/v1/generation/content?id=a&id=b'), 404, 'Resource not found');
     await expectStatus(await getContent('gen-x', null), 401, 'Missing Authentication header');
   });
 });
@@ -388,8 +381,8 @@ describe('GET /generation/content', () => {
 describe('POST /generation/feedback', () => {
   let id: string;
   beforeAll(async () => {
-    const { hash } = await createKey(server); // made by the management key's user
-    id = await record(server, { api_key_hash: hash });
+    const { hash } = await createKey(env.server); // made by the management key's user
+    id = await record(env.server, { api_key_hash: hash });
   });
 
   it('stores the feedback and answers success; a repeat updates it', async () => {
@@ -400,18 +393,18 @@ describe('POST /generation/feedback', () => {
     expect(res.status).toBe(200);
     res = await feedback({ generation_id: id, category: 'other' });
     expect(res.status).toBe(200);
-    const rows = await server.db.generationFeedback.findMany({ where: { generation_id: id } });
+    const rows = await env.server.db.generationFeedback.findMany({ where: { generation_id: id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ category: 'other', comment: null, organization_id: organizationId });
   });
 
   it("404 for a generation of another user, of another organization, or unknown", async () => {
-    const member = await createMember(server.db, organizationId);
-    const byMember = await record(server, { api_key_hash: member.hash });
+    const member = await createMember(env.server.db, organizationId);
+    const byMember = await record(env.server, { api_key_hash: member.hash });
     await expectStatus(await feedback({ generation_id: byMember, category: 'other' }), 404, 'Resource not found');
-    await expectStatus(await feedback({ generation_id: id, category: 'other' }, other.managementKey), 404, 'Resource not found');
+    await expectStatus(await feedback({ generation_id: id, category: 'other' }, env.other.managementKey), 404, 'Resource not found');
     await expectStatus(await feedback({ generation_id: 'gen-unknown', category: 'other' }), 404, 'Resource not found');
-    expect(await server.db.generationFeedback.count({ where: { generation_id: byMember } })).toBe(0);
+    expect(await env.server.db.generationFeedback.count({ where: { generation_id: byMember } })).toBe(0);
   });
 
   it('400 for an invalid category, a long comment, a missing or empty id, wrong types, or a body that is not an object', async () => {
@@ -433,7 +426,7 @@ describe('POST /generation/feedback', () => {
   });
 
   it('403 for a regular key; 401 without a key', async () => {
-    const { key } = await createKey(server);
+    const { key } = await createKey(env.server);
     await expectStatus(await feedback({ generation_id: id, category: 'other' }, key), 403, 'Only management keys can perform this operation');
     await expectStatus(await feedback({ generation_id: id, category: 'other' }, null), 401, 'Missing Authentication header');
   });

@@ -9,16 +9,8 @@ import {
   ListGuardrailsOutputSchema,
 } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import {
-  createMember,
-  createRegularKey,
-  createWorkspace,
-  expectEnvelope,
-  expectPaginationEdges,
-  ok,
-  rest,
-  trpc,
-} from './fixtures-admin.js';
+import { createMember, createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 const ListSchema = ListGuardrailsOutputSchema.extend({ data: GuardrailSchema.strict().array() }).strict();
 const KeysSchema = ListGuardrailKeyAssignmentsOutputSchema.extend({ data: GuardrailKeyAssignmentSchema.strict().array() }).strict();
@@ -118,7 +110,7 @@ describe('GET /guardrails', () => {
     expect(await rest(env.server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
     expect(await rest(env.server, `/guardrails?workspace_id=${env.other.workspaceId}`)).toEqual(nothing);
     await createGuardrail({ name: 'theirs' }, env.other.managementKey);
-    expect((await rest(env.server, '/guardrails', { key: env.other.managementKey })).body.data.map((g: { name: string }) => g.name)).toEqual(['theirs']);
+    expect(ListSchema.parse((await rest(env.server, '/guardrails', { key: env.other.managementKey })).body).data.map((g) => g.name)).toEqual(['theirs']);
     expectEnvelope(await rest(env.server, '/guardrails', { key: null }), 401);
   });
 
@@ -127,7 +119,7 @@ describe('GET /guardrails', () => {
     const mine = await createGuardrail({ name: 'mine', workspace_id: ws.id });
     const { key } = await createRegularKey(env.server, ws.id);
     const own = await rest(env.server, `/guardrails?workspace_id=${ws.id}`, { key });
-    expect(own.body.data.map((g: { id: string }) => g.id)).toEqual([mine.id]);
+    expect(ListSchema.parse(own.body).data.map((g) => g.id)).toEqual([mine.id]);
     await createGuardrail({ name: 'in the default workspace' });
     for (const query of ['', `?workspace_id=${defaultId}`]) {
       const page = await rest(env.server, `/guardrails${query}`, { key });
@@ -189,7 +181,7 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
     expect(OneSchema.parse(read.body).data).toEqual(created);
     // null removes the filters.
     const cleared = await rest(env.server, `/guardrails/${created.id}`, { method: 'PATCH', json: { content_filters: null, content_filter_builtins: null } });
-    expect(cleared.body.data).toMatchObject({ content_filters: null, content_filter_builtins: null, allowed_data_regions: ['europe', 'us'] });
+    expect(OneSchema.parse(cleared.body).data).toMatchObject({ content_filters: null, content_filter_builtins: null, allowed_data_regions: ['europe', 'us'] });
   });
 
   it('files under the default workspace, by slug too; 400 for bad input and for an unknown workspace (404 is not listed)', async () => {
@@ -242,7 +234,7 @@ describe('POST, GET, PATCH and DELETE /guardrails/{id}', () => {
     expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { key: null }), 401);
     expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'PATCH', json: { name: 'x' }, key: null }), 401);
     expectEnvelope(await rest(env.server, `/guardrails/${mine.id}`, { method: 'DELETE', key: null }), 401);
-    expect((await rest(env.server, `/guardrails/${mine.id}`)).body.data.name).toBe('protected');
+    expect(OneSchema.parse((await rest(env.server, `/guardrails/${mine.id}`)).body).data.name).toBe('protected');
   });
 });
 
@@ -273,11 +265,11 @@ describe('guardrail assignments', () => {
     await expectPaginationEdges(env.server, `/guardrails/${g.id}/assignments/keys`, 2);
 
     await post(`/guardrails/${g.id}/assignments/keys/remove`, { key_hashes: [k1.hash, 'f'.repeat(64)] }, { unassigned_count: 1 });
-    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash]);
+    expect(KeysSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body).data.map((a) => a.key_hash)).toEqual([k2.hash]);
     // A later call's assignment lists after the earlier ones.
     const k3 = await createRegularKey(env.server);
     await post(`/guardrails/${g.id}/assignments/keys`, { key_hashes: [k3.hash] }, { assigned_count: 1 });
-    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k2.hash, k3.hash]);
+    expect(KeysSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body).data.map((a) => a.key_hash)).toEqual([k2.hash, k3.hash]);
   });
 
   it('a key holds at most one guardrail: assigning it elsewhere moves it', async () => {
@@ -286,8 +278,8 @@ describe('guardrail assignments', () => {
     const k = await createRegularKey(env.server);
     await post(`/guardrails/${first.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
     await post(`/guardrails/${second.id}/assignments/keys`, { key_hashes: [k.hash] }, { assigned_count: 1 });
-    expect((await rest(env.server, `/guardrails/${first.id}/assignments/keys`)).body.total_count).toBe(0);
-    expect((await rest(env.server, `/guardrails/${second.id}/assignments/keys`)).body.data.map((a: { key_hash: string }) => a.key_hash)).toEqual([k.hash]);
+    expect(KeysSchema.parse((await rest(env.server, `/guardrails/${first.id}/assignments/keys`)).body).total_count).toBe(0);
+    expect(KeysSchema.parse((await rest(env.server, `/guardrails/${second.id}/assignments/keys`)).body).data.map((a) => a.key_hash)).toEqual([k.hash]);
     // Over tRPC, the same contract.
     expect(await ok(env.server, 'guardrails.assignKeys', { id: first.id, key_hashes: [k.hash] })).toEqual({ assigned_count: 1 });
   });
@@ -353,12 +345,12 @@ describe('guardrail assignments', () => {
     const theirKey = await createRegularKey(env.server, undefined, env.other.managementKey);
     const keys = await rest(env.server, `/guardrails/${g.id}/assignments/keys`, { method: 'POST', json: { key_hashes: [k.hash, theirKey.hash, 'nope'] } });
     expectEnvelope(keys, 400);
-    expect(keys.body.error.metadata.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
+    expect(errorOf(keys).metadata?.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
     const members = await rest(env.server, `/guardrails/${g.id}/assignments/members`, { method: 'POST', json: { member_user_ids: [ownerId, env.other.userId] } });
     expectEnvelope(members, 400);
-    expect(members.body.error.metadata.invalid_member_user_ids).toEqual([env.other.userId]);
-    expect((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body.total_count).toBe(0);
-    expect((await rest(env.server, `/guardrails/${g.id}/assignments/members`)).body.total_count).toBe(0);
+    expect(errorOf(members).metadata?.invalid_member_user_ids).toEqual([env.other.userId]);
+    expect(KeysSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body).total_count).toBe(0);
+    expect(MembersSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/members`)).body).total_count).toBe(0);
     for (const [path, json] of [
       ['keys', { key_hashes: [] }],
       ['keys', {}],

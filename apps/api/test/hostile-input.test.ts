@@ -11,10 +11,11 @@ import { loadConfig } from '../src/config.js';
 import { httpErrorOf } from '../src/errors.js';
 import type { TestServer } from '../src/testing.js';
 import { defaultKeyFor, testServer } from './fixtures.js';
-import { rest, trpc } from './fixtures-admin.js';
+import { rest } from './fixtures-admin.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
 import { buildWorld, platformCall, type World } from './fixtures-world.js';
+import { trpc } from './fixtures-trpc.js';
 
 let server: TestServer;
 let world: World;

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeySchema } from '@switchyard/schema';
+import { dataOf, KeySchema } from '@switchyard/schema';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import type { TestServer } from '../src/testing.js';
 import { addUsage, createOrganization, pastCacheTtl, testServer } from './fixtures.js';
+import { ok, trpc, type InputOf } from './fixtures-trpc.js';
+
+/** GET /key's answer: { data: Key }, every field of the record and no other. */
+const KeyAnswer = dataOf(KeySchema.strict());
 
 let server: TestServer;
 beforeAll(async () => {
@@ -12,20 +16,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function createKey(input: Record<string, unknown>): Promise<{ key: string; hash: string }> {
-  const res = await server.request('/trpc/keys.create', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'test key', ...input }),
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { result: { data: { key: string; data: { hash: string } } } };
-  return { key: body.result.data.key, hash: body.result.data.data.hash };
+async function createKey(input: Partial<InputOf<'keys.create'>>): Promise<{ key: string; hash: string }> {
+  const created = await ok(server, 'keys.create', { name: 'test key', ...input });
+  return { key: created.key, hash: created.data.hash };
 }
 
 async function getKey(key: string | null) {
   const res = await server.request('/api/v1/key', { key });
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
 }
 
 describe('GET /key', () => {
@@ -33,7 +31,7 @@ describe('GET /key', () => {
     const { status, type, body } = await getKey(server.managementKey);
     expect(status).toBe(200);
     expect(type).toMatch(/^application\/json/);
-    const key = KeySchema.strict().parse(body.data);
+    const key = KeyAnswer.parse(body).data;
     expect(key).toMatchObject({
       is_management_key: true,
       is_provisioning_key: false,
@@ -66,8 +64,8 @@ describe('GET /key', () => {
     const { key } = await createKey({ limit: 10, limit_reset: 'monthly', expires_at: '2099-01-02T03:04:05+02:00' });
     const { status, body } = await getKey(key);
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ is_management_key: false, limit: 10, limit_remaining: 10, limit_reset: 'monthly' });
-    expect(body.data.expires_at).toBe('2099-01-02T01:04:05.000Z');
+    expect(KeyAnswer.parse(body).data).toMatchObject({ is_management_key: false, limit: 10, limit_remaining: 10, limit_reset: 'monthly' });
+    expect(KeyAnswer.parse(body).data.expires_at).toBe('2099-01-02T01:04:05.000Z');
   });
 
   describe('usage windows (UTC day, Monday-start week, calendar month)', () => {
@@ -81,7 +79,7 @@ describe('GET /key', () => {
 
       server.setNow(new Date('2026-05-31T23:59:59.999Z'));
       let { body } = await getKey(key);
-      expect(body.data).toMatchObject({
+      expect(KeyAnswer.parse(body).data).toMatchObject({
         usage: 15,
         usage_daily: 2,
         usage_weekly: 3, // Mon 25 May .. Sun 31 May
@@ -94,11 +92,11 @@ describe('GET /key', () => {
 
       server.setNow(new Date('2026-06-01T00:00:00.000Z'));
       ({ body } = await getKey(key));
-      expect(body.data).toMatchObject({ usage_daily: 4, usage_weekly: 4, usage_monthly: 4, byok_usage_daily: 0.25 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage_daily: 4, usage_weekly: 4, usage_monthly: 4, byok_usage_daily: 0.25 });
 
       server.setNow(new Date('2026-06-02T12:00:00.000Z'));
       ({ body } = await getKey(key));
-      expect(body.data).toMatchObject({ usage: 15, usage_daily: 8, usage_weekly: 12, usage_monthly: 12, byok_usage_monthly: 0.25 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage: 15, usage_daily: 8, usage_weekly: 12, usage_monthly: 12, byok_usage_monthly: 0.25 });
       server.setNow(null);
     });
 
@@ -110,7 +108,7 @@ describe('GET /key', () => {
       await addUsage(server.db, hash, '2026-07-01', 4);
       server.setNow(new Date('2026-07-05T18:00:00Z'));
       const { body } = await getKey(key);
-      expect(body.data).toMatchObject({ usage_daily: 0, usage_weekly: 7, usage_monthly: 4, usage: 7 });
+      expect(KeyAnswer.parse(body).data).toMatchObject({ usage_daily: 0, usage_weekly: 7, usage_monthly: 4, usage: 7 });
       server.setNow(null);
     });
 
@@ -120,14 +118,14 @@ describe('GET /key', () => {
       await addUsage(server.db, hash, '2026-03-10', 0, 0, 3);
       server.setNow(new Date('2026-03-10T08:00:00Z'));
       const { body } = await getKey(key);
-      expect(body.data.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
+      expect(KeyAnswer.parse(body).data.free_model_daily_requests).toEqual({ used: 3, limit: 50, remaining: 47 });
       server.setNow(null);
     });
   });
 
   describe('limit_remaining', () => {
     const now = new Date('2026-06-03T10:00:00Z'); // Wednesday
-    async function keyWithSpend(input: Record<string, unknown>) {
+    async function keyWithSpend(input: Partial<InputOf<'keys.create'>>) {
       const created = await createKey(input);
       await addUsage(server.db, created.hash, '2026-05-20', 5, 1); // an earlier month
       await addUsage(server.db, created.hash, '2026-06-01', 2, 1); // this week and month
@@ -135,7 +133,7 @@ describe('GET /key', () => {
       server.setNow(now);
       const { body } = await getKey(created.key);
       server.setNow(null);
-      return body.data;
+      return KeyAnswer.parse(body).data;
     }
 
     it('is the limit minus lifetime usage when limit_reset is null', async () => {
@@ -158,8 +156,8 @@ describe('GET /key', () => {
       const { key, hash } = await createKey({ limit: 1 });
       for (const day of ['2026-01-01', '2026-01-02', '2026-01-03']) await addUsage(server.db, hash, day, 0.1);
       const { body } = await getKey(key);
-      expect(body.data.usage).toBe(0.3);
-      expect(body.data.limit_remaining).toBe(0.7);
+      expect(KeyAnswer.parse(body).data.usage).toBe(0.3);
+      expect(KeyAnswer.parse(body).data.limit_remaining).toBe(0.7);
     });
   });
 
@@ -179,12 +177,7 @@ describe('GET /key', () => {
     it('with a key disabled through keys.update: at once', async () => {
       const { key, hash } = await createKey({});
       expect((await getKey(key)).status).toBe(200);
-      const res = await server.request('/trpc/keys.update', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ hash, disabled: true }),
-      });
-      expect(res.status).toBe(200);
+      expect((await trpc(server, 'keys.update', { hash, disabled: true })).status).toBe(200);
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
     it('with a key disabled by another process: within CACHE_TTL_MS (1 s)', async () => {
@@ -211,10 +204,10 @@ describe('GET /key', () => {
     await addUsage(server.db, hashApiKey(other.managementKey), '2026-02-02', 42);
     const mine = await getKey(server.managementKey);
     const theirs = await getKey(other.managementKey);
-    expect(theirs.body.data.organization_id).toBe(other.organizationId);
-    expect(theirs.body.data.workspace_id).toBe(other.workspaceId);
-    expect(theirs.body.data.usage).toBe(42);
-    expect(mine.body.data.organization_id).not.toBe(other.organizationId);
-    expect(mine.body.data.usage).toBe(0);
+    expect(KeyAnswer.parse(theirs.body).data.organization_id).toBe(other.organizationId);
+    expect(KeyAnswer.parse(theirs.body).data.workspace_id).toBe(other.workspaceId);
+    expect(KeyAnswer.parse(theirs.body).data.usage).toBe(42);
+    expect(KeyAnswer.parse(mine.body).data.organization_id).not.toBe(other.organizationId);
+    expect(KeyAnswer.parse(mine.body).data.usage).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // Key administration over REST (admin-api.md A1–A5): POST /keys, GET /keys, GET, PATCH and DELETE
 // /keys/{hash}. Management keys only; another organization's keys are not found.
-import { CreateKeyOutputSchema, DeletedOutputSchema, ListKeysOutputSchema, ManagedKeySchema } from '@switchyard/schema';
+import { CreateKeyOutputSchema, dataOf, DeletedOutputSchema, GetKeyOutputSchema, ListKeysOutputSchema, ManagedKeySchema } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { record } from './fixtures-catalog.js';
@@ -11,6 +11,7 @@ import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest }
 
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
 const One = ManagedKeySchema.strict();
+const Single = dataOf(One).strict();
 const List = ListKeysOutputSchema.extend({ data: One.array() }).strict();
 
 const env = useServer();
@@ -120,9 +121,11 @@ describe('GET /keys', () => {
       'b',
       'a',
     ]);
-    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body.data).toHaveLength(2);
-    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b', 'a']);
-    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body.data.map((k: { name: string }) => k.name)).toEqual(['b']);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body).data).toHaveLength(2);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body).data.map((k) => k.name)).toEqual(['b', 'a']);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body).data.map((k) => k.name)).toEqual([
+      'b',
+    ]);
     // Without workspace_id: the default workspace only.
     const defaults = List.parse((await rest(env.server, '/keys?include_disabled=true')).body).data;
     expect(defaults.length).toBeGreaterThan(0);
@@ -136,7 +139,7 @@ describe('GET /keys', () => {
     await addUsage(env.server.db, data.hash, today, 1.25, 0.5);
     await addUsage(env.server.db, data.hash, '2020-01-01', 3);
     const [listed] = List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}`)).body).data;
-    const own = (await rest(env.server, '/key', { key })).body.data;
+    const own = GetKeyOutputSchema.parse((await rest(env.server, '/key', { key })).body).data;
     for (const field of [
       'limit', 'limit_remaining', 'limit_reset', 'include_byok_in_limit', 'usage', 'usage_daily', 'usage_weekly', 'usage_monthly',
       'byok_usage', 'byok_usage_daily', 'byok_usage_weekly', 'byok_usage_monthly',
@@ -166,7 +169,7 @@ describe('GET /keys', () => {
     expect(listed).toHaveLength(kinds.length);
     expect(listed.some((k) => k.limit_remaining === 0)).toBe(true);
     for (const record of listed) {
-      expect(record).toEqual(One.parse((await rest(env.server, `/keys/${record.hash}`)).body.data));
+      expect(record).toEqual(Single.parse((await rest(env.server, `/keys/${record.hash}`)).body).data);
     }
   });
 
@@ -194,7 +197,7 @@ describe('GET /keys', () => {
     } finally {
       await traced.$disconnect();
     }
-    expect((await rest(env.server, `/keys?workspace_id=${ws.id}&limit=100`)).body.data.filter((k: { usage: number }) => k.usage > 0)).toHaveLength(20);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&limit=100`)).body).data.filter((k) => k.usage > 0)).toHaveLength(20);
   });
 
   it("400 for a bad offset or include_disabled; 401; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {
@@ -211,7 +214,7 @@ describe('GET /keys/{hash}', () => {
     const { data } = await created({ name: 'one' });
     const res = await rest(env.server, `/keys/${data.hash}`);
     expect(res.status).toBe(200);
-    expect(One.parse(res.body.data)).toEqual(data);
+    expect(Single.parse(res.body).data).toEqual(data);
   });
 
   it("404 for unknown, malformed and another organization's hashes; 401; 403 for a regular key", async () => {
@@ -233,7 +236,7 @@ describe('PATCH /keys/{hash}', () => {
       json: { name: 'after', limit: null, limit_reset: 'monthly', include_byok_in_limit: true, disabled: true },
     });
     expect(res.status).toBe(200);
-    const changed = One.parse(res.body.data);
+    const changed = Single.parse(res.body).data;
     expect(changed).toEqual({
       ...data,
       name: 'after',
@@ -275,7 +278,7 @@ describe('DELETE /keys/{hash}', () => {
     expectEnvelope(await rest(env.server, `/keys/${data.hash}`), 404);
     expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'PATCH', json: { disabled: false } }), 404);
     expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE' }), 404);
-    expect((await rest(env.server, '/keys?include_disabled=true')).body.data.map((k: { hash: string }) => k.hash)).not.toContain(data.hash);
+    expect(List.parse((await rest(env.server, '/keys?include_disabled=true')).body).data.map((k) => k.hash)).not.toContain(data.hash);
     // The organization's records stay: the generation, the key's rollups.
     expect(await env.server.db.generation.findUnique({ where: { id: generation } })).toMatchObject({ api_key_id: row0.id });
     const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash }, include: { usage_days: true } });

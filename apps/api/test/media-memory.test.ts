@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
-import { bigStream, drain, fileIdOf, openContainer, putFile, RssWatcher, testServerWith, trpc } from './fixtures-files.js';
+import { bigStream, drain, fileIdOf, openContainer, putFile, RssWatcher, testServerWith } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 const MiB = 1024 * 1024;
 const SIZES: Record<TestStore, number> = { local: 200 * MiB, s3: 128 * MiB };
@@ -98,7 +99,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
       try {
         const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/big.mp4`;
-        const job = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+        const job = await trpc(server, 'videos.createJob', {
           workspace_id: server.workspaceId,
           provider: 'fake',
           model: 'fake/video',

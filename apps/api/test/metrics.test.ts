@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
-import { trpc } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 let server: TestServer;
 let provider: http.Server;
@@ -57,7 +57,7 @@ const platform = {
   record: (id: string, hash: string) => trpc(server, 'generations.record', { id, api_key_hash: hash, model: 'openai/gpt-4o', usage: 0.01 }),
   videoJob: async (url: string) =>
     (
-      await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+      await trpc(server, 'videos.createJob', {
         workspace_id: server.workspaceId,
         provider: 'fake',
         model: 'fake/v',
@@ -149,7 +149,7 @@ describe('recording, pool and cache metrics', () => {
   });
 
   it('count cache hits and misses of the key, catalog and member-order caches', async () => {
-    const created = await trpc<{ key: string }>(server, 'keys.create', { name: 'metrics-cache' });
+    const created = await trpc(server, 'keys.create', { name: 'metrics-cache' });
     const key = created.data.key;
     const before = await scrape();
     const delta = (after: Map<string, number>, series: string) => value(after, series) - value(before, series);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, pastCacheTtl, testServer } from './fixtures.js';
-import { createKey, demoCatalog, importDemoCatalog, trpc } from './fixtures-catalog.js';
+import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
+import { trpc } from './fixtures-trpc.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -18,9 +18,11 @@ import { OPENAPI_FILE, openApiText } from '../src/openapi-file.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
-import { fileIdOf, openContainer, trpc, writeFile } from './fixtures-files.js';
+import { fileIdOf, openContainer, writeFile } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
-type Operation = { summary?: string; parameters?: { in: string; name: string; required?: boolean }[]; responses: Record<string, any> };
+type Response = { description?: string; content?: Record<string, unknown>; headers?: Record<string, unknown> };
+type Operation = { summary?: string; parameters?: { in: string; name: string; required?: boolean }[]; responses: Record<string, Response> };
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 let server: TestServer;
@@ -41,7 +43,7 @@ const platform = {
     return { containerId, fileId: fileIdOf('out/report.bin') };
   },
   async videoJob(url: string) {
-    const res = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+    const res = await trpc(server, 'videos.createJob', {
       workspace_id: server.workspaceId,
       provider: 'sample',
       model: 'sample/v',
@@ -75,13 +77,13 @@ describe('the OpenAPI document', () => {
   it('describes the downloads as bytes: media types, Range and 206, Content-Disposition', () => {
     const file = document.paths['/containers/{container_id}/files/{file_id}/content']!.get!;
     expect(file.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(['path container_id', 'path file_id']);
-    expect(file.responses['200'].content).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } });
-    expect(Object.keys(file.responses['200'].headers)).toEqual(['Content-Disposition', 'Content-Length']);
+    expect(file.responses['200']!.content).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } });
+    expect(Object.keys(file.responses['200']!.headers!)).toEqual(['Content-Disposition', 'Content-Length']);
 
     const video = document.paths['/videos/{jobId}/content']!.get!;
     expect(video.parameters!.map((p) => `${p.in} ${p.name} ${p.required}`)).toEqual(['path jobId true', 'query index false', 'header Range false']);
-    for (const status of ['200', '206']) expect(Object.keys(video.responses[status].content)).toEqual(['video/*', 'application/octet-stream']);
-    expect(Object.keys(video.responses['206'].headers)).toContain('Content-Range');
+    for (const status of ['200', '206']) expect(Object.keys(video.responses[status]!.content!)).toEqual(['video/*', 'application/octet-stream']);
+    expect(Object.keys(video.responses['206']!.headers!)).toContain('Content-Range');
     // Its declared statuses (http/raw-operations.ts): 403 for a platform key, 431 from Node's parser.
     expect(Object.keys(video.responses)).toEqual(['200', '206', '400', '401', '403', '404', '431', '500', '502']);
   });

@@ -10,7 +10,8 @@ import {
   PresetWithVersionSchema,
 } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
 const ListSchema = ListPresetVersionsOutputSchema.extend({ data: PresetVersionSchema.strict().nullable().array() }).strict();
 const PresetsSchema = ListPresetsOutputSchema.extend({ data: PresetSchema.strict().array() }).strict();
@@ -70,7 +71,7 @@ describe('GET /presets/{slug}/versions', () => {
     expectEnvelope(await rest(env.server, '/presets/missing/versions'), 404);
     await ok(env.server, 'presets.create', { slug: 'theirs', name: 'theirs', config: {} }, { key: env.other.managementKey });
     expectEnvelope(await rest(env.server, '/presets/theirs/versions'), 404);
-    expect((await rest(env.server, '/presets/theirs/versions', { key: env.other.managementKey })).body.total_count).toBe(1);
+    expect(ListSchema.parse((await rest(env.server, '/presets/theirs/versions', { key: env.other.managementKey })).body).total_count).toBe(1);
     expect((await trpc(env.server, 'presets.createVersion', { slug: 'theirs', config: {} })).status).toBe(404);
     // The same slug is free in another organization.
     expect((await trpc(env.server, 'presets.create', { slug: 'theirs', name: 'mine', config: {} })).status).toBe(200);
@@ -80,7 +81,7 @@ describe('GET /presets/{slug}/versions', () => {
     expectEnvelope(await rest(env.server, '/presets/support-bot/versions?offset=x'), 400);
     expect((await trpc(env.server, 'presets.create', { slug: 'has space', name: 'x', config: {} })).status).toBe(400);
     expect((await trpc(env.server, 'presets.create', { slug: 'support-bot', name: 'dup', config: {} })).status).toBe(400);
-    expect((await trpc(env.server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
+    expect((await trpcRaw(env.server, 'presets.create', { slug: 'cfg', name: 'x', config: 'not an object' })).status).toBe(400);
     expectEnvelope(await rest(env.server, '/presets/support-bot/versions', { key: null }), 401);
 
     const { key } = await createRegularKey(env.server);
@@ -169,14 +170,14 @@ describe('GET /presets, /presets/{slug} and /presets/{slug}/versions/{version}',
     await ok(env.server, 'presets.create', { slug: 'secret-sauce', name: 'S', config: {} }, { key: env.other.managementKey });
     expectEnvelope(await rest(env.server, '/presets/secret-sauce'), 404);
     expectEnvelope(await rest(env.server, '/presets/secret-sauce/versions/1'), 404);
-    expect((await rest(env.server, '/presets?limit=100')).body.data.map((p: { slug: string }) => p.slug)).not.toContain('secret-sauce');
+    expect(PresetsSchema.parse((await rest(env.server, '/presets?limit=100')).body).data.map((p) => p.slug)).not.toContain('secret-sauce');
     for (const path of ['/presets', '/presets/support-bot', '/presets/support-bot/versions/1']) {
       expectEnvelope(await rest(env.server, path, { key: null }), 401);
     }
     const ws = await createWorkspace(env.server, 'preset-ws');
     await ok(env.server, 'presets.create', { slug: 'team-only', name: 'T', config: {}, workspace_id: ws.id });
     const { key } = await createRegularKey(env.server);
-    const seen = (await rest(env.server, '/presets?limit=100', { key })).body.data.map((p: { slug: string }) => p.slug);
+    const seen = PresetsSchema.parse((await rest(env.server, '/presets?limit=100', { key })).body).data.map((p) => p.slug);
     expect(seen).toContain('support-bot');
     expect(seen).not.toContain('team-only');
     expect((await rest(env.server, '/presets/support-bot', { key })).status).toBe(200);
@@ -184,7 +185,7 @@ describe('GET /presets, /presets/{slug} and /presets/{slug}/versions/{version}',
     expectEnvelope(await rest(env.server, '/presets/team-only', { key }), 404);
     expectEnvelope(await rest(env.server, '/presets/team-only/versions/1', { key }), 404);
     const { key: theirs } = await createRegularKey(env.server, ws.id);
-    expect((await rest(env.server, '/presets', { key: theirs })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['team-only']);
+    expect(PresetsSchema.parse((await rest(env.server, '/presets', { key: theirs })).body).data.map((p) => p.slug)).toEqual(['team-only']);
   });
 });
 
@@ -203,13 +204,13 @@ describe('timestamps', () => {
       const versioned = at('2026-02-04T00:00:00.000Z');
       const second = await ok(env.server, 'presets.createVersion', { slug: 'clocked', config: { n: 2 } });
       expect(second.data).toMatchObject({ created_at: versioned, updated_at: versioned });
-      expect((await rest(env.server, '/presets/clocked')).body.data).toMatchObject({ created_at: created, updated_at: versioned });
+      expect(OneSchema.parse((await rest(env.server, '/presets/clocked')).body).data).toMatchObject({ created_at: created, updated_at: versioned });
 
       const deleted = at('2026-02-05T00:00:00.000Z');
       await ok(env.server, 'presets.deleteVersion', { slug: 'clocked', version: 2 });
       const row = await env.server.db.presetVersion.findFirstOrThrow({ where: { id: second.data.id } });
       expect(row.deleted_at?.toISOString()).toBe(deleted);
-      expect((await rest(env.server, '/presets/clocked')).body.data).toMatchObject({ updated_at: deleted });
+      expect(OneSchema.parse((await rest(env.server, '/presets/clocked')).body).data).toMatchObject({ updated_at: deleted });
     } finally {
       env.server.setNow(null);
     }

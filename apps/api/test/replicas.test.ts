@@ -17,6 +17,7 @@ import { testS3 } from '../src/testing.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { until } from './fixtures.js';
 import { fileIdOf, sha256 } from './fixtures-files.js';
+import { trpc as call, type InputOf, type OutputOf, type ProcedurePath } from './fixtures-trpc.js';
 import { start, stop, type Proc } from './fixtures-process.js';
 
 const managementKey = generateApiKey();
@@ -25,25 +26,30 @@ const platformKey = generatePlatformKey();
 interface Replica {
   name: string;
   proc: Proc;
-  request(pathname: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  managementKey: string;
+  platformKey: string;
+  request(pathname: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
 }
 
 function replica(name: string, proc: Proc): Replica {
   return {
     name,
     proc,
+    managementKey,
+    platformKey,
     request(pathname, init = {}) {
       const { key = managementKey, headers, ...rest } = init;
-      return fetch(`${proc.url}${pathname}`, { ...rest, headers: { ...(headers as Record<string, string>), authorization: `Bearer ${key}` } });
+      const authorization: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
+      return fetch(`${proc.url}${pathname}`, { ...rest, headers: { ...(headers as Record<string, string>), ...authorization } });
     },
   };
 }
 
-async function trpc<T = any>(via: Replica, procedure: string, input: unknown, key = managementKey): Promise<T> {
-  const res = await via.request(`/trpc/${procedure}`, { key, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
-  const body = (await res.json()) as { result?: { data: T } };
-  expect(res.status, `${procedure} via ${via.name}: ${JSON.stringify(body)}`).toBe(200);
-  return body.result!.data;
+/** A procedure call through one replica (a POST, with the management key unless named) that must succeed. */
+async function trpc<P extends ProcedurePath>(via: Replica, procedure: P, input: InputOf<P>, key = managementKey): Promise<OutputOf<P>> {
+  const res = await call(via, procedure, input, { key });
+  expect(res.status, `${procedure} via ${via.name}: ${JSON.stringify(res.error)}`).toBe(200);
+  return res.data;
 }
 
 /**
@@ -51,9 +57,9 @@ async function trpc<T = any>(via: Replica, procedure: string, input: unknown, ke
  * writing the catalog), with the platform key, in one place.
  */
 const platform = {
-  call: <T = any>(via: Replica, procedure: string, input: unknown) => trpc<T>(via, procedure, input, platformKey),
+  call: <P extends ProcedurePath>(via: Replica, procedure: P, input: InputOf<P>) => trpc(via, procedure, input, platformKey),
   async openContainer(via: Replica, sessionKey: string, workspaceId: string): Promise<string> {
-    const opened = await platform.call<{ data: { container_id: string } }>(via, 'files.openContainer', { session_key: sessionKey, workspace_id: workspaceId });
+    const opened = await platform.call(via, 'files.openContainer', { session_key: sessionKey, workspace_id: workspaceId });
     return opened.data.container_id;
   },
   async writeFile(via: Replica, containerId: string, filePath: string, bytes: Buffer): Promise<void> {
@@ -174,7 +180,7 @@ describe('two replicas on one database and one bucket', () => {
   });
 
   it('add up generations recorded through both exactly in GET /key', async () => {
-    const created = await trpc<{ key: string; data: { hash: string } }>(a, 'keys.create', { name: 'recorded on both' });
+    const created = await trpc(a, 'keys.create', { name: 'recorded on both' });
     const per = 40;
     const usage = 0.000123;
     await Promise.all(
@@ -200,7 +206,7 @@ describe('two replicas on one database and one bucket', () => {
     const sinceAnswered: number[] = [];
     for (let round = 0; round < 20; round++) {
       const [writer, other] = round % 2 ? [a, b] : [b, a];
-      const created = await trpc<{ key: string; data: { hash: string } }>(writer, 'keys.create', { name: `disabled ${round}` });
+      const created = await trpc(writer, 'keys.create', { name: `disabled ${round}` });
       // Both read it (and keep it for 60 s).
       for (const via of [a, b]) expect((await via.request('/api/v1/key', { key: created.key })).status).toBe(200);
       const sent = performance.now();
@@ -216,7 +222,7 @@ describe('two replicas on one database and one bucket', () => {
   });
 
   it('refuse the keys of an organization disabled through one on both', async () => {
-    const created = await platform.call<{ organization_id: string; management_key: string }>(a, 'organizations.create', { name: 'Disabled soon' });
+    const created = await platform.call(a, 'organizations.create', { name: 'Disabled soon' });
     for (const via of [a, b]) expect((await via.request('/api/v1/key', { key: created.management_key })).status).toBe(200);
     await platform.call(b, 'organizations.disable', { organization_id: created.organization_id });
     expect((await b.request('/api/v1/key', { key: created.management_key })).status).toBe(401);
@@ -232,7 +238,7 @@ describe('two replicas on one database and one bucket', () => {
 
     const total = async (via: Replica) => ((await (await via.request('/api/v1/organization/members?limit=1')).json()) as { total_count: number }).total_count;
     const before = await total(b);
-    const member = await trpc<{ id: string }>(a, 'organization.createMember', { email: 'replicated@example.com' });
+    const member = await trpc(a, 'organization.createMember', { email: 'replicated@example.com' });
     await until(async () => (await total(b)) === before + 1);
     await trpc(b, 'organization.removeMember', { user_id: member.id });
     await until(async () => (await total(a)) === before);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ListScimGroupMappingsOutputSchema, ScimGroupMappingOutputSchema, ScimGroupMappingSchema } from '@switchyard/schema';
 import { testServer, useServer } from './fixtures.js';
-import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, ok, rest } from './fixtures-admin.js';
+import { createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok } from './fixtures-trpc.js';
 
 const OutputSchema = ScimGroupMappingOutputSchema.extend({ data: ScimGroupMappingSchema.strict() }).strict();
 const MS_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -38,7 +39,7 @@ describe('PATCH /scim/group-mappings/{id}', () => {
     expect(data.updated_at).toMatch(MS_TIMESTAMP);
     expect(data.updated_at > '2020-01-01T00:00:00.000Z').toBe(true);
     // Back to member; an upper-case UUID names the same mapping.
-    expect((await patch(created.id.toUpperCase(), { role: 'member' })).body.data.role).toBe('member');
+    expect(OutputSchema.parse((await patch(created.id.toUpperCase(), { role: 'member' })).body).data.role).toBe('member');
   });
 
   it('400 for an invalid role or body, or a non-UUID id; 404 for unknown and foreign mappings', async () => {
@@ -73,14 +74,14 @@ describe('POST /scim/group-mappings', () => {
     expect(await createMapping({ workspace_id: 'scim-create', scim_group_id: groupId.toUpperCase(), role: 'admin' })).toEqual(created);
     const conflict = await post({ workspace_id: ws.id, scim_group_id: groupId, role: 'member' });
     expectEnvelope(conflict, 409);
-    expect(conflict.body.error.metadata).toMatchObject({ mapping_id: created.id, role: 'admin' });
+    expect(errorOf(conflict).metadata).toMatchObject({ mapping_id: created.id, role: 'admin' });
     // The same group in another workspace is another mapping.
     expect((await createMapping({ workspace_id: 'default', scim_group_id: groupId })).id).not.toBe(created.id);
     // Concurrent creates of one pair make one mapping.
     const raced = randomUUID();
     const answers = await Promise.all([0, 1, 2].map(() => post({ workspace_id: ws.id, scim_group_id: raced, role: 'member' })));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
-    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+    expect(new Set(answers.map((a) => OutputSchema.parse(a.body).data.id)).size).toBe(1);
   });
 
   it('400 for a missing or bad field; 404 for an unknown or foreign workspace; 401; 403 for a regular key', async () => {
@@ -101,7 +102,8 @@ describe('GET /scim/group-mappings and /scim/group-mappings/{id}', () => {
     try {
       const ws = await createWorkspace(fresh, 'scim-list');
       const mk = async (workspace_id: string, role: string) =>
-        (await rest(fresh, '/scim/group-mappings', { method: 'POST', json: { workspace_id, scim_group_id: randomUUID(), role } })).body.data;
+        OutputSchema.parse((await rest(fresh, '/scim/group-mappings', { method: 'POST', json: { workspace_id, scim_group_id: randomUUID(), role } })).body)
+          .data;
       const first = await mk(ws.id, 'member');
       const second = await mk('default', 'admin');
       const third = await mk(ws.id, 'admin');

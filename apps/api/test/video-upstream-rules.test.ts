@@ -14,7 +14,8 @@ import { loadConfig } from '../src/config.js';
 import { openUpstream } from '../src/modules/videos/upstream.js';
 import { parseAllowedHosts, refusalOf, serverAddresses } from '../src/modules/videos/upstream-policy.js';
 import type { TestServer } from '../src/testing.js';
-import { bigStream, drain, sha256, testServerWith, trpc } from './fixtures-files.js';
+import { bigStream, drain, sha256, testServerWith } from './fixtures-files.js';
+import { trpc } from './fixtures-trpc.js';
 
 const VIDEO = randomBytes(50_000);
 /** The rate window of the server under test: a provider must send 1 KiB/s on average over it. */
@@ -137,7 +138,7 @@ afterAll(async () => {
 
 /** Records a video job on `target` (the platform's step: one place to change its key). */
 async function createJob(target: TestServer, upstreamUrl: string) {
-  return trpc<{ data: { id: string } }>(target, 'videos.createJob', {
+  return trpc(target, 'videos.createJob', {
     workspace_id: target.workspaceId,
     provider: 'fake',
     model: 'fake/video',
@@ -296,7 +297,7 @@ describe('credentials in an upstream URL', () => {
     ]) {
       const res = await createJob(server, url);
       expect(res.status, url).toBe(400);
-      expect(res.body.error, url).toMatchObject({ message: 'Invalid request parameters', data: { httpStatus: 400 } });
+      expect(res.error, url).toMatchObject({ message: 'Invalid request parameters', data: { httpStatus: 400 } });
     }
   });
 

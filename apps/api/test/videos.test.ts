@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, VideoJobSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
-import { sha256, testServerWith, trpc } from './fixtures-files.js';
+import { sha256, testServerWith } from './fixtures-files.js';
+import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 const IDLE_MS = 400;
 const VIDEO = randomBytes(300_001);
@@ -152,11 +153,11 @@ afterAll(async () => {
 
 /** The video service (the platform) registers a job in the server's default workspace. */
 async function createJob(outputs: Array<{ upstream_url: string; media_type?: string }>, key = server.platformKey) {
-  const res = await trpc<{ data: unknown }>(
+  const res = await trpc(
     server,
     'videos.createJob',
     { workspace_id: server.workspaceId, provider: 'fake', model: 'fake/video-1', upstream_job_id: 'up-1', outputs },
-    key,
+    { key },
   );
   expect(res.status).toBe(200);
   return VideoJobSchema.strict().parse(res.data.data);
@@ -194,12 +195,12 @@ describe('videos.createJob (internal)', () => {
       expect(res.status).toBe(400);
     }
     const { workspace_id: _, ...unnamed } = job;
-    expect((await trpc(server, 'videos.createJob', { ...unnamed, outputs: [{ upstream_url: `${base}/x` }] })).status).toBe(400);
-    const { data } = await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' });
+    expect((await trpcRaw(server, 'videos.createJob', { ...unnamed, outputs: [{ upstream_url: `${base}/x` }] })).status).toBe(400);
+    const { data } = await trpc(server, 'keys.create', { name: 'regular' });
     for (const key of [data.key, server.managementKey]) {
-      const res = await trpc(server, 'videos.createJob', { ...job, outputs: [{ upstream_url: `${base}/x` }] }, key);
+      const res = await trpc(server, 'videos.createJob', { ...job, outputs: [{ upstream_url: `${base}/x` }] }, { key });
       expect(res.status).toBe(403);
-      expect(res.body.error.message).toBe('Only platform keys can perform this operation');
+      expect(res.error?.message).toBe('Only platform keys can perform this operation');
     }
   });
 });
@@ -266,12 +267,12 @@ describe('GET /videos/{jobId}/content', () => {
   it('answers 401 without a key and 404 for another organization or another workspace', async () => {
     await expectError(await video(jobId, '', { key: null }), 401, 'Missing Authentication header');
     await expectError(await video(jobId, '', { key: other.managementKey }), 404, 'Resource not found');
-    const { data } = await trpc<{ key: string }>(server, 'keys.create', { name: 'regular' });
+    const { data } = await trpc(server, 'keys.create', { name: 'regular' });
     expect((await video(jobId, '', { key: data.key })).status).toBe(200);
     const ws = await server.db.workspace.create({
       data: { organization_id: (await server.db.videoJob.findFirstOrThrow({ where: { id: jobId } })).organization_id, slug: 'videos-side', name: 'Side' },
     });
-    const res = await trpc<{ data: { id: string } }>(server, 'videos.createJob', {
+    const res = await trpc(server, 'videos.createJob', {
       workspace_id: ws.id,
       provider: 'fake',
       model: 'm',
@@ -316,7 +317,7 @@ describe('GET /videos/{jobId}/content', () => {
     });
 
     async function patientJob(path: string): Promise<string> {
-      const res = await trpc<{ data: { id: string } }>(patient, 'videos.createJob', {
+      const res = await trpc(patient, 'videos.createJob', {
         workspace_id: patient.workspaceId,
         provider: 'fake',
         model: 'm',

@@ -1,14 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AddWorkspaceMembersOutputSchema, ListWorkspaceMembersOutputSchema, WorkspaceMemberSchema } from '@switchyard/schema';
-import { useServer } from './fixtures.js';
 import {
-  createMember,
-  createRegularKey,
-  createWorkspace,
-  expectEnvelope,
-  expectPaginationEdges,
-  rest,
-} from './fixtures-admin.js';
+  AddWorkspaceMembersOutputSchema,
+  ListOrganizationMembersOutputSchema,
+  ListWorkspaceMembersOutputSchema,
+  WorkspaceMemberSchema,
+} from '@switchyard/schema';
+import { useServer } from './fixtures.js';
+import { createMember, createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 
 const ListSchema = ListWorkspaceMembersOutputSchema.extend({ data: WorkspaceMemberSchema.strict().array() }).strict();
 const AddSchema = AddWorkspaceMembersOutputSchema.extend({ data: WorkspaceMemberSchema.strict().array() }).strict();
@@ -50,7 +48,7 @@ describe('POST /workspaces/{id}/members/add', () => {
     const ws = await createWorkspace(env.server, 'team-b');
     const answer = await add('team-b', [member.id, 'user_nobody', env.other.userId]);
     expectEnvelope(answer, 400);
-    expect(answer.body.error.metadata.invalid_user_ids).toEqual(['user_nobody', env.other.userId]);
+    expect(errorOf(answer).metadata?.invalid_user_ids).toEqual(['user_nobody', env.other.userId]);
     expect(await env.server.db.workspaceMember.count({ where: { workspace_id: ws.id } })).toBe(0);
   });
 
@@ -62,7 +60,7 @@ describe('POST /workspaces/{id}/members/add', () => {
     expectEnvelope(await rest(env.server, '/workspaces/team-c/members/add', { method: 'POST' }), 400);
     // 100 is allowed (then 400 only because the ids are unknown, naming all of them).
     const hundred = await add('team-c', Array.from({ length: 100 }, (_, i) => `u${i}`));
-    expect(hundred.body.error.metadata.invalid_user_ids).toHaveLength(100);
+    expect(errorOf(hundred).metadata?.invalid_user_ids).toHaveLength(100);
   });
 
   it('two concurrent adds of the same users never duplicate a membership', async () => {
@@ -73,8 +71,8 @@ describe('POST /workspaces/{id}/members/add', () => {
       const answers = await Promise.all([add(ws.id, users), add(ws.slug, [...users].reverse()), add(ws.id, users.slice(2))]);
       for (const a of answers) expect(a.status).toBe(200);
       // Each membership was created by exactly one of the calls.
-      expect(answers.reduce((n, a) => n + a.body.added_count, 0)).toBe(users.length);
-      const created = answers.flatMap((a) => a.body.data.map((m: { user_id: string }) => m.user_id));
+      expect(answers.reduce((n, a) => n + AddSchema.parse(a.body).added_count, 0)).toBe(users.length);
+      const created = answers.flatMap((a) => AddSchema.parse(a.body).data.map((m) => m.user_id));
       expect(created.sort()).toEqual([...users].sort());
       expect(await env.server.db.workspaceMember.count({ where: { workspace_id: ws.id } })).toBe(users.length);
     }
@@ -105,9 +103,9 @@ describe('GET /workspaces/{id}/members', () => {
     const { status, body } = await rest(env.server, '/workspaces/default/members?limit=100&offset=0');
     expect(status).toBe(200);
     const list = ListSchema.parse(body);
-    const orgMembers = (await rest(env.server, '/organization/members?limit=100')).body;
+    const orgMembers = ListOrganizationMembersOutputSchema.parse((await rest(env.server, '/organization/members?limit=100')).body);
     expect(list.total_count).toBe(orgMembers.total_count);
-    expect(list.data.map((m) => m.user_id)).toEqual(orgMembers.data.map((m: { id: string }) => m.id));
+    expect(list.data.map((m) => m.user_id)).toEqual(orgMembers.data.map((m) => m.id));
     expect(list.data.every((m) => m.workspace_id === defaultId)).toBe(true);
     expect(list.data.find((m) => m.user_id === admin.id)!.role).toBe('admin');
     expect(list.data.find((m) => m.user_id === member.id)!.role).toBe('member');
@@ -124,9 +122,13 @@ describe('GET /workspaces/{id}/members', () => {
     await add('listed', [member.id]);
     const { body } = await rest(env.server, `/workspaces/listed/members`);
     expect(ListSchema.parse(body).data.map((m) => m.user_id)).toEqual([admin.id, member.id]);
-    expect(body.data[0].workspace_id).toBe(ws.id);
+    expect(ListSchema.parse(body).data[0]!.workspace_id).toBe(ws.id);
     await expectPaginationEdges(env.server, '/workspaces/listed/members', 2);
-    await expectPaginationEdges(env.server, '/workspaces/default/members', (await rest(env.server, '/organization/members')).body.total_count);
+    await expectPaginationEdges(
+      env.server,
+      '/workspaces/default/members',
+      ListOrganizationMembersOutputSchema.parse((await rest(env.server, '/organization/members')).body).total_count,
+    );
   });
 
   it('a regular key sees its own workspace only: 403 for another one', async () => {
@@ -135,7 +137,7 @@ describe('GET /workspaces/{id}/members', () => {
     const { key } = await createRegularKey(env.server, ws.id);
     const own = await rest(env.server, '/workspaces/own/members', { key });
     expect(own.status).toBe(200);
-    expect(own.body.data.map((m: { user_id: string }) => m.user_id)).toEqual([member.id]);
+    expect(ListSchema.parse(own.body).data.map((m) => m.user_id)).toEqual([member.id]);
     expectEnvelope(await rest(env.server, '/workspaces/default/members', { key }), 403);
     expectEnvelope(await rest(env.server, '/workspaces/listed/members', { key }), 403);
     const { key: defaultKey } = await createRegularKey(env.server);
@@ -150,7 +152,7 @@ describe('GET /workspaces/{id}/members', () => {
     expectEnvelope(await rest(env.server, '/workspaces/default%2Fx/members'), 404);
     // The other organization's "default" slug is its own workspace, never ours.
     const theirs = await rest(env.server, '/workspaces/default/members', { key: env.other.managementKey });
-    expect(theirs.body.data.map((m: { user_id: string }) => m.user_id)).toEqual([env.other.userId]);
+    expect(ListSchema.parse(theirs.body).data.map((m) => m.user_id)).toEqual([env.other.userId]);
     expectEnvelope(await rest(env.server, '/workspaces/default/members', { key: null }), 401);
   });
 });

@@ -1,10 +1,17 @@
 // Workspace administration over REST (admin-api.md A6–A11): POST /workspaces, GET /workspaces, GET,
 // PATCH and DELETE /workspaces/{id} (UUID or slug), POST /workspaces/{id}/members/remove.
-import { DeletedOutputSchema, ListWorkspacesOutputSchema, RemoveWorkspaceMembersOutputSchema, WorkspaceSchema } from '@switchyard/schema';
+import {
+  DeletedOutputSchema,
+  ListWorkspaceMembersOutputSchema,
+  ListWorkspacesOutputSchema,
+  RemoveWorkspaceMembersOutputSchema,
+  WorkspaceSchema,
+} from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
 import { useServer } from './fixtures.js';
-import { createMember, createRegularKey, expectEnvelope, expectPaginationEdges, ok, rest, trpc } from './fixtures-admin.js';
+import { createMember, createRegularKey, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
+import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
 const One = WorkspaceSchema.strict();
 const Single = { parse: (body: unknown) => ({ data: One.parse((body as { data: unknown }).data) }) };
@@ -72,7 +79,7 @@ describe('POST /workspaces', () => {
     await created('taken');
     const dup = await create({ name: 'again', slug: 'taken' });
     expectEnvelope(dup, 400);
-    expect(dup.body.error.metadata).toMatchObject({ reason: 'slug taken' });
+    expect(errorOf(dup).metadata).toMatchObject({ reason: 'slug taken' });
     for (const slug of ['Ops', 'a b', '-x', 'x-', 'a_b', '123e4567-e89b-12d3-a456-426614174000', '']) {
       expectEnvelope(await create({ name: 'x', slug }), 400);
     }
@@ -112,7 +119,7 @@ describe('GET /workspaces', () => {
     expect(List.parse(res.body).data.length).toBeLessThanOrEqual(2);
     const typed = await trpc(env.server, 'workspaces.list', { limit: 2 }, { query: true });
     expect(typed.status).toBe(200);
-    const stringly = await trpc(env.server, 'workspaces.list', { limit: '2' }, { query: true });
+    const stringly = await trpcRaw(env.server, 'workspaces.list', { limit: '2' }, { query: true });
     expect(stringly.status).toBe(400);
     expect(stringly.data).toBeUndefined();
   });
@@ -159,7 +166,7 @@ describe('PATCH /workspaces/{id}', () => {
       disabled_server_tools: null,
       updated_at: expect.any(String),
     });
-    expect((await rest(env.server, `/workspaces/${ws.id}`, { method: 'PATCH', json: {} })).body.data.slug).toBe('patched-2');
+    expect(Single.parse((await rest(env.server, `/workspaces/${ws.id}`, { method: 'PATCH', json: {} })).body).data.slug).toBe('patched-2');
   });
 
   it("400 for bad values or the default workspace's slug; 404 for another organization's; 401; 403", async () => {
@@ -193,7 +200,7 @@ describe('DELETE /workspaces/{id}', () => {
     expectEnvelope(await rest(env.server, '/workspaces/doomed'), 404);
     expectEnvelope(await rest(env.server, `/workspaces/${ws.id}`, { method: 'DELETE' }), 404);
     expectEnvelope(await rest(env.server, `/workspaces/${ws.id}/budgets`), 404);
-    expect((await rest(env.server, '/workspaces?limit=100')).body.data.map((w: { id: string }) => w.id)).not.toContain(ws.id);
+    expect(List.parse((await rest(env.server, '/workspaces?limit=100')).body).data.map((w) => w.id)).not.toContain(ws.id);
     expect(await env.server.db.budget.count({ where: { workspace_id: ws.id } })).toBe(0);
     expect(await env.server.db.guardrail.count({ where: { workspace_id: ws.id } })).toBe(0);
     expect(await env.server.db.workspaceMember.count({ where: { workspace_id: ws.id } })).toBe(0);
@@ -210,7 +217,7 @@ describe('DELETE /workspaces/{id}', () => {
     const { key, hash } = await createRegularKey(env.server, ws.id);
     const refused = await rest(env.server, '/workspaces/busy', { method: 'DELETE' });
     expectEnvelope(refused, 400);
-    expect(refused.body.error.metadata).toMatchObject({ reason: 'workspace has active keys', active_keys: 1 });
+    expect(errorOf(refused).metadata).toMatchObject({ reason: 'workspace has active keys', active_keys: 1 });
     expect((await rest(env.server, '/key', { key })).status).toBe(200);
     await rest(env.server, `/keys/${hash}`, { method: 'DELETE' });
     expect((await rest(env.server, '/workspaces/busy', { method: 'DELETE' })).status).toBe(200);
@@ -243,7 +250,7 @@ describe('POST /workspaces/{id}/members/remove', () => {
     const res = await remove('crew', { user_ids: [a.id, 'not-a-member', a.id] });
     expect(res.status).toBe(200);
     expect(RemoveWorkspaceMembersOutputSchema.strict().parse(res.body)).toEqual({ removed_count: 1 });
-    const members = (await rest(env.server, `/workspaces/${ws.id}/members`)).body.data.map((m: { user_id: string }) => m.user_id);
+    const members = ListWorkspaceMembersOutputSchema.parse((await rest(env.server, `/workspaces/${ws.id}/members`)).body).data.map((m) => m.user_id);
     expect(members).toEqual([b.id]);
     expect((await remove(ws.id, { user_ids: [a.id] })).body).toEqual({ removed_count: 0 });
   });
@@ -256,8 +263,8 @@ describe('POST /workspaces/{id}/members/remove', () => {
     await ok(env.server, 'keys.create', { name: 'held', workspace_id: ws.id, creator_user_id: holder.id });
     const refused = await remove('holders', { user_ids: [holder.id, free.id] });
     expectEnvelope(refused, 400);
-    expect(refused.body.error.metadata).toMatchObject({ user_ids_with_active_keys: [holder.id] });
-    expect((await rest(env.server, `/workspaces/${ws.id}/members`)).body.total_count).toBe(2);
+    expect(errorOf(refused).metadata).toMatchObject({ user_ids_with_active_keys: [holder.id] });
+    expect(ListWorkspaceMembersOutputSchema.parse((await rest(env.server, `/workspaces/${ws.id}/members`)).body).total_count).toBe(2);
     expectEnvelope(await remove('default', { user_ids: [free.id] }), 400);
     expectEnvelope(await remove('holders', { user_ids: [] }), 400);
     expectEnvelope(await remove('holders', {}), 400);
