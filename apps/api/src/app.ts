@@ -43,7 +43,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   });
   app.get('/readyz', async (req, res) => {
     try {
-      await deps.db.$queryRaw`SELECT 1`;
+      await deps.db.$executeRaw`SELECT 1`;
       res.json({ status: 'ok' });
     } catch (error) {
       loggerOf(req, deps.logger).warn({ err: error }, 'readiness check failed');

@@ -10,6 +10,7 @@
 // Each replica tries every STORAGE_SWEEP_INTERVAL_MS; a PostgreSQL advisory lock lets one sweep at a
 // time, and the others skip that round.
 import { queryRows, statement, withAdvisoryLock, type Db } from '@switchyard/db';
+import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { STORED_NAMESPACES } from './claims.js';
 import { isStorageKey, type BlobStorage } from './storage.js';
@@ -27,10 +28,14 @@ const UNREFERENCED = statement(`
   SELECT k AS key FROM unnest($1::text[]) AS k
    WHERE NOT EXISTS (SELECT 1 FROM container_files WHERE storage_key = k)
      AND NOT EXISTS (SELECT 1 FROM documents WHERE storage_key = k)
-     AND NOT EXISTS (SELECT 1 FROM pending_objects WHERE key = k)`);
+     AND NOT EXISTS (SELECT 1 FROM pending_objects WHERE key = k)`,
+  z.object({ key: z.string() }),
+);
 
 const ABANDONED_CLAIMS = statement(`
-  DELETE FROM pending_objects WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING key`);
+  DELETE FROM pending_objects WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING key`,
+  z.object({ key: z.string() }),
+);
 
 export interface SweepDeps {
   db: Db;
@@ -75,10 +80,10 @@ async function sweepLocked({ db, storage, now }: SweepDeps, objectMinAgeMs: numb
     report.temporary++;
   }
 
-  report.claims = (await queryRows<{ key: string }>(db, ABANDONED_CLAIMS, [ABANDONED_AFTER_MS])).length;
+  report.claims = (await queryRows(db, ABANDONED_CLAIMS, [ABANDONED_AFTER_MS])).length;
 
   const removeUnreferenced = async (keys: string[]) => {
-    const rows = await queryRows<{ key: string }>(db, UNREFERENCED, [keys]);
+    const rows = await queryRows(db, UNREFERENCED, [keys]);
     for (const { key } of rows) await storage.delete(key);
     report.objects += rows.length;
   };

@@ -4,6 +4,7 @@
 // of generations.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import type { ActivityInput, ActivityItem } from '@switchyard/schema';
+import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
@@ -25,20 +26,20 @@ const ACTIVITY = statement(`
     AND ($5::uuid IS NULL OR api_key_id = $5::uuid)
     AND ($6::text IS NULL OR user_id = $6::text)
   GROUP BY 1, 2, 3, 4
-  ORDER BY 1, 2, 3, 4`);
-
-interface Row {
-  date: string;
-  model: string;
-  provider_name: string;
-  workspace_id: string | null;
-  requests: string;
-  prompt_tokens: string;
-  completion_tokens: string;
-  reasoning_tokens: string;
-  usage: string;
-  byok_usage: string;
-}
+  ORDER BY 1, 2, 3, 4`,
+  z.object({
+    date: z.string(),
+    model: z.string(),
+    provider_name: z.string(),
+    workspace_id: z.string().nullable(),
+    requests: z.string(),
+    prompt_tokens: z.string(),
+    completion_tokens: z.string(),
+    reasoning_tokens: z.string(),
+    usage: z.string(),
+    byok_usage: z.string(),
+  }),
+);
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -86,7 +87,7 @@ export async function getActivity(db: Db, snapshot: CatalogSnapshot, actor: Acto
     });
     if (!member) throw new NotFound(`member ${input.user_id}`);
   }
-  const rows = await queryRows<Row>(db, ACTIVITY, [
+  const rows = await queryRows(db, ACTIVITY, [
     actor.organizationId,
     first,
     last,

@@ -5,8 +5,9 @@
 // not with the number of generations. Raw generation rows are read only where the rollup is too coarse: the partial hours
 // at the two ends of the range, and queries by minute or by (or filtered on) a high-cardinality
 // dimension (external_user, generation_id), whose range is bounded more tightly (ANALYTICS_BOUNDS).
-import type { Db } from '@switchyard/db';
+import { rawRows, type Db } from '@switchyard/db';
 import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/schema';
+import { z } from 'zod';
 import { keyHashes, resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
 import { visibleRows } from '../../access/workspaces.js';
@@ -132,7 +133,26 @@ const around = ([from, to]: [Date, Date], [a, b]: [Date, Date]) =>
   ([[from, a], [b, to]] as [Date, Date][]).filter(([x, y]) => x < y);
 
 type Counts = Record<string, string | number>;
-type SqlRow = Record<string, unknown> & { date: Date; latency_hists?: string; throughput_hists?: string };
+type SqlRow = { date: Date; latency_hists?: string; throughput_hists?: string } & Record<`d${number}` | (typeof SUM_COLUMNS)[number], string>;
+
+/**
+ * The schema of the query's rows: its date bucket, dimensions d0.. and sums as text, and each
+ * histogram asked for as JSON text (`latency_hists`).
+ */
+function sqlRowSchema(dimensions: number, histograms: readonly string[]) {
+  const key = `${dimensions} ${histograms.join()}`;
+  let schema = sqlRowSchemas.get(key);
+  if (!schema) {
+    const text = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.string()]));
+    const dims = Array.from({ length: dimensions }, (_, i) => `d${i}`);
+    // Its columns depend on the query, which tsc cannot follow: SqlRow types what the schema checks.
+    schema = z.object({ date: z.date(), ...text(dims), ...text(SUM_COLUMNS), ...text(histograms.map((h) => `${h}_hists`)) }) as unknown as z.ZodType<SqlRow>;
+    sqlRowSchemas.set(key, schema);
+  }
+  return schema;
+}
+/** The schemas made so far (zod compiles one on its first parse): one per number of dimensions and set of histograms. */
+const sqlRowSchemas = new Map<string, z.ZodType<SqlRow>>();
 
 /** One histogram of the buckets of several. */
 const merged = (all: string | undefined) => (all ? (JSON.parse(all) as Counts[]) : []).reduce((into, counts) => addCounts(into, counts), new Map<number, number>());
@@ -228,7 +248,7 @@ export async function queryAnalytics(
     .$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
       await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
-      return tx.$queryRawUnsafe<SqlRow[]>(sql, ...params);
+      return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
     })
     .catch((error: unknown) => {
       if (isStatementTimeout(error)) throw new Timeout(`analytics query past ${timeoutMs} ms`);

@@ -4,6 +4,7 @@
 // (file-shapes.ts). Only the platform's own storage is served: `provider` (a tenant's provider
 // credential) is refused with 400, as are the listing features that storage does not have.
 import { queryRows, statement, type Db, type Document } from '@switchyard/db';
+import { z } from 'zod';
 import type { DocumentDeletion, DocumentInput, DocumentPage, File, FileShape, ListDocumentsInput } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
@@ -129,7 +130,9 @@ const DELETE_DOCUMENT = statement(`
     UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = $3
     FROM gone WHERE w.id = gone.workspace_id
   )
-  SELECT storage_key FROM gone`);
+  SELECT storage_key FROM gone`,
+  z.object({ storage_key: z.string() }),
+);
 
 /**
  * DELETE /files/{file_id}: frees the document's share of the workspace quota at once, then deletes
@@ -146,7 +149,7 @@ export async function deleteDocument(
   log: (error: unknown, storageKey: string) => void,
 ): Promise<DocumentDeletion> {
   const workspaceId = await workspaceOf(db, actor, input);
-  const [gone] = await queryRows<{ storage_key: string }>(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now]);
+  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now]);
   if (!gone) throw new NotFound(`file ${input.file_id}`);
   await media.storage.delete(gone.storage_key).catch((error: unknown) => log(error, gone.storage_key));
   return shape === 'compat_b'

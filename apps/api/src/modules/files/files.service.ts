@@ -6,6 +6,7 @@
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { queryRows, statement, type Container as ContainerRow, type ContainerFile as ContainerFileRow, type Db, type Document } from '@switchyard/db';
+import { z } from 'zod';
 import type {
   Container,
   ContainerFile,
@@ -116,7 +117,9 @@ export async function getContainerFile(db: Db, actor: Actor, input: GetContainer
 const CONTAINER_FILES_PAGE = statement(`
   SELECT path, size_bytes, updated_at FROM container_files
   WHERE container_id = $1::uuid AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
-  ORDER BY path COLLATE "C" LIMIT $3`);
+  ORDER BY path COLLATE "C" LIMIT $3`,
+  z.object({ path: z.string(), size_bytes: z.string(), updated_at: z.date() }),
+);
 
 /**
  * GET /containers/{container_id}/files: the container's files in path order, `limit` at a time,
@@ -125,7 +128,7 @@ const CONTAINER_FILES_PAGE = statement(`
 export async function listContainerFiles(db: Db, actor: Actor, input: ListContainerFilesInput): Promise<ContainerFileList> {
   const after = input.after === undefined ? null : decodeFileId(input.after);
   const container = await findContainer(db, visibleRows(actor), input.container_id);
-  const rows = await queryRows<{ path: string; size_bytes: string; updated_at: Date }>(db, CONTAINER_FILES_PAGE, [
+  const rows = await queryRows(db, CONTAINER_FILES_PAGE, [
     container.id,
     after,
     input.limit + 1,
@@ -277,7 +280,7 @@ export async function promoteFile(
     if (copied.sha256 !== file.sha256) throw new Unavailable(`stored bytes of ${file.id} do not match their checksum`);
     document = await db.$transaction(async (tx) => {
       // Serialises promotions of this one file, so a concurrent double promotion makes one document.
-      await tx.$queryRaw`SELECT 1 FROM container_files WHERE id = ${file.id}::uuid FOR UPDATE`;
+      await tx.$executeRaw`SELECT 1 FROM container_files WHERE id = ${file.id}::uuid FOR UPDATE`;
       const first = await earlier(tx);
       if (first) return first;
       const reserved = await tx.$executeRaw`

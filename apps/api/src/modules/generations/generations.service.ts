@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { Prisma, queryRows, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -12,6 +12,7 @@ import type {
   RecordGenerationOutput,
 } from '@switchyard/schema';
 import { RecordGenerationInputSchema } from '@switchyard/schema';
+import { z } from 'zod';
 import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
@@ -93,19 +94,70 @@ function visibleGeneration(actor: Actor, id: string): Prisma.GenerationWhereInpu
  * The organization's credit standing and the generation, if the caller may read it (see
  * visibleGeneration), in one round trip: by primary key, whatever the number of generations.
  */
-const GENERATION_WITH_CREDIT = statement(`
+const GENERATION_WITH_CREDIT = statement(
+  `
   SELECT o.credit_balance < 0 AS in_debt, g.*
   FROM organizations o
   LEFT JOIN generations g ON g.id = $2 AND g.organization_id = o.id AND ($3::boolean OR g.user_id = $4)
-  WHERE o.id = $1`);
+  WHERE o.id = $1`,
+  rowOrNulls(
+    { in_debt: z.boolean() },
+    modelColumns<GenerationRow>()({
+      id: z.string(),
+      organization_id: z.string(),
+      workspace_id: z.string(),
+      api_key_id: z.string(),
+      user_id: z.string(),
+      request_id: z.string().nullable(),
+      upstream_id: z.string().nullable(),
+      model: z.string(),
+      provider_name: z.string().nullable(),
+      router: z.string().nullable(),
+      api_type: z.string().nullable(),
+      app_id: z.number().int().nullable(),
+      preset_id: z.string().nullable(),
+      session_id: z.string().nullable(),
+      external_user: z.string().nullable(),
+      user_agent: z.string().nullable(),
+      http_referer: z.string().nullable(),
+      origin: z.string().nullable(),
+      data_region: z.string().nullable(),
+      service_tier: z.string().nullable(),
+      web_search_engine: z.string().nullable(),
+      finish_reason: z.string().nullable(),
+      native_finish_reason: z.string().nullable(),
+      cancelled: z.boolean(),
+      streamed: z.boolean(),
+      is_byok: z.boolean(),
+      is_free: z.boolean(),
+      latency: z.number().nullable(),
+      generation_time: z.number().nullable(),
+      moderation_latency: z.number().nullable(),
+      tokens_prompt: z.number().int(),
+      tokens_completion: z.number().int(),
+      native_tokens_prompt: z.number().int().nullable(),
+      native_tokens_completion: z.number().int().nullable(),
+      native_tokens_completion_images: z.number().int().nullable(),
+      native_tokens_reasoning: z.number().int().nullable(),
+      native_tokens_cached: z.number().int().nullable(),
+      num_fetches: z.number().int().nullable(),
+      num_input_audio_prompt: z.number().int().nullable(),
+      num_media_completion: z.number().int().nullable(),
+      num_media_prompt: z.number().int().nullable(),
+      num_search_results: z.number().int().nullable(),
+      total_cost: z.string(),
+      usage: z.string(),
+      upstream_inference_cost: z.string().nullable(),
+      cache_discount: z.string().nullable(),
+      provider_responses: parsedJson,
+      created_at: z.date(),
+    }),
+  ),
+);
 
 /** GET /generation. 402 while the organization's credit balance is negative. */
 export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
-  const [row] = await queryRows<{ in_debt: boolean } & (GenerationData | { [K in keyof GenerationData]: null })>(
-    db,
-    GENERATION_WITH_CREDIT,
-    [actor.organizationId, input.id, actor.key.is_management_key, actor.userId],
-  );
+  const [row] = await queryRows(db, GENERATION_WITH_CREDIT, [actor.organizationId, input.id, actor.key.is_management_key, actor.userId]);
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
   return generationOf(row);
@@ -131,7 +183,9 @@ const UPSERT_FEEDBACK = statement(`
   SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $4::feedback_category, $5
   FROM generations g WHERE g.id = $1 AND g.organization_id = $2 AND g.user_id = $3
   ON CONFLICT (generation_id, user_id) DO UPDATE SET category = EXCLUDED.category, comment = EXCLUDED.comment
-  RETURNING generation_id`);
+  RETURNING generation_id`,
+  z.object({ generation_id: z.string() }),
+);
 
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
 export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {

@@ -9,6 +9,7 @@
 // one generation at a time, so one bad row fails alone. The same statement keeps the hourly
 // analytics rollup (analytics/rollup.ts).
 import { queryRows, statement, type Db } from '@switchyard/db';
+import { z } from 'zod';
 import { rollupCtes } from '../analytics/rollup.js';
 
 /** One generations row, every NOT NULL column filled, as JSON (jsonb_populate_recordset reads it). */
@@ -82,7 +83,9 @@ const RECORD_BATCH = statement(`
     FROM (SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id) s
     WHERE o.id = s.organization_id AND s.usage <> 0
   ),${rollupCtes('new')}
-  SELECT id, store AS content_stored FROM new`);
+  SELECT id, store AS content_stored FROM new`,
+  z.object({ id: z.string(), content_stored: z.boolean() }),
+);
 
 /** Told about every batch written (metrics): its size, how long it took, and whether it committed. */
 export type BatchObserver = (batch: { size: number; seconds: number; committed: boolean }) => void;
@@ -154,7 +157,7 @@ export class GenerationRecorder {
     const started = performance.now();
     let committed = false;
     try {
-      const result = await queryRows<{ id: string; content_stored: boolean }>(this.db, RECORD_BATCH, [
+      const result = await queryRows(this.db, RECORD_BATCH, [
         JSON.stringify(rows),
         JSON.stringify(extras),
         this.now(),

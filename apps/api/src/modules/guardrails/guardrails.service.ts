@@ -1,6 +1,6 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
-import { Prisma, queryRows, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
+import { LimitReset, modelColumns, parsedJson, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
 import {
   GUARDRAIL_FLAG_FIELDS,
   type CreateGuardrailInput,
@@ -15,6 +15,7 @@ import {
   type ListGuardrailsInput,
   type UpdateGuardrailInput,
 } from '@switchyard/schema';
+import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
@@ -102,15 +103,45 @@ async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<Guar
  * One page of a workspace's guardrails ($2, or the organization's default workspace when null) with
  * the total and the workspace id, in one round trip. A page past the end is one row of nulls.
  */
-const GUARDRAILS_PAGE = statement(`
+/** The nullable ZDR and training flags, one column each. */
+const FLAG_COLUMNS = Object.fromEntries(GUARDRAIL_FLAG_FIELDS.map((field) => [field, z.boolean().nullable()])) as Record<
+  (typeof GUARDRAIL_FLAG_FIELDS)[number],
+  z.ZodNullable<z.ZodBoolean>
+>;
+
+const GUARDRAILS_PAGE = statement(
+  `
   SELECT w.id AS listed_workspace_id, (SELECT count(*) FROM guardrails WHERE workspace_id = w.id)::int AS total, g.*
   FROM (SELECT coalesce($2::uuid, o.default_workspace_id) AS id FROM organizations o WHERE o.id = $1) w
   LEFT JOIN LATERAL (
     SELECT * FROM guardrails WHERE workspace_id = w.id ORDER BY created_at, id OFFSET $3 LIMIT $4
   ) g ON true
-  ORDER BY g.created_at, g.id`);
-
-type GuardrailPageRow = { listed_workspace_id: string | null; total: number } & (GuardrailData | { [K in keyof GuardrailData]: null });
+  ORDER BY g.created_at, g.id`,
+  rowOrNulls(
+    { listed_workspace_id: z.string().nullable(), total: z.number().int() },
+    modelColumns<GuardrailRow>()({
+      id: z.string(),
+      organization_id: z.string(),
+      workspace_id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      allowed_models: parsedJson,
+      ignored_models: parsedJson,
+      allowed_providers: parsedJson,
+      ignored_providers: parsedJson,
+      enforce_zdr: z.boolean(),
+      limit_usd: z.string(),
+      reset_interval: z.enum(LimitReset).nullable(),
+      include_byok_in_budgets: z.boolean(),
+      allowed_data_regions: parsedJson,
+      content_filters: parsedJson,
+      content_filter_builtins: parsedJson,
+      ...FLAG_COLUMNS,
+      created_at: z.date(),
+      updated_at: z.date(),
+    }),
+  ),
+);
 
 /**
  * GET /guardrails lists only 401 and 500: a workspace the key may not look into (another
@@ -129,7 +160,7 @@ export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrails
     if (!workspace || !canSeeWorkspace(actor, workspace.id)) return NOTHING_VISIBLE;
     named = workspace.id;
   }
-  const rows = await queryRows<GuardrailPageRow>(db, GUARDRAILS_PAGE, [actor.organizationId, named, input.offset, input.limit]);
+  const rows = await queryRows(db, GUARDRAILS_PAGE, [actor.organizationId, named, input.offset, input.limit]);
   const workspaceId = rows[0]?.listed_workspace_id;
   if (!workspaceId) throw new Error(`organization ${actor.organizationId} has no default workspace`);
   if (!canSeeWorkspace(actor, workspaceId)) return NOTHING_VISIBLE;
@@ -299,6 +330,9 @@ function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Inva
   });
 }
 
+/** The row schema of assignGuardrailKeys' statement (made once: zod compiles a schema on its first parse). */
+const ASSIGNED_ROW = z.object({ id: z.string() });
+
 /**
  * Assigns keys (by hash) of the organization. Any unknown or foreign hash: 400 naming them, nothing
  * assigned. A key holds at most one guardrail (unique api_key_id): assigning moves it here from any
@@ -315,14 +349,18 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
     const found = new Map(keys.map((k) => [k.hash, k.id]));
     const missing = hashes.filter((hash) => !found.has(hash));
     if (missing.length > 0) throw unknownIds('key_hashes', missing);
-    const assigned = await tx.$queryRaw<{ id: string }[]>`
+    const assigned = await rawRows(
+      tx,
+      ASSIGNED_ROW,
+      Prisma.sql`
       INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by)
       SELECT gen_random_uuid(), ${actor.organizationId}, ${guardrail.id}::uuid, k, ${actor.userId}
       FROM unnest(${keys.map((k) => k.id)}::uuid[]) AS k
       ON CONFLICT (api_key_id) DO UPDATE
         SET guardrail_id = excluded.guardrail_id, assigned_by = excluded.assigned_by, created_at = now()
         WHERE guardrail_key_assignments.guardrail_id <> excluded.guardrail_id
-      RETURNING id`;
+      RETURNING id`,
+    );
     return { assigned_count: assigned.length };
   });
 }

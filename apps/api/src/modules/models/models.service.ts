@@ -1,7 +1,8 @@
 // The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
 // writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
 // every organization sees the same models, but a guardrail can keep a key from using one.
-import { Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+import { parsedJson, Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+import { z } from 'zod';
 import type {
   Catalog,
   CatalogEndpoint,
@@ -126,7 +127,7 @@ function stringList(value: Prisma.JsonValue | null): string[] | null {
  * A list entry names the canonical model (all its variants) or one variant.
  */
 async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const guardrails = await queryRows<{ id: string; allowed_models: Prisma.JsonValue; ignored_models: Prisma.JsonValue }>(
+  const guardrails = await queryRows(
     db,
     APPLICABLE_GUARDRAILS,
     [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId],
@@ -146,7 +147,9 @@ const APPLICABLE_GUARDRAILS = statement(`
   SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
   WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
     AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
-      OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`);
+      OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`,
+  z.object({ id: z.string(), allowed_models: parsedJson, ignored_models: parsedJson }),
+);
 
 /** GET /model/{author}/{slug}. */
 export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, input: GetModelInput, apiPath: string): Promise<Model> {

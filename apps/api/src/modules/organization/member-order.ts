@@ -6,11 +6,14 @@
 // organization's order at once; writes by another process as soon as their notification arrives
 // (cache-events.ts), and within `ttlMs` even if it is lost.
 import { queryRows, statement, type Db } from '@switchyard/db';
+import { z } from 'zod';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
 const MEMBER_ORDER = statement(`
-  SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`);
+  SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`,
+  z.object({ id: z.string() }),
+);
 
 export class MemberOrderCache {
   readonly #orders: TtlCache<string, string[] | null>;
@@ -31,7 +34,7 @@ export class MemberOrderCache {
   ids(db: Db, organizationId: string): Promise<string[] | null> {
     const { maxMembers } = this.limits;
     return this.#orders.get(organizationId, async () => {
-      const rows = await queryRows<{ id: string }>(db, MEMBER_ORDER, [organizationId, maxMembers + 1]);
+      const rows = await queryRows(db, MEMBER_ORDER, [organizationId, maxMembers + 1]);
       return rows.length > maxMembers ? null : rows.map((r) => r.id);
     });
   }

@@ -1,7 +1,7 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
 // change and remove them. A user is a shared identity (one id per email); everything an
 // organization writes about a person (names, role) is on its membership, and is all it reads.
-import { queryRows, statement, type Db, type OrganizationMember as MemberRow, type Prisma, type User } from '@switchyard/db';
+import { orgRoleColumn, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
   OrganizationMember,
@@ -9,6 +9,7 @@ import type {
   RemoveOrganizationMemberInput,
   UpdateOrganizationMemberInput,
 } from '@switchyard/schema';
+import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
@@ -19,8 +20,11 @@ type Role = MemberRow['role'];
 const orgRoleOf = (role: Role): OrgRole => (role === 'admin' ? 'org:admin' : 'org:member');
 const roleOf = (role: OrgRole): Role => (role === 'org:admin' ? 'admin' : 'member');
 
-const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember =>
-  memberOfFields({ ...row, email: row.user.email, role: orgRoleOf(row.role) });
+const memberOf = (row: MemberRow & { user: Pick<User, 'email'> }): OrganizationMember => memberOfFields({ ...row, email: row.user.email });
+
+/** A member's columns in raw SQL; the role as Prisma reads it (`admin`, not the label `org:admin`). */
+const MEMBER_COLUMNS = { user_id: z.string(), role: orgRoleColumn, email: z.string(), first_name: z.string(), last_name: z.string() };
+type MemberFields = Pick<MemberRow, 'user_id' | 'role' | 'first_name' | 'last_name'> & Pick<User, 'email'>;
 
 /**
  * One page of members with the total, in one round trip, for organizations too large to keep their
@@ -35,24 +39,20 @@ const MEMBERS_PAGE = statement(`
     FROM (SELECT * FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3) m
     JOIN users u ON u.id = m.user_id
   ) p ON true
-  ORDER BY p.created_at, p.id`);
+  ORDER BY p.created_at, p.id`,
+  rowOrNulls({ total: z.number().int() }, MEMBER_COLUMNS),
+);
 
 /** The members with these membership ids, by primary key. */
 const MEMBERS_BY_ID = statement(`
   SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
-  WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`);
-
-interface MemberFields {
-  user_id: string;
-  role: OrgRole;
-  email: string;
-  first_name: string;
-  last_name: string;
-}
+  WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`,
+  z.object({ id: z.string(), ...MEMBER_COLUMNS }),
+);
 
 const memberOfFields = (r: MemberFields): OrganizationMember =>
-  ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: r.role }) satisfies OrganizationMember;
+  ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: orgRoleOf(r.role) }) satisfies OrganizationMember;
 
 /**
  * Oldest member first; ties broken by the membership id, so pages never overlap. The order comes
@@ -61,7 +61,7 @@ const memberOfFields = (r: MemberFields): OrganizationMember =>
 export async function listOrganizationMembers(db: Db, order: MemberOrderCache, actor: Actor, page: { offset: number; limit: number }) {
   const ids = await order.ids(db, actor.organizationId);
   if (ids === null) {
-    const rows = await queryRows<{ total: number } & (MemberFields | { [K in keyof MemberFields]: null })>(db, MEMBERS_PAGE, [
+    const rows = await queryRows(db, MEMBERS_PAGE, [
       actor.organizationId,
       page.offset,
       page.limit,
@@ -69,7 +69,7 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
     return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
-  const rows = slice.length ? await queryRows<MemberFields & { id: string }>(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
+  const rows = slice.length ? await queryRows(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return { data: slice.flatMap((id) => (byId.has(id) ? [memberOfFields(byId.get(id)!)] : [])), total_count: ids.length };
 }
@@ -147,9 +147,12 @@ export async function removeOrganizationMember(db: Db, order: MemberOrderCache, 
   return { removed: true as const };
 }
 
+/** The row schema of lockMembers' statement: the role as Prisma reads it (`admin`), not its label. */
+const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
+
 /**
- * The organization's memberships of these users (role as its database label, `org:admin`
- * or `org:member`), locked FOR SHARE to the end of the transaction: a member removed concurrently
+ * The organization's memberships of these users (role as Prisma's OrgRole, `admin` or `member`),
+ * locked FOR SHARE to the end of the transaction: a member removed concurrently
  * cannot slip between this check and a write that names them. Any id that is no member of the
  * organization: the error `refuse` makes of them all is thrown, before anything is written.
  */
@@ -158,11 +161,15 @@ export async function lockMembers(
   organizationId: string,
   userIds: string[],
   refuse: (unknownIds: string[]) => Error,
-): Promise<{ user_id: string; role: string }[]> {
-  const members = await tx.$queryRaw<{ user_id: string; role: string }[]>`
+): Promise<{ user_id: string; role: Role }[]> {
+  const members = await rawRows(
+    tx,
+    MEMBER_ROLE_ROW,
+    Prisma.sql`
     SELECT user_id, role::text AS role FROM organization_members
     WHERE organization_id = ${organizationId} AND user_id = ANY(${userIds}::text[])
-    FOR SHARE`;
+    FOR SHARE`,
+  );
   const known = new Set(members.map((m) => m.user_id));
   const unknown = userIds.filter((id) => !known.has(id));
   if (unknown.length > 0) throw refuse(unknown);

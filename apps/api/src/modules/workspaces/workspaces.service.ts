@@ -5,8 +5,9 @@
 // of it, with the role they hold in the organization. Its member list is therefore read from
 // organization_members (membership id = the organization membership's id), so it can never drift.
 // Other workspaces keep their own rows in workspace_members.
-import { Prisma, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
+import { Prisma, rawRows, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
 import { v5 as uuidv5 } from 'uuid';
+import { z } from 'zod';
 import type {
   AddWorkspaceMembersInput,
   CreateWorkspaceInput,
@@ -16,7 +17,6 @@ import type {
   UpdateWorkspaceInput,
   Workspace,
   WorkspaceMember,
-  WorkspaceRole,
 } from '@switchyard/schema';
 import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
@@ -142,6 +142,9 @@ const activeKeys = (workspaceId: string, creators?: string[]) => ({
   ...(creators ? { creator_user_id: { in: creators } } : {}),
 });
 
+/** The row schema of deleteWorkspace's lock (made once: zod compiles a schema on its first parse). */
+const LOCKED_ROW = z.object({ id: z.string() });
+
 /**
  * DELETE /workspaces/{id}. The default workspace is never deleted here (400, with or without
  * confirm_default_workspace_deletion: keys, credentials and defaults of the organization hang on it).
@@ -157,8 +160,11 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
   }
   const removedKeys = await db.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`;
+    const [locked] = await rawRows(
+      tx,
+      LOCKED_ROW,
+      Prisma.sql`SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`,
+    );
     if (!locked) throw new NotFound(`workspace ${input.id}`);
     const active = await tx.apiKey.count({ where: activeKeys(workspace.id) });
     if (active > 0) {
@@ -258,7 +264,8 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     // Every organization member already belongs to the default workspace.
     if (workspace.id === (await defaultWorkspaceId(tx, actor))) return [];
 
-    const roles = new Map(members.map((m) => [m.user_id, (m.role === 'org:admin' ? 'admin' : 'member') as WorkspaceRole]));
+    // The workspace role is the organization's (workspace_role and Prisma's OrgRole share their values).
+    const roles = new Map(members.map((m) => [m.user_id, m.role]));
     const created = await tx.workspaceMember.createManyAndReturn({
       data: userIds.map((user_id) => ({
         organization_id: actor.organizationId,
