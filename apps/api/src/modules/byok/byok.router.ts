@@ -112,7 +112,7 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input, ctx.now())),
 
   // Internal (tRPC only): re-encryption of the organization's secrets after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure

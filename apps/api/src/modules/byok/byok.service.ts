@@ -145,11 +145,11 @@ export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: Up
  * DELETE /byok/{id}: the sealed secret is destroyed (set to null) and the record marked deleted; it
  * is no longer listed or found. The row stays for the generations that used it.
  */
-export async function deleteByok(db: Db, actor: Actor, input: { id: string }): Promise<{ deleted: true }> {
+export async function deleteByok(db: Db, actor: Actor, input: { id: string }, now: Date): Promise<{ deleted: true }> {
   const existing = await findCredential(db, actor, input.id);
   const { count } = await db.byokCredential.updateMany({
     where: { id: existing.id, deleted_at: null },
-    data: { secret_ciphertext: null, disabled: true, deleted_at: new Date() },
+    data: { secret_ciphertext: null, disabled: true, deleted_at: now },
   });
   if (count === 0) throw new NotFound(`byok credential ${input.id}`);
   return { deleted: true };

@@ -128,5 +128,5 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash)),
+    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now())),
 });

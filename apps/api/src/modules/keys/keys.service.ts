@@ -279,9 +279,9 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
  * so that its generations and spend history stay the organization's records; its guardrail
  * assignments go.
  */
-export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string): Promise<{ deleted: true }> {
+export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string, now: Date): Promise<{ deleted: true }> {
   const deleted = await db.$transaction(async (tx) => {
-    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: new Date(), disabled: true } });
+    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: now, disabled: true } });
     if (!key) return false;
     await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });
     return true;

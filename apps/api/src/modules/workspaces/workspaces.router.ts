@@ -182,5 +182,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
 });

@@ -154,7 +154,7 @@ const LOCKED_ROW = z.object({ id: z.string() });
  * the generations and spend recorded in it stay. The workspace row is locked, so a concurrent delete
  * or budget change waits.
  */
-export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput): Promise<{ deleted: true }> {
+export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput, now: Date): Promise<{ deleted: true }> {
   const workspace = await resolveWorkspace(db, actor, input.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
@@ -170,7 +170,6 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
     if (active > 0) {
       throw new Invalid('a workspace with active keys cannot be deleted', { reason: 'workspace has active keys', active_keys: active });
     }
-    const now = new Date();
     await tx.budget.deleteMany({ where: { workspace_id: workspace.id } });
     await tx.guardrail.deleteMany({ where: { workspace_id: workspace.id } });
     await tx.workspaceMember.deleteMany({ where: { workspace_id: workspace.id } });
