@@ -38,7 +38,11 @@ function answerFor(url: string | undefined): Buffer {
   const n = match[1]!.split(',').length;
   let answer = batches.get(n);
   if (!answer) {
-    answer = Buffer.concat([Buffer.from('['), ...Array.from({ length: n }, (_, i) => (i ? Buffer.concat([Buffer.from(','), batchItem!]) : batchItem!)), Buffer.from(']')]);
+    answer = Buffer.concat([
+      Buffer.from('['),
+      ...Array.from({ length: n }, (_, i) => (i ? Buffer.concat([Buffer.from(','), batchItem!]) : batchItem!)),
+      Buffer.from(']'),
+    ]);
     batches.set(n, answer);
   }
   return answer;
@@ -66,7 +70,12 @@ if (mode === 'node') {
   app.set('etag', false);
   app.all(/.*/, (req, res) => {
     (req as NodeJS.ReadableStream).resume();
-    (req as NodeJS.ReadableStream).on('end', () => res.status(200).type(contentType).send(answerFor((req as { url?: string }).url)));
+    (req as NodeJS.ReadableStream).on('end', () =>
+      res
+        .status(200)
+        .type(contentType)
+        .send(answerFor((req as { url?: string }).url)),
+    );
   });
   const server = app.listen(port, '127.0.0.1', ready);
   server.keepAliveTimeout = 65_000;

@@ -61,8 +61,7 @@ function cpuMeter(pid: number | undefined, dbPid?: number): () => { server: numb
   };
 }
 
-const okCount = (statusCodes: Record<string, number>) =>
-  Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
+const okCount = (statusCodes: Record<string, number>) => Object.entries(statusCodes).reduce((sum, [code, n]) => (code.startsWith('2') ? sum + n : sum), 0);
 const perRequest = (cpuMs: number | null, ok: number) => (cpuMs === null || ok === 0 ? null : cpuMs / ok);
 
 export async function runAutocannon(options: {

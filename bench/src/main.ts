@@ -88,7 +88,10 @@ function options(): Options {
     fileMiB: number('file-mib', values['file-mib'] ?? (smoke ? '8' : '100'), 1),
     downloads: number('downloads', values.downloads, 1),
     logLevel: values['log-level'],
-    only: values.only.split(',').map((s) => s.trim()).filter(Boolean),
+    only: values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     smoke,
     cpuProf: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
   };
@@ -258,7 +261,12 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
     {
       name: 'GET /generation?id=',
       kind: 'read',
-      spec: { method: 'GET', path: `/api/v1/generation?id=${seededGenerationId(1)}`, headers: regular, vary: () => ({ path: `/api/v1/generation?id=${randomGeneration()}` }) },
+      spec: {
+        method: 'GET',
+        path: `/api/v1/generation?id=${seededGenerationId(1)}`,
+        headers: regular,
+        vary: () => ({ path: `/api/v1/generation?id=${randomGeneration()}` }),
+      },
     },
     { name: 'GET /guardrails', kind: 'read', spec: { method: 'GET', path: '/api/v1/guardrails', headers: regular } },
     {
@@ -268,11 +276,13 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
     },
     // The large size's organization has 100,000 members: the first page and the last but one.
     ...(size === 'large'
-      ? [MEMBERS_FIRST, MEMBERS_DEEP].map((name): Scenario => ({
-          name,
-          kind: 'read',
-          spec: { method: 'GET', path: `/api/v1${name.slice('GET '.length)}`, headers: management },
-        }))
+      ? [MEMBERS_FIRST, MEMBERS_DEEP].map(
+          (name): Scenario => ({
+            name,
+            kind: 'read',
+            spec: { method: 'GET', path: `/api/v1${name.slice('GET '.length)}`, headers: management },
+          }),
+        )
       : []),
     // Reads the 30-day rollups, never generations: its cost should not move from small to large.
     { name: 'GET /activity', kind: 'read', spec: { method: 'GET', path: '/api/v1/activity', headers: management } },
@@ -442,7 +452,12 @@ async function measure(
 
 async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
   const port = await freePort();
-  const child = startChild(scriptPath('./floor.js'), [mode, String(port), bodyFile, contentType], { PATH: process.env.PATH ?? '' }, path.join(tmp, `floor-${mode}.log`));
+  const child = startChild(
+    scriptPath('./floor.js'),
+    [mode, String(port), bodyFile, contentType],
+    { PATH: process.env.PATH ?? '' },
+    path.join(tmp, `floor-${mode}.log`),
+  );
   await waitForMessage(child, 'ready', 30_000);
   return { child, url: `http://127.0.0.1:${port}` };
 }
@@ -511,10 +526,13 @@ async function main() {
   const opts = options();
   // Bounded: every run stops by itself; this is the backstop if something hangs.
   const perSize = 10 * 60 + 9 * 3 * (opts.warmup + opts.duration + 15) + 600;
-  const watchdog = setTimeout(() => {
-    console.error(`bench: gave up after ${perSize * opts.sizes.length} s (the harness hung)`);
-    void stopAllChildren(2_000).finally(() => process.exit(1));
-  }, perSize * opts.sizes.length * 1000);
+  const watchdog = setTimeout(
+    () => {
+      console.error(`bench: gave up after ${perSize * opts.sizes.length} s (the harness hung)`);
+      void stopAllChildren(2_000).finally(() => process.exit(1));
+    },
+    perSize * opts.sizes.length * 1000,
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void stopAllChildren(2_000).finally(() => process.exit(130)));
   }
@@ -531,8 +549,22 @@ async function main() {
   for (const line of budget) log(`  ${line.met === null ? 'n/a ' : line.met ? 'met ' : 'MISS'}  ${line.item}: ${line.detail}`);
 
   await fsp.mkdir(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
-  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() };
+  const file = path.join(
+    resultsDir,
+    `${started
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  );
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? null,
+    memoryBytes: os.totalmem(),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: os.loadavg(),
+  };
   await fsp.writeFile(file, `${JSON.stringify({ started: started.toISOString(), machine, options: opts, runs, budget }, null, 2)}\n`);
   log(`\nfigures written to ${path.relative(process.cwd(), file)}`);
   clearTimeout(watchdog);

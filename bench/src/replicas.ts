@@ -198,17 +198,23 @@ async function main(): Promise<void> {
     log(`\n1. memory, ${fileMiB} MiB container file, store ${store}:`);
     const put = await measured(a, () => upload(a, filePath, size));
     if (put.result.status !== 201) throw new Error(`the upload answered ${put.result.status}`);
-    log(`  PUT /internal/... through A: ${put.seconds.toFixed(1)} s (${(fileMiB / put.seconds).toFixed(0)} MiB/s); A's RSS ${mib(put.before)} MB before, peak ${mib(put.peak)} MB during`);
+    log(
+      `  PUT /internal/... through A: ${put.seconds.toFixed(1)} s (${(fileMiB / put.seconds).toFixed(0)} MiB/s); A's RSS ${mib(put.before)} MB before, peak ${mib(put.peak)} MB during`,
+    );
     const got = await measured(b, () => download(b, contentPath));
     if (got.result.status !== 200 || got.result.size !== size || got.result.sha256 !== put.result.sha256) {
       throw new Error(`the download through B answered ${got.result.status} with ${got.result.size} bytes`);
     }
-    log(`  GET .../content through B: ${got.seconds.toFixed(1)} s (${(fileMiB / got.seconds).toFixed(0)} MiB/s), bytes identical; B's RSS ${mib(got.before)} MB before, peak ${mib(got.peak)} MB during`);
+    log(
+      `  GET .../content through B: ${got.seconds.toFixed(1)} s (${(fileMiB / got.seconds).toFixed(0)} MiB/s), bytes identical; B's RSS ${mib(got.before)} MB before, peak ${mib(got.peak)} MB during`,
+    );
     const promoted = await measured(a, () => admin.files.promote.mutate({ container_id: container.container_id, file_id: fileId }));
     const document = promoted.result;
     const promotedBytes = document._shape === 'compat_b' ? document.bytes : document.size_bytes;
     if (promotedBytes !== size) throw new Error(`the promotion answered ${promotedBytes} bytes`);
-    log(`  promote (a copy within the store, through the server) through A: ${promoted.seconds.toFixed(1)} s; A's RSS ${mib(promoted.before)} MB before, peak ${mib(promoted.peak)} MB during`);
+    log(
+      `  promote (a copy within the store, through the server) through A: ${promoted.seconds.toFixed(1)} s; A's RSS ${mib(promoted.before)} MB before, peak ${mib(promoted.peak)} MB during`,
+    );
 
     // 2. Agreement.
     log(`\n2. a key disabled through one server, asked for through the other (CACHE_TTL_MS 60 s), ${rounds} rounds:`);

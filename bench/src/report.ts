@@ -56,7 +56,7 @@ export function printTable(rows: ScenarioResult[], header: boolean): void {
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join(' '));
   if (header) {
     console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s;');
-    console.log(' cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer; db cpu: the database\'s)');
+    console.log(" cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer; db cpu: the database's)");
     line(COLUMNS.map(([title]) => title));
   }
   for (const r of rows) {
@@ -78,7 +78,9 @@ export function printTable(rows: ScenarioResult[], header: boolean): void {
     ]);
     if (r.batchRequests !== undefined) {
       const ok = r.statusCodes['200'] ?? 0;
-      console.log(`  req/s, latencies and cpu count generations: ${ok} recorded in ${r.batchRequests} recordBatch requests (${r.batchRequests ? rate(ok / r.batchRequests) : '?'} a request)`);
+      console.log(
+        `  req/s, latencies and cpu count generations: ${ok} recorded in ${r.batchRequests} recordBatch requests (${r.batchRequests ? rate(ok / r.batchRequests) : '?'} a request)`,
+      );
     }
     if (r.spendVisibleMs !== undefined) {
       console.log(`  GET /key showed the recorded spend ${r.spendVisibleMs === null ? 'NOT within 5 s' : `after ${r.spendVisibleMs} ms`}`);
@@ -147,7 +149,13 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
     return {
       item,
       met: runs.length ? runs.every(({ s }) => s.requestsPerSecond >= perSecond && s.spendVisibleMs != null && s.spendVisibleMs <= 1000) : null,
-      detail: runs.map(({ run, s }) => `${tag(run, s)} ${rate(s.requestsPerSecond)}/s, spend visible ${s.spendVisibleMs == null ? 'not within 5 s' : `after ${s.spendVisibleMs} ms`}`).join('; ') || 'not run',
+      detail:
+        runs
+          .map(
+            ({ run, s }) =>
+              `${tag(run, s)} ${rate(s.requestsPerSecond)}/s, spend visible ${s.spendVisibleMs == null ? 'not within 5 s' : `after ${s.spendVisibleMs} ms`}`,
+          )
+          .join('; ') || 'not run',
     };
   };
   lines.push(recording('record', '4. recording >= 1,500/s and GET /key shows the spend within 1 s', 1500));

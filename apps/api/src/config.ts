@@ -29,24 +29,38 @@ const EnvSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  SWITCHYARD_BOOTSTRAP_KEY: z
-    .string()
-    .regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters')
-    .optional(),
-  SWITCHYARD_PLATFORM_KEY: z
-    .string()
-    .regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters')
-    .optional(),
+  SWITCHYARD_BOOTSTRAP_KEY: z.string().regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters').optional(),
+  SWITCHYARD_PLATFORM_KEY: z.string().regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
-  STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
-  MAX_FILE_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(100 * 1024 ** 2),
-  CONTAINER_FILE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
+  STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(10 * 1024 ** 3),
+  MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(100 * 1024 ** 2),
+  CONTAINER_FILE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(1024 ** 3),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
-  UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(1024 ** 3).default(1024),
+  UPSTREAM_MIN_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 ** 3)
+    .default(1024),
   UPSTREAM_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   UPSTREAM_ALLOWED_HOSTS: parsedWith(parseAllowedHosts, 'comma-separated host[:port]').default([]),
   // Where stored bytes live: unset or file://<dir> (a local directory), s3://<bucket>[/<prefix>].
@@ -73,7 +87,10 @@ const EnvSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .transform((value, ctx) => {
-      const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+      const origins = value
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
       for (const origin of origins) {
         if (origin === '*') continue;
         let parsed: URL | undefined;

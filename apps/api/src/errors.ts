@@ -124,11 +124,7 @@ interface ValidationIssue {
 }
 
 function isValidationError(error: unknown): error is { issues: ValidationIssue[] } {
-  return (
-    error instanceof Error &&
-    (error.name === 'ZodError' || error.name === '$ZodError') &&
-    Array.isArray((error as { issues?: unknown }).issues)
-  );
+  return error instanceof Error && (error.name === 'ZodError' || error.name === '$ZodError') && Array.isArray((error as { issues?: unknown }).issues);
 }
 
 function fromDomain(error: DomainError): HttpError {

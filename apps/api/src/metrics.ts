@@ -39,7 +39,7 @@ export class Metrics {
 
   readonly recordingCommitDuration = new Histogram({
     name: `${PREFIX}recording_commit_duration_seconds`,
-    help: "Time to write and commit one recording batch, by outcome (failed: the database refused it; its generations are then retried one by one)",
+    help: 'Time to write and commit one recording batch, by outcome (failed: the database refused it; its generations are then retried one by one)',
     labelNames: ['outcome'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],

@@ -140,7 +140,10 @@ export async function startServer(config: Config, logger: Logger, options: { now
 
     const secrets = await loadSecretBox({ configured: config.secretKeys, dataDir: config.dataDir });
     if (secrets.source !== 'env' && config.databaseUrl) {
-      logger.warn({ file: secrets.file }, 'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key');
+      logger.warn(
+        { file: secrets.file },
+        'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key',
+      );
     }
     const media = await createMedia(config.storage, config.media);
     logger.info({ storage: media.storage.location }, 'storage');

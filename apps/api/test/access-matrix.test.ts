@@ -209,10 +209,7 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
 };
 
-const RAW_ROUTES = [
-  ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
-];
+const RAW_ROUTES = [...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })), ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX }))];
 
 type Outcome = 'ok' | 401 | 403 | 404;
 
@@ -239,9 +236,7 @@ interface ProcedureDef {
   type: 'query' | 'mutation' | 'subscription';
   meta?: ProcedureMeta & { access?: AccessRule; openapi?: { method: string; path: string } };
 }
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).map(
-  ([path, p]) => ({ path, def: p._def }),
-);
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).map(([path, p]) => ({ path, def: p._def }));
 
 /** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET, DELETE) or JSON body. */
 function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {
@@ -272,8 +267,7 @@ beforeAll(async () => {
   await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 100 });
   const created = await ok(server, 'keys.create', { name: 'regular' });
   const regular = { key: created.key, hash: created.data.hash };
-  const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } }))
-    .hash;
+  const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } })).hash;
   const partial = { server, other, regular } as Fixture;
   await ok(server, 'budgets.set', { workspace_ref: server.workspaceId, interval: 'monthly', limit_usd: 100 });
   const containerId = await openContainer(server, 'matrix');

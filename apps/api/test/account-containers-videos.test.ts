@@ -109,7 +109,11 @@ describe('GET /videos/{jobId}', () => {
   });
 
   it('a queued job is pending, without content URLs; in_progress and failed as they are', async () => {
-    for (const [stored, polled] of [['queued', 'pending'], ['in_progress', 'in_progress'], ['failed', 'failed']] as const) {
+    for (const [stored, polled] of [
+      ['queued', 'pending'],
+      ['in_progress', 'in_progress'],
+      ['failed', 'failed'],
+    ] as const) {
       const id = await platform.createJob(env.server.workspaceId, stored);
       const { status, body } = await get(`/videos/${id}`);
       expect(status).toBe(200);

@@ -32,12 +32,55 @@ beforeAll(async () => {
   keyB = await createKey(env.server, { workspace_id: workspaceB }, org.managementKey);
   member = await createMember(env.server.db, org.organizationId);
   // Yesterday: two GPT-4o at OpenAI with key A, one Claude at Anthropic with key B, one BYOK with the member's key.
-  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.5, tokens_prompt: 100, tokens_completion: 20, native_tokens_reasoning: 5, created_at: at(1, 1) });
-  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0.25, tokens_prompt: 50, tokens_completion: 10, created_at: at(1, 23) });
-  await record(env.server, { api_key_hash: keyB.hash, model: 'anthropic/claude-sonnet-4', provider_name: 'Anthropic', usage: 1, tokens_prompt: 10, tokens_completion: 1, created_at: at(1) });
-  await record(env.server, { api_key_hash: member.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, is_byok: true, upstream_inference_cost: 0.75, tokens_prompt: 7, tokens_completion: 3, created_at: at(1) });
+  await record(env.server, {
+    api_key_hash: keyA.hash,
+    model: 'openai/gpt-4o',
+    provider_name: 'OpenAI',
+    usage: 0.5,
+    tokens_prompt: 100,
+    tokens_completion: 20,
+    native_tokens_reasoning: 5,
+    created_at: at(1, 1),
+  });
+  await record(env.server, {
+    api_key_hash: keyA.hash,
+    model: 'openai/gpt-4o',
+    provider_name: 'OpenAI',
+    usage: 0.25,
+    tokens_prompt: 50,
+    tokens_completion: 10,
+    created_at: at(1, 23),
+  });
+  await record(env.server, {
+    api_key_hash: keyB.hash,
+    model: 'anthropic/claude-sonnet-4',
+    provider_name: 'Anthropic',
+    usage: 1,
+    tokens_prompt: 10,
+    tokens_completion: 1,
+    created_at: at(1),
+  });
+  await record(env.server, {
+    api_key_hash: member.hash,
+    model: 'openai/gpt-4o',
+    provider_name: 'OpenAI',
+    usage: 0,
+    is_byok: true,
+    upstream_inference_cost: 0.75,
+    tokens_prompt: 7,
+    tokens_completion: 3,
+    created_at: at(1),
+  });
   // Five days ago: one in key A's workspace; 31 days ago and today: outside the window.
-  await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'Azure', usage: 0.125, tokens_prompt: 1, tokens_completion: 1, created_at: at(5) });
+  await record(env.server, {
+    api_key_hash: keyA.hash,
+    model: 'openai/gpt-4o',
+    provider_name: 'Azure',
+    usage: 0.125,
+    tokens_prompt: 1,
+    tokens_completion: 1,
+    created_at: at(5),
+  });
   await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(31) });
   await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 9, created_at: at(0, 0) });
 });
@@ -60,16 +103,43 @@ describe('GET /activity', () => {
     expect(Object.keys(z.looseObject({}).parse(body))).toEqual(['data']);
     expect(data).toEqual([
       {
-        date: day(5), model: 'openai/gpt-4o', model_permaslug: 'openai/gpt-4o-2024-08-06', endpoint_id: expect.any(String), provider_name: 'Azure',
-        requests: 1, prompt_tokens: 1, completion_tokens: 1, reasoning_tokens: 0, usage: 0.125, byok_usage_inference: 0,
+        date: day(5),
+        model: 'openai/gpt-4o',
+        model_permaslug: 'openai/gpt-4o-2024-08-06',
+        endpoint_id: expect.any(String),
+        provider_name: 'Azure',
+        requests: 1,
+        prompt_tokens: 1,
+        completion_tokens: 1,
+        reasoning_tokens: 0,
+        usage: 0.125,
+        byok_usage_inference: 0,
       },
       {
-        date: day(1), model: 'anthropic/claude-sonnet-4', model_permaslug: expect.any(String), endpoint_id: expect.any(String), provider_name: 'Anthropic',
-        requests: 1, prompt_tokens: 10, completion_tokens: 1, reasoning_tokens: 0, usage: 1, byok_usage_inference: 0,
+        date: day(1),
+        model: 'anthropic/claude-sonnet-4',
+        model_permaslug: expect.any(String),
+        endpoint_id: expect.any(String),
+        provider_name: 'Anthropic',
+        requests: 1,
+        prompt_tokens: 10,
+        completion_tokens: 1,
+        reasoning_tokens: 0,
+        usage: 1,
+        byok_usage_inference: 0,
       },
       {
-        date: day(1), model: 'openai/gpt-4o', model_permaslug: 'openai/gpt-4o-2024-08-06', endpoint_id: expect.any(String), provider_name: 'OpenAI',
-        requests: 3, prompt_tokens: 157, completion_tokens: 33, reasoning_tokens: 5, usage: 0.75, byok_usage_inference: 0.75,
+        date: day(1),
+        model: 'openai/gpt-4o',
+        model_permaslug: 'openai/gpt-4o-2024-08-06',
+        endpoint_id: expect.any(String),
+        provider_name: 'OpenAI',
+        requests: 3,
+        prompt_tokens: 157,
+        completion_tokens: 33,
+        reasoning_tokens: 5,
+        usage: 0.75,
+        byok_usage_inference: 0.75,
       },
     ]);
     // endpoint_id: the catalog's endpoint of the model at that provider.
@@ -84,7 +154,8 @@ describe('GET /activity', () => {
     const generations = await env.server.db.generation.count({ where: { organization_id: org.organizationId } });
     expect(generations).toBe(7);
     expect(rows).toBe(6);
-    for (let i = 0; i < 20; i++) await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, created_at: at(10) });
+    for (let i = 0; i < 20; i++)
+      await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, created_at: at(10) });
     expect(await env.server.db.activityDaily.count({ where: { organization_id: org.organizationId } })).toBe(7);
     const tenth = ActivityOutputSchema.parse((await activity(`date=${day(10)}`)).body).data;
     expect(tenth).toEqual([expect.objectContaining({ date: day(10), requests: 20, usage: 0 })]);
@@ -110,7 +181,7 @@ describe('GET /activity', () => {
     for (const r of Rows.parse((await activity()).body).data) expect(r).not.toHaveProperty('workspace_id');
   });
 
-  it('400 for a day outside the window or malformed, a bad hash or group_by; 404 for what is not the organization\'s', async () => {
+  it("400 for a day outside the window or malformed, a bad hash or group_by; 404 for what is not the organization's", async () => {
     for (const query of [`date=${day(0)}`, `date=${day(31)}`, 'date=2026-02-30', 'date=yesterday', 'api_key_hash=abc', 'group_by=model']) {
       expectError(await activity(query), 400);
     }

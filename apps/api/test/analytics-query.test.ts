@@ -18,18 +18,74 @@ const record = (input: Partial<RecordGenerationInput> & { api_key_hash: string }
 // Five generations around a week and a month boundary (UTC): 2026-10-31 is a Saturday, 2026-11-02 a
 // Monday, 2026-11-08 a Sunday.
 const FIXED = () => [
-  { id: 'g1', api_key_hash: keys.k1.hash, created_at: '2026-11-02T10:15:00Z', model: 'openai/gpt-4o', provider_name: 'OpenAI',
-    tokens_prompt: 100, tokens_completion: 50, native_tokens_reasoning: 10, native_tokens_cached: 20, usage: 0.5,
-    latency: 200, generation_time: 1000, finish_reason: 'stop', app_id: 7, external_user: 'u1', origin: 'https://a.example' },
-  { id: 'g2', api_key_hash: keys.k1.hash, created_at: '2026-11-02T10:45:30Z', model: 'openai/gpt-4o', provider_name: 'OpenAI',
-    tokens_prompt: 200, tokens_completion: 100, usage: 1.25, latency: 400, generation_time: 2000, finish_reason: 'length' },
-  { id: 'g3', api_key_hash: keys.k2.hash, created_at: '2026-11-08T23:59:59Z', model: 'anthropic/claude-sonnet-4', provider_name: 'Anthropic',
-    tokens_prompt: 10, tokens_completion: 5, native_tokens_cached: 10, usage: 0.25, is_byok: true, upstream_inference_cost: 2,
-    latency: 1000, generation_time: 500, finish_reason: 'stop', app_id: 9 },
-  { id: 'g4', api_key_hash: keys.k3.hash, created_at: '2026-11-09T00:00:00Z', model: 'anthropic/claude-sonnet-4', provider_name: 'Anthropic',
-    tokens_prompt: 30, tokens_completion: 20 },
-  { id: 'g5', api_key_hash: keys.k1.hash, created_at: '2026-10-31T23:30:00Z', model: 'openai/gpt-4o',
-    tokens_prompt: 1000, tokens_completion: 0, usage: 2, latency: 50, generation_time: 0 },
+  {
+    id: 'g1',
+    api_key_hash: keys.k1.hash,
+    created_at: '2026-11-02T10:15:00Z',
+    model: 'openai/gpt-4o',
+    provider_name: 'OpenAI',
+    tokens_prompt: 100,
+    tokens_completion: 50,
+    native_tokens_reasoning: 10,
+    native_tokens_cached: 20,
+    usage: 0.5,
+    latency: 200,
+    generation_time: 1000,
+    finish_reason: 'stop',
+    app_id: 7,
+    external_user: 'u1',
+    origin: 'https://a.example',
+  },
+  {
+    id: 'g2',
+    api_key_hash: keys.k1.hash,
+    created_at: '2026-11-02T10:45:30Z',
+    model: 'openai/gpt-4o',
+    provider_name: 'OpenAI',
+    tokens_prompt: 200,
+    tokens_completion: 100,
+    usage: 1.25,
+    latency: 400,
+    generation_time: 2000,
+    finish_reason: 'length',
+  },
+  {
+    id: 'g3',
+    api_key_hash: keys.k2.hash,
+    created_at: '2026-11-08T23:59:59Z',
+    model: 'anthropic/claude-sonnet-4',
+    provider_name: 'Anthropic',
+    tokens_prompt: 10,
+    tokens_completion: 5,
+    native_tokens_cached: 10,
+    usage: 0.25,
+    is_byok: true,
+    upstream_inference_cost: 2,
+    latency: 1000,
+    generation_time: 500,
+    finish_reason: 'stop',
+    app_id: 9,
+  },
+  {
+    id: 'g4',
+    api_key_hash: keys.k3.hash,
+    created_at: '2026-11-09T00:00:00Z',
+    model: 'anthropic/claude-sonnet-4',
+    provider_name: 'Anthropic',
+    tokens_prompt: 30,
+    tokens_completion: 20,
+  },
+  {
+    id: 'g5',
+    api_key_hash: keys.k1.hash,
+    created_at: '2026-10-31T23:30:00Z',
+    model: 'openai/gpt-4o',
+    tokens_prompt: 1000,
+    tokens_completion: 0,
+    usage: 2,
+    latency: 50,
+    generation_time: 0,
+  },
 ];
 const RANGE = { start: '2026-10-31T00:00:00Z', end: '2026-11-10T00:00:00Z' };
 
@@ -39,8 +95,7 @@ async function query(body: Record<string, unknown>, key?: string) {
   return AnalyticsQueryOutputSchema.strict().parse(answer.body).data;
 }
 const rows = async (body: Record<string, unknown>, key?: string) => (await query({ time_range: RANGE, ...body }, key)).data;
-const count = async (filter: Record<string, unknown>) =>
-  (await rows({ metrics: ['request_count'], filters: [filter] }))[0]?.request_count ?? 0;
+const count = async (filter: Record<string, unknown>) => (await rows({ metrics: ['request_count'], filters: [filter] }))[0]?.request_count ?? 0;
 
 beforeAll(async () => {
   w2 = await createWorkspace(env.server, 'second');
@@ -62,9 +117,23 @@ describe('POST /analytics/query: metrics', () => {
   it('every metric over the fixed generations, against figures computed by hand', async () => {
     const [row, ...more] = await rows({
       metrics: [
-        'request_count', 'tokens_total', 'tokens_prompt', 'tokens_completion', 'reasoning_tokens', 'cached_tokens',
-        'total_usage', 'byok_usage', 'avg_latency', 'p50_latency', 'p90_latency', 'p99_latency', 'avg_throughput',
-        'p50_throughput', 'p90_throughput', 'p99_throughput', 'cache_hit_rate',
+        'request_count',
+        'tokens_total',
+        'tokens_prompt',
+        'tokens_completion',
+        'reasoning_tokens',
+        'cached_tokens',
+        'total_usage',
+        'byok_usage',
+        'avg_latency',
+        'p50_latency',
+        'p90_latency',
+        'p99_latency',
+        'avg_throughput',
+        'p50_throughput',
+        'p90_throughput',
+        'p99_throughput',
+        'cache_hit_rate',
       ],
     });
     expect(more).toEqual([]);
@@ -103,9 +172,10 @@ describe('POST /analytics/query: metrics', () => {
     ]);
     expect(await rows({ metrics: ['request_count'], dimensions: ['api_key_id'] })).toEqual([
       { api_key_id: keys.k1.hash, request_count: 3 },
-      ...[{ api_key_id: keys.k2.hash, request_count: 1 }, { api_key_id: keys.k3.hash, request_count: 1 }].sort((a, b) =>
-        a.api_key_id < b.api_key_id ? -1 : 1,
-      ),
+      ...[
+        { api_key_id: keys.k2.hash, request_count: 1 },
+        { api_key_id: keys.k3.hash, request_count: 1 },
+      ].sort((a, b) => (a.api_key_id < b.api_key_id ? -1 : 1)),
     ]);
     expect(await rows({ metrics: ['request_count'], dimensions: ['workspace'] })).toEqual([
       { workspace: env.server.workspaceId, request_count: 4 },
@@ -138,8 +208,7 @@ describe('POST /analytics/query: metrics', () => {
 });
 
 describe('POST /analytics/query: granularities (UTC)', () => {
-  const series = (granularity: string, extra: Record<string, unknown> = {}) =>
-    rows({ metrics: ['request_count'], granularity, ...extra });
+  const series = (granularity: string, extra: Record<string, unknown> = {}) => rows({ metrics: ['request_count'], granularity, ...extra });
 
   it('hour, day, week (from Monday) and month, across the week and month boundaries', async () => {
     expect(await series('hour')).toEqual([
@@ -208,8 +277,13 @@ describe('POST /analytics/query: filters', () => {
     const owner = (await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: keys.k1.hash } })).creator_user_id;
     expect(await count({ field: 'user', operator: 'eq', value: owner })).toBe(5);
     const day = { start: '2026-11-02T00:00:00Z', end: '2026-11-03T00:00:00Z' };
-    expect((await rows({ time_range: day, metrics: ['request_count'], filters: [{ field: 'external_user', operator: 'eq', value: 'u1' }] }))[0]?.request_count).toBe(1);
-    expect((await rows({ time_range: day, metrics: ['request_count'], filters: [{ field: 'generation_id', operator: 'in', value: ['g1', 'g2', 'g3'] }] }))[0]?.request_count).toBe(2);
+    expect(
+      (await rows({ time_range: day, metrics: ['request_count'], filters: [{ field: 'external_user', operator: 'eq', value: 'u1' }] }))[0]?.request_count,
+    ).toBe(1);
+    expect(
+      (await rows({ time_range: day, metrics: ['request_count'], filters: [{ field: 'generation_id', operator: 'in', value: ['g1', 'g2', 'g3'] }] }))[0]
+        ?.request_count,
+    ).toBe(2);
   });
 });
 
@@ -277,8 +351,15 @@ describe('POST /analytics/query: percentiles and recording', () => {
     const times = latencies.map((_, i) => 100 + ((i * 104729) % 1999));
     await Promise.all(
       latencies.map((latency, i) =>
-        record({ api_key_hash: hash, created_at: `2026-11-15T0${i % 5}:${String(i % 60).padStart(2, '0')}:00Z`, model: 'm/p',
-          latency, tokens_completion: 64, generation_time: times[i], external_user: 'someone' }),
+        record({
+          api_key_hash: hash,
+          created_at: `2026-11-15T0${i % 5}:${String(i % 60).padStart(2, '0')}:00Z`,
+          model: 'm/p',
+          latency,
+          tokens_completion: 64,
+          generation_time: times[i],
+          external_user: 'someone',
+        }),
       ),
     );
     const exact = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(1, Math.ceil(q * values.length)) - 1]!;
@@ -301,7 +382,12 @@ describe('POST /analytics/query: percentiles and recording', () => {
     const { hash } = await createRegularKey(env.server);
     const ids = Array.from({ length: 30 }, () => generationId());
     const inputs = [...ids, ids[0]!, ids[1]!, ids[1]!].map((id, i) => ({
-      id, api_key_hash: hash, created_at: '2026-11-20T12:34:56Z', model: 'm/concurrent', usage: 0.125, latency: 100 + (i % 30),
+      id,
+      api_key_hash: hash,
+      created_at: '2026-11-20T12:34:56Z',
+      model: 'm/concurrent',
+      usage: 0.125,
+      latency: 100 + (i % 30),
     }));
     await Promise.all(inputs.map((input) => record(input)));
     const metrics = ['request_count', 'total_usage', 'avg_latency'];
@@ -317,7 +403,10 @@ describe('POST /analytics/query: percentiles and recording', () => {
       `SELECT 'hourly' AS t, request_count::text AS n, latency_hist FROM analytics_hourly WHERE model = 'm/concurrent'
        UNION ALL SELECT 'daily', request_count::text, latency_hist FROM analytics_daily WHERE model = 'm/concurrent' ORDER BY 1`,
     );
-    expect(tables.map((r) => [r.t, r.n])).toEqual([['daily', '30'], ['hourly', '30']]);
+    expect(tables.map((r) => [r.t, r.n])).toEqual([
+      ['daily', '30'],
+      ['hourly', '30'],
+    ]);
     expect(tables[0]!.latency_hist).toEqual(tables[1]!.latency_hist);
   });
 });
@@ -361,8 +450,22 @@ describe('POST /analytics/query: refusals', () => {
     await refuse({ classifier_filters: { topic: 'x' } });
     // The limits themselves are accepted.
     const oneDay = { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' };
-    expect((await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: oneDay, granularity: 'minute', limit: 10_000 } })).status).toBe(200);
-    expect((await rest(env.server, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'], time_range: { start: '2025-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } } })).status).toBe(200);
+    expect(
+      (
+        await rest(env.server, '/analytics/query', {
+          method: 'POST',
+          json: { metrics: ['request_count'], time_range: oneDay, granularity: 'minute', limit: 10_000 },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rest(env.server, '/analytics/query', {
+          method: 'POST',
+          json: { metrics: ['request_count'], time_range: { start: '2025-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -383,7 +486,11 @@ describe('POST /analytics/query: time limit', () => {
          SELECT 'slow-' || i, '2026-11-20T00:00:00Z'::timestamptz + i * interval '4 seconds', ${columns.join(', ')}
          FROM generations, generate_series(1, 20000) i WHERE id = 'seed-g'`,
       );
-      const body = { metrics: ['request_count', 'p99_latency'], granularity: 'minute', time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } };
+      const body = {
+        metrics: ['request_count', 'p99_latency'],
+        granularity: 'minute',
+        time_range: { start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' },
+      };
       const answer = await rest(limited, '/analytics/query', { method: 'POST', json: body });
       expectEnvelope(answer, 408);
       expect(errorOf(answer).message).toBe('Request timeout');

@@ -24,12 +24,35 @@ describe('GET /analytics/meta', () => {
       { name: 'not_in', value_type: 'array' },
     ]);
     expect(data.metrics.map((m) => m.name)).toEqual([
-      'request_count', 'tokens_total', 'tokens_prompt', 'tokens_completion', 'reasoning_tokens', 'cached_tokens',
-      'total_usage', 'byok_usage', 'avg_latency', 'p50_latency', 'p90_latency', 'p99_latency', 'avg_throughput',
-      'p50_throughput', 'p90_throughput', 'p99_throughput', 'cache_hit_rate',
+      'request_count',
+      'tokens_total',
+      'tokens_prompt',
+      'tokens_completion',
+      'reasoning_tokens',
+      'cached_tokens',
+      'total_usage',
+      'byok_usage',
+      'avg_latency',
+      'p50_latency',
+      'p90_latency',
+      'p99_latency',
+      'avg_throughput',
+      'p50_throughput',
+      'p90_throughput',
+      'p99_throughput',
+      'cache_hit_rate',
     ]);
     expect(data.dimensions.map((d) => d.name)).toEqual([
-      'model', 'provider', 'api_key_id', 'user', 'origin', 'finish_reason', 'workspace', 'app', 'external_user', 'generation_id',
+      'model',
+      'provider',
+      'api_key_id',
+      'user',
+      'origin',
+      'finish_reason',
+      'workspace',
+      'app',
+      'external_user',
+      'generation_id',
     ]);
     for (const item of [...data.metrics, ...data.dimensions, ...data.granularities]) expect(item.display_label).not.toBe('');
     expect(data.metrics.find((m) => m.name === 'total_usage')).toMatchObject({ display_format: 'currency', is_rate: false });

@@ -23,7 +23,12 @@ describe('GET /workspaces/{id}/budgets and /budgets/{interval}', () => {
   it('list every interval in order, one budget each, with include_byok_in_budgets', async () => {
     const ws = await createWorkspace(env.server, 'budgeted');
     expect((await rest(env.server, '/workspaces/budgeted/budgets')).body).toEqual({ data: [], include_byok_in_budgets: false });
-    for (const [interval, limit] of [['monthly', 300], ['daily', 10.5], ['lifetime', 1000], ['weekly', 70]] as const) {
+    for (const [interval, limit] of [
+      ['monthly', 300],
+      ['daily', 10.5],
+      ['lifetime', 1000],
+      ['weekly', 70],
+    ] as const) {
       expect((await setBudget('budgeted', interval, limit)).status).toBe(200);
     }
     await ok(env.server, 'budgets.set', { workspace_ref: 'budgeted', interval: 'daily', limit_usd: 10.5, include_byok_in_budgets: true });

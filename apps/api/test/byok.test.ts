@@ -65,7 +65,7 @@ describe('POST /byok', () => {
     expect(GetSchema.parse(bare.body).data).toMatchObject({ name: null, disabled: true, declared_zdr: null });
   });
 
-  it("400 for a missing provider or key, a short key, an empty or foreign allowed_api_key_hashes, fallback with byok-only", async () => {
+  it('400 for a missing provider or key, a short key, an empty or foreign allowed_api_key_hashes, fallback with byok-only', async () => {
     const theirs = (await createRegularKey(env.server, undefined, env.other.managementKey)).hash;
     for (const json of [
       { key: '12345678' },
@@ -203,13 +203,16 @@ describe('PATCH /byok/{id}', () => {
     expect((await rest(env.server, `/byok/${created.id}`, { method: 'PATCH', json: { is_fallback: false, is_byok_only: true } })).status).toBe(200);
   });
 
-  it("404 for unknown, foreign and deleted ids; 401; 403 for a regular key", async () => {
+  it('404 for unknown, foreign and deleted ids; 401; 403 for a regular key', async () => {
     const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-111111' }, env.other.managementKey);
     expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { method: 'PATCH', json: { key: 'sk-hijacked-0000' } }), 404);
     expectEnvelope(await rest(env.server, '/byok/not-a-uuid', { method: 'PATCH', json: { disabled: true } }), 404);
     const mine = await createByok({ provider: 'openai', key: 'sk-mine-22222222' });
     expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', key: null, json: { disabled: true } }), 401);
-    expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', key: (await createRegularKey(env.server)).key, json: { disabled: true } }), 403);
+    expectEnvelope(
+      await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', key: (await createRegularKey(env.server)).key, json: { disabled: true } }),
+      403,
+    );
     await rest(env.server, `/byok/${mine.id}`, { method: 'DELETE' });
     expectEnvelope(await rest(env.server, `/byok/${mine.id}`, { method: 'PATCH', json: { disabled: false } }), 404);
   });
@@ -229,7 +232,7 @@ describe('DELETE /byok/{id}', () => {
     expectEnvelope(await rest(env.server, `/byok/${created.id}`, { method: 'DELETE' }), 404);
   });
 
-  it("404 for unknown and foreign ids; 401; 403 for a regular key", async () => {
+  it('404 for unknown and foreign ids; 401; 403 for a regular key', async () => {
     const theirs = await createByok({ provider: 'openai', key: 'sk-theirs-444444' }, env.other.managementKey);
     expectEnvelope(await rest(env.server, `/byok/${theirs.id}`, { method: 'DELETE' }), 404);
     expect((await rest(env.server, `/byok/${theirs.id}`, { key: env.other.managementKey })).status).toBe(200);
@@ -257,8 +260,9 @@ describe('secret key rotation', () => {
     expect(new SecretBox([newKey]).open(row.secret_ciphertext!, row.id)).toBe('sk-rotate-me-9876');
     expect(() => oldBox.open(row.secret_ciphertext!, row.id)).toThrow(/no secret key/);
     // Only this organization's secrets were touched, and a second pass has nothing left to do.
-    expect((await env.server.db.byokCredential.findFirstOrThrow({ where: { organization_id: env.other.organizationId } })).secret_ciphertext)
-      .toMatch(new RegExp(`^v1\\.${oldBox.currentKeyId}\\.`));
+    expect((await env.server.db.byokCredential.findFirstOrThrow({ where: { organization_id: env.other.organizationId } })).secret_ciphertext).toMatch(
+      new RegExp(`^v1\\.${oldBox.currentKeyId}\\.`),
+    );
     expect(await resealByokSecrets(env.server.db, ring, actor)).toEqual({ resealed: 0 });
     // A destroyed secret stays destroyed.
     expect((await env.server.db.byokCredential.findUniqueOrThrow({ where: { id: destroyed.id } })).secret_ciphertext).toBeNull();

@@ -42,8 +42,7 @@ describe('announcements through LISTEN/NOTIFY', () => {
     await server.db.model.update({ where: { id: 'acme/announced' }, data: { name: 'Renamed elsewhere' } });
     await until(async () => (await name()) === 'Renamed elsewhere');
 
-    const total = async () =>
-      ((await (await server.request('/api/v1/organization/members?limit=1')).json()) as { total_count: number }).total_count;
+    const total = async () => ((await (await server.request('/api/v1/organization/members?limit=1')).json()) as { total_count: number }).total_count;
     const before = await total();
     const actor = await managementActor(server);
     await server.db.user.create({ data: { id: 'user_announced', email: 'announced@example.com' } });

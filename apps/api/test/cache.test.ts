@@ -5,10 +5,12 @@ import { TtlCache } from '../src/cache.js';
 
 function counter() {
   const reads: string[] = [];
-  const read = (key: string, value: unknown = key) => () => {
-    reads.push(key);
-    return Promise.resolve(value);
-  };
+  const read =
+    (key: string, value: unknown = key) =>
+    () => {
+      reads.push(key);
+      return Promise.resolve(value);
+    };
   return { reads, read };
 }
 

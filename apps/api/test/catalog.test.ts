@@ -200,9 +200,7 @@ describe('GET /models and GET /models/count', () => {
       published((m) => m.architecture.output_modalities.includes('text') && ['tools', 'reasoning'].every((p) => m.supported_parameters.includes(p))),
     );
     expect(await ids('context=1000000')).toEqual(published((m) => m.architecture.output_modalities.includes('text') && m.context_length >= 1_000_000));
-    expect(await ids('max_price=0.5')).toEqual(
-      published((m) => m.architecture.output_modalities.includes('text') && Number(m.pricing.prompt) * 1e6 <= 0.5),
-    );
+    expect(await ids('max_price=0.5')).toEqual(published((m) => m.architecture.output_modalities.includes('text') && Number(m.pricing.prompt) * 1e6 <= 0.5));
     expect(await ids('min_output_price=10')).toEqual(
       published((m) => m.architecture.output_modalities.includes('text') && Number(m.pricing.completion) * 1e6 >= 10),
     );
@@ -232,7 +230,17 @@ describe('GET /models and GET /models/count', () => {
   });
 
   it('400 for bad paging and for filters on data this catalog does not keep', async () => {
-    for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'context=abc', 'category=programming', 'zdr=true', 'region=eu', 'min_intelligence_index=50', 'distillable=true']) {
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'offset=-1',
+      'context=abc',
+      'category=programming',
+      'zdr=true',
+      'region=eu',
+      'min_intelligence_index=50',
+      'distillable=true',
+    ]) {
       expectError(await get(`/models?${query}`), 400);
     }
   });
@@ -249,7 +257,15 @@ describe('models.import with providers and endpoints', () => {
   it('replaces the endpoints of a model that lists them; defaults come from the model and provider', async () => {
     const imported = await importCatalog({
       providers: [{ slug: 'test-cloud', name: 'Test Cloud', headquarters: 'DE', datacenters: ['DE'] }],
-      models: [{ ...model, endpoints: [{ provider: 'test-cloud', quantization: 'fp8' }, { provider: 'openai', pricing: { prompt: '0.000002', completion: '0.000008', discount: 0.2 } }] }],
+      models: [
+        {
+          ...model,
+          endpoints: [
+            { provider: 'test-cloud', quantization: 'fp8' },
+            { provider: 'openai', pricing: { prompt: '0.000002', completion: '0.000008', discount: 0.2 } },
+          ],
+        },
+      ],
     });
     expect(imported.status, JSON.stringify(imported.error)).toBe(200);
     expect(imported.data).toMatchObject({ models: 1, providers: 1, endpoints: 2 });
@@ -278,7 +294,13 @@ describe('models.import with providers and endpoints', () => {
     for (const catalog of [
       { models: [{ ...model, endpoints: [{ provider: 'nowhere' }] }] },
       { models: [{ ...model, endpoints: [{ provider: 'openai' }, { provider: 'openai' }] }] },
-      { providers: [{ slug: 'dup', name: 'A' }, { slug: 'dup', name: 'B' }], models: [model] },
+      {
+        providers: [
+          { slug: 'dup', name: 'A' },
+          { slug: 'dup', name: 'B' },
+        ],
+        models: [model],
+      },
       { providers: [{ slug: 'Bad Slug', name: 'A' }], models: [model] },
       { providers: [{ slug: 'bad-hq', name: 'A', headquarters: 'deu' }], models: [model] },
     ]) {

@@ -26,7 +26,12 @@ const preflight = (on: TestServer, path: string, origin: string, method = 'GET')
 
 describe('CORS for the listed origins', () => {
   it('answers preflights for REST and tRPC paths with the methods and requested headers allowed', async () => {
-    for (const [path, method] of [['/api/v1/key', 'GET'], ['/api/v1/generation/feedback', 'POST'], ['/trpc/keys.current', 'GET'], ['/api/v1/workspaces/x/members/add', 'POST']] as const) {
+    for (const [path, method] of [
+      ['/api/v1/key', 'GET'],
+      ['/api/v1/generation/feedback', 'POST'],
+      ['/trpc/keys.current', 'GET'],
+      ['/api/v1/workspaces/x/members/add', 'POST'],
+    ] as const) {
       for (const origin of [CONSOLE, DEV]) {
         const res = await preflight(server, path, origin, method);
         expect(res.status, `${path} ${origin}`).toBe(204);
@@ -41,7 +46,10 @@ describe('CORS for the listed origins', () => {
   });
 
   it('lets the answer, errors included, be read, and exposes X-Request-Id', async () => {
-    for (const [key, status] of [[server.managementKey, 200], [null, 401]] as const) {
+    for (const [key, status] of [
+      [server.managementKey, 200],
+      [null, 401],
+    ] as const) {
       const res = await server.request('/api/v1/key', { key, headers: { origin: CONSOLE } });
       expect(res.status).toBe(status);
       expect(res.headers.get('access-control-allow-origin')).toBe(CONSOLE);

@@ -48,7 +48,8 @@ describe('GET /docs over HTTP', () => {
 
 describe('GET /docs in Chromium', () => {
   it.skipIf(!executablePath && !inCI)('renders every operation of the live document, with no console error and nothing from the internet', async () => {
-    if (!executablePath) throw new Error(`no Chromium in ${BROWSERS.filter(Boolean).join(', ')} (CI=true): install it (apt-get install chromium) or set CHROMIUM_PATH`);
+    if (!executablePath)
+      throw new Error(`no Chromium in ${BROWSERS.filter(Boolean).join(', ')} (CI=true): install it (apt-get install chromium) or set CHROMIUM_PATH`);
     const openapi = (await (await server.request('/api/v1/openapi.json', { key: null })).json()) as {
       paths: Record<string, Record<string, { summary: string }>>;
     };
@@ -61,7 +62,16 @@ describe('GET /docs in Chromium', () => {
     const browser = await chromium.launchPersistentContext(userDataDir, {
       executablePath,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1400, height: 1000 },
     });
     try {

@@ -119,7 +119,14 @@ describe('GET /files', () => {
 
   it('an empty workspace: an empty page, ids null', async () => {
     const empty = (await trpc(server, 'workspaces.create', { slug: `empty-${Date.now()}`, name: 'Empty' })).data.data;
-    expect((await get(`/files?workspace_id=${empty.id}`)).body).toEqual({ _shape: 'native', data: [], cursor: null, first_id: null, last_id: null, has_more: false });
+    expect((await get(`/files?workspace_id=${empty.id}`)).body).toEqual({
+      _shape: 'native',
+      data: [],
+      cursor: null,
+      first_id: null,
+      last_id: null,
+      has_more: false,
+    });
   });
 
   it('400 for what platform storage does not do, and for bad paging parameters', async () => {
@@ -225,7 +232,10 @@ describe('DELETE /files/{file_id}', () => {
     expect((await workspaceState(workspace.id)).stored).toHaveLength(2);
     // Full: the next promotion is refused.
     await writeFile(server, container, 'third.bin', randomBytes(10));
-    const refused = await server.request(`/api/v1/containers/${container}/files/${fileIdOf('third.bin')}/promote`, { method: 'POST', key: server.managementKey });
+    const refused = await server.request(`/api/v1/containers/${container}/files/${fileIdOf('third.bin')}/promote`, {
+      method: 'POST',
+      key: server.managementKey,
+    });
     expect(refused.status).toBe(413);
     expect((await del(`/files/${first.id}?workspace_id=${workspace.id}`)).status).toBe(200);
     const after = await workspaceState(workspace.id);

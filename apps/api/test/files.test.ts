@@ -3,13 +3,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ContainerFileSchema,
-  ErrorEnvelopeSchema,
-  FileCompatASchema,
-  FileCompatBSchema,
-  FileNativeSchema,
-} from '@switchyard/schema';
+import { ContainerFileSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
@@ -61,15 +55,12 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
   function rawGet(pathname: string): Promise<{ status: number; body: string }> {
     const url = new URL(server.url);
     return new Promise((resolve, reject) => {
-      const req = http.request(
-        { host: url.hostname, port: url.port, path: pathname, headers: { authorization: `Bearer ${server.managementKey}` } },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
+      const req = http.request({ host: url.hostname, port: url.port, path: pathname, headers: { authorization: `Bearer ${server.managementKey}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
       req.on('error', reject);
       req.end();
     });
@@ -380,10 +371,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
         });
       }
       // A User-Agent alone, or x-stainless headers without the OpenAI User-Agent, is not an OpenAI SDK.
-      const notOpenAi: Array<Record<string, string>> = [
-        { 'user-agent': 'OpenAI/Python 1.52.0' },
-        { 'x-stainless-lang': 'js', 'user-agent': 'curl/8' },
-      ];
+      const notOpenAi: Array<Record<string, string>> = [{ 'user-agent': 'OpenAI/Python 1.52.0' }, { 'x-stainless-lang': 'js', 'user-agent': 'curl/8' }];
       for (const headers of notOpenAi) {
         const n = await promote(containerId, id, { headers });
         expect(((await n.json()) as { _shape: string })._shape).toBe('native');
@@ -442,9 +430,7 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
         await server.db.document.deleteMany({ where: { workspace_id: ws.id } });
         for (const key of await storedKeys(server, `documents/${ws.id}/`)) await server.storage.delete(key);
         await server.db.workspace.update({ where: { id: ws.id }, data: { storage_used_bytes: 0 } });
-        const answers = await Promise.all(
-          ['a.bin', 'b.bin'].map((p) => promote(id, fileIdOf(p), { key: other.managementKey })),
-        );
+        const answers = await Promise.all(['a.bin', 'b.bin'].map((p) => promote(id, fileIdOf(p), { key: other.managementKey })));
         const statuses = answers.map((r) => r.status).sort();
         expect(statuses).toEqual([200, 413]);
         const refused = answers.find((r) => r.status === 413)!;

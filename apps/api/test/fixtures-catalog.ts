@@ -10,9 +10,7 @@ import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-
 import type { TestServer } from '../src/testing.js';
 import { trpc } from './fixtures-trpc.js';
 
-export const demoCatalog = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
-) as Catalog;
+export const demoCatalog = JSON.parse(readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8')) as Catalog;
 
 export async function importDemoCatalog(server: TestServer): Promise<void> {
   const { status, data } = await trpc(server, 'models.import', demoCatalog);

@@ -31,11 +31,7 @@ export function fileIdOf(path: string): string {
 }
 
 /** Opens (or reopens) a session's container, as the platform, in the server's default workspace unless named; returns its canonical id. */
-export async function openContainer(
-  server: TestServer,
-  sessionKey: string,
-  options: { restart?: boolean; key?: string; workspaceId?: string } = {},
-) {
+export async function openContainer(server: TestServer, sessionKey: string, options: { restart?: boolean; key?: string; workspaceId?: string } = {}) {
   const { status, data, error } = await trpc(
     server,
     'files.openContainer',

@@ -23,7 +23,11 @@ export function launch(env: Record<string, string>): { child: ChildProcess; outp
   return launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
 }
 
-export function launchWith(file: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+export function launchWith(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(file, args, {
     cwd: appDir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },

@@ -143,7 +143,17 @@ describe('generations.recordBatch', () => {
     expect(status).toBe(200);
     const results = data.results;
     expect(results.map((r) => r.status)).toEqual([
-      'recorded', 'error', 'error', 'recorded', 'error', 'error', 'error', 'recorded', 'error', 'error', 'recorded',
+      'recorded',
+      'error',
+      'error',
+      'recorded',
+      'error',
+      'error',
+      'error',
+      'recorded',
+      'error',
+      'error',
+      'recorded',
     ]);
     for (const r of results.filter((r) => r.status === 'error')) ErrorEnvelopeSchema.strict().parse({ error: r.error });
     expect(results[1]).toMatchObject({ status: 'error', error: { code: 400, message: 'Invalid request parameters' } });
@@ -153,9 +163,13 @@ describe('generations.recordBatch', () => {
     expect(results[2]).toMatchObject({ error: { code: 404, message: 'Resource not found' } });
     expect(results[4]).toEqual({ id: null, status: 'error', error: expect.objectContaining({ code: 400 }) });
     expect(results[5]).toMatchObject({ id: null, error: { code: 400 } });
-    expect(results[6]).toMatchObject({ error: { code: 400, metadata: { issues: [{ path: 'content.input.messages.0.content', message: 'contains a NUL character' }] } } });
+    expect(results[6]).toMatchObject({
+      error: { code: 400, metadata: { issues: [{ path: 'content.input.messages.0.content', message: 'contains a NUL character' }] } },
+    });
     expect(results[8]).toMatchObject({ id: taken, error: { code: 400, metadata: { id: taken } } });
-    expect(results[9]).toMatchObject({ error: { code: 400, message: 'Invalid request parameters', metadata: { reason: 'a value the database cannot store' } } });
+    expect(results[9]).toMatchObject({
+      error: { code: 400, message: 'Invalid request parameters', metadata: { reason: 'a value the database cannot store' } },
+    });
     for (const [i, g] of good.entries()) expect(results[[0, 3, 7, 10][i]!]!.id).toBe(g!.id);
 
     expect(await counted(hash)).toEqual(once(4, 1));

@@ -170,9 +170,21 @@ describe('recording a generation (generations.record)', () => {
     const keyRow = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } });
     const recorder = new GenerationRecorder(env.server.db, () => new Date());
     const row = (id: string, apiKeyId: string): GenerationRowJson => ({
-      id, organization_id: organizationId, workspace_id: keyRow.workspace_id, api_key_id: apiKeyId, user_id: keyRow.creator_user_id,
-      model: 'openai/gpt-4o', usage: 0.25, cancelled: false, streamed: false, is_byok: false, is_free: false,
-      tokens_prompt: 0, tokens_completion: 0, total_cost: 0, created_at: new Date().toISOString(),
+      id,
+      organization_id: organizationId,
+      workspace_id: keyRow.workspace_id,
+      api_key_id: apiKeyId,
+      user_id: keyRow.creator_user_id,
+      model: 'openai/gpt-4o',
+      usage: 0.25,
+      cancelled: false,
+      streamed: false,
+      is_byok: false,
+      is_free: false,
+      tokens_prompt: 0,
+      tokens_completion: 0,
+      total_cost: 0,
+      created_at: new Date().toISOString(),
     });
     const extras = { byok: '0', day: new Date().toISOString().slice(0, 10), content: null };
     const good = [generationId(), generationId(), generationId()];
@@ -282,12 +294,22 @@ describe('GET /generation', () => {
     const body = (await (await get(minimal)).json()) as { data: Record<string, unknown> };
     const parsed = GetGenerationOutputSchema.strict().parse(body).data;
     expect(parsed).toMatchObject({ model: 'openai/gpt-4o-mini', tokens_prompt: 0, total_cost: 0, usage: 0, streamed: false });
-    for (const field of ['request_id', 'upstream_id', 'app_id', 'session_id', 'latency', 'native_tokens_reasoning', 'cache_discount', 'provider_responses', 'upstream_inference_cost']) {
+    for (const field of [
+      'request_id',
+      'upstream_id',
+      'app_id',
+      'session_id',
+      'latency',
+      'native_tokens_reasoning',
+      'cache_discount',
+      'provider_responses',
+      'upstream_inference_cost',
+    ]) {
       expect(body.data[field], field).toBeNull();
     }
   });
 
-  it('a regular key sees its own user\'s generations; a management key sees the organization\'s', async () => {
+  it("a regular key sees its own user's generations; a management key sees the organization's", async () => {
     const mine = await createKey(env.server); // made by the management key's user
     const member = await createMember(env.server.db, organizationId);
     const byMine = await record(env.server, { api_key_hash: mine.hash });
@@ -398,7 +420,7 @@ describe('POST /generation/feedback', () => {
     expect(rows[0]).toMatchObject({ category: 'other', comment: null, organization_id: organizationId });
   });
 
-  it("404 for a generation of another user, of another organization, or unknown", async () => {
+  it('404 for a generation of another user, of another organization, or unknown', async () => {
     const member = await createMember(env.server.db, organizationId);
     const byMember = await record(env.server, { api_key_hash: member.hash });
     await expectStatus(await feedback({ generation_id: byMember, category: 'other' }), 404, 'Resource not found');

@@ -94,7 +94,14 @@ describe('GET /guardrails', () => {
     expect(answer.status).toBe(200);
     const updated = OneSchema.parse(answer.body).data;
     // An omitted include_byok_in_budgets is left as it was.
-    expect(updated).toMatchObject({ name: 'changed', allowed_models: null, ignored_models: ['x/y'], limit_usd: 3, reset_interval: 'weekly', include_byok_in_budgets: true });
+    expect(updated).toMatchObject({
+      name: 'changed',
+      allowed_models: null,
+      ignored_models: ['x/y'],
+      limit_usd: 3,
+      reset_interval: 'weekly',
+      include_byok_in_budgets: true,
+    });
     expect(updated.updated_at > '2020-01-01T00:00:00.000Z').toBe(true);
     expectEnvelope(await rest(env.server, `/guardrails/${g.id}`, { method: 'PATCH', json: { reset_interval: 'yearly', limit_usd: 1 } }), 400);
     // limit_usd and reset_interval only together.
@@ -298,7 +305,12 @@ describe('guardrail assignments', () => {
       await call(`/guardrails/${g2.id}/assignments/members`, { member_user_ids: [members[1]!.id] });
       // Another organization's assignments are not listed.
       const theirs = await createGuardrail({ name: 'theirs' }, env.other.managementKey);
-      await post(`/guardrails/${theirs.id}/assignments/keys`, { key_hashes: [(await createRegularKey(env.server, undefined, env.other.managementKey)).hash] }, { assigned_count: 1 }, env.other.managementKey);
+      await post(
+        `/guardrails/${theirs.id}/assignments/keys`,
+        { key_hashes: [(await createRegularKey(env.server, undefined, env.other.managementKey)).hash] },
+        { assigned_count: 1 },
+        env.other.managementKey,
+      );
 
       const allKeys = await rest(fresh, '/guardrails/assignments/keys?offset=0&limit=50');
       expect(allKeys.status).toBe(200);
@@ -346,7 +358,10 @@ describe('guardrail assignments', () => {
     const keys = await rest(env.server, `/guardrails/${g.id}/assignments/keys`, { method: 'POST', json: { key_hashes: [k.hash, theirKey.hash, 'nope'] } });
     expectEnvelope(keys, 400);
     expect(errorOf(keys).metadata?.invalid_key_hashes).toEqual([theirKey.hash, 'nope']);
-    const members = await rest(env.server, `/guardrails/${g.id}/assignments/members`, { method: 'POST', json: { member_user_ids: [ownerId, env.other.userId] } });
+    const members = await rest(env.server, `/guardrails/${g.id}/assignments/members`, {
+      method: 'POST',
+      json: { member_user_ids: [ownerId, env.other.userId] },
+    });
     expectEnvelope(members, 400);
     expect(errorOf(members).metadata?.invalid_member_user_ids).toEqual([env.other.userId]);
     expect(KeysSchema.parse((await rest(env.server, `/guardrails/${g.id}/assignments/keys`)).body).total_count).toBe(0);
@@ -373,7 +388,7 @@ describe('guardrail assignments', () => {
     expect(await env.server.db.guardrailKeyAssignment.count({ where: { guardrail_id: g.id } })).toBe(5);
   });
 
-  it("404 for non-UUID, unknown and foreign guardrails (reads and writes); 401 without a key", async () => {
+  it('404 for non-UUID, unknown and foreign guardrails (reads and writes); 401 without a key', async () => {
     const theirs = await createGuardrail({ name: 'foreign' }, env.other.managementKey);
     for (const id of [theirs.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
       expectEnvelope(await rest(env.server, `/guardrails/${id}/assignments/keys`), 404);

@@ -69,7 +69,9 @@ describe('body parser errors are the envelope (no 500)', () => {
   });
 
   it.each(encodings)('%s: ignored on an operation that reads no body (GET /key with a body)', async (_what, headers, body) => {
-    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const lines = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     const answer = await rawExchange(
       `GET /api/v1/key HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.managementKey}\r\n${lines}` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -368,9 +370,11 @@ describe("database errors that are the caller's fault", () => {
     ['NUL in text (22021), Prisma', () => server.db.user.findFirst({ where: { email: 'a\u0000b' } }), 400],
     ['an invalid uuid (22P02), Prisma', () => server.db.$queryRawUnsafe('SELECT $1::uuid', 'not-a-uuid'), 400],
     ['numeric out of range (22003), Prisma', () => server.db.$queryRawUnsafe('SELECT $1::int', '99999999999'), 400],
-    ['an index row too large (54000), Prisma', () => server.db.$executeRawUnsafe(
-      "INSERT INTO big_keys SELECT string_agg(md5(i::text), '') FROM generate_series(1, 300) i",
-    ), 400],
+    [
+      'an index row too large (54000), Prisma',
+      () => server.db.$executeRawUnsafe("INSERT INTO big_keys SELECT string_agg(md5(i::text), '') FROM generate_series(1, 300) i"),
+      400,
+    ],
     ['an undefined table (42P01) is ours: 500', () => server.db.$queryRawUnsafe('SELECT * FROM no_such_table'), 500],
   ];
   it.each(cases)('%s', async (_what, run, status) => {
@@ -419,13 +423,11 @@ describe('links.next', () => {
     }
   });
 
-  it('with TRUST_PROXY (express\'s meaning), follows X-Forwarded-Host and -Proto from a trusted peer, if sane', async () => {
+  it("with TRUST_PROXY (express's meaning), follows X-Forwarded-Host and -Proto from a trusted peer, if sane", async () => {
     const proxied = await testServerWith({ TRUST_PROXY: 'loopback' });
     try {
       await platformCall(proxied, 'models.import', demoCatalog);
-      expect(await nextOf(proxied, { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' })).toBe(
-        `https://api.example.com${NEXT}`,
-      );
+      expect(await nextOf(proxied, { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' })).toBe(`https://api.example.com${NEXT}`);
       expect(await nextOf(proxied, { 'x-forwarded-host': 'a.example, b.example' })).toBe(`http://a.example${NEXT}`);
       expect(await nextOf(proxied, { 'x-forwarded-host': 'evil.example/<x>', 'x-forwarded-proto': 'javascript' })).toBe(`${proxied.url}${NEXT}`);
       expect(await nextOf(proxied, {})).toBe(`${proxied.url}${NEXT}`);
@@ -453,19 +455,16 @@ describe('links.next', () => {
 });
 
 describe('BYOK labels', () => {
-  it.each(['12345678', 'abcdefghijkl', 'sk-0123456789abcdef', 'sk-proj-Zx81bQe9TTq3LmN0pAbCd'])(
-    'reveal at most a quarter of %s',
-    async (secret) => {
-      const created = await trpc(server, 'byok.create', { provider: 'openai', name: `len-${secret.length}`, key: secret });
-      expect(created.status).toBe(200);
-      const label = (created.data as { data: { label: string } }).data.label;
-      const shown = label.replace('...', '');
-      expect(shown.length).toBeLessThanOrEqual(Math.floor(secret.length / 4));
-      expect(label).toContain('...');
-      expect(secret.startsWith(label.split('...')[0]!)).toBe(true);
-      expect(secret.endsWith(label.split('...')[1]!)).toBe(true);
-    },
-  );
+  it.each(['12345678', 'abcdefghijkl', 'sk-0123456789abcdef', 'sk-proj-Zx81bQe9TTq3LmN0pAbCd'])('reveal at most a quarter of %s', async (secret) => {
+    const created = await trpc(server, 'byok.create', { provider: 'openai', name: `len-${secret.length}`, key: secret });
+    expect(created.status).toBe(200);
+    const label = (created.data as { data: { label: string } }).data.label;
+    const shown = label.replace('...', '');
+    expect(shown.length).toBeLessThanOrEqual(Math.floor(secret.length / 4));
+    expect(label).toContain('...');
+    expect(secret.startsWith(label.split('...')[0]!)).toBe(true);
+    expect(secret.endsWith(label.split('...')[1]!)).toBe(true);
+  });
 });
 
 describe('promote', () => {

@@ -39,7 +39,10 @@ afterAll(async () => {
 
 /** Nesting 10,000 deep, written into JSON text as it is serialised (no recursion anywhere). */
 class Deep {
-  constructor(readonly depth: number, readonly kind: 'array' | 'object') {}
+  constructor(
+    readonly depth: number,
+    readonly kind: 'array' | 'object',
+  ) {}
   json(): string {
     return this.kind === 'array' ? '['.repeat(this.depth) + ']'.repeat(this.depth) : '{"a":'.repeat(this.depth) + '0' + '}'.repeat(this.depth);
   }
@@ -177,9 +180,7 @@ function objectOf(schema: JsonSchema, real: RealValues, skip: string[], plan: Pl
   const presence = (name: string) => (name === plan.target ? 1_000_000 : required.has(name) ? (wellFormed(plan) ? 1000 : 12) : 2);
   return fc
     .tuple(
-      ...entries.map(([name, s]) =>
-        fc.option(field(s, name, real, plan), { freq: presence(name), nil: undefined }).map((value) => [name, value] as const),
-      ),
+      ...entries.map(([name, s]) => fc.option(field(s, name, real, plan), { freq: presence(name), nil: undefined }).map((value) => [name, value] as const)),
       fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', '\u0000'), hostileOf(real.any)), {
         freq: wellFormed(plan) ? 1_000_000 : 4,
         nil: undefined,
@@ -405,7 +406,10 @@ function check(op: OperationEntry, answer: Answer, logged: Record<string, unknow
   const where = `${op.method} ${op.path} answered ${answer.status}: ${text.slice(0, 300)}`;
   expect(answer.status, where).toBeLessThan(500);
   // Refused by a schema before any query, never by the database.
-  expect(logged.filter((entry) => ALARMS.has(String(entry.msg))).map((entry) => JSON.stringify(entry).slice(0, 500)), where).toEqual([]);
+  expect(
+    logged.filter((entry) => ALARMS.has(String(entry.msg))).map((entry) => JSON.stringify(entry).slice(0, 500)),
+    where,
+  ).toEqual([]);
   if (answer.status < 400) {
     expect(answer.status, where).toBeGreaterThanOrEqual(200);
     return;

@@ -116,11 +116,7 @@ describe('GET /keys', () => {
     expect(res.status).toBe(200);
     const list = List.parse(res.body);
     expect(list.data.map((k) => k.hash)).toEqual([c.hash, a.hash]);
-    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true`)).body).data.map((k) => k.name)).toEqual([
-      'c',
-      'b',
-      'a',
-    ]);
+    expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true`)).body).data.map((k) => k.name)).toEqual(['c', 'b', 'a']);
     expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=false`)).body).data).toHaveLength(2);
     expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1`)).body).data.map((k) => k.name)).toEqual(['b', 'a']);
     expect(List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}&include_disabled=true&offset=1&limit=1`)).body).data.map((k) => k.name)).toEqual([
@@ -141,8 +137,18 @@ describe('GET /keys', () => {
     const [listed] = List.parse((await rest(env.server, `/keys?workspace_id=${ws.id}`)).body).data;
     const own = GetKeyOutputSchema.parse((await rest(env.server, '/key', { key })).body).data;
     for (const field of [
-      'limit', 'limit_remaining', 'limit_reset', 'include_byok_in_limit', 'usage', 'usage_daily', 'usage_weekly', 'usage_monthly',
-      'byok_usage', 'byok_usage_daily', 'byok_usage_weekly', 'byok_usage_monthly',
+      'limit',
+      'limit_remaining',
+      'limit_reset',
+      'include_byok_in_limit',
+      'usage',
+      'usage_daily',
+      'usage_weekly',
+      'usage_monthly',
+      'byok_usage',
+      'byok_usage_daily',
+      'byok_usage_weekly',
+      'byok_usage_monthly',
     ] as const) {
       expect(listed![field], field).toEqual(own[field]);
     }

@@ -174,7 +174,7 @@ describe('GET /model/{author}/{slug}', () => {
       expect((await getModel('openai/gpt-4o', free.key)).id).toBe('openai/gpt-4o');
     });
 
-    it('allowed_models on a guardrail assigned to the key\'s user; a variant is allowed with its model', async () => {
+    it("allowed_models on a guardrail assigned to the key's user; a variant is allowed with its model", async () => {
       const other = await createOrganization(server.db);
       const { key } = await createKey(server, {}, other.managementKey);
       // A guardrail assigned to no one applies to no one.
@@ -186,7 +186,11 @@ describe('GET /model/{author}/{slug}', () => {
       expect((await getModel('openai/gpt-oss-20b%3Afree', key)).id).toBe('openai/gpt-oss-20b:free');
       expect((await getModel('google/gemma-3-27b-it%3Afree', key)).id).toBe('google/gemma-3-27b-it:free');
       await expectError(await server.request('/api/v1/model/google/gemma-3-27b-it', { key }), 403, 'Only management keys can perform this operation');
-      await expectError(await server.request('/api/v1/model/openai/gpt-4o', { key: other.managementKey }), 403, 'Only management keys can perform this operation');
+      await expectError(
+        await server.request('/api/v1/model/openai/gpt-4o', { key: other.managementKey }),
+        403,
+        'Only management keys can perform this operation',
+      );
       // The first organization's keys are untouched by the other's guardrails.
       expect((await getModel('openai/gpt-4o')).id).toBe('openai/gpt-4o');
     });
@@ -320,7 +324,10 @@ describe('internal catalog writes (tRPC, management key)', () => {
     }
     const before = await server.db.model.count();
     const failed = await trpc(server, 'models.import', {
-      models: [{ ...entry, id: 'acme/fresh-1', aliases: [] }, { ...entry, id: 'acme/fresh-2', aliases: ['acme/fresh-1'] }],
+      models: [
+        { ...entry, id: 'acme/fresh-1', aliases: [] },
+        { ...entry, id: 'acme/fresh-2', aliases: ['acme/fresh-1'] },
+      ],
     });
     expect(failed.status).toBe(400);
     expect(await server.db.model.count()).toBe(before);

@@ -102,7 +102,19 @@ describe('a client generated from the document', () => {
       await fs.writeFile(path.join(dir, 'paths.ts'), astToString(await openapiTS(structuredClone(document) as never)));
       await fs.writeFile(
         path.join(dir, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], skipLibCheck: true, types: ['node'] }, include: ['*.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2022', 'DOM'],
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          include: ['*.ts'],
+        }),
       );
       await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
       await fs.writeFile(

@@ -62,7 +62,12 @@ describe('GET /organization/members', () => {
     const cached = new MemberOrderCache(1_000);
     const tooLarge = new MemberOrderCache(1_000, { maxOrganizations: 10, maxMembers: 2 });
     expect(await tooLarge.ids(env.server.db, actor.organizationId)).toBeNull();
-    for (const page of [{ offset: 0, limit: 2 }, { offset: 1, limit: 3 }, { offset: 0, limit: 100 }, { offset: 99, limit: 5 }]) {
+    for (const page of [
+      { offset: 0, limit: 2 },
+      { offset: 1, limit: 3 },
+      { offset: 0, limit: 100 },
+      { offset: 99, limit: 5 },
+    ]) {
       const inMemory = await listOrganizationMembers(env.server.db, cached, actor, page);
       expect(await listOrganizationMembers(env.server.db, tooLarge, actor, page)).toEqual(inMemory);
     }
@@ -78,7 +83,12 @@ describe('GET /organization/members', () => {
 describe('organization member procedures (internal)', () => {
   it('reuse a global user by email, refuse a duplicate membership, change and remove roles', async () => {
     // A user of another organization joins this one too: one user, two memberships.
-    const theirs = await ok(env.server, 'organization.createMember', { email: 'shared@example.com', first_name: 'Sha', last_name: 'Red' }, { key: env.other.managementKey });
+    const theirs = await ok(
+      env.server,
+      'organization.createMember',
+      { email: 'shared@example.com', first_name: 'Sha', last_name: 'Red' },
+      { key: env.other.managementKey },
+    );
     const mine = await createMember(env.server, 'SHARED@example.com');
     expect(mine.id).toBe(theirs.id);
 
@@ -202,9 +212,10 @@ describe('people: one identity per email, names and role per organization', () =
       ]);
       rounds.push({ email, round, forA, forB });
     }
-    expect(rounds.map((r) => [r.forA.status, r.forB.status]), JSON.stringify(rounds.map((r) => [r.forA.error, r.forB.error]))).toEqual(
-      rounds.map(() => [200, 200]),
-    );
+    expect(
+      rounds.map((r) => [r.forA.status, r.forB.status]),
+      JSON.stringify(rounds.map((r) => [r.forA.error, r.forB.error])),
+    ).toEqual(rounds.map(() => [200, 200]));
     for (const { email, round, forA, forB } of rounds) {
       expect(forB.data.id).toBe(forA.data.id);
       expect(await seenBy(a, email)).toEqual({ id: forA.data.id, email, first_name: 'A', last_name: `${round}`, role: 'org:member' });

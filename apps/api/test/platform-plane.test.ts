@@ -49,10 +49,20 @@ describe('the catalog is written by the platform only', () => {
 
 describe('money moves by the platform only', () => {
   it('a tenant cannot add credits to itself or record spend of its own choosing', async () => {
-    const mint = await trpc(env.server, 'generations.addCredits', { organization_id: env.other.organizationId, amount: 1e12 }, { key: env.other.managementKey });
+    const mint = await trpc(
+      env.server,
+      'generations.addCredits',
+      { organization_id: env.other.organizationId, amount: 1e12 },
+      { key: env.other.managementKey },
+    );
     expect(mint).toMatchObject({ status: 403, error: { message: PLATFORM_ONLY } });
     const { hash } = await createKey(env.server, {}, env.other.managementKey);
-    const fake = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 0 }, { key: env.other.managementKey });
+    const fake = await trpc(
+      env.server,
+      'generations.record',
+      { id: generationId(), api_key_hash: hash, model: 'm/x', usage: 0 },
+      { key: env.other.managementKey },
+    );
     expect(fake.status).toBe(403);
     expect((await env.server.db.organization.findUniqueOrThrow({ where: { id: env.other.organizationId } })).credit_balance.toNumber()).toBe(0);
   });
@@ -76,7 +86,12 @@ describe('money moves by the platform only', () => {
     expect((await env.server.db.generation.findUniqueOrThrow({ where: { id } })).organization_id).toBe(env.server.organizationId);
     // Probing: a known and an unknown id answer the same to a tenant.
     const known = await trpc(env.server, 'generations.record', { id, api_key_hash: theirs.hash, model: 'm/x' }, { key: env.other.managementKey });
-    const unknown = await trpc(env.server, 'generations.record', { id: generationId(), api_key_hash: theirs.hash, model: 'm/x' }, { key: env.other.managementKey });
+    const unknown = await trpc(
+      env.server,
+      'generations.record',
+      { id: generationId(), api_key_hash: theirs.hash, model: 'm/x' },
+      { key: env.other.managementKey },
+    );
     expect([known.status, known.error?.message]).toEqual([unknown.status, unknown.error?.message]);
   });
 

@@ -72,7 +72,9 @@ describe('server process on embedded PostgreSQL', () => {
       // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
       const rival = launch({ DATA_DIR: dataDir });
       expect(await rival.exited).toBe(1);
-      expect(rival.output()).toMatch(/is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/);
+      expect(rival.output()).toMatch(
+        /is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/,
+      );
       expect((await getKey(proc.url, adminKey)).status).toBe(200);
 
       // SIGTERM: exits 0 and stops PostgreSQL.
@@ -127,7 +129,9 @@ describe('server process on embedded PostgreSQL', () => {
       expect(existsSync(path.join(dataDir, 'admin-key'))).toBe(false);
       expect(existsSync(path.join(dataDir, 'platform-key'))).toBe(false);
       expect(proc.output()).not.toContain(platformKey.slice(18));
-      const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${platformKey}` } });
+      const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent('{}')}`, {
+        headers: { authorization: `Bearer ${platformKey}` },
+      });
       expect(orgs.status).toBe(200);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);

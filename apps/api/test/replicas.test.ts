@@ -136,7 +136,9 @@ describe('two replicas on one database and one bucket', () => {
       const res = await via.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/content`);
       expect(res.status).toBe(200);
       expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(bytes));
-      const part = await via.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/content`, { headers: { range: 'bytes=5242870-5242889' } });
+      const part = await via.request(`/api/v1/containers/${containerId}/files/${fileIdOf('out/report.bin')}/content`, {
+        headers: { range: 'bytes=5242870-5242889' },
+      });
       expect(part.status).toBe(206);
       expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(5_242_870, 5_242_890))).toBe(true);
     }
@@ -218,7 +220,9 @@ describe('two replicas on one database and one bucket', () => {
       sinceSent.push(refused - sent);
       sinceAnswered.push(refused - answered);
     }
-    console.info(`a key disabled through one replica was refused by the other ${figure(sinceAnswered)} after the update answered; ${figure(sinceSent)} after it was sent`);
+    console.info(
+      `a key disabled through one replica was refused by the other ${figure(sinceAnswered)} after the update answered; ${figure(sinceSent)} after it was sent`,
+    );
   });
 
   it('refuse the keys of an organization disabled through one on both', async () => {

@@ -28,7 +28,14 @@ describe('X-Request-Id', () => {
     expect(id).toMatch(UUID);
     await settled();
     expect(linesOf(id)).toEqual([
-      expect.objectContaining({ msg: 'request', level: 30, method: 'GET', path: '/api/v1/key', status: 200, key_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      expect.objectContaining({
+        msg: 'request',
+        level: 30,
+        method: 'GET',
+        path: '/api/v1/key',
+        status: 200,
+        key_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      }),
     ]);
     // Each request gets its own.
     expect((await server.request('/api/v1/key')).headers.get('x-request-id')).not.toBe(id);

@@ -45,7 +45,10 @@ describe('PATCH /scim/group-mappings/{id}', () => {
   it('400 for an invalid role or body, or a non-UUID id; 404 for unknown and foreign mappings', async () => {
     const mapping = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID(), role: 'admin' });
     for (const body of [{ role: 'owner' }, { role: 'Admin' }, {}, { role: 1 }, ['admin']]) expectEnvelope(await patch(mapping.id, body), 400);
-    expectEnvelope(await rest(env.server, `/scim/group-mappings/${mapping.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{' }), 400);
+    expectEnvelope(
+      await rest(env.server, `/scim/group-mappings/${mapping.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{' }),
+      400,
+    );
     expectEnvelope(await patch('not-a-uuid', { role: 'admin' }), 400);
     expectEnvelope(await patch(randomUUID(), { role: 'admin' }), 404);
     const theirs = await createMapping({ workspace_id: 'default', scim_group_id: randomUUID() }, env.other.managementKey);
@@ -60,7 +63,6 @@ describe('PATCH /scim/group-mappings/{id}', () => {
     const { key } = await createRegularKey(env.server);
     expectEnvelope(await patch(mapping.id, { role: 'admin' }, key), 403);
   });
-
 });
 
 describe('POST /scim/group-mappings', () => {
@@ -86,7 +88,13 @@ describe('POST /scim/group-mappings', () => {
 
   it('400 for a missing or bad field; 404 for an unknown or foreign workspace; 401; 403 for a regular key', async () => {
     const good = { workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' };
-    for (const body of [{}, { ...good, role: undefined }, { ...good, role: 'owner' }, { ...good, scim_group_id: 'nope' }, { ...good, workspace_id: undefined }]) {
+    for (const body of [
+      {},
+      { ...good, role: undefined },
+      { ...good, role: 'owner' },
+      { ...good, scim_group_id: 'nope' },
+      { ...good, workspace_id: undefined },
+    ]) {
       expectEnvelope(await post(body), 400);
     }
     expectEnvelope(await post({ ...good, workspace_id: env.other.workspaceId }), 404);

@@ -104,7 +104,14 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
     // The transaction that points a row at the key releases the claim.
     await server.db.$transaction(async (tx) => {
       await tx.containerFile.create({
-        data: { organization_id: (await tx.container.findUniqueOrThrow({ where: { id: containerRowId } })).organization_id, container_id: containerRowId, path: 'claimed.txt', size_bytes: 7, sha256: sha256(Buffer.from('claimed')), storage_key: key },
+        data: {
+          organization_id: (await tx.container.findUniqueOrThrow({ where: { id: containerRowId } })).organization_id,
+          container_id: containerRowId,
+          path: 'claimed.txt',
+          size_bytes: 7,
+          sha256: sha256(Buffer.from('claimed')),
+          storage_key: key,
+        },
       });
       await settleClaim(tx, key);
     });

@@ -77,9 +77,14 @@ describe.each(TEST_STORES)('%s storage', (store: TestStore) => {
   it('stores a large stream in parts, one part at a time in flight', async () => {
     // 12 MiB: three S3 parts (5 + 5 + 2 MiB); the local store writes it as it comes.
     const bytes = randomBytes(12 * MiB);
-    const put = await storage.put('big/one', Readable.from((function* () {
-      for (let offset = 0; offset < bytes.length; offset += 64 * 1024) yield bytes.subarray(offset, offset + 64 * 1024);
-    })()));
+    const put = await storage.put(
+      'big/one',
+      Readable.from(
+        (function* () {
+          for (let offset = 0; offset < bytes.length; offset += 64 * 1024) yield bytes.subarray(offset, offset + 64 * 1024);
+        })(),
+      ),
+    );
     expect(put).toEqual({ size: bytes.length, sha256: sha256(bytes) });
     expect(sha256(await readAll((await storage.get('big/one')).stream))).toBe(sha256(bytes));
   });
@@ -87,7 +92,11 @@ describe.each(TEST_STORES)('%s storage', (store: TestStore) => {
   it('serves ranges as ranges', async () => {
     const bytes = randomBytes(10_000);
     await storage.put('ranged', Readable.from([bytes]));
-    for (const range of [{ start: 0, end: 0 }, { start: 100, end: 199 }, { start: 9_990, end: 9_999 }]) {
+    for (const range of [
+      { start: 0, end: 0 },
+      { start: 100, end: 199 },
+      { start: 9_990, end: 9_999 },
+    ]) {
       const got = await storage.get('ranged', { range });
       expect(got).toMatchObject({ size: 10_000, range });
       expect((await readAll(got.stream)).equals(bytes.subarray(range.start, range.end + 1))).toBe(true);
@@ -139,9 +148,7 @@ describe.each(TEST_STORES)('%s storage', (store: TestStore) => {
   });
 
   it('refuses a stream over maxBytes with PayloadTooLarge and stores nothing', async () => {
-    await expect(storage.put('big', Readable.from([randomBytes(600), randomBytes(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(
-      PayloadTooLarge,
-    );
+    await expect(storage.put('big', Readable.from([randomBytes(600), randomBytes(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(PayloadTooLarge);
     const parts = Readable.from([randomBytes(6 * MiB), randomBytes(6 * MiB)]);
     await expect(storage.put('bigger', parts, { maxBytes: 8 * MiB })).rejects.toBeInstanceOf(PayloadTooLarge);
     expect(parts.destroyed).toBe(true);
@@ -251,7 +258,9 @@ describe('STORAGE_URL', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
     });
-    expect(storageOf({ STORAGE_URL: 's3://b-1/p', AWS_REGION: 'eu-west-3', AWS_SESSION_TOKEN: 't', AWS_ACCESS_KEY_ID: 'i', AWS_SECRET_ACCESS_KEY: 's' })).toMatchObject({
+    expect(
+      storageOf({ STORAGE_URL: 's3://b-1/p', AWS_REGION: 'eu-west-3', AWS_SESSION_TOKEN: 't', AWS_ACCESS_KEY_ID: 'i', AWS_SECRET_ACCESS_KEY: 's' }),
+    ).toMatchObject({
       region: 'eu-west-3',
       prefix: 'p/',
       credentials: { accessKeyId: 'i', secretAccessKey: 's', sessionToken: 't' },

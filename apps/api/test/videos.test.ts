@@ -163,8 +163,7 @@ async function createJob(outputs: Array<{ upstream_url: string; media_type?: str
   return VideoJobSchema.strict().parse(res.data.data);
 }
 
-const video = (jobId: string, query = '', init?: Parameters<TestServer['request']>[1]) =>
-  server.request(`/api/v1/videos/${jobId}/content${query}`, init);
+const video = (jobId: string, query = '', init?: Parameters<TestServer['request']>[1]) => server.request(`/api/v1/videos/${jobId}/content${query}`, init);
 
 async function expectError(res: Response, status: number, message: string) {
   expect(res.status).toBe(status);

@@ -55,11 +55,20 @@ describe('POST /workspaces/{id}/members/add', () => {
   it('400 for 0 or 101 user ids, a missing body or wrong types', async () => {
     await createWorkspace(env.server, 'team-c');
     expectEnvelope(await add('team-c', []), 400);
-    expectEnvelope(await add('team-c', Array.from({ length: 101 }, (_, i) => `u${i}`)), 400);
+    expectEnvelope(
+      await add(
+        'team-c',
+        Array.from({ length: 101 }, (_, i) => `u${i}`),
+      ),
+      400,
+    );
     expectEnvelope(await add('team-c', 'x'), 400);
     expectEnvelope(await rest(env.server, '/workspaces/team-c/members/add', { method: 'POST' }), 400);
     // 100 is allowed (then 400 only because the ids are unknown, naming all of them).
-    const hundred = await add('team-c', Array.from({ length: 100 }, (_, i) => `u${i}`));
+    const hundred = await add(
+      'team-c',
+      Array.from({ length: 100 }, (_, i) => `u${i}`),
+    );
     expect(errorOf(hundred).metadata?.invalid_user_ids).toHaveLength(100);
   });
 

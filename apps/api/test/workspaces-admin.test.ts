@@ -239,8 +239,7 @@ describe('DELETE /workspaces/{id}', () => {
 });
 
 describe('POST /workspaces/{id}/members/remove', () => {
-  const remove = (ref: string, json: unknown, key?: string | null) =>
-    rest(env.server, `/workspaces/${ref}/members/remove`, { method: 'POST', json, key });
+  const remove = (ref: string, json: unknown, key?: string | null) => rest(env.server, `/workspaces/${ref}/members/remove`, { method: 'POST', json, key });
 
   it('200 { removed_count } (bare): members go, non-members count for nothing', async () => {
     const ws = await created('crew');

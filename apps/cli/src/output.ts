@@ -22,7 +22,11 @@ function cell(value: unknown): string {
 export function renderTable(table: Table): string {
   const rows = table.rows.map((row) => row.map(cell));
   const widths = table.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(table.columns.map((c) => c.toUpperCase())), ...rows.map(line), ...(table.footer ?? [])].join('\n');
 }
 

@@ -188,7 +188,10 @@ describe('switchyard administration commands', () => {
     await json(['budgets', 'set', 'default', 'daily', '--limit', '10']);
     const listed = await json(['budgets', 'list', 'default']);
     expect(listed.data.map((b: { reset_interval: string; limit_usd: number }) => [b.reset_interval, b.limit_usd])).toEqual(
-      expect.arrayContaining([['monthly', 100], ['daily', 10]]),
+      expect.arrayContaining([
+        ['monthly', 100],
+        ['daily', 10],
+      ]),
     );
     const refused = await cli(['budgets', 'set', 'default', 'weekly', '--limit', '500']);
     expect(refused.code).toBe(1);
@@ -204,7 +207,18 @@ describe('switchyard administration commands', () => {
   });
 
   it('creates a guardrail and assigns a key and a member to it', async () => {
-    const guardrail = await json(['guardrails', 'create', '--name', 'no-preview', '--ignored-models', 'openai/gpt-preview', '--limit', '5', '--limit-reset', 'daily']);
+    const guardrail = await json([
+      'guardrails',
+      'create',
+      '--name',
+      'no-preview',
+      '--ignored-models',
+      'openai/gpt-preview',
+      '--limit',
+      '5',
+      '--limit-reset',
+      'daily',
+    ]);
     expect(guardrail).toMatchObject({ name: 'no-preview', ignored_models: ['openai/gpt-preview'], reset_interval: 'daily' });
     const key = await json(['keys', 'create', '--name', 'guarded']);
     const owner = (await json(['keys', 'list'])).data.find((k: { is_management_key: boolean }) => k.is_management_key).creator_user_id;
@@ -346,7 +360,10 @@ describe('help and errors', () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
     try {
       const env = { SWITCHYARD_API_KEY: undefined };
-      expect(await cli(['whoami'], env, dir, [whoami])).toMatchObject({ code: 2, stderr: expect.stringContaining('no other key: pass --other-key, set SWITCHYARD_OTHER_KEY') });
+      expect(await cli(['whoami'], env, dir, [whoami])).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('no other key: pass --other-key, set SWITCHYARD_OTHER_KEY'),
+      });
       await fs.mkdir(path.join(dir, '.data'));
       await fs.writeFile(path.join(dir, '.data', 'other-key'), `${server.managementKey}\n`);
       const fromFile = await cli(['whoami'], env, dir, [whoami]);

@@ -96,9 +96,9 @@ describe('switchyard demo', () => {
     const firstKey = first.stdout.match(/sk-sy-v1-[0-9a-f]{64}/)?.[0];
     expect(firstKey).toBeDefined();
 
-    const workspaceId = (await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).workspaces.list.query({ offset: 0, limit: 100 })).data.find(
-      (w) => w.slug === 'demo-team',
-    )!.id;
+    const workspaceId = (
+      await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).workspaces.list.query({ offset: 0, limit: 100 })
+    ).data.find((w) => w.slug === 'demo-team')!.id;
     const before = await uniqueCounts(workspaceId);
     expect(before).toEqual({
       demoWorkspaces: 1,
@@ -117,9 +117,23 @@ describe('switchyard demo', () => {
     summary = JSON.parse(second.stdout) as DemoSummary;
     expect(Object.keys(summary).sort()).toEqual(
       [
-        'management_key', 'key', 'organization_id', 'workspace_id', 'workspace_slug', 'user_ids_not_in_workspace', 'model',
-        'model_variant', 'model_alias', 'generation_id', 'byok_id', 'guardrail_id', 'preset_slug', 'scim_mapping_id',
-        'container_id', 'container_file_id', 'video_job_id',
+        'management_key',
+        'key',
+        'organization_id',
+        'workspace_id',
+        'workspace_slug',
+        'user_ids_not_in_workspace',
+        'model',
+        'model_variant',
+        'model_alias',
+        'generation_id',
+        'byok_id',
+        'guardrail_id',
+        'preset_slug',
+        'scim_mapping_id',
+        'container_id',
+        'container_file_id',
+        'video_job_id',
       ].sort(),
     );
     expect(summary).toMatchObject({ management_key: server.managementKey, workspace_id: workspaceId, workspace_slug: 'demo-team' });
@@ -230,7 +244,9 @@ describe('switchyard demo', () => {
 
     it('11. GET /organization/members', async () => {
       const body = ListOrganizationMembersOutputSchema.parse(await json('/organization/members?offset=0&limit=100', summary.management_key));
-      expect(body.data.map((m) => m.email)).toEqual(expect.arrayContaining(['ada@demo.switchyard.dev', 'grace@demo.switchyard.dev', 'alan@demo.switchyard.dev']));
+      expect(body.data.map((m) => m.email)).toEqual(
+        expect.arrayContaining(['ada@demo.switchyard.dev', 'grace@demo.switchyard.dev', 'alan@demo.switchyard.dev']),
+      );
     });
 
     it('12. GET /workspaces/{id}/budgets/{interval}', async () => {
@@ -305,7 +321,9 @@ describe('switchyard demo', () => {
       expect(data.name).toBe('Demo: no preview models');
       const keys = ListGuardrailKeyAssignmentsOutputSchema.parse(await json('/guardrails/assignments/keys?offset=0&limit=100', summary.management_key));
       expect(keys.data.map((a) => a.guardrail_id)).toContain(summary.guardrail_id);
-      const members = ListGuardrailMemberAssignmentsOutputSchema.parse(await json('/guardrails/assignments/members?offset=0&limit=100', summary.management_key));
+      const members = ListGuardrailMemberAssignmentsOutputSchema.parse(
+        await json('/guardrails/assignments/members?offset=0&limit=100', summary.management_key),
+      );
       expect(members.total_count).toBe(3);
     });
 

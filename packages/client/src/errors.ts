@@ -28,14 +28,16 @@ export class SwitchyardError extends TRPCClientError<AppRouter> {
   }
 }
 
-export const errorLink: TRPCLink<AppRouter> = () => ({ next, op }) =>
-  observable((observer) =>
-    next(op).subscribe({
-      next: (value) => observer.next(value),
-      error: (error) => observer.error(error instanceof SwitchyardError ? error : new SwitchyardError(error)),
-      complete: () => observer.complete(),
-    }),
-  );
+export const errorLink: TRPCLink<AppRouter> =
+  () =>
+  ({ next, op }) =>
+    observable((observer) =>
+      next(op).subscribe({
+        next: (value) => observer.next(value),
+        error: (error) => observer.error(error instanceof SwitchyardError ? error : new SwitchyardError(error)),
+        complete: () => observer.complete(),
+      }),
+    );
 
 /**
  * A SwitchyardError for an answer that did not come through tRPC's own links (a raw route's, or one

@@ -52,7 +52,6 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
   });
 }
 
-
 /** What the sandbox runner's upload route answers (the server's ContainerFile; a test keeps them equal). */
 export interface ContainerFile {
   container_id: string;
@@ -100,9 +99,10 @@ export async function writeContainerFile(options: SwitchyardClientOptions, input
   } catch (cause) {
     throw new SwitchyardError(new TRPCClientError((cause as Error).message, { cause: cause as Error }));
   }
-  const body = (await res.json().catch(() => null)) as
-    | { data?: ContainerFile; error?: { code: number; message: string; metadata?: Record<string, unknown> } }
-    | null;
+  const body = (await res.json().catch(() => null)) as {
+    data?: ContainerFile;
+    error?: { code: number; message: string; metadata?: Record<string, unknown> };
+  } | null;
   if (res.ok && body?.data) return body.data;
   throw switchyardError(res.status, body?.error?.message ?? res.statusText, body?.error?.metadata);
 }

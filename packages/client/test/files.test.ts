@@ -53,7 +53,11 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
     const res = await env.server.request(`/api/v1/videos/${job.id}/content`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/mp4');
-    expect(Buffer.from(await res.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(4, 8)
+        .toString('latin1'),
+    ).toBe('ftyp');
 
     // Credentials in a provider URL are refused when the job is created.
     const withCredentials = await failure(
@@ -70,7 +74,13 @@ describe.each(TEST_STORES)('files and videos through @switchyard/client (%s stor
     const { key } = await sy.keys.create.mutate({ name: 'regular' });
     for (const tenant of [key, env.server.managementKey]) {
       const forbidden = await failure(
-        client(tenant).videos.createJob.mutate({ workspace_id: env.server.workspaceId, provider: 'p', model: 'm', upstream_job_id: 'u', outputs: [{ upstream_url: 'http://127.0.0.1/x' }] }),
+        client(tenant).videos.createJob.mutate({
+          workspace_id: env.server.workspaceId,
+          provider: 'p',
+          model: 'm',
+          upstream_job_id: 'u',
+          outputs: [{ upstream_url: 'http://127.0.0.1/x' }],
+        }),
       );
       expect(forbidden).toMatchObject({ status: 403, message: 'Only platform keys can perform this operation' });
     }

@@ -5,9 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RouterInputs } from '../src/index.js';
 import { failure, useServer } from './support.js';
 
-const catalog = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8'),
-) as RouterInputs['models']['import'];
+const catalog = JSON.parse(readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8')) as RouterInputs['models']['import'];
 
 const env = useServer();
 const { client } = env;

@@ -68,7 +68,18 @@ describe('@switchyard/client packed', () => {
     await fs.writeFile(path.join(project, 'index.ts'), CONSUMER);
     await fs.writeFile(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out', types: ['node'], skipLibCheck: true }, include: ['index.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          outDir: 'out',
+          types: ['node'],
+          skipLibCheck: true,
+        },
+        include: ['index.ts'],
+      }),
     );
     await exec(process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]).catch((e: { stdout: string }) => {
       throw new Error(`the consumer does not type-check:\n${e.stdout}`);
@@ -78,6 +89,12 @@ describe('@switchyard/client packed', () => {
       cwd: project,
       env: { ...process.env, SWITCHYARD_URL: env.server.url, SWITCHYARD_API_KEY: env.server.managementKey },
     });
-    expect(JSON.parse(stdout)).toEqual({ label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/), daily: 0, file: null, refused: 401, fileId: 'cfile_b3V0L2EudHh0' });
+    expect(JSON.parse(stdout)).toEqual({
+      label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/),
+      daily: 0,
+      file: null,
+      refused: 401,
+      fileId: 'cfile_b3V0L2EudHh0',
+    });
   });
 });

@@ -91,7 +91,10 @@ export async function queryRows<Row extends RowSchema>(db: Db, stmt: Statement<R
   const result = await handle.pool.query({ name: stmt.name, text: stmt.text, values: values as unknown[] });
   const fields = result.fields.map((f) => f.name).sort();
   if (fields.length !== stmt.columns.length || fields.some((name, i) => name !== stmt.columns[i])) {
-    throw new RowMismatch(stmt.text, `the statement answers the columns ${fields.join(', ') || '(none)'}; its row schema names ${stmt.columns.join(', ') || '(none)'}`);
+    throw new RowMismatch(
+      stmt.text,
+      `the statement answers the columns ${fields.join(', ') || '(none)'}; its row schema names ${stmt.columns.join(', ') || '(none)'}`,
+    );
   }
   return parseRows(stmt.row, result.rows, stmt.text);
 }

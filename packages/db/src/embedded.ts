@@ -261,8 +261,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   log(`PostgreSQL started on 127.0.0.1:${port}`);
   await fs.writeFile(path.join(root, OWNER_FILE), `${process.pid} ${(await startTimeOf(process.pid)) ?? ''}\n`);
 
-  const urlFor = (database: string) =>
-    `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  const urlFor = (database: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
   let stopping: Promise<void> | undefined;
   return {
     url: urlFor('postgres'),

@@ -27,7 +27,10 @@ export interface MigrateResult {
 
 export async function readMigrations(dir = defaultMigrationsDir): Promise<Migration[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await fs.readFile(path.join(dir, name, 'migration.sql'), 'utf8');
@@ -88,16 +91,14 @@ export async function migrate(databaseUrl: string, options: { dir?: string; log?
       try {
         await client.query('BEGIN');
         const id = randomUUID();
-        await client.query(
-          'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-          [id, migration.checksum, migration.name],
-        );
+        await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)', [
+          id,
+          migration.checksum,
+          migration.name,
+        ]);
         // Simple-query protocol: the whole file runs as written, statements and all.
         await client.query(migration.sql);
-        await client.query(
-          'UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1',
-          [id],
-        );
+        await client.query('UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1', [id]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

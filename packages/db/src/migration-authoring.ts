@@ -242,7 +242,8 @@ async function diffToSchema(shadowUrl: string, migrations: MigrationList, schema
     if (panic) lines.push(`engine panic: ${panic}`);
     // The engine sees only a summary of errors thrown on the JS side: show the original too.
     const cause = adapter.lastError as (Error & { code?: unknown; severity?: unknown }) | undefined;
-    if (cause) lines.push(`caused by: ${verbose ? cause.stack : cause.message}${typeof cause.code === 'string' && cause.severity ? ` (SQLSTATE ${cause.code})` : ''}`);
+    if (cause)
+      lines.push(`caused by: ${verbose ? cause.stack : cause.message}${typeof cause.code === 'string' && cause.severity ? ` (SQLSTATE ${cause.code})` : ''}`);
     throw new Error(lines.join('\n'), { cause: error });
   } finally {
     try {
@@ -268,14 +269,37 @@ type Parse = (text: string) => unknown;
 
 // Column type codes of @prisma/driver-adapter-utils' ColumnTypeEnum.
 enum Column {
-  Int32 = 0, Int64 = 1, Float = 2, Double = 3, Numeric = 4, Boolean = 5, Character = 6, Text = 7, Date = 8, Time = 9,
-  DateTime = 10, Json = 11, Uuid = 15, Int32Array = 64, Int64Array = 65, FloatArray = 66, DoubleArray = 67,
-  NumericArray = 68, BooleanArray = 69, CharacterArray = 70, TextArray = 71, JsonArray = 75, UuidArray = 78,
+  Int32 = 0,
+  Int64 = 1,
+  Float = 2,
+  Double = 3,
+  Numeric = 4,
+  Boolean = 5,
+  Character = 6,
+  Text = 7,
+  Date = 8,
+  Time = 9,
+  DateTime = 10,
+  Json = 11,
+  Uuid = 15,
+  Int32Array = 64,
+  Int64Array = 65,
+  FloatArray = 66,
+  DoubleArray = 67,
+  NumericArray = 68,
+  BooleanArray = 69,
+  CharacterArray = 70,
+  TextArray = 71,
+  JsonArray = 75,
+  UuidArray = 78,
 }
 
 const same: Parse = (text) => text;
 const parseTextArray = pg.types.getTypeParser(1009 as Parameters<typeof pg.types.getTypeParser>[0]) as (text: string) => (string | null)[];
-const arrayOf = (parse: Parse): Parse => (text) => parseTextArray(text).map((x) => (x === null ? null : parse(x)));
+const arrayOf =
+  (parse: Parse): Parse =>
+  (text) =>
+    parseTextArray(text).map((x) => (x === null ? null : parse(x)));
 const bool: Parse = (text) => text === 't';
 
 /** PostgreSQL type OID: the column type and the parser of its text value. Anything else is text. */
@@ -436,7 +460,10 @@ async function withShadowDatabase<T>(url: string | undefined, fn: (url: string) 
   // embedded.ts installs no signal hooks: on Ctrl-C, stop the cluster and remove it, then exit.
   const started = server;
   const interrupted = (signal: NodeJS.Signals) =>
-    void started.stop().finally(removed).finally(() => process.exit(128 + os.constants.signals[signal]));
+    void started
+      .stop()
+      .finally(removed)
+      .finally(() => process.exit(128 + os.constants.signals[signal]));
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     return await fn(server.url);

@@ -81,8 +81,7 @@ type PgRead<T> = T extends Prisma.Decimal | bigint ? string : T;
  * its schema.prisma change, is caught here); the tests that run the statement check the SQL side.
  */
 export function modelColumns<Model>() {
-  return <Shape extends { [K in keyof Model]-?: z.ZodType<PgRead<Model[K]>> }>(shape: Shape & Record<Exclude<keyof Shape, keyof Model>, never>): Shape =>
-    shape;
+  return <Shape extends { [K in keyof Model]-?: z.ZodType<PgRead<Model[K]>> }>(shape: Shape & Record<Exclude<keyof Shape, keyof Model>, never>): Shape => shape;
 }
 
 /**

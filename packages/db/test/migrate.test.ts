@@ -42,7 +42,7 @@ async function migrationsCopy(extra?: { name: string; sql: string }): Promise<st
 }
 
 describe('migration runner', () => {
-  it("records each migration in _prisma_migrations the way prisma migrate deploy does", async () => {
+  it('records each migration in _prisma_migrations the way prisma migrate deploy does', async () => {
     const db = await emptyDatabase();
     const migrations = await readMigrations();
     expect(migrations.length).toBeGreaterThan(0);
@@ -69,7 +69,14 @@ describe('migration runner', () => {
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position",
     );
     expect(columns.map((c) => c.column_name)).toEqual([
-      'id', 'checksum', 'finished_at', 'migration_name', 'logs', 'rolled_back_at', 'started_at', 'applied_steps_count',
+      'id',
+      'checksum',
+      'finished_at',
+      'migration_name',
+      'logs',
+      'rolled_back_at',
+      'started_at',
+      'applied_steps_count',
     ]);
 
     expect(await migrate(db.url)).toEqual({ applied: [], alreadyApplied: migrations.length });
@@ -132,7 +139,10 @@ describe('drift check (pnpm db:drift)', () => {
     cleanup.push(() => fs.rm(dir, { recursive: true, force: true }));
     const changed = path.join(dir, 'schema.prisma');
     const text = await fs.readFile(schema, 'utf8');
-    await fs.writeFile(changed, text.replace('  knowledge_cutoff           String?', '  knowledge_cutoff           String?\n  drift_probe                Int?'));
+    await fs.writeFile(
+      changed,
+      text.replace('  knowledge_cutoff           String?', '  knowledge_cutoff           String?\n  drift_probe                Int?'),
+    );
     const { code, out } = await drift('--schema', changed);
     expect(code).toBe(1);
     expect(out).toMatch(/ALTER TABLE "models" ADD COLUMN\s+"drift_probe" INTEGER/);
@@ -257,7 +267,10 @@ describe('20261123203214_guardrail_fields_presets_admin', () => {
     ]);
     // One guardrail per key from now on.
     await expect(
-      query(db.url, `INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by) VALUES (gen_random_uuid(), 'org_a', '${g1}', '${k1}', 'user_a')`),
+      query(
+        db.url,
+        `INSERT INTO guardrail_key_assignments (id, organization_id, guardrail_id, api_key_id, assigned_by) VALUES (gen_random_uuid(), 'org_a', '${g1}', '${k1}', 'user_a')`,
+      ),
     ).rejects.toThrow(/unique/i);
   });
 });
@@ -299,14 +312,38 @@ describe('20261123203343_analytics_hourly', () => {
     const bucket = (v: number) => String(Math.ceil(Math.log(v) / Math.log(1.01 / 0.99)));
     expect(rows).toEqual([
       {
-        hour: new Date('2026-11-02T10:00:00Z'), provider: 'P', request_count: 2, tokens_prompt: 11, tokens_completion: 22,
-        cached_tokens: 5, cache_hits: 1, usage: 0.75, byok_usage: 3, latency_sum: 200, latency_count: 2,
-        throughput_sum: 20, throughput_count: 1, latency_hist: { [bucket(100)]: 2 }, throughput_hist: { [bucket(20)]: 1 },
+        hour: new Date('2026-11-02T10:00:00Z'),
+        provider: 'P',
+        request_count: 2,
+        tokens_prompt: 11,
+        tokens_completion: 22,
+        cached_tokens: 5,
+        cache_hits: 1,
+        usage: 0.75,
+        byok_usage: 3,
+        latency_sum: 200,
+        latency_count: 2,
+        throughput_sum: 20,
+        throughput_count: 1,
+        latency_hist: { [bucket(100)]: 2 },
+        throughput_hist: { [bucket(20)]: 1 },
       },
       {
-        hour: new Date('2026-11-02T11:00:00Z'), provider: '', request_count: 1, tokens_prompt: 0, tokens_completion: 0,
-        cached_tokens: 0, cache_hits: 0, usage: 0, byok_usage: 0, latency_sum: 0, latency_count: 0,
-        throughput_sum: 0, throughput_count: 0, latency_hist: {}, throughput_hist: {},
+        hour: new Date('2026-11-02T11:00:00Z'),
+        provider: '',
+        request_count: 1,
+        tokens_prompt: 0,
+        tokens_completion: 0,
+        cached_tokens: 0,
+        cache_hits: 0,
+        usage: 0,
+        byok_usage: 0,
+        latency_sum: 0,
+        latency_count: 0,
+        throughput_sum: 0,
+        throughput_count: 0,
+        latency_hist: {},
+        throughput_hist: {},
       },
     ]);
   });

@@ -52,13 +52,7 @@ export const IdentifierSchema = z.string().min(1).max(200);
 export function paginationQuery(options: { defaultLimit: number; maxLimit: number }) {
   return {
     offset: z.number().int().min(0).default(0).describe('Number of records to skip'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(options.maxLimit)
-      .default(options.defaultLimit)
-      .describe(`Maximum records to return (1..${options.maxLimit})`),
+    limit: z.number().int().min(1).max(options.maxLimit).default(options.defaultLimit).describe(`Maximum records to return (1..${options.maxLimit})`),
   };
 }
 
@@ -78,6 +72,4 @@ export const DeletedOutputSchema = z.object({ deleted: z.literal(true) }).strict
  * to true), or a boolean from tRPC clients. A pipe, so that the adapter neither coerces it nor refuses
  * it as a query parameter.
  */
-export const QueryBooleanSchema = z
-  .union([z.boolean(), z.enum(['true', 'false'])])
-  .transform((value) => value === true || value === 'true');
+export const QueryBooleanSchema = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((value) => value === true || value === 'true');

@@ -27,9 +27,7 @@ const nativeFields = {
   downloadable: z.boolean().describe('Promoted documents are downloadable'),
 };
 
-export const FileNativeSchema = z
-  .object({ _shape: z.literal('native'), ...nativeFields })
-  .describe('File, native shape (the default)');
+export const FileNativeSchema = z.object({ _shape: z.literal('native'), ...nativeFields }).describe('File, native shape (the default)');
 export const FileCompatASchema = z
   .object({ _shape: z.literal('compat_a'), ...nativeFields })
   .describe('File, compat_a shape (requests with an anthropic-version header)');
@@ -56,11 +54,7 @@ export const ContainerIdSchema = z
   .min(1)
   .max(200)
   .describe('Canonical container id: "sess_" + the sanitised session key, "-r<nonce>" for a restarted session');
-export const ContainerFileIdSchema = z
-  .string()
-  .min(1)
-  .max(2000)
-  .describe('"cfile_" + base64url of the file path inside the container');
+export const ContainerFileIdSchema = z.string().min(1).max(2000).describe('"cfile_" + base64url of the file path inside the container');
 
 export const PromoteFileInputSchema = z.object({
   container_id: ContainerIdSchema,
@@ -75,10 +69,7 @@ export const PromoteFileOutputSchema = FileSchema;
 /** Internal (tRPC, platform keys): open a container (sandbox) for a session; the sandbox runner's way in. */
 export const OpenContainerInputSchema = z.object({
   session_key: z.string().min(1).max(500).describe('The session key; the container id is derived from it'),
-  restart: z
-    .boolean()
-    .optional()
-    .describe('A restarted session: a new sandbox whose id carries a fresh "-r<nonce>" suffix'),
+  restart: z.boolean().optional().describe('A restarted session: a new sandbox whose id carries a fresh "-r<nonce>" suffix'),
   workspace_id: z.string().uuid().describe('The workspace the container belongs to (the platform always names it)'),
 });
 export type OpenContainerInput = z.infer<typeof OpenContainerInputSchema>;
@@ -129,7 +120,7 @@ export type ContainerFileList = z.infer<typeof ContainerFileListSchema>;
 export const ListContainerFilesInputSchema = z.object({
   container_id: ContainerIdSchema,
   limit: z.number().int().min(1).max(1000).default(100).describe('1..1000, default 100'),
-  after: ContainerFileIdSchema.optional().describe('A container file id (normally the previous page\'s last_id): list strictly after its path'),
+  after: ContainerFileIdSchema.optional().describe("A container file id (normally the previous page's last_id): list strictly after its path"),
 });
 export type ListContainerFilesInput = z.infer<typeof ListContainerFilesInputSchema>;
 

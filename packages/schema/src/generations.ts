@@ -73,15 +73,7 @@ export const GenerationContentSchema = z
 export type GenerationContent = z.infer<typeof GenerationContentSchema>;
 export const GetGenerationContentOutputSchema = dataOf(GenerationContentSchema);
 
-export const FeedbackCategorySchema = z.enum([
-  'latency',
-  'incoherence',
-  'incorrect_response',
-  'formatting',
-  'billing',
-  'api_error',
-  'other',
-]);
+export const FeedbackCategorySchema = z.enum(['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other']);
 
 export const GenerationFeedbackInputSchema = z.object({
   generation_id: IdentifierSchema,
@@ -100,7 +92,10 @@ const usd = () => z.number().nonnegative().max(USD_MAX);
 /** Internal (tRPC): what the routing service records after each request. */
 export const RecordGenerationInputSchema = z.object({
   id: IdentifierSchema.describe('Generation id; recording is idempotent on it'),
-  api_key_hash: z.string().regex(/^[0-9a-f]{64}$/).describe('SHA-256 of the key that made the request'),
+  api_key_hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('SHA-256 of the key that made the request'),
   model: z.string().min(1).max(300),
   created_at: z.iso.datetime({ offset: true }).optional().describe('Defaults to now; its UTC day is the rollup day'),
   request_id: z.string().nullish(),
@@ -150,7 +145,7 @@ export const RecordGenerationInputSchema = z.object({
       error: z.record(z.string(), z.unknown()).nullish(),
     })
     .optional()
-    .describe("Prompt, completion and error; not stored when the organization turned storage off"),
+    .describe('Prompt, completion and error; not stored when the organization turned storage off'),
 });
 export type RecordGenerationInput = z.infer<typeof RecordGenerationInputSchema>;
 
@@ -178,8 +173,7 @@ export const RecordGenerationBatchInputSchema = z.object({
 });
 export type RecordGenerationBatchInput = z.infer<typeof RecordGenerationBatchInputSchema>;
 
-const recorded = <S extends 'recorded' | 'duplicate'>(status: S) =>
-  RecordGenerationOutputSchema.omit({ recorded: true }).extend({ status: z.literal(status) });
+const recorded = <S extends 'recorded' | 'duplicate'>(status: S) => RecordGenerationOutputSchema.omit({ recorded: true }).extend({ status: z.literal(status) });
 
 /** One item's result: recorded now, recorded before (a retry: nothing counted twice), or refused. */
 export const RecordedGenerationResultSchema = z.discriminatedUnion('status', [
@@ -188,7 +182,7 @@ export const RecordedGenerationResultSchema = z.discriminatedUnion('status', [
   z.object({
     id: z.string().nullable().describe("The item's id, or null when it has no valid one"),
     status: z.literal('error'),
-    error: ErrorEnvelopeSchema.shape.error.describe('What generations.record would have answered: the status, the spec\'s message, metadata'),
+    error: ErrorEnvelopeSchema.shape.error.describe("What generations.record would have answered: the status, the spec's message, metadata"),
   }),
 ]);
 export type RecordedGenerationResult = z.infer<typeof RecordedGenerationResultSchema>;
@@ -224,7 +218,11 @@ export const ActivityInputSchema = z.object({
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day, YYYY-MM-DD')
     .optional()
     .describe('One UTC day within the last 30 completed UTC days'),
-  api_key_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex hash').optional().describe("Only this key's activity"),
+  api_key_hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex hash')
+    .optional()
+    .describe("Only this key's activity"),
   user_id: z.string().min(1).max(200).optional().describe("Only the activity of this member's keys"),
   workspace_id: z.string().min(1).max(200).optional().describe("Only this workspace's activity (UUID or slug of the organization's)"),
   group_by: z.enum(['workspace']).optional().describe('workspace: one row per workspace, each with workspace_id'),
@@ -235,7 +233,7 @@ export const ActivityItemSchema = z.object({
   date: z.string().describe('YYYY-MM-DD (UTC day)'),
   model: z.string().describe('The model as recorded'),
   model_permaslug: z.string().describe("The catalog's permanent slug of the model (the recorded model when the catalog does not know it)"),
-  endpoint_id: z.string().describe("The catalog endpoint of the model at that provider; \"\" when the catalog lists none"),
+  endpoint_id: z.string().describe('The catalog endpoint of the model at that provider; "" when the catalog lists none'),
   provider_name: z.string(),
   requests: z.number().int(),
   prompt_tokens: z.number().int(),

@@ -11,11 +11,7 @@ export const CustomContentFilterSchema = z.object({
   label: z.string().max(200).nullable().optional(),
 });
 export const BuiltinContentFilterSchema = z.object({
-  slug: z
-    .string()
-    .min(1)
-    .max(100)
-    .describe('email, phone, ssn, credit-card, ip-address, secrets, person-name, address, regex-prompt-injection (open set)'),
+  slug: z.string().min(1).max(100).describe('email, phone, ssn, credit-card, ip-address, secrets, person-name, address, regex-prompt-injection (open set)'),
   action: z.string().min(1).max(50).describe('redact, block or flag (open set)'),
   scan_scope: z.enum(['user_only', 'all_messages']).optional().describe('regex-prompt-injection only; default all_messages'),
   label: z.string().max(200).optional().describe('Assigned by the server; ignored on input'),

@@ -36,9 +36,7 @@ export const KeySchema = z
       limit: z.number().int(),
       remaining: z.number().int(),
     }),
-    rate_limit: z
-      .object({ requests: z.number(), interval: z.string(), note: z.string() })
-      .describe('Deprecated; safe to ignore'),
+    rate_limit: z.object({ requests: z.number(), interval: z.string(), note: z.string() }).describe('Deprecated; safe to ignore'),
   })
   .describe('The calling API key');
 export type Key = z.infer<typeof KeySchema>;
@@ -75,14 +73,14 @@ export const CreateKeyInputSchema = z.object({
   include_byok_in_limit: z.boolean().optional(),
   expires_at: ExpiresAtSchema.nullable().optional(),
   workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: the default workspace'),
-  creator_user_id: z.string().min(1).nullable().optional().describe('Member recorded as creator; default: the caller key\'s creator'),
+  creator_user_id: z.string().min(1).nullable().optional().describe("Member recorded as creator; default: the caller key's creator"),
   external: z
     .object({
       user: z.string().min(1).max(256).describe('Partner end-user id; becomes external_user'),
       api_key: ExternalApiKeySchema.optional().describe('Stored only as a SHA-256 hash; never returned'),
     })
     .optional(),
-  is_management_key: z.boolean().optional().describe('Create a management key (this API\'s addition)'),
+  is_management_key: z.boolean().optional().describe("Create a management key (this API's addition)"),
 });
 export type CreateKeyInput = z.infer<typeof CreateKeyInputSchema>;
 
@@ -122,7 +120,10 @@ export const CreateKeyOutputSchema = z.object({
 });
 export const ManagedKeyOutputSchema = dataOf(ManagedKeySchema);
 
-const KeyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a key hash: 64 lowercase hex characters').describe("The key's hash");
+const KeyHashSchema = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'a key hash: 64 lowercase hex characters')
+  .describe("The key's hash");
 export const KeyHashInputSchema = z.object({ hash: KeyHashSchema });
 
 /** PATCH /keys/{hash} (A4). */
@@ -146,7 +147,11 @@ export const ListKeysInputSchema = z.object({
   offset: z.number().int().min(0).optional().describe('Number of keys to skip'),
   limit: z.number().int().min(1).max(100).optional().describe("Maximum keys to return (this API's addition; default: all)"),
   workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: keys of the default workspace'),
-  hash_prefix: z.string().regex(/^[0-9a-f]{1,64}$/).optional().describe("Only keys whose hash starts with these hex characters (this API's addition)"),
+  hash_prefix: z
+    .string()
+    .regex(/^[0-9a-f]{1,64}$/)
+    .optional()
+    .describe("Only keys whose hash starts with these hex characters (this API's addition)"),
 });
 export type ListKeysInput = z.infer<typeof ListKeysInputSchema>;
 export const ListKeysOutputSchema = z.object({ data: z.array(ManagedKeySchema) });

@@ -99,7 +99,10 @@ export const CatalogVariantSchema = z.object({
 });
 export type CatalogVariant = z.infer<typeof CatalogVariantSchema>;
 
-const ProviderSlugSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase URL-safe slug, e.g. amazon-bedrock').max(100);
+const ProviderSlugSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase URL-safe slug, e.g. amazon-bedrock')
+  .max(100);
 const CountryCodeSchema = z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code in upper case');
 const UrlSchema = z.url({ protocol: /^https?$/ }).max(2000);
 
@@ -202,25 +205,14 @@ export const CatalogModelSchema = z.object({
     .array(CatalogModelIdSchema)
     .optional()
     .describe("Other <author>/<slug> names that resolve to this model; when given, replaces the model's aliases"),
-  variants: z
-    .array(CatalogVariantSchema)
-    .optional()
-    .describe("The model's variants; when given, replaces them"),
-  endpoints: z
-    .array(CatalogEndpointSchema)
-    .max(200)
-    .optional()
-    .describe("The providers' offers of the model, in the order listed; when given, replaces them"),
+  variants: z.array(CatalogVariantSchema).optional().describe("The model's variants; when given, replaces them"),
+  endpoints: z.array(CatalogEndpointSchema).max(200).optional().describe("The providers' offers of the model, in the order listed; when given, replaces them"),
 });
 export type CatalogModel = z.infer<typeof CatalogModelSchema>;
 
 export const CatalogSchema = z
   .object({
-    providers: z
-      .array(CatalogProviderSchema)
-      .max(1000)
-      .optional()
-      .describe('Providers to write (by slug) before the models, whose endpoints name them'),
+    providers: z.array(CatalogProviderSchema).max(1000).optional().describe('Providers to write (by slug) before the models, whose endpoints name them'),
     models: z.array(CatalogModelSchema).min(1).max(10_000),
   })
   .describe('A catalog file: { "providers"?: [...], "models": [...] }');
@@ -307,11 +299,7 @@ export const ListModelsInputSchema = z.object({
   offset: z.number().int().min(0).nullish().describe('Default 0'),
   limit: z.number().int().min(1).max(1000).nullish().describe('1..1000, default 500; with neither offset nor limit, the full list'),
   q: z.string().max(200).optional().describe('Free text matched against model name and id'),
-  sort: z
-    .string()
-    .max(100)
-    .optional()
-    .describe('newest, pricing-low-to-high, pricing-high-to-low, context-high-to-low; other values (open set) keep id order'),
+  sort: z.string().max(100).optional().describe('newest, pricing-low-to-high, pricing-high-to-low, context-high-to-low; other values (open set) keep id order'),
   output_modalities: commaList.optional().describe('Comma-separated; a model matches when it outputs any of them; `all`: no filter; default text'),
   input_modalities: commaList.optional().describe('Comma-separated; a model matches when it takes all of them'),
   supported_parameters: commaList.optional().describe('Comma-separated; a model matches when it supports all of them'),
@@ -320,7 +308,7 @@ export const ListModelsInputSchema = z.object({
   max_price: nullableNumber,
   min_output_price: nullableNumber.describe('Completion price, USD per million tokens'),
   max_output_price: nullableNumber,
-  arch: z.string().max(100).optional().describe("Model family (the tokenizer: GPT, Claude, Gemini, Llama...), case-insensitive"),
+  arch: z.string().max(100).optional().describe('Model family (the tokenizer: GPT, Claude, Gemini, Llama...), case-insensitive'),
   model_authors: commaList.optional().describe('Comma-separated author slugs'),
   providers: commaList.optional().describe('Comma-separated provider names or slugs: models with an endpoint at one of them'),
   min_age_days: z.number().int().min(0).nullish(),

@@ -16,7 +16,7 @@ export const OrganizationSchema = z.object({
   name: z.string(),
   default_workspace_id: z.string().describe('The organization\'s default workspace (slug "default")'),
   credit_balance: z.number().describe('Prepaid credit in USD'),
-  disabled: z.boolean().describe('A disabled organization\'s keys are refused (401)'),
+  disabled: z.boolean().describe("A disabled organization's keys are refused (401)"),
   disabled_at: TimestampSchema.nullable(),
   created_at: TimestampSchema,
 });
@@ -34,7 +34,7 @@ export const CreateOrganizationOutputSchema = z.object({
   organization_id: OrganizationIdSchema,
   workspace_id: z.string().describe('The default workspace'),
   owner_user_id: z.string(),
-  management_key: z.string().describe('The management key\'s secret, shown only here'),
+  management_key: z.string().describe("The management key's secret, shown only here"),
   management_key_hash: z.string(),
   organization: OrganizationSchema,
 });

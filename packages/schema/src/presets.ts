@@ -9,9 +9,7 @@ export const PresetSlugSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9._~-]+$/, 'URL-safe characters only');
 
-export const PresetConfigSchema = z
-  .record(z.string(), z.unknown())
-  .describe('Preset configuration, e.g. { model, temperature }');
+export const PresetConfigSchema = z.record(z.string(), z.unknown()).describe('Preset configuration, e.g. { model, temperature }');
 
 export const PresetVersionSchema = z
   .object({

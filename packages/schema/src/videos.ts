@@ -49,7 +49,7 @@ export const CreateVideoJobInputSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional()
-    .describe('SHA-256 of the key that requested the video, when one did; it must belong to the workspace\'s organization'),
+    .describe("SHA-256 of the key that requested the video, when one did; it must belong to the workspace's organization"),
   provider: z.string().min(1).max(200),
   model: z.string().min(1).max(200),
   upstream_job_id: z.string().min(1).max(500),
@@ -90,7 +90,7 @@ export const VideoContentQuerySchema = z.object({
 /** Internal (tRPC): the video jobs of a workspace, newest first, optionally only those of one upstream job. */
 export const ListVideoJobsInputSchema = z.object({
   workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
-  upstream_job_id: z.string().min(1).max(500).optional().describe("Only jobs with this provider job id"),
+  upstream_job_id: z.string().min(1).max(500).optional().describe('Only jobs with this provider job id'),
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
 });
 export type ListVideoJobsInput = z.infer<typeof ListVideoJobsInputSchema>;
@@ -100,9 +100,7 @@ export const ListVideoJobsOutputSchema = listOf(VideoJobSchema);
 export const VideoJobStatusRecordSchema = z.object({
   id: z.string().describe('The job id of the path'),
   polling_url: z.string().describe('URL of this status resource'),
-  status: z
-    .string()
-    .describe('pending, in_progress, completed, failed, cancelled, expired (open set); a queued job is pending'),
+  status: z.string().describe('pending, in_progress, completed, failed, cancelled, expired (open set); a queued job is pending'),
   unsigned_urls: z.array(z.string()).optional().describe('Content URLs (GET /videos/{jobId}/content?index=N), once completed'),
   error: z.string().optional().describe('On failure'),
 });

@@ -79,7 +79,12 @@ const workspaceSettings = {
   default_image_model: z.string().min(1).max(300).nullable().optional().describe('Model id'),
   default_provider_sort: z.string().min(1).max(100).nullable().optional().describe('e.g. price, throughput, latency, exacto'),
   disabled_server_tools: z
-    .array(z.string().regex(/^[^\s:]+:[^\s:]+$/, '<platform>:<tool>').max(200))
+    .array(
+      z
+        .string()
+        .regex(/^[^\s:]+:[^\s:]+$/, '<platform>:<tool>')
+        .max(200),
+    )
     .max(100)
     .nullable()
     .optional()
@@ -113,8 +118,7 @@ export const WorkspaceRefInputSchema = z.object({ id: WorkspaceRefSchema });
 /** DELETE /workspaces/{id} (A10). */
 export const DeleteWorkspaceInputSchema = z.object({
   id: WorkspaceRefSchema,
-  confirm_default_workspace_deletion: QueryBooleanSchema.optional()
-    .describe('Accepted; the default workspace cannot be deleted here (400) either way'),
+  confirm_default_workspace_deletion: QueryBooleanSchema.optional().describe('Accepted; the default workspace cannot be deleted here (400) either way'),
 });
 export type DeleteWorkspaceInput = z.infer<typeof DeleteWorkspaceInputSchema>;
 

@@ -26,10 +26,7 @@ export interface PlatformActor {
 export type Caller = Actor | PlatformActor;
 
 /** What a bearer hash names: a tenant key (with its organization's standing) or a platform key. */
-type KeyRecord =
-  | { kind: 'tenant'; key: ApiKey; organizationDisabled: boolean }
-  | { kind: 'platform'; key: PlatformKey }
-  | null;
+type KeyRecord = { kind: 'tenant'; key: ApiKey; organizationDisabled: boolean } | { kind: 'platform'; key: PlatformKey } | null;
 
 /**
  * Key rows by hash, each kept for at most `ttlMs` after it was read, so that most requests

@@ -63,9 +63,7 @@ export function assertWorkspaceAccess(actor: Actor, workspaceId: string): void {
 
 /** The rows a caller may see of a table with organization_id and workspace_id columns. */
 export function visibleRows(actor: Actor): { organization_id: string; workspace_id?: string } {
-  return actor.key.is_management_key
-    ? { organization_id: actor.organizationId }
-    : { organization_id: actor.organizationId, workspace_id: actor.workspaceId };
+  return actor.key.is_management_key ? { organization_id: actor.organizationId } : { organization_id: actor.organizationId, workspace_id: actor.workspaceId };
 }
 
 /** The organization's default workspace id (exactly one per organization). */

@@ -69,7 +69,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     access: 'tenant',
     doc: {
       summary: "Download a video job's output",
-      description: "Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.",
+      description: 'Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.',
       tags: ['Videos'],
       contentType: 'video/mp4',
       query: [{ name: 'index', description: 'Which output (default 0)', type: 'integer' }],

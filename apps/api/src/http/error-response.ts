@@ -5,7 +5,10 @@ import { NotFound, DomainError, Invalid, PayloadTooLarge } from '../errors.js';
 import { loggerOf, requestIdOf } from './request-log.js';
 
 export function sendError(res: Response, error: HttpError): void {
-  res.status(error.status).type('application/json').send(JSON.stringify(envelopeOf(error, requestIdOf(res.req))));
+  res
+    .status(error.status)
+    .type('application/json')
+    .send(JSON.stringify(envelopeOf(error, requestIdOf(res.req))));
 }
 
 /**

@@ -29,7 +29,7 @@ function parameter(where: 'path' | 'query' | 'header', name: string, schema: Jso
     name,
     required,
     schema,
-    ...(description ?? schema.description ? { description: description ?? schema.description } : {}),
+    ...((description ?? schema.description) ? { description: description ?? schema.description } : {}),
   };
 }
 
@@ -75,8 +75,7 @@ function downloadPaths(): Record<string, Json> {
       get: {
         operationId: 'files-content',
         summary: 'Download a container file',
-        description:
-          "Streams the exact bytes of a file in a container of the caller's workspace (a management key: any workspace of its organization).",
+        description: "Streams the exact bytes of a file in a container of the caller's workspace (a management key: any workspace of its organization).",
         tags: ['Containers'],
         security: [{ bearerAuth: [] }],
         parameters: containerParameters,
@@ -103,7 +102,13 @@ function downloadPaths(): Record<string, Json> {
         parameters: [
           parameter('path', 'jobId', { type: 'string', minLength: 1 }, true, 'The video job id'),
           parameter('query', 'index', { type: 'integer', minimum: 0, default: 0 }, false, String(index.description ?? '')),
-          parameter('header', 'Range', { type: 'string', example: 'bytes=0-1048575' }, false, 'A byte range of the video (RFC 9110), forwarded to the provider'),
+          parameter(
+            'header',
+            'Range',
+            { type: 'string', example: 'bytes=0-1048575' },
+            false,
+            'A byte range of the video (RFC 9110), forwarded to the provider',
+          ),
         ],
         responses: {
           200: {

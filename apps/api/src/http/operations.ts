@@ -58,9 +58,7 @@ export function statusTable(router: AnyRouter): string {
     .map((op) => {
       const answered = Object.keys(op.statuses).map(Number) as ErrorStatus[];
       const mark = (status: ErrorStatus) => (op.listed.includes(status) ? `${status}` : `${status}*`);
-      const reasons = answered
-        .filter((status) => op.statuses[status] !== COMMON[status])
-        .map((status) => `**${mark(status)}** ${op.statuses[status]}`);
+      const reasons = answered.filter((status) => op.statuses[status] !== COMMON[status]).map((status) => `**${mark(status)}** ${op.statuses[status]}`);
       const never = op.listed.filter((status) => !answered.includes(status));
       return `| \`${op.method} ${op.path}\` | ${answered.map(mark).join(', ')} | ${reasons.join('<br>')} | ${never.length ? never.join(', ') : '-'} |`;
     });

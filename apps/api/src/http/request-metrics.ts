@@ -20,7 +20,10 @@ export function labelRoute(req: Request, res: Response): void {
 
 export function requestMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {
   const trpcRoute = (url: string): string => {
-    const names = url.split('?', 1)[0]!.replace(/^\/trpc\//, '').split(',');
+    const names = url
+      .split('?', 1)[0]!
+      .replace(/^\/trpc\//, '')
+      .split(',');
     if (names.length > 1) return names.every((n) => procedures.has(n)) ? '/trpc/{batch}' : 'unmatched';
     return procedures.has(names[0]!) ? `/trpc/${names[0]}` : 'unmatched';
   };

@@ -24,7 +24,8 @@ export const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 /** Keys are checked against the database this many at a time. */
 const BATCH = 500;
 
-const UNREFERENCED = statement(`
+const UNREFERENCED = statement(
+  `
   SELECT k AS key FROM unnest($1::text[]) AS k
    WHERE NOT EXISTS (SELECT 1 FROM container_files WHERE storage_key = k)
      AND NOT EXISTS (SELECT 1 FROM documents WHERE storage_key = k)
@@ -32,7 +33,8 @@ const UNREFERENCED = statement(`
   z.object({ key: z.string() }),
 );
 
-const ABANDONED_CLAIMS = statement(`
+const ABANDONED_CLAIMS = statement(
+  `
   DELETE FROM pending_objects WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING key`,
   z.object({ key: z.string() }),
 );

@@ -1,7 +1,13 @@
 // `switchyard analytics query`: POST /analytics/query from the command line (over tRPC).
 import { optionalNumber, optionalString, requireString, UsageError, type Command } from '../command.js';
 
-const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 const DAY = 24 * 3600 * 1000;
 /** ISO 8601 with seconds, as the query takes it. */
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -27,8 +33,7 @@ export const analyticsCommands: Command[] = [
       const start = optionalString(ctx, 'start');
       if (days !== undefined && start !== undefined) throw new UsageError('give --days or --start, not both');
       const end = optionalString(ctx, 'end') ?? iso(new Date());
-      const time_range =
-        start !== undefined ? { start, end } : days !== undefined ? { start: iso(new Date(Date.parse(end) - days * DAY)), end } : undefined;
+      const time_range = start !== undefined ? { start, end } : days !== undefined ? { start: iso(new Date(Date.parse(end) - days * DAY)), end } : undefined;
       const filterText = optionalString(ctx, 'filter');
       let filters;
       if (filterText !== undefined) {
@@ -56,9 +61,7 @@ export const analyticsCommands: Command[] = [
         `${answer.data.metadata.row_count} row(s)${answer.data.metadata.truncated ? ' (truncated)' : ''} in ${answer.data.metadata.query_time_ms} ms`,
         ...(answer.data.warnings ?? []).map((w) => `warning: ${w}`),
       ];
-      const table = rows.length
-        ? { columns, rows: rows.map((row) => columns.map((c) => format(row[c]))) }
-        : undefined;
+      const table = rows.length ? { columns, rows: rows.map((row) => columns.map((c) => format(row[c]))) } : undefined;
       return { json: answer, human: table ? { ...table, footer: notes } : notes.join('\n') };
     },
   },

@@ -99,7 +99,10 @@ const KEY_MONTHLY_LIMIT = 100;
 const MIN_CREDIT_BALANCE = 100;
 
 const PROMPTS = [
-  ['Summarise the plot of Hamlet in two sentences.', 'Prince Hamlet seeks revenge on his uncle Claudius, who murdered his father to seize the throne. His hesitation and feigned madness lead to a tragedy that leaves almost everyone dead.'],
+  [
+    'Summarise the plot of Hamlet in two sentences.',
+    'Prince Hamlet seeks revenge on his uncle Claudius, who murdered his father to seize the throne. His hesitation and feigned madness lead to a tragedy that leaves almost everyone dead.',
+  ],
   ['Write a haiku about a freight yard at dawn.', 'Cold rails catch the light\nwagons wait in patient rows\nthe first switch clicks over'],
   ['What is the capital of Australia?', 'The capital of Australia is Canberra.'],
   ['Translate "good morning" into French and Spanish.', 'French: "Bonjour". Spanish: "Buenos días".'],
@@ -193,7 +196,9 @@ async function recordGenerations(client: SwitchyardClient, keyHash: string, pick
   const today = 5;
   const inputs = Array.from({ length: GENERATIONS }, (_, i) => {
     const age =
-      i < today ? ((i + 1) * sinceMidnight) / (today + 1) : sinceMidnight + ((i - today + 0.5) / (GENERATIONS - today)) * (GENERATION_DAYS * day - sinceMidnight);
+      i < today
+        ? ((i + 1) * sinceMidnight) / (today + 1)
+        : sinceMidnight + ((i - today + 0.5) / (GENERATIONS - today)) * (GENERATION_DAYS * day - sinceMidnight);
     const free = i % 17 === 3;
     const byok = i % 11 === 5;
     const model = free ? picks.model_variant : picks.chat[i % picks.chat.length]!;
@@ -201,8 +206,7 @@ async function recordGenerations(client: SwitchyardClient, keyHash: string, pick
     const [prompt, completion] = PROMPTS[i % PROMPTS.length]!;
     const tokensPrompt = 20 + randomInt(800);
     const tokensCompletion = 10 + randomInt(600);
-    const cost =
-      typeof model === 'string' ? 0 : tokensPrompt * Number(model.pricing.prompt) + tokensCompletion * Number(model.pricing.completion);
+    const cost = typeof model === 'string' ? 0 : tokensPrompt * Number(model.pricing.prompt) + tokensCompletion * Number(model.pricing.completion);
     const length = i % 13 === 7;
     return {
       id: `gen-demo-${keyHash.slice(0, 12)}-${String(i).padStart(3, '0')}`,
@@ -255,9 +259,7 @@ async function ensureGuardrails(client: SwitchyardClient, workspaceId: string, k
   const existing = await all((page) => client.guardrails.list.query({ workspace_id: workspaceId, ...page }));
   const guardrails = [];
   for (const spec of GUARDRAILS) {
-    guardrails.push(
-      existing.find((g) => g.name === spec.name) ?? (await client.guardrails.create.mutate({ workspace_id: workspaceId, ...spec })).data,
-    );
+    guardrails.push(existing.find((g) => g.name === spec.name) ?? (await client.guardrails.create.mutate({ workspace_id: workspaceId, ...spec })).data);
   }
   const [first, second] = guardrails;
   // Assignments skip what is already assigned. A key holds one guardrail: the demo key gets the first.
@@ -295,9 +297,7 @@ async function ensureContainer(platform: Platform, organizationId: string, works
   // Writing replaces a file in place, so a second run leaves the same files.
   const files = [];
   for (const file of CONTAINER_FILES) {
-    files.push(
-      await writeContainerFile(platform.options, { organization_id: organizationId, container_id: container.container_id, ...file }),
-    );
+    files.push(await writeContainerFile(platform.options, { organization_id: organizationId, container_id: container.container_id, ...file }));
   }
   return { container_id: container.container_id, file_id: files[0]!.file_id };
 }
@@ -344,7 +344,7 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   const { data: caller } = await client.keys.current.query();
   const picks = catalogPicks(catalog.models);
   const organizationId = caller.organization_id;
-  if (!organizationId) throw new UsageError('the demo needs an organization\'s management key (--key)');
+  if (!organizationId) throw new UsageError("the demo needs an organization's management key (--key)");
   await platform.client.models.import.mutate(catalog);
 
   const people = await ensureMembers(client);
@@ -367,17 +367,16 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
 
   const byok =
     (await all((page) => client.byok.list.query({ workspace_id: workspace.id, ...page }))).find((c) => c.name === BYOK_NAME) ??
-    (await client.byok.create.mutate({
-      workspace_id: workspace.id,
-      provider: 'openai',
-      name: BYOK_NAME,
-      // Not a real provider key: demo data only.
-      key: `sk-demo-${Array.from({ length: 32 }, () => randomInt(16).toString(16)).join('')}`,
-    })).data;
-  const guardrail = await ensureGuardrails(client, workspace.id, created.data.hash, [
-    { id: caller.creator_user_id },
-    ...people.filter((p) => p.inWorkspace),
-  ]);
+    (
+      await client.byok.create.mutate({
+        workspace_id: workspace.id,
+        provider: 'openai',
+        name: BYOK_NAME,
+        // Not a real provider key: demo data only.
+        key: `sk-demo-${Array.from({ length: 32 }, () => randomInt(16).toString(16)).join('')}`,
+      })
+    ).data;
+  const guardrail = await ensureGuardrails(client, workspace.id, created.data.hash, [{ id: caller.creator_user_id }, ...people.filter((p) => p.inWorkspace)]);
   const presetSlug = await ensurePreset(client, workspace.id);
   const scim = await ensureScimMapping(client, workspace.id);
   const container = await ensureContainer(platform, organizationId, workspace.id);

@@ -16,7 +16,12 @@ const RESETS = ['daily', 'weekly', 'monthly'] as const;
 
 function list(ctx: CommandContext, name: string): string[] | undefined {
   const value = optionalString(ctx, name);
-  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 export const guardrailCommands: Command[] = [

@@ -34,7 +34,16 @@ function limit(ctx: CommandContext): number | null | undefined {
 }
 
 const keyRows = (keys: ManagedKey[]) =>
-  keys.map((k) => [k.hash.slice(0, 12), k.name, k.label, k.is_management_key ? 'management' : 'regular', k.disabled ? 'disabled' : 'active', k.limit, k.limit_reset, k.usage]);
+  keys.map((k) => [
+    k.hash.slice(0, 12),
+    k.name,
+    k.label,
+    k.is_management_key ? 'management' : 'regular',
+    k.disabled ? 'disabled' : 'active',
+    k.limit,
+    k.limit_reset,
+    k.usage,
+  ]);
 const keyColumns = ['hash', 'name', 'label', 'kind', 'status', 'limit', 'reset', 'usage'];
 
 const limitOptions = {

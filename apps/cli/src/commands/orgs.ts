@@ -38,7 +38,7 @@ export const orgCommands: Command[] = [
   },
   {
     path: ['orgs', 'disable'],
-    summary: "Disable an organization: all of its keys are refused",
+    summary: 'Disable an organization: all of its keys are refused',
     credential: PLATFORM_KEY,
     args: ['<organization-id>'],
     async run(ctx) {

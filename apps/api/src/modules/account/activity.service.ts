@@ -14,7 +14,8 @@ import { resolveModel } from '../models/models.service.js';
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 
-const ACTIVITY = statement(`
+const ACTIVITY = statement(
+  `
   SELECT day::text AS date, model, provider_name,
          CASE WHEN $7 THEN workspace_id::text END AS workspace_id,
          sum(requests)::text AS requests, sum(prompt_tokens)::text AS prompt_tokens,
@@ -87,15 +88,7 @@ export async function getActivity(db: Db, snapshot: CatalogSnapshot, actor: Acto
     });
     if (!member) throw new NotFound(`member ${input.user_id}`);
   }
-  const rows = await queryRows(db, ACTIVITY, [
-    actor.organizationId,
-    first,
-    last,
-    workspaceId,
-    keyId,
-    input.user_id ?? null,
-    input.group_by === 'workspace',
-  ]);
+  const rows = await queryRows(db, ACTIVITY, [actor.organizationId, first, last, workspaceId, keyId, input.user_id ?? null, input.group_by === 'workspace']);
   return rows.map((r) => {
     const { permaslug, endpointId } = catalogNames(snapshot, r.model, r.provider_name);
     return {

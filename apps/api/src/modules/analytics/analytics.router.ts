@@ -14,8 +14,7 @@ export const analyticsRouter = router({
         protect: true,
         tags: ['Analytics'],
         summary: 'Analytics metadata',
-        description:
-          'Returns the metrics, dimensions, filter operators and granularities available to the analytics query endpoint. Management key required.',
+        description: 'Returns the metrics, dimensions, filter operators and granularities available to the analytics query endpoint. Management key required.',
       },
       statuses: answers({ 403: WHY.managementOnly }),
       listed: [401, 403, 500],

@@ -14,15 +14,7 @@ import { visibleRows } from '../../access/workspaces.js';
 import { isStatementTimeout } from '../../db-errors.js';
 import { Invalid, Timeout } from '../../errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
-import {
-  DIMENSIONS,
-  GRANULARITIES,
-  METRICS,
-  OPERATORS,
-  type DimensionDefinition,
-  type Group,
-  type Partials,
-} from './analytics-catalog.js';
+import { DIMENSIONS, GRANULARITIES, METRICS, OPERATORS, type DimensionDefinition, type Group, type Partials } from './analytics-catalog.js';
 import { addCounts } from './sketch.js';
 
 const HOUR = 3_600_000;
@@ -59,7 +51,14 @@ interface RollupPart {
   ranges: [Date, Date][];
 }
 
-function sourceSql(params: unknown[], organizationId: string, workspaceId: string | undefined, rollups: RollupPart[], raw: [Date, Date][], withHistograms: boolean): string {
+function sourceSql(
+  params: unknown[],
+  organizationId: string,
+  workspaceId: string | undefined,
+  rollups: RollupPart[],
+  raw: [Date, Date][],
+  withHistograms: boolean,
+): string {
   const p = (value: unknown) => `$${params.push(value)}`;
   const org = p(organizationId);
   const ws = workspaceId ? p(workspaceId) : null;
@@ -130,7 +129,12 @@ const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY) * DAY);
 /** [from, to) without the part [a, b) inside it: the ranges at its two ends that are not empty. */
 const around = ([from, to]: [Date, Date], [a, b]: [Date, Date]) =>
-  ([[from, a], [b, to]] as [Date, Date][]).filter(([x, y]) => x < y);
+  (
+    [
+      [from, a],
+      [b, to],
+    ] as [Date, Date][]
+  ).filter(([x, y]) => x < y);
 
 type Counts = Record<string, string | number>;
 type SqlRow = { date: Date; latency_hists?: string; throughput_hists?: string } & Record<`d${number}` | (typeof SUM_COLUMNS)[number], string>;
@@ -155,7 +159,8 @@ function sqlRowSchema(dimensions: number, histograms: readonly string[]) {
 const sqlRowSchemas = new Map<string, z.ZodType<SqlRow>>();
 
 /** One histogram of the buckets of several. */
-const merged = (all: string | undefined) => (all ? (JSON.parse(all) as Counts[]) : []).reduce((into, counts) => addCounts(into, counts), new Map<number, number>());
+const merged = (all: string | undefined) =>
+  (all ? (JSON.parse(all) as Counts[]) : []).reduce((into, counts) => addCounts(into, counts), new Map<number, number>());
 
 /** POST /analytics/query (management key). */
 export async function queryAnalytics(
@@ -177,7 +182,9 @@ export async function queryAnalytics(
     const operator = byName(OPERATORS, 'operator', f.operator);
     const isArray = Array.isArray(f.value);
     if (isArray !== (operator.value_type === 'array')) {
-      throw new Invalid(`filter on ${f.field}: operator ${operator.name} takes ${operator.value_type === 'array' ? 'an array' : 'a string or a number'}`, { filter: f.field });
+      throw new Invalid(`filter on ${f.field}: operator ${operator.name} takes ${operator.value_type === 'array' ? 'an array' : 'a string or a number'}`, {
+        filter: f.field,
+      });
     }
     const values = (isArray ? (f.value as (string | number)[]) : [f.value as string | number]).map(String);
     if (dimension.numeric && values.some((v) => !/^-?\d+$/.test(v))) {
@@ -187,18 +194,28 @@ export async function queryAnalytics(
   });
   const order = input.order_by;
   if (order) {
-    const allowed = order.field === 'request_count' || (order.field === 'date' && granularity) || metrics.some((m) => m.name === order.field) || dimensions.some((d) => d.name === order.field);
-    if (!allowed) throw new Invalid(`order_by field "${order.field}": not a requested metric, request_count, a requested dimension or date`, { order_by: order.field });
+    const allowed =
+      order.field === 'request_count' ||
+      (order.field === 'date' && granularity) ||
+      metrics.some((m) => m.name === order.field) ||
+      dimensions.some((d) => d.name === order.field);
+    if (!allowed)
+      throw new Invalid(`order_by field "${order.field}": not a requested metric, request_count, a requested dimension or date`, { order_by: order.field });
   }
 
   // The time range and its bounds.
   const raw = granularity?.raw === true || dimensions.some((d) => d.raw) || filters.some((f) => f.dimension.raw);
   const maxSpan = raw ? ANALYTICS_BOUNDS.rawMaxSpanMs : ANALYTICS_BOUNDS.maxSpanMs;
   const end = input.time_range ? parseTime(input.time_range.end) : now;
-  const start = input.time_range ? parseTime(input.time_range.start) : new Date(end.getTime() - (raw ? ANALYTICS_BOUNDS.rawDefaultSpanMs : ANALYTICS_BOUNDS.defaultSpanMs));
+  const start = input.time_range
+    ? parseTime(input.time_range.start)
+    : new Date(end.getTime() - (raw ? ANALYTICS_BOUNDS.rawDefaultSpanMs : ANALYTICS_BOUNDS.defaultSpanMs));
   if (start >= end) throw new Invalid('time_range: start must be before end', { time_range: 'start' });
   if (end.getTime() - start.getTime() > maxSpan) {
-    throw new Invalid(`time_range: spans more than ${maxSpan / HOUR} hours${raw ? ' (the limit of queries by minute, external_user or generation_id)' : ''}`, { time_range: 'span', max_hours: maxSpan / HOUR });
+    throw new Invalid(`time_range: spans more than ${maxSpan / HOUR} hours${raw ? ' (the limit of queries by minute, external_user or generation_id)' : ''}`, {
+      time_range: 'span',
+      max_hours: maxSpan / HOUR,
+    });
   }
 
   // Identifiers in filters, resolved within the organization; what resolves to nothing matches nothing.
@@ -270,7 +287,7 @@ export async function queryAnalytics(
     });
     if (granularity) row.date = r.date.toISOString();
     for (const m of metrics) row[m.name] = m.value(group);
-    if (order?.field === 'request_count' && !(metrics.some((m) => m.name === 'request_count'))) row.request_count = sums.request_count;
+    if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) row.request_count = sums.request_count;
     return row;
   });
 

@@ -4,24 +4,12 @@
 // analytics_hourly migration), so concurrent batches stay exact: the upsert locks the row.
 
 /** The rollup's key columns, in primary-key order. */
-export const ROLLUP_KEY = [
-  'organization_id',
-  'hour',
-  'workspace_id',
-  'api_key_id',
-  'user_id',
-  'model',
-  'provider',
-  'origin',
-  'finish_reason',
-  'app',
-] as const;
+export const ROLLUP_KEY = ['organization_id', 'hour', 'workspace_id', 'api_key_id', 'user_id', 'model', 'provider', 'origin', 'finish_reason', 'app'] as const;
 
 const KEY = ROLLUP_KEY.join(', ');
 
 /** Throughput of one generation, in completion tokens per second (generation_time is in ms). */
-export const THROUGHPUT_SQL = (g: string) =>
-  `CASE WHEN ${g}.generation_time > 0 THEN ${g}.tokens_completion * 1000.0::float8 / ${g}.generation_time END`;
+export const THROUGHPUT_SQL = (g: string) => `CASE WHEN ${g}.generation_time > 0 THEN ${g}.tokens_completion * 1000.0::float8 / ${g}.generation_time END`;
 
 /** BYOK spend of one generation: what the provider charged the customer's own key. */
 export const BYOK_SQL = (g: string) => `CASE WHEN ${g}.is_byok THEN coalesce(${g}.upstream_inference_cost, 0) ELSE 0 END`;

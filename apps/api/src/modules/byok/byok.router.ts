@@ -81,8 +81,7 @@ export const byokRouter = router({
         protect: true,
         tags,
         summary: 'Update a BYOK credential',
-        description:
-          'Changes the fields given; `key` rotates the secret in place; null clears an allowlist. Management key required.',
+        description: 'Changes the fields given; `key` rotates the secret in place; null clears an allowlist. Management key required.',
       },
       statuses: answers({
         400: `a field refused (as for POST /byok); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,

@@ -67,7 +67,7 @@ async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null 
   const known = new Set(found.map((row) => row.hash));
   const unknown = wanted.filter((hash) => !known.has(hash));
   if (unknown.length > 0) {
-    throw new Invalid('allowed_api_key_hashes names keys that are not the organization\'s', {
+    throw new Invalid("allowed_api_key_hashes names keys that are not the organization's", {
       reason: 'unknown or foreign key hashes',
       invalid_api_key_hashes: unknown,
     });
@@ -80,8 +80,7 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
   const where = { workspace_id: workspace.id, deleted_at: null, ...(input.provider ? { provider: input.provider } : {}) };
   return pageOf(
     input,
-    (slice) =>
-      db.byokCredential.findMany({ where, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }], ...slice }),
+    (slice) => db.byokCredential.findMany({ where, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }], ...slice }),
     () => db.byokCredential.count({ where }),
     credentialOf,
   );

@@ -76,9 +76,7 @@ export async function listDocuments(db: Db, actor: Actor, input: ListDocumentsIn
   const rows = await db.document.findMany({
     where: {
       workspace_id: workspaceId,
-      ...(position
-        ? { OR: [{ created_at: { gt: position.created_at } }, { created_at: position.created_at, id: { gt: position.id } }] }
-        : {}),
+      ...(position ? { OR: [{ created_at: { gt: position.created_at } }, { created_at: position.created_at, id: { gt: position.id } }] } : {}),
     },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     take: input.limit + 1,
@@ -123,7 +121,8 @@ export async function openDocument(
 
 // One statement: the row goes and its bytes leave the workspace's quota together, so two deletes of
 // one document free its bytes once.
-const DELETE_DOCUMENT = statement(`
+const DELETE_DOCUMENT = statement(
+  `
   WITH gone AS (
     DELETE FROM documents WHERE id = $1 AND workspace_id = $2::uuid RETURNING workspace_id, size_bytes, storage_key
   ), freed AS (

@@ -10,11 +10,7 @@ export function fileShapeOf(headers: IncomingHttpHeaders): FileShape {
   if (headers['anthropic-version'] !== undefined) return 'compat_a';
   if (headers['openai-beta'] !== undefined) return 'compat_b';
   const userAgent = headers['user-agent'];
-  if (
-    typeof userAgent === 'string' &&
-    userAgent.startsWith('OpenAI/') &&
-    Object.keys(headers).some((name) => name.startsWith('x-stainless-'))
-  ) {
+  if (typeof userAgent === 'string' && userAgent.startsWith('OpenAI/') && Object.keys(headers).some((name) => name.startsWith('x-stainless-'))) {
     return 'compat_b';
   }
   return 'native';

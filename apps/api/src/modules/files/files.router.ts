@@ -32,8 +32,7 @@ export const filesRouter = router({
         protect: true,
         tags: ['Containers'],
         summary: "List a container's files",
-        description:
-          'Files of the container in lexicographic order of path (bare list). While has_more is true, fetch the next page with after=<last_id>.',
+        description: 'Files of the container in lexicographic order of path (bare list). While has_more is true, fetch the next page with after=<last_id>.',
       },
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.unstorable}; after not a container file id; ${WHY.longId}; a container_id naming no container visible to the key (404 is not listed)`,

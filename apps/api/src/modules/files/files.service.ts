@@ -114,7 +114,8 @@ export async function getContainerFile(db: Db, actor: Actor, input: GetContainer
 
 // Byte order of paths (COLLATE "C"), whatever the database's default collation: "lexicographic
 // order of path", and `after` resumes exactly where the previous page stopped.
-const CONTAINER_FILES_PAGE = statement(`
+const CONTAINER_FILES_PAGE = statement(
+  `
   SELECT path, size_bytes, updated_at FROM container_files
   WHERE container_id = $1::uuid AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
   ORDER BY path COLLATE "C" LIMIT $3`,
@@ -128,14 +129,10 @@ const CONTAINER_FILES_PAGE = statement(`
 export async function listContainerFiles(db: Db, actor: Actor, input: ListContainerFilesInput): Promise<ContainerFileList> {
   const after = input.after === undefined ? null : decodeFileId(input.after);
   const container = await findContainer(db, visibleRows(actor), input.container_id);
-  const rows = await queryRows(db, CONTAINER_FILES_PAGE, [
-    container.id,
-    after,
-    input.limit + 1,
-  ]);
-  const page = rows.slice(0, input.limit).map((row) =>
-    containerFileRecordOf(container, { path: row.path, size_bytes: BigInt(row.size_bytes), updated_at: new Date(row.updated_at) }),
-  );
+  const rows = await queryRows(db, CONTAINER_FILES_PAGE, [container.id, after, input.limit + 1]);
+  const page = rows
+    .slice(0, input.limit)
+    .map((row) => containerFileRecordOf(container, { path: row.path, size_bytes: BigInt(row.size_bytes), updated_at: new Date(row.updated_at) }));
   return {
     object: 'list',
     data: page,
@@ -157,12 +154,7 @@ export interface ContainerFileUpload {
  * the sandbox runner). The bytes are stored first, then the row is pointed at them; replaced bytes
  * are removed after the commit.
  */
-export async function writeContainerFile(
-  db: Db,
-  media: MediaDeps,
-  organizationId: string,
-  upload: ContainerFileUpload,
-): Promise<ContainerFile> {
+export async function writeContainerFile(db: Db, media: MediaDeps, organizationId: string, upload: ContainerFileUpload): Promise<ContainerFile> {
   const path = decodeFileId(upload.file_id);
   const organization = await platformOrganization(db, organizationId);
   const container = await findContainer(db, { organization_id: organization.id }, upload.container_id);
@@ -247,14 +239,7 @@ async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{
  * concurrent promotions can never overshoot it together; the bytes are copied before that
  * transaction and removed again when it does not commit.
  */
-export async function promoteFile(
-  db: Db,
-  media: MediaDeps,
-  actor: Actor,
-  input: PromoteFileInput,
-  now: Date,
-  shape: FileShape,
-): Promise<File> {
+export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input: PromoteFileInput, now: Date, shape: FileShape): Promise<File> {
   const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
   const size = file.size_bytes;
   if (size > BigInt(media.maxFileBytes)) throw new PayloadTooLarge(`file of ${size} bytes exceeds ${media.maxFileBytes}`);

@@ -22,7 +22,6 @@ import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
 import type { GenerationRecorder, GenerationRowJson } from './recorder.js';
 
-
 type DecimalColumn = 'total_cost' | 'usage' | 'upstream_inference_cost' | 'cache_discount';
 
 /** A generation row from Prisma, or from node-postgres (which reads numeric columns as text). */
@@ -178,7 +177,8 @@ export async function getGenerationContent(db: Db, actor: Actor, input: Generati
 }
 
 /** Feedback on one of the user's generations, or nothing (no row) when it is not theirs. */
-const UPSERT_FEEDBACK = statement(`
+const UPSERT_FEEDBACK = statement(
+  `
   INSERT INTO generation_feedback (id, organization_id, generation_id, user_id, category, comment)
   SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $4::feedback_category, $5
   FROM generations g WHERE g.id = $1 AND g.organization_id = $2 AND g.user_id = $3
@@ -189,13 +189,7 @@ const UPSERT_FEEDBACK = statement(`
 
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
 export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
-  const written = await queryRows(db, UPSERT_FEEDBACK, [
-    input.generation_id,
-    actor.organizationId,
-    actor.userId,
-    input.category,
-    input.comment ?? null,
-  ]);
+  const written = await queryRows(db, UPSERT_FEEDBACK, [input.generation_id, actor.organizationId, actor.userId, input.category, input.comment ?? null]);
   if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
   return { success: true };
 }
@@ -216,11 +210,7 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
  */
 type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder };
 
-export async function recordGeneration(
-  deps: RecordDeps,
-  input: RecordGenerationInput,
-  now: Date,
-): Promise<RecordGenerationOutput> {
+export async function recordGeneration(deps: RecordDeps, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
   const { db } = deps;
   const found = await deps.keys.find(db, input.api_key_hash);
   if (found?.kind !== 'tenant') throw new NotFound(`key ${input.api_key_hash}`);

@@ -37,7 +37,8 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-const RECORD_BATCH = statement(`
+const RECORD_BATCH = statement(
+  `
   WITH ins AS (
     INSERT INTO generations SELECT * FROM jsonb_populate_recordset(NULL::generations, $1::jsonb)
     ON CONFLICT (id) DO NOTHING
@@ -157,11 +158,7 @@ export class GenerationRecorder {
     const started = performance.now();
     let committed = false;
     try {
-      const result = await queryRows(this.db, RECORD_BATCH, [
-        JSON.stringify(rows),
-        JSON.stringify(extras),
-        this.now(),
-      ]);
+      const result = await queryRows(this.db, RECORD_BATCH, [JSON.stringify(rows), JSON.stringify(extras), this.now()]);
       committed = true;
       return new Map(result.map((r) => [r.id, r.content_stored]));
     } finally {

@@ -92,7 +92,12 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
   memberAssignments: authedProcedure
     .meta({
-      ...openapi('GET', '/guardrails/{id}/assignments/members', 'List member assignments of a guardrail', 'Lists the organization members assigned to a guardrail.'),
+      ...openapi(
+        'GET',
+        '/guardrails/{id}/assignments/members',
+        'List member assignments of a guardrail',
+        'Lists the organization members assigned to a guardrail.',
+      ),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
         404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
@@ -198,7 +203,12 @@ export const guardrailsRouter = router({
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
   unassignKeys: managementProcedure
     .meta({
-      ...openapi('POST', '/guardrails/{id}/assignments/keys/remove', 'Unassign keys from a guardrail', 'Removes key assignments (by hash). Management key required.'),
+      ...openapi(
+        'POST',
+        '/guardrails/{id}/assignments/keys/remove',
+        'Unassign keys from a guardrail',
+        'Removes key assignments (by hash). Management key required.',
+      ),
       statuses: answers({
         400: `key_hashes missing, empty or over 100; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,

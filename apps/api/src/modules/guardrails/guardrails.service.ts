@@ -1,6 +1,17 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
-import { LimitReset, modelColumns, parsedJson, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
+import {
+  LimitReset,
+  modelColumns,
+  parsedJson,
+  Prisma,
+  queryRows,
+  rawRows,
+  rowOrNulls,
+  statement,
+  type Db,
+  type Guardrail as GuardrailRow,
+} from '@switchyard/db';
 import {
   GUARDRAIL_FLAG_FIELDS,
   type CreateGuardrailInput,
@@ -259,11 +270,11 @@ function guardrailData(input: Omit<UpdateGuardrailInput, 'id'>) {
     content_filter_builtins: jsonColumn(
       input.content_filter_builtins &&
         input.content_filter_builtins.map((f) => ({
-        slug: f.slug,
-        action: f.action,
-        ...(f.slug === 'regex-prompt-injection' ? { scan_scope: f.scan_scope ?? 'all_messages' } : {}),
-        label: BUILTIN_LABELS[f.slug] ?? f.slug,
-      })),
+          slug: f.slug,
+          action: f.action,
+          ...(f.slug === 'regex-prompt-injection' ? { scan_scope: f.scan_scope ?? 'all_messages' } : {}),
+          label: BUILTIN_LABELS[f.slug] ?? f.slug,
+        })),
     ),
   };
 }

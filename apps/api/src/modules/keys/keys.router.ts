@@ -117,8 +117,7 @@ export const keysRouter = router({
         protect: true,
         tags,
         summary: 'Delete a key',
-        description:
-          'The key authenticates no request from then on; its generations and spend history stay. Management key required.',
+        description: 'The key authenticates no request from then on; its generations and spend history stay. Management key required.',
       },
       statuses: answers({
         403: WHY.managementOnly,

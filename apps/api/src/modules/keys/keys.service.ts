@@ -7,8 +7,7 @@ import { defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 
-const RATE_LIMIT_NOTE =
-  'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
+const RATE_LIMIT_NOTE = 'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
 
 /**
  * The figures of GET /key and of the Managed key record that move with every generation: each key's
@@ -58,7 +57,8 @@ const KEYS_USAGE = statement(
  * $6 every workspace (a hash-prefix lookup); $7 disabled keys too; $8 hash prefix or null;
  * $9 offset; $10 limit or null (all).
  */
-const KEYS_PAGE = statement(`
+const KEYS_PAGE = statement(
+  `
   WITH page AS (
     SELECT k.id, k.hash, k.name, k.label, k.disabled, k.workspace_id::text AS workspace_id, k.creator_user_id, k.external_user,
            k."limit"::text AS "limit", k.limit_reset::text AS limit_reset, k.include_byok_in_limit, k.created_at, k.updated_at,
@@ -191,8 +191,21 @@ export async function getKeyInfo(db: Db, actor: Actor, now: Date): Promise<Key> 
 /** The columns of a key that its Managed key record shows. */
 type KeyFields = Pick<
   ApiKey,
-  | 'id' | 'hash' | 'name' | 'label' | 'disabled' | 'workspace_id' | 'creator_user_id' | 'external_user' | 'limit' | 'limit_reset'
-  | 'include_byok_in_limit' | 'created_at' | 'updated_at' | 'expires_at' | 'is_management_key'
+  | 'id'
+  | 'hash'
+  | 'name'
+  | 'label'
+  | 'disabled'
+  | 'workspace_id'
+  | 'creator_user_id'
+  | 'external_user'
+  | 'limit'
+  | 'limit_reset'
+  | 'include_byok_in_limit'
+  | 'created_at'
+  | 'updated_at'
+  | 'expires_at'
+  | 'is_management_key'
 >;
 
 function managedKeyOf(key: KeyFields, u: KeyUsageRow | undefined): ManagedKey {

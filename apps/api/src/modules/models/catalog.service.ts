@@ -2,15 +2,7 @@
 // a model's endpoints (which providers serve it, at what price and limits), and the providers. All
 // are answered from the in-memory snapshot (catalog-cache.ts): the catalog is small and read often.
 import { Prisma, type Model as ModelRow, type ModelEndpoint as EndpointRow, type Provider as ProviderRow } from '@switchyard/db';
-import type {
-  CountModelsInput,
-  Endpoint,
-  EndpointPricing,
-  ListModelsInput,
-  ListModelsOutput,
-  ModelEndpoints,
-  Provider,
-} from '@switchyard/schema';
+import type { CountModelsInput, Endpoint, EndpointPricing, ListModelsInput, ListModelsOutput, ModelEndpoints, Provider } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import type { CatalogSnapshot } from './catalog-cache.js';
 import { modelOf, resolveModel, type ApiRoot } from './models.service.js';
@@ -103,13 +95,7 @@ function matches(snapshot: CatalogSnapshot, input: ListModelsInput, nowSeconds: 
  * GET /models: the catalog's models that match every filter given, sorted, one page. `query`: the
  * request's own filters, kept in links.next.
  */
-export function listModels(
-  snapshot: CatalogSnapshot,
-  input: ListModelsInput,
-  now: Date,
-  api: ApiRoot,
-  query: URLSearchParams,
-): ListModelsOutput {
+export function listModels(snapshot: CatalogSnapshot, input: ListModelsInput, now: Date, api: ApiRoot, query: URLSearchParams): ListModelsOutput {
   const found = matches(snapshot, input, Math.floor(now.getTime() / 1000));
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
@@ -176,9 +162,7 @@ export function modelEndpoints(snapshot: CatalogSnapshot, author: string, slug: 
     created: record.created,
     description: record.description,
     architecture: record.architecture,
-    endpoints: (snapshot.endpoints.get(model.id) ?? []).map((e) =>
-      endpointOf(model, snapshot.providers.get(e.provider_slug), e, variantPricing),
-    ),
+    endpoints: (snapshot.endpoints.get(model.id) ?? []).map((e) => endpointOf(model, snapshot.providers.get(e.provider_slug), e, variantPricing)),
   };
 }
 

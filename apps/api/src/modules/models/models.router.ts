@@ -21,15 +21,7 @@ import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
 import type { Context } from '../../trpc/context.js';
 import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
-import {
-  getModel,
-  importCatalog,
-  type ApiRoot,
-  listEmbeddingsModels,
-  upsertAlias,
-  upsertModel,
-  upsertVariant,
-} from './models.service.js';
+import { getModel, importCatalog, type ApiRoot, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 /** The REST surface as this request reached it: the base of the links in catalog answers. */
@@ -61,16 +53,17 @@ export const modelsRouter = router({
           'The catalog with filters and sorting; no key needed. Without offset and limit, the full list. ' +
           'Filters on data this catalog does not keep (category, distillable, zdr, region, benchmark indices, tool success rate) answer 400.',
       },
-      statuses: answers({
-        400: `a filter on data the catalog does not keep (category, distillable, zdr, region, benchmarks, tool success rate); offset, limit or a number out of range; ${WHY.unstorable}`,
-      }, 'public'),
+      statuses: answers(
+        {
+          400: `a filter on data the catalog does not keep (category, distillable, zdr, region, benchmarks, tool success rate); offset, limit or a number out of range; ${WHY.unstorable}`,
+        },
+        'public',
+      ),
       listed: [400, 403, 500],
     })
     .input(ListModelsInputSchema)
     .output(ListModelsOutputSchema)
-    .query(async ({ ctx, input }) =>
-      listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), apiRoot(ctx), filtersOf(input)),
-    ),
+    .query(async ({ ctx, input }) => listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), apiRoot(ctx), filtersOf(input))),
 
   count: catalogProcedure
     .meta({
@@ -82,9 +75,12 @@ export const modelsRouter = router({
         summary: 'Count models',
         description: 'How many models output any of output_modalities (default text; `all` for every model). No key needed.',
       },
-      statuses: answers({
-        400: `output_modalities not a known modality or all; ${WHY.unstorable}`,
-      }, 'public'),
+      statuses: answers(
+        {
+          400: `output_modalities not a known modality or all; ${WHY.unstorable}`,
+        },
+        'public',
+      ),
       listed: [400, 403, 500],
     })
     .input(CountModelsInputSchema)
@@ -103,9 +99,12 @@ export const modelsRouter = router({
           "Which providers serve the model, at what price, context length and parameters (a Model record's links.details). " +
           'Variants, aliases and case resolve as for GET /model. No key needed; latency, throughput and uptime are null (no data kept).',
       },
-      statuses: answers({
-        404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
-      }, 'public'),
+      statuses: answers(
+        {
+          404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
+        },
+        'public',
+      ),
       listed: [403, 404, 500],
     })
     .input(GetModelInputSchema)

@@ -127,11 +127,7 @@ function stringList(value: Prisma.JsonValue | null): string[] | null {
  * A list entry names the canonical model (all its variants) or one variant.
  */
 async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const guardrails = await queryRows(
-    db,
-    APPLICABLE_GUARDRAILS,
-    [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId],
-  );
+  const guardrails = await queryRows(db, APPLICABLE_GUARDRAILS, [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId]);
   const names = [resolved.model.lookup, ...(resolved.variant ? [resolved.variant.lookup] : [])];
   for (const g of guardrails) {
     const allowed = stringList(g.allowed_models);
@@ -143,7 +139,8 @@ async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel)
 }
 
 /** The guardrails of the key's workspace assigned to the key or to its user. */
-const APPLICABLE_GUARDRAILS = statement(`
+const APPLICABLE_GUARDRAILS = statement(
+  `
   SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
   WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
     AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
@@ -160,12 +157,7 @@ export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, inpu
 }
 
 /** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
-export async function listEmbeddingsModels(
-  db: Db,
-  catalog: CatalogCache,
-  input: ListEmbeddingsModelsInput,
-  api: ApiRoot,
-): Promise<ListEmbeddingsModelsOutput> {
+export async function listEmbeddingsModels(db: Db, catalog: CatalogCache, input: ListEmbeddingsModelsInput, api: ApiRoot): Promise<ListEmbeddingsModelsOutput> {
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
   const limit = paged ? (input.limit ?? EMBEDDINGS_DEFAULT_LIMIT) : undefined;
@@ -173,10 +165,7 @@ export async function listEmbeddingsModels(
   const total = embeddings.length;
   const rows = embeddings.slice(offset, limit === undefined ? undefined : offset + limit);
   const nextOffset = offset + rows.length;
-  const next =
-    limit !== undefined && nextOffset < total
-      ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}`
-      : null;
+  const next = limit !== undefined && nextOffset < total ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}` : null;
   return {
     data: rows.map((model) => modelOf({ model, variant: null }, api.path)),
     total_count: total,

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
-const MEMBER_ORDER = statement(`
+const MEMBER_ORDER = statement(
+  `
   SELECT id FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`,
   z.object({ id: z.string() }),
 );

@@ -31,7 +31,8 @@ type MemberFields = Pick<MemberRow, 'user_id' | 'role' | 'first_name' | 'last_na
  * order in memory. The page is cut from the (organization_id, created_at, id) index before users
  * are joined; a page past the end still carries the total (one row of nulls).
  */
-const MEMBERS_PAGE = statement(`
+const MEMBERS_PAGE = statement(
+  `
   SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
   FROM (SELECT count(*) AS total FROM organization_members WHERE organization_id = $1) t
   LEFT JOIN LATERAL (
@@ -44,7 +45,8 @@ const MEMBERS_PAGE = statement(`
 );
 
 /** The members with these membership ids, by primary key. */
-const MEMBERS_BY_ID = statement(`
+const MEMBERS_BY_ID = statement(
+  `
   SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
   WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`,
@@ -61,11 +63,7 @@ const memberOfFields = (r: MemberFields): OrganizationMember =>
 export async function listOrganizationMembers(db: Db, order: MemberOrderCache, actor: Actor, page: { offset: number; limit: number }) {
   const ids = await order.ids(db, actor.organizationId);
   if (ids === null) {
-    const rows = await queryRows(db, MEMBERS_PAGE, [
-      actor.organizationId,
-      page.offset,
-      page.limit,
-    ]);
+    const rows = await queryRows(db, MEMBERS_PAGE, [actor.organizationId, page.offset, page.limit]);
     return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
@@ -122,11 +120,7 @@ export async function createOrganizationMember(
 }
 
 /** Changes this organization's membership only: its role and names for the person. */
-export async function updateOrganizationMember(
-  db: Db,
-  actor: Actor,
-  input: UpdateOrganizationMemberInput,
-): Promise<OrganizationMember> {
+export async function updateOrganizationMember(db: Db, actor: Actor, input: UpdateOrganizationMemberInput): Promise<OrganizationMember> {
   const [row] = await db.organizationMember.updateManyAndReturn({
     where: { organization_id: actor.organizationId, user_id: input.user_id },
     data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },

@@ -8,12 +8,7 @@ import {
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
-import {
-  createOrganizationMember,
-  listOrganizationMembers,
-  removeOrganizationMember,
-  updateOrganizationMember,
-} from './members.service.js';
+import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 export const organizationRouter = router({

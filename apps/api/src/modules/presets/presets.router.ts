@@ -16,15 +16,7 @@ import {
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
-import {
-  createPreset,
-  createPresetVersion,
-  deletePresetVersion,
-  getPreset,
-  getPresetVersion,
-  listPresets,
-  listPresetVersions,
-} from './presets.service.js';
+import { createPreset, createPresetVersion, deletePresetVersion, getPreset, getPresetVersion, listPresets, listPresetVersions } from './presets.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 const presetRoute = routesOf('Presets');
@@ -80,7 +72,7 @@ export const presetsRouter = router({
       ),
       statuses: answers({
         400: `version not a positive integer; ${WHY.longId}; ${WHY.unstorable}`,
-        404: "no preset with that slug visible to the key, or a version it never had",
+        404: 'no preset with that slug visible to the key, or a version it never had',
       }),
       listed: [400, 401, 404, 500],
     })

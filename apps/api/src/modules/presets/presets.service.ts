@@ -91,9 +91,7 @@ export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput)
 /** The preset with the version in force (or null when it has none). */
 export async function getPreset(db: Db, actor: Actor, input: GetPresetInput): Promise<PresetWithVersion> {
   const preset = await findPreset(db, actor, input.slug);
-  const designated = preset.designated_version_id
-    ? await db.presetVersion.findUnique({ where: { id: preset.designated_version_id } })
-    : null;
+  const designated = preset.designated_version_id ? await db.presetVersion.findUnique({ where: { id: preset.designated_version_id } }) : null;
   return { ...presetOf(preset), designated_version: designated && versionDetailOf(designated) };
 }
 

@@ -10,13 +10,7 @@ import {
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
-import {
-  createScimGroupMapping,
-  deleteScimGroupMapping,
-  getScimGroupMapping,
-  listScimGroupMappings,
-  updateScimGroupMapping,
-} from './scim.service.js';
+import { createScimGroupMapping, deleteScimGroupMapping, getScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 const openapi = routesOf('SCIM');

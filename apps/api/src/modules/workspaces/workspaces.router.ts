@@ -38,8 +38,7 @@ export const workspacesRouter = router({
         protect: true,
         tags,
         summary: 'Add members to a workspace',
-        description:
-          'Adds several organization members to a workspace; each is given the role held in the organization. Management key required.',
+        description: 'Adds several organization members to a workspace; each is given the role held in the organization. Management key required.',
       },
       statuses: answers({
         400: `user_ids missing, empty, over 100, or not ids of 1 to 200 characters, or naming users who are not members of the organization (error.metadata.invalid_user_ids, nothing added); ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
@@ -84,8 +83,7 @@ export const workspacesRouter = router({
         protect: true,
         tags,
         summary: 'Remove members from a workspace',
-        description:
-          'Removes these users from the workspace; members with active keys in it cannot be removed. Management key required.',
+        description: 'Removes these users from the workspace; members with active keys in it cannot be removed. Management key required.',
       },
       statuses: answers({
         400: `user_ids missing, empty or over 100; the default workspace (its members are the organization's); a member with an active key in the workspace (error.metadata.user_ids_with_active_keys, nothing removed); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
@@ -132,7 +130,14 @@ export const workspacesRouter = router({
     .query(({ ctx, input }) => listWorkspaces(ctx.db, ctx.actor, input)),
   get: managementProcedure
     .meta({
-      openapi: { method: 'GET', path: '/workspaces/{id}', protect: true, tags, summary: 'Get a workspace', description: 'By UUID or slug. Management key required.' },
+      openapi: {
+        method: 'GET',
+        path: '/workspaces/{id}',
+        protect: true,
+        tags,
+        summary: 'Get a workspace',
+        description: 'By UUID or slug. Management key required.',
+      },
       statuses: answers({
         403: WHY.managementOnly,
         404: `${WHY.noWorkspace}; ${WHY.namesNothing}`,

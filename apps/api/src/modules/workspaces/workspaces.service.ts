@@ -37,8 +37,7 @@ export function defaultGuardrailId(workspaceId: string): string {
 const numberList = (value: Prisma.JsonValue | null): number[] | null => (Array.isArray(value) ? value.map(Number) : null);
 
 /** For a write: undefined leaves the column alone, null stores SQL NULL, a list stores JSON. */
-const jsonNumbers = (value: number[] | null | undefined) =>
-  value === undefined ? undefined : value === null ? Prisma.DbNull : value;
+const jsonNumbers = (value: number[] | null | undefined) => (value === undefined ? undefined : value === null ? Prisma.DbNull : value);
 
 function workspaceOf(row: WorkspaceRow, defaultId: string): Workspace {
   return {
@@ -160,11 +159,7 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
   }
   const removedKeys = await db.$transaction(async (tx) => {
-    const [locked] = await rawRows(
-      tx,
-      LOCKED_ROW,
-      Prisma.sql`SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`,
-    );
+    const [locked] = await rawRows(tx, LOCKED_ROW, Prisma.sql`SELECT id FROM workspaces WHERE id = ${workspace.id}::uuid AND deleted_at IS NULL FOR UPDATE`);
     if (!locked) throw new NotFound(`workspace ${input.id}`);
     const active = await tx.apiKey.count({ where: activeKeys(workspace.id) });
     if (active > 0) {
