@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { z } from 'zod';
 import { PrismaClient } from './generated/prisma/client.js';
-import { columnsOf, parseRows, RowMismatch, type RowSchema } from './rows.js';
+import { assertColumns, columnsOf, parseRows, type RowSchema } from './rows.js';
 
 export type Db = PrismaClient;
 
@@ -89,13 +89,11 @@ export async function queryRows<Row extends RowSchema>(db: Db, stmt: Statement<R
   if (!handle) throw new Error('queryRows needs a client made by createDb');
   handle.onQuery?.({ query: stmt.text, params: JSON.stringify(values) });
   const result = await handle.pool.query({ name: stmt.name, text: stmt.text, values: values as unknown[] });
-  const fields = result.fields.map((f) => f.name).sort();
-  if (fields.length !== stmt.columns.length || fields.some((name, i) => name !== stmt.columns[i])) {
-    throw new RowMismatch(
-      stmt.text,
-      `the statement answers the columns ${fields.join(', ') || '(none)'}; its row schema names ${stmt.columns.join(', ') || '(none)'}`,
-    );
-  }
+  assertColumns(
+    stmt.text,
+    result.fields.map((f) => f.name),
+    stmt.columns,
+  );
   return parseRows(stmt.row, result.rows, stmt.text);
 }
 

@@ -42,6 +42,17 @@ export function columnsOf(schema: z.ZodType): string[] {
   }
 }
 
+/** RowMismatch unless the statement answered exactly the columns its row schema names (`names` in any order). */
+export function assertColumns(statement: string, names: readonly string[], columns: readonly string[]): void {
+  const sorted = [...names].sort();
+  if (sorted.length !== columns.length || sorted.some((name, i) => name !== columns[i])) {
+    throw new RowMismatch(
+      statement,
+      `the statement answers the columns ${sorted.join(', ') || '(none)'}; its row schema names ${columns.join(', ') || '(none)'}`,
+    );
+  }
+}
+
 /** Each row parsed with the schema (its output: transforms applied); RowMismatch naming the first bad one. */
 export function parseRows<Row extends RowSchema>(schema: Row, rows: readonly unknown[], statement: string): z.output<Row>[] {
   const parsed = new Array<z.output<Row>>(rows.length);
@@ -113,13 +124,7 @@ export async function rawRows<Row extends RowSchema>(
   const template = 'strings' in query;
   const text = query.text;
   const rows = template ? await client.$queryRaw<unknown[]>(query) : await client.$queryRawUnsafe<unknown[]>(query.text, ...query.values);
-  const columns = columnsOf(row);
   const first = rows[0];
-  if (typeof first === 'object' && first !== null) {
-    const names = Object.keys(first).sort();
-    if (names.join() !== columns.join()) {
-      throw new RowMismatch(text, `the statement answers the columns ${names.join(', ')}; its row schema names ${columns.join(', ')}`);
-    }
-  }
+  if (typeof first === 'object' && first !== null) assertColumns(text, Object.keys(first), columnsOf(row));
   return parseRows(row, rows, text);
 }
