@@ -170,9 +170,11 @@ export async function startServer(config: Config, logger: Logger, options: { now
         ...caches,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
-        recorder: new GenerationRecorder(db, now, undefined, ({ size, seconds, committed }) => {
-          metrics.recordingBatchSize.observe(size);
-          metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
+        recorder: new GenerationRecorder(db, now, {
+          observe: ({ size, seconds, committed }) => {
+            metrics.recordingBatchSize.observe(size);
+            metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
+          },
         }),
       },
       { corsOrigins: config.corsOrigins },

@@ -165,11 +165,10 @@ describe('recording a generation (generations.record)', () => {
     expect(await env.server.db.generationContent.count({ where: { generation_id: { in: recordedInputs.map((x) => x.id) } } })).toBe(58);
   });
 
-  it('a batch the database refuses is retried one by one, so only the bad generation fails', async () => {
-    const { key, hash } = await createKey(env.server);
+  /** A recorder's generation row for the key with this hash (apiKeyId: another key id, real or not). */
+  async function recorderRow(hash: string) {
     const keyRow = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } });
-    const recorder = new GenerationRecorder(env.server.db, () => new Date());
-    const row = (id: string, apiKeyId: string): GenerationRowJson => ({
+    return (id: string, apiKeyId = keyRow.id): GenerationRowJson => ({
       id,
       organization_id: organizationId,
       workspace_id: keyRow.workspace_id,
@@ -186,15 +185,68 @@ describe('recording a generation (generations.record)', () => {
       total_cost: 0,
       created_at: new Date().toISOString(),
     });
-    const extras = { byok: '0', day: new Date().toISOString().slice(0, 10), content: null };
+  }
+  const recorderExtras = { byok: '0', day: new Date().toISOString().slice(0, 10), content: null };
+
+  it('a batch the database refuses is retried one by one, so only the bad generation fails', async () => {
+    const { key, hash } = await createKey(env.server);
+    const row = await recorderRow(hash);
+    const recorder = new GenerationRecorder(env.server.db, () => new Date());
     const good = [generationId(), generationId(), generationId()];
     // A key id that does not exist: the foreign key refuses that row, and with it the whole batch.
     const results = await Promise.allSettled([
-      ...good.map((id) => recorder.record(row(id, keyRow.id), extras)),
-      recorder.record(row(generationId(), '00000000-0000-4000-8000-000000000000'), extras),
+      ...good.map((id) => recorder.record(row(id), recorderExtras)),
+      recorder.record(row(generationId(), '00000000-0000-4000-8000-000000000000'), recorderExtras),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
     expect(await env.server.db.generation.count({ where: { id: { in: good } } })).toBe(3);
+    expect((await keyInfo(key)).usage).toBe(0.75);
+  });
+
+  it('two batches in flight that share ids wait for each other and do not deadlock (rows are locked in key order)', async () => {
+    const { key, hash } = await createKey(env.server);
+    const row = await recorderRow(hash);
+    const failed: number[] = [];
+    const recorder = new GenerationRecorder(env.server.db, () => new Date(), {
+      inFlight: 2,
+      observe: ({ size, committed }) => void (committed ? undefined : failed.push(size)),
+    });
+    const prefix = generationId();
+    const [x, m, y] = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
+    const waiting = async (n: number) => {
+      await expect
+        .poll(async () => {
+          const [{ count }] = await env.server.db.$queryRaw<[{ count: bigint }]>`
+            SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+          return Number(count);
+        })
+        .toBe(n);
+    };
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Another transaction holds m (inserted, not committed): the first batch [x, m, y] inserts x
+    // and waits at m. The second batch names y before x; in key order it waits at x, behind the
+    // first. Had it inserted y first, the two would deadlock once m was let go.
+    const holder = env.server.db
+      .$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`INSERT INTO generations SELECT * FROM jsonb_populate_record(NULL::generations, $1::jsonb)`, JSON.stringify(row(m)));
+          await released;
+          throw new Error('rolled back on purpose');
+        },
+        { timeout: 30_000 },
+      )
+      .catch((error: unknown) => error);
+    await waiting(0);
+    const first = [x, m, y].map((id) => recorder.record(row(id), recorderExtras));
+    await waiting(1);
+    const second = [y, x].map((id) => recorder.record(row(id), recorderExtras));
+    await waiting(2);
+    release();
+    expect(await holder).toMatchObject({ message: 'rolled back on purpose' });
+    expect(await Promise.all(first)).toEqual([true, true, true].map((inserted) => ({ inserted, contentStored: false })));
+    expect(await Promise.all(second)).toEqual([false, false].map((inserted) => ({ inserted, contentStored: false })));
+    expect(failed).toEqual([]);
     expect((await keyInfo(key)).usage).toBe(0.75);
   });
 

@@ -1,7 +1,8 @@
 // The analytics rollups, hourly and daily, written by the recorder's batch statement from the
 // generations it actually inserted (a retried id inserts nothing, so it is counted once). Each rollup
 // row is upserted with additive sums and a bucket-wise histogram merge (analytics_hist_add, see the
-// analytics_hourly migration), so concurrent batches stay exact: the upsert locks the row.
+// analytics_hourly migration), so concurrent batches stay exact: the upsert locks the row. Rows are
+// upserted in key order, so that two batches lock the rows they share in the same order (no deadlock).
 
 /** The rollup's key columns, in primary-key order. */
 export const ROLLUP_KEY = ['organization_id', 'hour', 'workspace_id', 'api_key_id', 'user_id', 'model', 'provider', 'origin', 'finish_reason', 'app'] as const;
@@ -54,6 +55,7 @@ export function rollupCtes(source: string): string {
       FROM (SELECT ${select}, kind, b, sum(n) AS n FROM an_buckets GROUP BY ${group}, kind, b) x
       GROUP BY ${key}
     ) h USING (${key})
+    ORDER BY ${key}
     ON CONFLICT (${key}) DO UPDATE SET
       ${ROLLUP_SUMS.map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`).join(',\n      ')},
       latency_hist = analytics_hist_add(${table}.latency_hist, EXCLUDED.latency_hist),
