@@ -193,12 +193,14 @@ describe('recording a generation (generations.record)', () => {
     const row = await recorderRow(hash);
     const recorder = new GenerationRecorder(env.server.db, () => new Date());
     const good = [generationId(), generationId(), generationId()];
-    // A key id that does not exist: the foreign key refuses that row, and with it the whole batch.
+    // A key id that does not exist, or a real key with another organization: the foreign key (to
+    // the key, its organization and its workspace) refuses that row, and with it the whole batch.
     const results = await Promise.allSettled([
       ...good.map((id) => recorder.record(row(id), recorderExtras)),
       recorder.record(row(generationId(), '00000000-0000-4000-8000-000000000000'), recorderExtras),
+      recorder.record({ ...row(generationId()), organization_id: env.other.organizationId }, recorderExtras),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
     expect(await env.server.db.generation.count({ where: { id: { in: good } } })).toBe(3);
     expect((await keyInfo(key)).usage).toBe(0.75);
   });
