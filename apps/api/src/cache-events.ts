@@ -1,12 +1,14 @@
 // Replicas that agree at once: every process LISTENs on the channel that the database's triggers
-// announce cache-relevant writes on (migration "cache_notifications": "key:<hash>",
-// "organization:<id>", "members:<organization id>", "catalog"), and drops the affected entries when
-// a notification arrives. While the listening connection is down, announcements are lost:
+// announce cache-relevant writes on (migrations "cache_notifications" and
+// "guardrail_cache_notifications": "key:<hash>", "organization:<id>", "members:<organization id>",
+// "guardrails:<organization id>", "catalog"), and drops the affected entries when a notification
+// arrives. While the listening connection is down, announcements are lost:
 // CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
 // holds.
 import { listen, type Listener } from '@switchyard/db';
 import type { Logger } from './logger.js';
 import type { KeyCache } from './access/callers.js';
+import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/organization/member-order.js';
 
@@ -16,6 +18,7 @@ export interface Caches {
   keys: KeyCache;
   catalog: CatalogCache;
   memberOrder: MemberOrderCache;
+  guardrails: GuardrailCache;
 }
 
 /** Drops what one announcement names. */
@@ -24,6 +27,7 @@ export function applyCacheEvent(caches: Caches, payload: string): void {
   else if (payload.startsWith('key:')) caches.keys.forget(payload.slice('key:'.length));
   else if (payload.startsWith('organization:')) caches.keys.forgetOrganization(payload.slice('organization:'.length));
   else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
+  else if (payload.startsWith('guardrails:')) caches.guardrails.forgetOrganization(payload.slice('guardrails:'.length));
 }
 
 /** Drops everything (announcements may have been missed). */
@@ -31,6 +35,7 @@ export function clearCaches(caches: Caches): void {
   caches.keys.clear();
   caches.catalog.invalidate();
   caches.memberOrder.clear();
+  caches.guardrails.clear();
 }
 
 export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger: Logger): Promise<Listener> {

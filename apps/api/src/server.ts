@@ -12,6 +12,7 @@ import { Metrics, metricsServer } from './metrics.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
+import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
 import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
@@ -155,6 +156,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
       catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
       memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
+      guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
     };
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);

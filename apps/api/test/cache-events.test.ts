@@ -9,9 +9,13 @@ import type { TestServer } from '../src/testing.js';
 import { managementActor, pastCacheTtl, until } from './fixtures.js';
 import { createKey, demoCatalog, record } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
-import { trpc } from './fixtures-trpc.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 const statusOf = async (server: TestServer, key: string) => (await server.request('/api/v1/key', { key })).status;
+/** GET /model/acme/guarded with `key` (a model the guardrail tests write first, see guardedModel). */
+const modelStatus = async (server: TestServer, key: string) => (await server.request('/api/v1/model/acme/guarded', { key })).status;
+const guardedModel = (on: TestServer = server) =>
+  ok(on, 'models.upsert', { ...demoCatalog.models[0]!, id: 'acme/guarded', aliases: [], variants: [], endpoints: [] });
 
 let server: TestServer;
 beforeAll(async () => {
@@ -76,6 +80,26 @@ describe('announcements through LISTEN/NOTIFY', () => {
     await until(async () => (await endpoints()).length === 1);
   });
 
+  it("apply a guardrail assigned, changed and unassigned straight in the database to the key's next GET /model", async () => {
+    await guardedModel();
+    const { key, hash } = await createKey(server);
+    const row = await server.db.apiKey.findUniqueOrThrow({ where: { hash } });
+    expect(await modelStatus(server, key)).toBe(200); // the key's guardrails (none) read once: kept for 60 s
+    const g = await server.db.guardrail.create({
+      data: { organization_id: row.organization_id, workspace_id: row.workspace_id, name: 'announced', ignored_models: ['acme/guarded'] },
+    });
+    const assignment = await server.db.guardrailKeyAssignment.create({
+      data: { organization_id: row.organization_id, guardrail_id: g.id, api_key_id: row.id, assigned_by: row.creator_user_id },
+    });
+    await until(async () => (await modelStatus(server, key)) === 403);
+    await server.db.guardrail.update({ where: { id: g.id }, data: { ignored_models: ['acme/other'] } });
+    await until(async () => (await modelStatus(server, key)) === 200);
+    await server.db.guardrail.update({ where: { id: g.id }, data: { ignored_models: ['acme/guarded'] } });
+    await until(async () => (await modelStatus(server, key)) === 403);
+    await server.db.guardrailKeyAssignment.delete({ where: { id: assignment.id } });
+    await until(async () => (await modelStatus(server, key)) === 200);
+  });
+
   it('are sent for what caches hold, and not for the usage a recording moves', async () => {
     const heard: string[] = [];
     const listener = await listen(server.databaseUrl, CACHE_CHANNEL, { message: (payload) => heard.push(payload) });
@@ -91,6 +115,35 @@ describe('announcements through LISTEN/NOTIFY', () => {
       expect(heard.filter((payload) => payload === 'catalog')).toEqual([]);
     } finally {
       await listener.close();
+    }
+  });
+});
+
+describe('guardrail writes through this server', () => {
+  it("apply to the key's very next GET /model, with no announcement at all", async () => {
+    const quiet = await testServerWith({ CACHE_TTL_MS: '60000' });
+    try {
+      // Announcements of guardrail writes are lost in this database: only the server's own forgetting is left.
+      for (const table of ['guardrails', 'guardrail_key_assignments']) await quiet.db.$executeRawUnsafe(`DROP TRIGGER ${table}_notify ON ${table}`);
+      await guardedModel(quiet);
+      const { key, hash } = await createKey(quiet);
+      expect(await modelStatus(quiet, key)).toBe(200); // kept for 60 s
+      const { data } = await ok(quiet, 'guardrails.create', { name: 'through the API', ignored_models: ['acme/guarded'] });
+      expect(await modelStatus(quiet, key)).toBe(200); // assigned to no one yet
+      await ok(quiet, 'guardrails.assignKeys', { id: data.id, key_hashes: [hash] });
+      expect(await modelStatus(quiet, key)).toBe(403);
+      await ok(quiet, 'guardrails.update', { id: data.id, ignored_models: null });
+      expect(await modelStatus(quiet, key)).toBe(200);
+      await ok(quiet, 'guardrails.update', { id: data.id, ignored_models: ['acme/guarded'] });
+      expect(await modelStatus(quiet, key)).toBe(403);
+      await ok(quiet, 'guardrails.unassignKeys', { id: data.id, key_hashes: [hash] });
+      expect(await modelStatus(quiet, key)).toBe(200);
+      await ok(quiet, 'guardrails.assignKeys', { id: data.id, key_hashes: [hash] });
+      expect(await modelStatus(quiet, key)).toBe(403);
+      await ok(quiet, 'guardrails.delete', { id: data.id });
+      expect(await modelStatus(quiet, key)).toBe(200);
+    } finally {
+      await quiet.close();
     }
   });
 });

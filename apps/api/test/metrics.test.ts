@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
-import { trpc } from './fixtures-trpc.js';
+import { demoCatalog } from './fixtures-catalog.js';
+import { ok, trpc } from './fixtures-trpc.js';
 
 let server: TestServer;
 let provider: http.Server;
@@ -148,7 +149,7 @@ describe('recording, pool and cache metrics', () => {
     expect(value(idle, 'switchyard_db_pool_waiting')).toBe(0);
   });
 
-  it('count cache hits and misses of the key, catalog and member-order caches', async () => {
+  it('count cache hits and misses of the key, catalog, member-order and guardrail caches', async () => {
     const created = await trpc(server, 'keys.create', { name: 'metrics-cache' });
     const key = created.data.key;
     const before = await scrape();
@@ -169,6 +170,12 @@ describe('recording, pool and cache metrics', () => {
     const catalog = delta(after, 'switchyard_cache_hits_total{cache="catalog"}') + delta(after, 'switchyard_cache_misses_total{cache="catalog"}');
     expect(catalog).toBe(3);
     expect(delta(after, 'switchyard_cache_hits_total{cache="catalog"}')).toBeGreaterThanOrEqual(2);
+
+    await ok(server, 'models.upsert', { ...demoCatalog.models[0]!, id: 'acme/metered', aliases: [], variants: [], endpoints: [] });
+    for (let i = 0; i < 2; i++) expect((await server.request('/api/v1/model/acme/metered', { key })).status).toBe(200);
+    after = await scrape();
+    expect(delta(after, 'switchyard_cache_misses_total{cache="guardrails"}')).toBe(1);
+    expect(delta(after, 'switchyard_cache_hits_total{cache="guardrails"}')).toBe(1);
   });
 });
 

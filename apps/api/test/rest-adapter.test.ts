@@ -40,6 +40,7 @@ beforeAll(async () => {
     catalog: undefined as never,
     recorder: undefined as never,
     memberOrder: undefined as never,
+    guardrails: undefined as never,
     metrics: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),

@@ -5,6 +5,7 @@ import type { SecretBox } from '../modules/byok/secret-box.js';
 import type { KeyCache } from '../access/callers.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
+import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   recorder: GenerationRecorder;
   /** Organizations' member order for GET /organization/members, kept up to CACHE_TTL_MS. */
   memberOrder: MemberOrderCache;
+  /** The guardrails that apply to each key (GET /model's check), kept up to CACHE_TTL_MS. */
+  guardrails: GuardrailCache;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */

@@ -38,6 +38,19 @@ const openapi = routesOf('Guardrails');
 
 // Routes match first come, in this order: the literal /guardrails/assignments/... paths come before
 // the /guardrails/{id}... ones.
+/**
+ * A guardrail or assignment write: once it is done (committed or not), the guardrails cached for the
+ * organization's keys (GET /model's check) are forgotten, so the next request reads them again.
+ * Other processes forget them when the database announces the write (cache-events.ts).
+ */
+const guardrailWrite = managementProcedure.use(async ({ ctx, next }) => {
+  try {
+    return await next();
+  } finally {
+    ctx.guardrails.forgetOrganization(ctx.actor.organizationId);
+  }
+});
+
 export const guardrailsRouter = router({
   allKeyAssignments: managementProcedure
     .meta({
@@ -123,7 +136,7 @@ export const guardrailsRouter = router({
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
     .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
-  create: managementProcedure
+  create: guardrailWrite
     .meta({
       ...openapi(
         'POST',
@@ -153,7 +166,7 @@ export const guardrailsRouter = router({
     .input(GuardrailIdInputSchema)
     .output(GuardrailOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
-  update: managementProcedure
+  update: guardrailWrite
     .meta({
       ...openapi(
         'PATCH',
@@ -171,7 +184,7 @@ export const guardrailsRouter = router({
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
-  delete: managementProcedure
+  delete: guardrailWrite
     .meta({
       ...openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'),
       statuses: answers({
@@ -183,7 +196,7 @@ export const guardrailsRouter = router({
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
     .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
-  assignKeys: managementProcedure
+  assignKeys: guardrailWrite
     .meta({
       ...openapi(
         'POST',
@@ -201,7 +214,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
-  unassignKeys: managementProcedure
+  unassignKeys: guardrailWrite
     .meta({
       ...openapi(
         'POST',
@@ -219,7 +232,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
-  assignMembers: managementProcedure
+  assignMembers: guardrailWrite
     .meta({
       ...openapi(
         'POST',
@@ -237,7 +250,7 @@ export const guardrailsRouter = router({
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
-  unassignMembers: managementProcedure
+  unassignMembers: guardrailWrite
     .meta({
       ...openapi(
         'POST',

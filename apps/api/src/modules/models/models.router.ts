@@ -147,7 +147,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx.catalog, ctx.actor, input, API_PREFIX) })),
+    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx, ctx.actor, input, API_PREFIX) })),
 
   embeddings: authedProcedure
     .meta({

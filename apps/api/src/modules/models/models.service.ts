@@ -1,8 +1,7 @@
 // The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
 // writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
 // every organization sees the same models, but a guardrail can keep a key from using one.
-import { parsedJson, Prisma, queryRows, statement, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
-import { z } from 'zod';
+import { Prisma, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
 import type {
   Catalog,
   CatalogEndpoint,
@@ -20,6 +19,7 @@ import type {
 } from '@switchyard/schema';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
+import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import { variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
 
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
@@ -126,8 +126,8 @@ function stringList(value: Prisma.JsonValue | null): string[] | null {
  * user) keeps the model out: it is in `ignored_models`, or `allowed_models` is a list without it.
  * A list entry names the canonical model (all its variants) or one variant.
  */
-async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const guardrails = await queryRows(db, APPLICABLE_GUARDRAILS, [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId]);
+async function assertModelAllowed(db: Db, guardrailCache: GuardrailCache, actor: Actor, resolved: ResolvedModel): Promise<void> {
+  const guardrails = await guardrailCache.applicable(db, actor);
   const names = [resolved.model.lookup, ...(resolved.variant ? [resolved.variant.lookup] : [])];
   for (const g of guardrails) {
     const allowed = stringList(g.allowed_models);
@@ -138,21 +138,17 @@ async function assertModelAllowed(db: Db, actor: Actor, resolved: ResolvedModel)
   }
 }
 
-/** The guardrails of the key's workspace assigned to the key or to its user. */
-const APPLICABLE_GUARDRAILS = statement(
-  `
-  SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
-  WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
-    AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
-      OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`,
-  z.object({ id: z.string(), allowed_models: parsedJson, ignored_models: parsedJson }),
-);
-
 /** GET /model/{author}/{slug}. */
-export async function getModel(db: Db, catalog: CatalogCache, actor: Actor, input: GetModelInput, apiPath: string): Promise<Model> {
-  const resolved = resolveModel(await catalog.snapshot(db), `${input.author}/${input.slug}`);
+export async function getModel(
+  db: Db,
+  caches: { catalog: CatalogCache; guardrails: GuardrailCache },
+  actor: Actor,
+  input: GetModelInput,
+  apiPath: string,
+): Promise<Model> {
+  const resolved = resolveModel(await caches.catalog.snapshot(db), `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
-  await assertModelAllowed(db, actor, resolved);
+  await assertModelAllowed(db, caches.guardrails, actor, resolved);
   return modelOf(resolved, apiPath);
 }
 

@@ -44,5 +44,11 @@ export const organizationRouter = router({
   removeMember: managementProcedure
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      try {
+        return await removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input);
+      } finally {
+        ctx.guardrails.forgetOrganization(ctx.actor.organizationId); // the member's guardrail assignments go with them
+      }
+    }),
 });

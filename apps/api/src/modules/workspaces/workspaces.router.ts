@@ -187,5 +187,11 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
+    .mutation(async ({ ctx, input }) => {
+      try {
+        return await deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
+      } finally {
+        ctx.guardrails.forgetOrganization(ctx.actor.organizationId); // the workspace's guardrails go with it
+      }
+    }),
 });
