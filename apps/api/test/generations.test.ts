@@ -205,51 +205,83 @@ describe('recording a generation (generations.record)', () => {
     expect((await keyInfo(key)).usage).toBe(0.75);
   });
 
-  it('two batches in flight that share ids wait for each other and do not deadlock (rows are locked in key order)', async () => {
-    const { key, hash } = await createKey(env.server);
-    const row = await recorderRow(hash);
-    const failed: number[] = [];
-    const recorder = new GenerationRecorder(env.server.db, () => new Date(), {
-      inFlight: 2,
-      observe: ({ size, committed }) => void (committed ? undefined : failed.push(size)),
-    });
-    const prefix = generationId();
-    const [x, m, y] = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
-    const waiting = async (n: number) => {
-      await expect
-        .poll(async () => {
-          const [{ count }] = await env.server.db.$queryRaw<[{ count: bigint }]>`
-            SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-          return Number(count);
-        })
-        .toBe(n);
-    };
+  /** Until `n` backends of the test database wait for a lock. */
+  async function lockWaits(n: number) {
+    await expect
+      .poll(async () => {
+        const [{ count }] = await env.server.db.$queryRaw<[{ count: bigint }]>`
+          SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        return Number(count);
+      })
+      .toBe(n);
+  }
+
+  /** Another transaction inserts `row` and holds it, uncommitted, until released (then rolls back). */
+  async function holdGeneration(row: GenerationRowJson) {
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
-    // Another transaction holds m (inserted, not committed): the first batch [x, m, y] inserts x
-    // and waits at m. The second batch names y before x; in key order it waits at x, behind the
-    // first. Had it inserted y first, the two would deadlock once m was let go.
-    const holder = env.server.db
+    const settled = env.server.db
       .$transaction(
         async (tx) => {
-          await tx.$executeRawUnsafe(`INSERT INTO generations SELECT * FROM jsonb_populate_record(NULL::generations, $1::jsonb)`, JSON.stringify(row(m)));
+          await tx.$executeRawUnsafe(`INSERT INTO generations SELECT * FROM jsonb_populate_record(NULL::generations, $1::jsonb)`, JSON.stringify(row));
           await released;
           throw new Error('rolled back on purpose');
         },
         { timeout: 30_000 },
       )
       .catch((error: unknown) => error);
-    await waiting(0);
-    const first = [x, m, y].map((id) => recorder.record(row(id), recorderExtras));
-    await waiting(1);
-    const second = [y, x].map((id) => recorder.record(row(id), recorderExtras));
-    await waiting(2);
-    release();
-    expect(await holder).toMatchObject({ message: 'rolled back on purpose' });
+    await lockWaits(0);
+    return async () => {
+      release();
+      expect(await settled).toMatchObject({ message: 'rolled back on purpose' });
+    };
+  }
+
+  it("two servers' batches in flight that share ids wait for each other and do not deadlock (rows are locked in key order)", async () => {
+    const { key, hash } = await createKey(env.server);
+    const row = await recorderRow(hash);
+    const failed: number[] = [];
+    const observe = ({ size, committed }: { size: number; committed: boolean }) => void (committed ? undefined : failed.push(size));
+    // One recorder per server process, as two replicas would have.
+    const [one, two] = [
+      new GenerationRecorder(env.server.db, () => new Date(), { observe }),
+      new GenerationRecorder(env.server.db, () => new Date(), { observe }),
+    ];
+    const prefix = generationId();
+    const [x, m, y] = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
+    // Another transaction holds m: the first batch [x, m, y] inserts x and waits at m. The second
+    // batch names y before x; in key order it waits at x, behind the first. Had it inserted y
+    // first, the two would deadlock once m was let go.
+    const release = await holdGeneration(row(m));
+    const first = [x, m, y].map((id) => one.record(row(id), recorderExtras));
+    await lockWaits(1);
+    const second = [y, x].map((id) => two.record(row(id), recorderExtras));
+    await lockWaits(2);
+    await release();
     expect(await Promise.all(first)).toEqual([true, true, true].map((inserted) => ({ inserted, contentStored: false })));
     expect(await Promise.all(second)).toEqual([false, false].map((inserted) => ({ inserted, contentStored: false })));
     expect(failed).toEqual([]);
     expect((await keyInfo(key)).usage).toBe(0.75);
+  });
+
+  it('in one recorder, a repeated id waits for the batch that is writing it: the first recording is the one counted', async () => {
+    const { key, hash } = await createKey(env.server);
+    const row = await recorderRow(hash);
+    const recorder = new GenerationRecorder(env.server.db, () => new Date(), { inFlight: 2 });
+    const prefix = generationId();
+    const [held, id] = [`${prefix}-a`, `${prefix}-b`];
+    // The first batch [held, id] waits at held (another transaction's). The repeats of id arrive
+    // meanwhile, with the second writer free: were it to take them, the repeat would be inserted
+    // first and counted (usage 99) instead of the first recording.
+    const release = await holdGeneration(row(held));
+    const first = [recorder.record(row(held), recorderExtras), recorder.record(row(id), recorderExtras)];
+    await lockWaits(1);
+    const repeats = [recorder.record({ ...row(id), usage: 99 }, recorderExtras), recorder.record({ ...row(id), usage: 98 }, recorderExtras)];
+    // Time enough for a second writer's statement to commit, had it been sent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await release();
+    expect((await Promise.all([...first, ...repeats])).map((o) => o.inserted)).toEqual([true, true, false, false]);
+    expect((await keyInfo(key)).usage).toBe(0.5);
   });
 
   it('400 for counts and amounts outside their columns', async () => {

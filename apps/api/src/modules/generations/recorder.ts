@@ -14,9 +14,12 @@
 // totals, and goes on the moment the first commits, without waiting for a round trip through this
 // process. With one statement at a time the database sat idle for that round trip, and for as long
 // as the event loop was busy with other requests (see the README's benchmarks for the figures).
-// Every statement takes its row locks table by table in the order of the WITH list, and within a
-// table in key order (ORDER BY before each upsert, FOR NO KEY UPDATE in key order before each
-// UPDATE), so two batches, or two servers, that share rows wait for each other but never deadlock.
+// An id is in at most one batch being written: a repeat waits until the recording before it has
+// committed, so the first recording of an id is the one counted. Every statement takes its row
+// locks table by table in the order of the WITH list, and within a table in key order (ids sorted
+// before the insert, ORDER BY before each upsert, FOR NO KEY UPDATE in key order before each
+// UPDATE), so two batches, or two servers' batches (which may share ids), that share rows wait for
+// each other but never deadlock.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { rollupCtes } from '../analytics/rollup.js';
@@ -122,6 +125,8 @@ export class GenerationRecorder {
   #queue: Pending[] = [];
   /** Writers under way, each writing one batch after another while the queue has any. */
   #writers = 0;
+  /** The ids of the batches being written. */
+  readonly #writing = new Set<string>();
   readonly #maxBatch: number;
   readonly #inFlight: number;
   readonly #observe: BatchObserver;
@@ -147,22 +152,35 @@ export class GenerationRecorder {
     });
   }
 
+  /**
+   * Writes batches while there are any to take. What is left when none can be taken are repeats of
+   * ids being written by another writer, which takes them once its batch is done.
+   */
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length > 0) await this.#write(this.#take());
+      for (let batch = this.#take(); batch.length > 0; batch = this.#take()) {
+        try {
+          await this.#write(batch);
+        } finally {
+          for (const pending of batch) this.#writing.delete(pending.row.id);
+        }
+      }
     } finally {
       this.#writers--;
     }
   }
 
-  /** The next batch: at most maxBatch, and an id at most once (a repeat waits for the next batch). */
+  /**
+   * The next batch: at most maxBatch, each id at most once, and no id that is being written. A
+   * repeat waits until the recording before it has committed, so the first recording of an id is
+   * the one counted, whichever writer gets to the database first.
+   */
   #take(): Pending[] {
     const batch: Pending[] = [];
-    const ids = new Set<string>();
     const rest: Pending[] = [];
     for (const pending of this.#queue) {
-      if (batch.length < this.#maxBatch && !ids.has(pending.row.id)) {
-        ids.add(pending.row.id);
+      if (batch.length < this.#maxBatch && !this.#writing.has(pending.row.id)) {
+        this.#writing.add(pending.row.id);
         batch.push(pending);
       } else {
         rest.push(pending);
