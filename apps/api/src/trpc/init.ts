@@ -67,6 +67,20 @@ export const authedProcedure = tenant('tenant');
 /** An organization's management keys only: others get 403 with the spec's message. */
 export const managementProcedure = tenant('management');
 
+/**
+ * A management write that changes which guardrails apply to the organization's keys (guardrails,
+ * their assignments, and what cascades to them): once it is done, committed or not, the guardrails
+ * this process keeps for those keys (GET /model's check) are forgotten, so the next request reads
+ * them again. Other processes forget them when the database announces the write (cache-events.ts).
+ */
+export const guardrailWriteProcedure = managementProcedure.use(async ({ ctx, next }) => {
+  try {
+    return await next();
+  } finally {
+    ctx.guardrails.forgetOrganization(ctx.actor.organizationId);
+  }
+});
+
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());

@@ -111,7 +111,7 @@ const RECORD_BATCH = statement(
 export type BatchObserver = (batch: { size: number; seconds: number; committed: boolean }) => void;
 
 /** Batches written at once (see the top of this file). */
-export const IN_FLIGHT = 2;
+const IN_FLIGHT = 2;
 
 export interface RecorderOptions {
   /** The most generations in one statement (default 256). */

@@ -15,7 +15,7 @@ import {
   UnassignGuardrailOutputSchema,
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import {
   assignGuardrailKeys,
@@ -38,19 +38,6 @@ const openapi = routesOf('Guardrails');
 
 // Routes match first come, in this order: the literal /guardrails/assignments/... paths come before
 // the /guardrails/{id}... ones.
-/**
- * A guardrail or assignment write: once it is done (committed or not), the guardrails cached for the
- * organization's keys (GET /model's check) are forgotten, so the next request reads them again.
- * Other processes forget them when the database announces the write (cache-events.ts).
- */
-const guardrailWrite = managementProcedure.use(async ({ ctx, next }) => {
-  try {
-    return await next();
-  } finally {
-    ctx.guardrails.forgetOrganization(ctx.actor.organizationId);
-  }
-});
-
 export const guardrailsRouter = router({
   allKeyAssignments: managementProcedure
     .meta({
@@ -136,7 +123,7 @@ export const guardrailsRouter = router({
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
     .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
-  create: guardrailWrite
+  create: guardrailWriteProcedure
     .meta({
       ...openapi(
         'POST',
@@ -166,7 +153,7 @@ export const guardrailsRouter = router({
     .input(GuardrailIdInputSchema)
     .output(GuardrailOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
-  update: guardrailWrite
+  update: guardrailWriteProcedure
     .meta({
       ...openapi(
         'PATCH',
@@ -184,7 +171,7 @@ export const guardrailsRouter = router({
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
-  delete: guardrailWrite
+  delete: guardrailWriteProcedure
     .meta({
       ...openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'),
       statuses: answers({
@@ -196,7 +183,7 @@ export const guardrailsRouter = router({
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
     .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
-  assignKeys: guardrailWrite
+  assignKeys: guardrailWriteProcedure
     .meta({
       ...openapi(
         'POST',
@@ -214,7 +201,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
-  unassignKeys: guardrailWrite
+  unassignKeys: guardrailWriteProcedure
     .meta({
       ...openapi(
         'POST',
@@ -232,7 +219,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
-  assignMembers: guardrailWrite
+  assignMembers: guardrailWriteProcedure
     .meta({
       ...openapi(
         'POST',
@@ -250,7 +237,7 @@ export const guardrailsRouter = router({
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
-  unassignMembers: guardrailWrite
+  unassignMembers: guardrailWriteProcedure
     .meta({
       ...openapi(
         'POST',

@@ -7,7 +7,7 @@ import {
   RemoveOrganizationMemberOutputSchema,
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
-import { managementProcedure, router } from '../../trpc/init.js';
+import { guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
@@ -41,14 +41,9 @@ export const organizationRouter = router({
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
     .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input)),
-  removeMember: managementProcedure
+  // The member's guardrail assignments go with them.
+  removeMember: guardrailWriteProcedure
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      try {
-        return await removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input);
-      } finally {
-        ctx.guardrails.forgetOrganization(ctx.actor.organizationId); // the member's guardrail assignments go with them
-      }
-    }),
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
 });

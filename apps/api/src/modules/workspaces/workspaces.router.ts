@@ -14,7 +14,7 @@ import {
   WorkspaceOutputSchema,
   WorkspaceRefInputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
 import {
   addWorkspaceMembers,
   createWorkspace,
@@ -167,7 +167,8 @@ export const workspacesRouter = router({
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.db, ctx.actor, input) })),
-  delete: managementProcedure
+  // The workspace's guardrails go with it.
+  delete: guardrailWriteProcedure
     .meta({
       openapi: {
         method: 'DELETE',
@@ -187,11 +188,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      try {
-        return await deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
-      } finally {
-        ctx.guardrails.forgetOrganization(ctx.actor.organizationId); // the workspace's guardrails go with it
-      }
-    }),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
 });
