@@ -100,21 +100,26 @@ describe('switchyard keys', () => {
     const assignments = await admin.guardrails.keyAssignments.query({ id: guardrail.id });
     expect(assignments.data.map((a: { key_hash: string }) => a.key_hash)).toContain(hash);
 
-    // A prefix two keys share is refused, naming how many; so is one that matches nothing.
-    const firstChars = new Map<string, number>();
-    for (let i = 0; i < 17; i++) {
-      const all = JSON.parse((await cli(['keys', 'list', '--json', '--limit', '100'])).stdout) as { data: { hash: string }[] };
-      firstChars.clear();
-      for (const k of all.data) firstChars.set(k.hash[0]!, (firstChars.get(k.hash[0]!) ?? 0) + 1);
-      if ([...firstChars.values()].some((n) => n > 1)) break;
+    // A prefix two keys share is refused, naming how many; so is one that matches nothing. Both are
+    // counted as the lookup sees keys (every workspace, disabled keys too: `keys list` shows only
+    // the default workspace's enabled ones, and other tests here leave keys elsewhere).
+    const sharing = async (): Promise<[string, number] | undefined> => {
+      for (const c of '0123456789abcdef') {
+        const found = await admin.keys.list.query({ hash_prefix: c, include_disabled: true, limit: 100 });
+        if (found.data.length > 1) return [c, found.data.length];
+      }
+      return undefined;
+    };
+    let pair = await sharing();
+    for (let i = 0; pair === undefined && i < 17; i++) {
       await cli(['keys', 'create', '--name', `filler-${i}`]);
+      pair = await sharing();
     }
-    const [shared, count] = [...firstChars.entries()].find(([, n]) => n > 1)!;
+    const [shared, count] = pair!;
     const ambiguous = await cli(['keys', 'show', shared]);
     expect(ambiguous).toMatchObject({ code: 2, stdout: '' });
     expect(ambiguous.stderr).toContain(`${count} keys' hashes start with ${shared}`);
-    // A prefix no key of the organization has, as the lookup sees them (every workspace, disabled
-    // keys too: `keys list` above shows only the default workspace's enabled ones).
+    // A prefix no key of the organization has.
     let unknown: string | undefined;
     for (const c of '0123456789abcdef') {
       const found = await admin.keys.list.query({ hash_prefix: `${c}0`, include_disabled: true });
