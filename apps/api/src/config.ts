@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   SWITCHYARD_PLATFORM_KEY: z.string().regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
   SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce
@@ -142,6 +143,11 @@ export interface Config {
    * (cache-events.ts), and within this time if it is lost.
    */
   cacheTtlMs: number;
+  /**
+   * How long GET /key may reuse a key's spend figures. Recordings made through this process apply
+   * at once; recordings made through another replica within this time (at most 1 s).
+   */
+  usageCacheMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -254,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
+    usageCacheMs: e.USAGE_CACHE_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,
     media: {

@@ -12,6 +12,7 @@ import { Metrics, metricsServer } from './metrics.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
+import { UsageCache } from './modules/keys/usage-cache.js';
 import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
@@ -170,6 +171,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         media,
         metrics,
         ...caches,
+        usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         recorder: new GenerationRecorder(db, now, {

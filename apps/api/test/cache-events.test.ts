@@ -19,7 +19,7 @@ const guardedModel = (on: TestServer = server) =>
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await testServerWith({ CACHE_TTL_MS: '60000' });
+  server = await testServerWith({ CACHE_TTL_MS: '60000', USAGE_CACHE_MS: '1000' });
 });
 afterAll(async () => {
   await server?.close();
@@ -145,6 +145,31 @@ describe('guardrail writes through this server', () => {
     } finally {
       await quiet.close();
     }
+  });
+});
+
+describe("a key's spend figures in GET /key (kept for USAGE_CACHE_MS = 1 s here, never announced)", () => {
+  const usageOf = async (key: string) =>
+    ((await (await server.request('/api/v1/key', { key })).json()) as { data: { usage: number; usage_daily: number } }).data;
+
+  it('show a generation recorded through this server in the very next GET /key', async () => {
+    const { key, hash } = await createKey(server);
+    expect(await usageOf(key)).toMatchObject({ usage: 0, usage_daily: 0 }); // read once: kept for 1 s
+    await record(server, { api_key_hash: hash, usage: 0.25 });
+    expect(await usageOf(key)).toMatchObject({ usage: 0.25, usage_daily: 0.25 });
+    // Through the batch path too.
+    const { data } = await trpc(server, 'generations.recordBatch', {
+      generations: [{ id: `batch-${hash.slice(0, 8)}`, api_key_hash: hash, model: 'openai/gpt-4o', usage: 0.5 }],
+    });
+    expect(data.results[0]).toMatchObject({ status: 'recorded' });
+    expect(await usageOf(key)).toMatchObject({ usage: 0.75, usage_daily: 0.75 });
+  });
+
+  it('show spend recorded anywhere else (another replica, straight in the database) once USAGE_CACHE_MS has passed', async () => {
+    const { key, hash } = await createKey(server);
+    expect((await usageOf(key)).usage).toBe(0);
+    await server.db.apiKey.update({ where: { hash }, data: { usage: 2 } });
+    await until(async () => (await usageOf(key)).usage === 2);
   });
 });
 

@@ -7,6 +7,7 @@ import { KeySchema } from '@switchyard/schema';
 import { authenticate, KeyCache } from '../src/access/callers.js';
 import { admitTenant } from '../src/access/rules.js';
 import { getKeyInfo } from '../src/modules/keys/keys.service.js';
+import { UsageCache } from '../src/modules/keys/usage-cache.js';
 import { getGeneration } from '../src/modules/generations/generations.service.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
@@ -123,7 +124,7 @@ describe(`${GENERATIONS} generations for one key`, () => {
   it('GET /key reads the key and at most its rollup rows, never generations', async () => {
     const plans = await plansOf(async (db) => {
       const actor = admitTenant(await authenticate(db, new KeyCache(0), key.hash, NOW), 'tenant');
-      await getKeyInfo(db, actor, NOW);
+      await getKeyInfo(db, new UsageCache(0), actor, NOW);
     });
     const nodes = plans.flatMap((p) => p.nodes);
     expect(nodes.filter((n) => n['Relation Name'] === 'generations')).toEqual([]);

@@ -20,7 +20,7 @@ beforeAll(async () => {
     template: inject('pgTemplate'),
     // A long cache lifetime, so that a second lookup is a hit however slow the machine is.
     // The test's video providers (the server's own sample, a local listener) are on loopback.
-    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000', UPSTREAM_ALLOWED_HOSTS: '127.0.0.1' },
+    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000', USAGE_CACHE_MS: '1000', UPSTREAM_ALLOWED_HOSTS: '127.0.0.1' },
   });
   // A provider that sends half its video, then cuts the connection.
   provider = http.createServer((_req, res) => {
@@ -149,7 +149,7 @@ describe('recording, pool and cache metrics', () => {
     expect(value(idle, 'switchyard_db_pool_waiting')).toBe(0);
   });
 
-  it('count cache hits and misses of the key, catalog, member-order and guardrail caches', async () => {
+  it('count cache hits and misses of the key, key usage, catalog, member-order and guardrail caches', async () => {
     const created = await trpc(server, 'keys.create', { name: 'metrics-cache' });
     const key = created.data.key;
     const before = await scrape();
@@ -159,6 +159,8 @@ describe('recording, pool and cache metrics', () => {
     let after = await scrape();
     expect(delta(after, 'switchyard_cache_misses_total{cache="api_keys"}')).toBe(1);
     expect(delta(after, 'switchyard_cache_hits_total{cache="api_keys"}')).toBe(1);
+    expect(delta(after, 'switchyard_cache_misses_total{cache="key_usage"}')).toBe(1);
+    expect(delta(after, 'switchyard_cache_hits_total{cache="key_usage"}')).toBe(1);
 
     for (let i = 0; i < 2; i++) await server.request('/api/v1/organization/members');
     after = await scrape();

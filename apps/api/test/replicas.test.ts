@@ -203,6 +203,18 @@ describe('two replicas on one database and one bucket', () => {
     expect(await db.generation.count({ where: { api_key: { hash: created.data.hash } } })).toBe(2 * per);
   });
 
+  it('show a generation recorded through one in GET /key: at once on that one, within USAGE_CACHE_MS (250 ms) on the other', async () => {
+    const created = await trpc(a, 'keys.create', { name: 'usage kept' });
+    const usageVia = async (via: Replica) => {
+      const res = await via.request('/api/v1/key', { key: created.key });
+      return ((await res.json()) as { data: { usage: number } }).data.usage;
+    };
+    expect([await usageVia(a), await usageVia(b)]).toEqual([0, 0]); // both keep the figures
+    await platform.call(a, 'generations.record', { id: 'gen-usage-kept', api_key_hash: created.data.hash, model: 'openai/gpt-4o', usage: 0.5 });
+    expect(await usageVia(a)).toBe(0.5);
+    await until(async () => (await usageVia(b)) === 0.5);
+  });
+
   it('refuse a key disabled through one on both: at once on that one, as soon as the announcement arrives on the other', async () => {
     const sinceSent: number[] = [];
     const sinceAnswered: number[] = [];

@@ -41,6 +41,7 @@ beforeAll(async () => {
     recorder: undefined as never,
     memberOrder: undefined as never,
     guardrails: undefined as never,
+    usage: undefined as never,
     metrics: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),

@@ -6,6 +6,7 @@ import type { KeyCache } from '../access/callers.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
+import type { UsageCache } from '../modules/keys/usage-cache.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   memberOrder: MemberOrderCache;
   /** The guardrails that apply to each key (GET /model's check), kept up to CACHE_TTL_MS. */
   guardrails: GuardrailCache;
+  /** Each key's spend figures for GET /key, kept up to USAGE_CACHE_MS; forgotten when this process records for the key. */
+  usage: UsageCache;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */

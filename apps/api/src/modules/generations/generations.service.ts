@@ -17,6 +17,7 @@ import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type H
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { utcDay } from '../keys/periods.js';
+import type { UsageCache } from '../keys/usage-cache.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
@@ -208,7 +209,7 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
-type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; recorder: GenerationRecorder };
+type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; usage: UsageCache; recorder: GenerationRecorder };
 
 export async function recordGeneration(deps: RecordDeps, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
   const { db } = deps;
@@ -246,7 +247,10 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
     content: content ?? null,
   });
 
-  if (outcome.inserted) return { id: input.id, recorded: true, is_free: isFree, content_stored: outcome.contentStored };
+  if (outcome.inserted) {
+    deps.usage.forget(key.id);
+    return { id: input.id, recorded: true, is_free: isFree, content_stored: outcome.contentStored };
+  }
 
   // A retry: answer what the first call recorded.
   const existing = await db.generation.findUnique({

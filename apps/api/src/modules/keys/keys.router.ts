@@ -32,7 +32,7 @@ export const keysRouter = router({
     })
     .input(z.void())
     .output(GetKeyOutputSchema)
-    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.actor, ctx.now()) })),
+    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.usage, ctx.actor, ctx.now()) })),
 
   create: managementProcedure
     .meta({
