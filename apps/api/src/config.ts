@@ -74,6 +74,7 @@ const EnvSchema = z.object({
     .optional(),
   STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  ANALYTICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   // The AWS SDK's standard variables, for STORAGE_URL=s3://...
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
@@ -162,6 +163,8 @@ export interface Config {
   storageSweepIntervalMs: number;
   /** The time limit of one POST /analytics/query statement; past it the answer is 408. */
   analyticsQueryTimeoutMs: number;
+  /** POST /analytics/query statements run at once; one organization's at most half (rounded up). */
+  analyticsConcurrency: number;
   /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
   metrics: { port: number; host: string } | undefined;
   /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
@@ -277,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage: storageConfig(e, dataDir),
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
     analyticsQueryTimeoutMs: e.ANALYTICS_QUERY_TIMEOUT_MS,
+    analyticsConcurrency: e.ANALYTICS_CONCURRENCY,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
     corsOrigins: e.CORS_ORIGINS ?? [],
   };

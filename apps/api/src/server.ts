@@ -13,6 +13,7 @@ import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { UsageCache } from './modules/keys/usage-cache.js';
+import { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
 import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
 import { MemberOrderCache } from './modules/organization/member-order.js';
@@ -174,6 +175,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
+        analyticsLimit: new AnalyticsLimit(config.analyticsConcurrency),
         recorder: new GenerationRecorder(db, now, {
           observe: ({ size, seconds, committed }) => {
             metrics.recordingBatchSize.observe(size);

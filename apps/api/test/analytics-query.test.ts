@@ -2,7 +2,7 @@
 import { AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA } from '../src/modules/analytics/sketch.js';
-import { useServer } from './fixtures.js';
+import { createOrganization, until, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, errorOf, expectEnvelope, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';
 import { generationId, record as recordAsPlatform } from './fixtures-catalog.js';
@@ -497,6 +497,60 @@ describe('POST /analytics/query: time limit', () => {
       // The connection and the pool are fine afterwards.
       expect((await rest(limited, '/analytics/meta')).status).toBe(200);
     } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
+  it("runs at most that many statements, at most half of them one organization's; the others wait their turn and are answered", async () => {
+    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
+    const other = await createOrganization(limited.db, 'Second tenant');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      // Every statement that reaches the database waits on this lock, where it can be counted.
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const lock = limited.db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
+          locked();
+          await held;
+        },
+        { timeout: 60_000 },
+      );
+      await isLocked;
+      const blocked = async () =>
+        Number(
+          (
+            await limited.db.$queryRawUnsafe<{ n: bigint }[]>(
+              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
+            )
+          )[0]!.n,
+        );
+      const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+      // Four of one organization: one statement at a time (half of 2), the others wait in the server.
+      const first = Array.from({ length: 4 }, () => query(limited.managementKey));
+      await until(async () => (await blocked()) >= 1);
+      await settle();
+      expect(await blocked()).toBe(1);
+      // Another organization's query takes the slot the first one cannot.
+      const second = query(other.managementKey);
+      await until(async () => (await blocked()) >= 2);
+      await settle();
+      expect(await blocked()).toBe(2);
+
+      release();
+      await lock;
+      for (const answer of await Promise.all([...first, second])) {
+        expect(answer.status).toBe(200);
+        expect(AnalyticsQueryOutputSchema.parse(answer.body).data.metadata.row_count).toBeGreaterThanOrEqual(0);
+      }
+    } finally {
+      release();
       await limited.close();
     }
   });

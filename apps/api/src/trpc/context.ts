@@ -7,6 +7,7 @@ import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
 import type { UsageCache } from '../modules/keys/usage-cache.js';
+import type { AnalyticsLimit } from '../modules/analytics/analytics-limit.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
   analyticsQueryTimeoutMs?: number;
+  /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
+  analyticsLimit?: AnalyticsLimit;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
 }

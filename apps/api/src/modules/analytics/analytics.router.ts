@@ -43,5 +43,7 @@ export const analyticsRouter = router({
     })
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), ctx.analyticsQueryTimeoutMs) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), { timeoutMs: ctx.analyticsQueryTimeoutMs, limit: ctx.analyticsLimit }),
+    })),
 });

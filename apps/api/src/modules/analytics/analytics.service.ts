@@ -16,6 +16,7 @@ import { Invalid, Timeout } from '../../errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
 import { DIMENSIONS, GRANULARITIES, METRICS, OPERATORS, type DimensionDefinition, type Group, type Partials } from './analytics-catalog.js';
 import { addCounts } from './sketch.js';
+import type { AnalyticsLimit } from './analytics-limit.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -168,8 +169,9 @@ export async function queryAnalytics(
   actor: Actor,
   input: AnalyticsQueryInput,
   now: Date,
-  timeoutMs = DEFAULT_TIMEOUT_MS,
+  options: { timeoutMs?: number; limit?: AnalyticsLimit } = {},
 ): Promise<AnalyticsQueryOutput['data']> {
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, limit } = options;
   const started = performance.now();
   if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
     throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
@@ -259,82 +261,87 @@ export async function queryAnalytics(
     f AS (SELECT ${[`${dateSql} AS date`, ...dims, ...SUM_COLUMNS, 'latency_hist', 'throughput_hist'].join(', ')} FROM src ${where})
     SELECT ${keys.join(', ')}, ${[...SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`), ...hists].join(', ')}
     FROM f GROUP BY ${keys.join(', ')}`;
-  // Enough memory for the query's aggregates not to spill to disk, and a time limit past which the
-  // answer is 408 (both only for this statement's transaction).
-  const sqlRows = await db
-    .$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
-      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
-      return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
-    })
-    .catch((error: unknown) => {
-      if (isStatementTimeout(error)) throw new Timeout(`analytics query past ${timeoutMs} ms`);
-      throw error;
+  // The statement and the answer built from its rows hold a pooled connection and the rows' memory:
+  // one slot of ANALYTICS_CONCURRENCY from the statement until the answer is built.
+  const answer = async (): Promise<AnalyticsQueryOutput['data']> => {
+    // Enough memory for the query's aggregates not to spill to disk, and a time limit past which the
+    // answer is 408 (both only for this statement's transaction).
+    const sqlRows = await db
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+        return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
+      })
+      .catch((error: unknown) => {
+        if (isStatementTimeout(error)) throw new Timeout(`analytics query past ${timeoutMs} ms`);
+        throw error;
+      });
+
+    // The api_key_id dimension answers key hashes, as the rest of the API names keys.
+    const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
+    const hashes = keyDim >= 0 ? await keyHashes(db, actor, [...new Set(sqlRows.map((r) => String(r[`d${keyDim}`])))]) : new Map<string, string>();
+
+    type Row = Record<string, string | number | null>;
+    const rows: Row[] = sqlRows.map((r) => {
+      const sums = Object.fromEntries(SUM_COLUMNS.map((c) => [c, Number(r[c])])) as unknown as Partials;
+      const group: Group = { sums, latency: merged(r.latency_hists), throughput: merged(r.throughput_hists) };
+      const row: Row = {};
+      dimensions.forEach((d, i) => {
+        const value = String(r[`d${i}`]);
+        row[d.name] = value === '' ? null : d.numeric ? Number(value) : i === keyDim ? (hashes.get(value) ?? value) : value;
+      });
+      if (granularity) row.date = r.date.toISOString();
+      for (const m of metrics) row[m.name] = m.value(group);
+      if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) row.request_count = sums.request_count;
+      return row;
     });
 
-  // The api_key_id dimension answers key hashes, as the rest of the API names keys.
-  const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
-  const hashes = keyDim >= 0 ? await keyHashes(db, actor, [...new Set(sqlRows.map((r) => String(r[`d${keyDim}`])))]) : new Map<string, string>();
-
-  type Row = Record<string, string | number | null>;
-  const rows: Row[] = sqlRows.map((r) => {
-    const sums = Object.fromEntries(SUM_COLUMNS.map((c) => [c, Number(r[c])])) as unknown as Partials;
-    const group: Group = { sums, latency: merged(r.latency_hists), throughput: merged(r.throughput_hists) };
-    const row: Row = {};
-    dimensions.forEach((d, i) => {
-      const value = String(r[`d${i}`]);
-      row[d.name] = value === '' ? null : d.numeric ? Number(value) : i === keyDim ? (hashes.get(value) ?? value) : value;
+    // Order: as asked, else by date, then by the first metric, largest first; ties by dimension values.
+    const compare = (field: string, direction: 'asc' | 'desc') => (a: Row, b: Row) => {
+      const [x, y] = [a[field], b[field]];
+      if (x === y) return 0;
+      if (x === null || x === undefined) return 1;
+      if (y === null || y === undefined) return -1;
+      const c = x < y ? -1 : 1;
+      return direction === 'asc' ? c : -c;
+    };
+    const comparators = [
+      ...(order ? [compare(order.field, order.direction)] : []),
+      ...(granularity ? [compare('date', 'asc')] : []),
+      compare(metrics[0]!.name, 'desc'),
+      ...dimensions.map((d) => compare(d.name, 'asc')),
+    ];
+    rows.sort((a, b) => {
+      for (const c of comparators) {
+        const r = c(a, b);
+        if (r !== 0) return r;
+      }
+      return 0;
     });
-    if (granularity) row.date = r.date.toISOString();
-    for (const m of metrics) row[m.name] = m.value(group);
-    if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) row.request_count = sums.request_count;
-    return row;
-  });
 
-  // Order: as asked, else by date, then by the first metric, largest first; ties by dimension values.
-  const compare = (field: string, direction: 'asc' | 'desc') => (a: Row, b: Row) => {
-    const [x, y] = [a[field], b[field]];
-    if (x === y) return 0;
-    if (x === null || x === undefined) return 1;
-    if (y === null || y === undefined) return -1;
-    const c = x < y ? -1 : 1;
-    return direction === 'asc' ? c : -c;
-  };
-  const comparators = [
-    ...(order ? [compare(order.field, order.direction)] : []),
-    ...(granularity ? [compare('date', 'asc')] : []),
-    compare(metrics[0]!.name, 'desc'),
-    ...dimensions.map((d) => compare(d.name, 'asc')),
-  ];
-  rows.sort((a, b) => {
-    for (const c of comparators) {
-      const r = c(a, b);
-      if (r !== 0) return r;
+    let truncated = false;
+    let kept = rows;
+    if (input.group_limit !== undefined && dimensions.length > 0) {
+      const seen = new Map<string, number>();
+      kept = rows.filter((row) => {
+        const key = JSON.stringify(dimensions.map((d) => row[d.name]));
+        const n = (seen.get(key) ?? 0) + 1;
+        seen.set(key, n);
+        return n <= input.group_limit!;
+      });
+      truncated = kept.length < rows.length;
     }
-    return 0;
-  });
+    if (kept.length > input.limit) {
+      kept = kept.slice(0, input.limit);
+      truncated = true;
+    }
+    if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) for (const row of kept) delete row.request_count;
 
-  let truncated = false;
-  let kept = rows;
-  if (input.group_limit !== undefined && dimensions.length > 0) {
-    const seen = new Map<string, number>();
-    kept = rows.filter((row) => {
-      const key = JSON.stringify(dimensions.map((d) => row[d.name]));
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
-      return n <= input.group_limit!;
-    });
-    truncated = kept.length < rows.length;
-  }
-  if (kept.length > input.limit) {
-    kept = kept.slice(0, input.limit);
-    truncated = true;
-  }
-  if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) for (const row of kept) delete row.request_count;
-
-  return {
-    data: kept,
-    metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
-    ...(warnings.length ? { warnings } : {}),
+    return {
+      data: kept,
+      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
+      ...(warnings.length ? { warnings } : {}),
+    };
   };
+  return limit ? limit.run(actor.organizationId, answer) : answer();
 }

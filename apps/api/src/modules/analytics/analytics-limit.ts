@@ -1,0 +1,34 @@
+// How many POST /analytics/query statements a process runs at once (ANALYTICS_CONCURRENCY), the
+// others waiting in arrival order. Each one holds a pooled connection for its whole statement and
+// its groups' histograms in memory until it has answered: unbounded, 32 concurrent large queries
+// took the server past 250 MB (README, Benchmarks) and could hold every pooled connection, which the
+// rest of the API shares. One organization gets at most half of the slots (rounded up), so that
+// another organization's query never waits for all of one tenant's.
+import pLimit, { type LimitFunction } from 'p-limit';
+
+export class AnalyticsLimit {
+  readonly #all: LimitFunction;
+  readonly #perOrganization: number;
+  /** Each organization's own limit, while it has queries running or waiting. */
+  readonly #byOrganization = new Map<string, LimitFunction>();
+
+  constructor(concurrency: number) {
+    this.#all = pLimit(concurrency);
+    this.#perOrganization = Math.ceil(concurrency / 2);
+  }
+
+  /** Runs `query` once the organization and the process each have a slot free. */
+  run<T>(organizationId: string, query: () => Promise<T>): Promise<T> {
+    let own = this.#byOrganization.get(organizationId);
+    if (!own) {
+      own = pLimit(this.#perOrganization);
+      this.#byOrganization.set(organizationId, own);
+    }
+    const limit = own;
+    return limit(() => this.#all(query)).finally(() => {
+      if (limit.activeCount === 0 && limit.pendingCount === 0 && this.#byOrganization.get(organizationId) === limit) {
+        this.#byOrganization.delete(organizationId);
+      }
+    });
+  }
+}
