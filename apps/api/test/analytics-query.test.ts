@@ -555,3 +555,33 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
     }
   });
 });
+
+describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_MS', () => {
+  it('is answered (the transaction around the statement lasts as long as the statement may)', async () => {
+    const slow = await testServerWith({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      // The statement waits on this lock for 6 s (the statement's time limit counts the wait).
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const lock = slow.db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
+          locked();
+          await held;
+        },
+        { timeout: 60_000 },
+      );
+      await isLocked;
+      const answer = rest(slow, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      release();
+      await lock;
+      expect((await answer).status).toBe(200);
+    } finally {
+      release();
+      await slow.close();
+    }
+  }, 30_000);
+});

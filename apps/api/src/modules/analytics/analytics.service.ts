@@ -35,6 +35,8 @@ const SUM_COLUMNS = ROLLUP_SUMS;
 const QUERY_WORK_MEM = '64MB';
 /** The statement's time limit when the server names none (ANALYTICS_QUERY_TIMEOUT_MS). */
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** What the statement's transaction may take beyond the statement's limit (its SET LOCALs, reading the rows). */
+const TRANSACTION_MARGIN_MS = 5_000;
 
 const byName = <T extends { name: string }>(list: T[], kind: string, name: string): T => {
   const found = list.find((item) => item.name === name);
@@ -267,11 +269,16 @@ export async function queryAnalytics(
     // Enough memory for the query's aggregates not to spill to disk, and a time limit past which the
     // answer is 408 (both only for this statement's transaction).
     const sqlRows = await db
-      .$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
-        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
-        return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
-      })
+      .$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
+          await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+          return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
+        },
+        // Prisma ends an interactive transaction after 5 s by default, which cut short (with a 500) a
+        // statement still within its own limit: the transaction gets that limit and a margin.
+        { timeout: timeoutMs + TRANSACTION_MARGIN_MS },
+      )
       .catch((error: unknown) => {
         if (isStatementTimeout(error)) throw new Timeout(`analytics query past ${timeoutMs} ms`);
         throw error;
