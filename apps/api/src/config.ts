@@ -74,7 +74,7 @@ const EnvSchema = z.object({
     .optional(),
   STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
-  ANALYTICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  ANALYTICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).optional(),
   // The AWS SDK's standard variables, for STORAGE_URL=s3://...
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
@@ -163,7 +163,7 @@ export interface Config {
   storageSweepIntervalMs: number;
   /** The time limit of one POST /analytics/query statement; past it the answer is 408. */
   analyticsQueryTimeoutMs: number;
-  /** POST /analytics/query statements run at once; one organization's at most half (rounded up). */
+  /** POST /analytics/query statements run at once (fewer than the pool's connections); one organization's at most half (rounded up). */
   analyticsConcurrency: number;
   /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
   metrics: { port: number; host: string } | undefined;
@@ -246,6 +246,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
     throw new ConfigError('Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
   }
+  // Fewer than the pool's connections (but at least one), so that analytics never holds them all:
+  // by default 4, or one less than a smaller pool.
+  const analyticsConcurrency = e.ANALYTICS_CONCURRENCY ?? Math.max(1, Math.min(4, e.DATABASE_POOL_MAX - 1));
+  if (e.DATABASE_POOL_MAX > 1 && analyticsConcurrency >= e.DATABASE_POOL_MAX) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ANALYTICS_CONCURRENCY=${e.ANALYTICS_CONCURRENCY}: must be less than DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}), so that analytics queries never hold every pooled connection`,
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(
@@ -280,7 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage: storageConfig(e, dataDir),
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
     analyticsQueryTimeoutMs: e.ANALYTICS_QUERY_TIMEOUT_MS,
-    analyticsConcurrency: e.ANALYTICS_CONCURRENCY,
+    analyticsConcurrency,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
     corsOrigins: e.CORS_ORIGINS ?? [],
   };

@@ -575,6 +575,15 @@ describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_
       );
       await isLocked;
       const answer = rest(slow, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
+      const blocked = async () =>
+        Number(
+          (
+            await slow.db.$queryRawUnsafe<{ n: bigint }[]>(
+              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
+            )
+          )[0]!.n,
+        );
+      await until(async () => (await blocked()) === 1);
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       release();
       await lock;

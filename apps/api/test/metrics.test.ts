@@ -159,8 +159,10 @@ describe('recording, pool and cache metrics', () => {
     let after = await scrape();
     expect(delta(after, 'switchyard_cache_misses_total{cache="api_keys"}')).toBe(1);
     expect(delta(after, 'switchyard_cache_hits_total{cache="api_keys"}')).toBe(1);
-    expect(delta(after, 'switchyard_cache_misses_total{cache="key_usage"}')).toBe(1);
-    expect(delta(after, 'switchyard_cache_hits_total{cache="key_usage"}')).toBe(1);
+    // Spend figures are kept for at most 1 s (USAGE_CACHE_MS), which a slow machine could outlast.
+    const usageMisses = delta(after, 'switchyard_cache_misses_total{cache="key_usage"}');
+    expect(usageMisses).toBeGreaterThanOrEqual(1);
+    expect(usageMisses + delta(after, 'switchyard_cache_hits_total{cache="key_usage"}')).toBe(2);
 
     for (let i = 0; i < 2; i++) await server.request('/api/v1/organization/members');
     after = await scrape();

@@ -17,15 +17,20 @@ export class AnalyticsLimit {
     this.#perOrganization = Math.ceil(concurrency / 2);
   }
 
-  /** Runs `query` once the organization and the process each have a slot free. */
-  run<T>(organizationId: string, query: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `query` once the organization and the process each have a slot free; `expired` instead
+   * when the slot came after `waitMs` (the query's caller has waited as long as it may).
+   */
+  run<T>(organizationId: string, waitMs: number, query: () => Promise<T>, expired: () => Promise<T>): Promise<T> {
+    const deadline = performance.now() + waitMs;
+    const whenFree = () => (performance.now() > deadline ? expired() : query());
     let own = this.#byOrganization.get(organizationId);
     if (!own) {
       own = pLimit(this.#perOrganization);
       this.#byOrganization.set(organizationId, own);
     }
     const limit = own;
-    return limit(() => this.#all(query)).finally(() => {
+    return limit(() => this.#all(whenFree)).finally(() => {
       if (limit.activeCount === 0 && limit.pendingCount === 0 && this.#byOrganization.get(organizationId) === limit) {
         this.#byOrganization.delete(organizationId);
       }

@@ -37,7 +37,7 @@ export const analyticsRouter = router({
       statuses: answers({
         400: `a metric, dimension, granularity or operator that GET /analytics/meta does not list (named in the message); a filter value of the wrong type; order_by not requested; limit or group_limit out of range; a time range beyond its bounds; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
-        408: 'the query ran past ANALYTICS_QUERY_TIMEOUT_MS (default 10 s); nothing is kept of it',
+        408: 'the query ran past ANALYTICS_QUERY_TIMEOUT_MS (default 10 s), or waited that long for its turn (ANALYTICS_CONCURRENCY); nothing is kept of it',
       }),
       listed: [400, 401, 403, 408, 500],
     })

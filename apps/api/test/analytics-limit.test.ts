@@ -1,0 +1,76 @@
+// AnalyticsLimit on its own: slots per process and per organization, and the wait's deadline. (The
+// limit on real queries, through the server and PostgreSQL, is in analytics-query.test.ts.)
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { AnalyticsLimit } from '../src/modules/analytics/analytics-limit.js';
+
+/** A query that runs until its release() is called, recording that it started. */
+function heldQuery(started: string[], name: string) {
+  let release!: () => void;
+  const done = new Promise<string>((resolve) => (release = () => resolve(name)));
+  return {
+    run: () => {
+      started.push(name);
+      return done;
+    },
+    release: () => release(),
+  };
+}
+const never = () => Promise.reject(new Error('expired'));
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('AnalyticsLimit', () => {
+  it('runs at most half the slots (rounded up) for one organization, and lets another take the rest', async () => {
+    const limit = new AnalyticsLimit(4);
+    const started: string[] = [];
+    const queries = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((name) => ({ name, ...heldQuery(started, name) }));
+    const answers = queries.map((q) => limit.run(q.name[0]!, 60_000, q.run, never));
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
+    queries[0]!.release(); // a1 done: a3 takes its organization's slot back
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2', 'a3']);
+    for (const q of queries) q.release();
+    expect(await Promise.all(answers)).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+  });
+
+  it('answers `expired` instead of running a query whose slot came after its wait, and frees the slot', async () => {
+    const limit = new AnalyticsLimit(2); // one slot per organization
+    const started: string[] = [];
+    const first = heldQuery(started, 'first');
+    const late = heldQuery(started, 'late');
+    const firstAnswer = limit.run('org', 60_000, first.run, never);
+    const lateAnswer = limit.run('org', 10, late.run, () => Promise.resolve('expired'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // past the late one's 10 ms
+    first.release();
+    expect(await firstAnswer).toBe('first');
+    expect(await lateAnswer).toBe('expired');
+    expect(started).toEqual(['first']);
+    // The slot is free again.
+    const next = heldQuery(started, 'next');
+    const nextAnswer = limit.run('org', 60_000, next.run, never);
+    await tick();
+    next.release();
+    expect(await nextAnswer).toBe('next');
+  });
+
+  it('frees the slot when a query fails', async () => {
+    const limit = new AnalyticsLimit(2);
+    await expect(limit.run('org', 60_000, () => Promise.reject(new Error('refused')), never)).rejects.toThrow('refused');
+    expect(await limit.run('org', 60_000, () => Promise.resolve('answered'), never)).toBe('answered');
+  });
+});
+
+describe('ANALYTICS_CONCURRENCY', () => {
+  it('is 4 by default (fewer with a smaller pool), and refused unless below DATABASE_POOL_MAX (analytics never holds every pooled connection)', () => {
+    expect(loadConfig({}).analyticsConcurrency).toBe(4);
+    expect(loadConfig({ ANALYTICS_CONCURRENCY: '19' }).analyticsConcurrency).toBe(19);
+    expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '20' })).toThrow(/ANALYTICS_CONCURRENCY=20: must be less than DATABASE_POOL_MAX \(20\)/);
+    expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '4', DATABASE_POOL_MAX: '4' })).toThrow(/ANALYTICS_CONCURRENCY/);
+    // Unset with a smaller pool: one less than the pool, and 1 with a pool of one.
+    expect(loadConfig({ DATABASE_POOL_MAX: '3' }).analyticsConcurrency).toBe(2);
+    expect(loadConfig({ DATABASE_POOL_MAX: '1' }).analyticsConcurrency).toBe(1);
+    expect(loadConfig({ DATABASE_POOL_MAX: '1', ANALYTICS_CONCURRENCY: '1' }).analyticsConcurrency).toBe(1);
+    expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '0' })).toThrow(/ANALYTICS_CONCURRENCY/);
+  });
+});
