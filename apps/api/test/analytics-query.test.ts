@@ -2,6 +2,7 @@
 import { AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA } from '../src/modules/analytics/sketch.js';
+import type { TestServer } from '../src/testing.js';
 import { createOrganization, until, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, errorOf, expectEnvelope, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';
@@ -502,55 +503,68 @@ describe('POST /analytics/query: time limit', () => {
   });
 });
 
+/**
+ * Locks the tables an analytics statement reads, so that every statement that reaches the database
+ * waits there, where `blocked()` counts it; `release()` lets them go.
+ */
+async function lockAnalyticsTables(server: TestServer) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const lock = server.db.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await held;
+    },
+    { timeout: 60_000 },
+  );
+  await isLocked;
+  const blocked = async () =>
+    Number(
+      (
+        await server.db.$queryRawUnsafe<{ n: bigint }[]>(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
+        )
+      )[0]!.n,
+    );
+  return {
+    blocked,
+    async release() {
+      release();
+      await lock;
+    },
+  };
+}
+
 describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
   it("runs at most that many statements, at most half of them one organization's; the others wait their turn and are answered", async () => {
     const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
     const other = await createOrganization(limited.db, 'Second tenant');
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const lock = await lockAnalyticsTables(limited);
     try {
-      // Every statement that reaches the database waits on this lock, where it can be counted.
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const lock = limited.db.$transaction(
-        async (tx) => {
-          await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
-          locked();
-          await held;
-        },
-        { timeout: 60_000 },
-      );
-      await isLocked;
-      const blocked = async () =>
-        Number(
-          (
-            await limited.db.$queryRawUnsafe<{ n: bigint }[]>(
-              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
-            )
-          )[0]!.n,
-        );
       const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
       const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
       // Four of one organization: one statement at a time (half of 2), the others wait in the server.
       const first = Array.from({ length: 4 }, () => query(limited.managementKey));
-      await until(async () => (await blocked()) >= 1);
+      await until(async () => (await lock.blocked()) >= 1);
       await settle();
-      expect(await blocked()).toBe(1);
+      expect(await lock.blocked()).toBe(1);
       // Another organization's query takes the slot the first one cannot.
       const second = query(other.managementKey);
-      await until(async () => (await blocked()) >= 2);
+      await until(async () => (await lock.blocked()) >= 2);
       await settle();
-      expect(await blocked()).toBe(2);
+      expect(await lock.blocked()).toBe(2);
 
-      release();
-      await lock;
+      await lock.release();
       for (const answer of await Promise.all([...first, second])) {
         expect(answer.status).toBe(200);
         expect(AnalyticsQueryOutputSchema.parse(answer.body).data.metadata.row_count).toBeGreaterThanOrEqual(0);
       }
     } finally {
-      release();
+      await lock.release();
       await limited.close();
     }
   });
@@ -559,37 +573,16 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
 describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_MS', () => {
   it('is answered (the transaction around the statement lasts as long as the statement may)', async () => {
     const slow = await testServerWith({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const lock = await lockAnalyticsTables(slow);
     try {
-      // The statement waits on this lock for 6 s (the statement's time limit counts the wait).
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const lock = slow.db.$transaction(
-        async (tx) => {
-          await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
-          locked();
-          await held;
-        },
-        { timeout: 60_000 },
-      );
-      await isLocked;
+      // The statement waits on the lock for 6 s (the statement's time limit counts the wait).
       const answer = rest(slow, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
-      const blocked = async () =>
-        Number(
-          (
-            await slow.db.$queryRawUnsafe<{ n: bigint }[]>(
-              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
-            )
-          )[0]!.n,
-        );
-      await until(async () => (await blocked()) === 1);
+      await until(async () => (await lock.blocked()) === 1);
       await new Promise((resolve) => setTimeout(resolve, 6_000));
-      release();
-      await lock;
+      await lock.release();
       expect((await answer).status).toBe(200);
     } finally {
-      release();
+      await lock.release();
       await slow.close();
     }
   }, 30_000);
