@@ -2,6 +2,7 @@
 // limit on real queries, through the server and PostgreSQL, is in analytics-query.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { httpErrorOf, Timeout } from '../src/errors.js';
 import { AnalyticsLimit } from '../src/modules/analytics/analytics-limit.js';
 
 /** A query that runs until its release() is called, recording that it started. */
@@ -16,7 +17,6 @@ function heldQuery(started: string[], name: string) {
     release: () => release(),
   };
 }
-const never = () => Promise.reject(new Error('expired'));
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('AnalyticsLimit', () => {
@@ -24,7 +24,7 @@ describe('AnalyticsLimit', () => {
     const limit = new AnalyticsLimit(4);
     const started: string[] = [];
     const queries = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((name) => ({ name, ...heldQuery(started, name) }));
-    const answers = queries.map((q) => limit.run(q.name[0]!, 60_000, q.run, never));
+    const answers = queries.map((q) => limit.run(q.name[0]!, 60_000, q.run));
     await tick();
     expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
     queries[0]!.release(); // a1 done: a3 takes its organization's slot back
@@ -34,21 +34,23 @@ describe('AnalyticsLimit', () => {
     expect(await Promise.all(answers)).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
 
-  it('answers `expired` instead of running a query whose slot came after its wait, and frees the slot', async () => {
+  it('answers 408 instead of running a query whose slot came after its wait, and frees the slot', async () => {
     const limit = new AnalyticsLimit(2); // one slot per organization
     const started: string[] = [];
     const first = heldQuery(started, 'first');
     const late = heldQuery(started, 'late');
-    const firstAnswer = limit.run('org', 60_000, first.run, never);
-    const lateAnswer = limit.run('org', 10, late.run, () => Promise.resolve('expired'));
+    const firstAnswer = limit.run('org', 60_000, first.run);
+    const lateAnswer = limit.run('org', 10, late.run);
+    const lateError = lateAnswer.catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 50)); // past the late one's 10 ms
     first.release();
     expect(await firstAnswer).toBe('first');
-    expect(await lateAnswer).toBe('expired');
+    expect(await lateError).toBeInstanceOf(Timeout);
+    expect(httpErrorOf(await lateError).status).toBe(408);
     expect(started).toEqual(['first']);
     // The slot is free again.
     const next = heldQuery(started, 'next');
-    const nextAnswer = limit.run('org', 60_000, next.run, never);
+    const nextAnswer = limit.run('org', 60_000, next.run);
     await tick();
     next.release();
     expect(await nextAnswer).toBe('next');
@@ -56,8 +58,8 @@ describe('AnalyticsLimit', () => {
 
   it('frees the slot when a query fails', async () => {
     const limit = new AnalyticsLimit(2);
-    await expect(limit.run('org', 60_000, () => Promise.reject(new Error('refused')), never)).rejects.toThrow('refused');
-    expect(await limit.run('org', 60_000, () => Promise.resolve('answered'), never)).toBe('answered');
+    await expect(limit.run('org', 60_000, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(await limit.run('org', 60_000, () => Promise.resolve('answered'))).toBe('answered');
   });
 });
 

@@ -5,6 +5,7 @@
 // rest of the API shares. One organization gets at most half of the slots (rounded up), so that
 // another organization's query never waits for all of one tenant's.
 import pLimit, { type LimitFunction } from 'p-limit';
+import { Timeout } from '../../errors.js';
 
 export class AnalyticsLimit {
   readonly #all: LimitFunction;
@@ -18,12 +19,13 @@ export class AnalyticsLimit {
   }
 
   /**
-   * Runs `query` once the organization and the process each have a slot free; `expired` instead
-   * when the slot came after `waitMs` (the query's caller has waited as long as it may).
+   * Runs `query` once the organization and the process each have a slot free. When the slot came
+   * after `waitMs`, the query is not run: 408 (Timeout), as if it had run past its limit, and the
+   * slot goes to the next.
    */
-  run<T>(organizationId: string, waitMs: number, query: () => Promise<T>, expired: () => Promise<T>): Promise<T> {
+  run<T>(organizationId: string, waitMs: number, query: () => Promise<T>): Promise<T> {
     const deadline = performance.now() + waitMs;
-    const whenFree = () => (performance.now() > deadline ? expired() : query());
+    const whenFree = () => (performance.now() > deadline ? Promise.reject(new Timeout(`analytics query waited past ${waitMs} ms for its turn`)) : query());
     let own = this.#byOrganization.get(organizationId);
     if (!own) {
       own = pLimit(this.#perOrganization);

@@ -118,7 +118,7 @@ const NO_USAGE = (id: string): KeyUsageRow => ({
 
 export type KeyUsageRow = z.output<typeof KEYS_USAGE.row>;
 
-export const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The usage row of a key; undefined when there is no such key. */
 export async function usageOf(db: Db, keyId: string, now: Date): Promise<KeyUsageRow | undefined> {

@@ -8,12 +8,12 @@
 import type { Db } from '@switchyard/db';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter } from '../../metrics.js';
-import { isoDay, usageOf, type KeyUsageRow } from './keys.service.js';
-import { periodStarts } from './periods.js';
+import { usageOf, type KeyUsageRow } from './keys.service.js';
+import { utcDay } from './periods.js';
 
 interface Entry {
-  /** The UTC day the figures' periods were counted from (they restart at midnight). */
-  day: string;
+  /** The UTC day (its start, in ms) the figures' periods were counted from (they restart at midnight). */
+  day: number;
   row: KeyUsageRow | undefined;
 }
 
@@ -27,7 +27,7 @@ export class UsageCache {
 
   /** The key's usage row as of `now`; undefined when there is no such key. */
   async of(db: Db, keyId: string, now: Date): Promise<KeyUsageRow | undefined> {
-    const day = isoDay(periodStarts(now).day);
+    const day = utcDay(now).getTime();
     const read = async (): Promise<Entry> => ({ day, row: await usageOf(db, keyId, now) });
     let entry = await this.#entries.get(keyId, read);
     if (entry.day !== day) {
