@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@switchyard/db/testing';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from './config.js';
 import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
 import { startServer, type RunningServer } from './server.js';
@@ -32,6 +32,8 @@ export interface TestServer extends RunningServer {
   setNow(at: Date | null): void;
   /** Every log entry the server wrote (it logs at info level, into memory). */
   logs: Record<string, unknown>[];
+  /** The server's logger, whose lines `logs` holds. */
+  logger: Logger;
   /** fetch against the server with a bearer key (null: no Authorization header). */
   request(pathname: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
   store: TestStore;
@@ -72,7 +74,8 @@ export async function startTestServer(options: {
   let fixed: Date | null = null;
   const logs: Record<string, unknown>[] = [];
   const sink = { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) };
-  const server = await startServer(config, pino({ level: config.logLevel }, sink), { now: () => fixed ?? new Date() });
+  const logger = pino({ level: config.logLevel }, sink);
+  const server = await startServer(config, logger, { now: () => fixed ?? new Date() });
   const owner = await server.db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } });
   return {
     ...server,
@@ -82,6 +85,7 @@ export async function startTestServer(options: {
     platformKey,
     dataDir,
     logs,
+    logger,
     store,
     async breakStorage(prefix) {
       if (s3) {

@@ -1,6 +1,6 @@
 // Request ids and the request log: an incoming X-Request-Id is kept when sane, else one is made;
 // it is echoed, written into every log line of its request, and named in error answers.
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -49,6 +49,19 @@ describe('X-Request-Id', () => {
       expect(res.headers.get('x-request-id')).toBe(id);
       await settled();
       expect(linesOf(id).map((e) => e.path)).toEqual([path]);
+    }
+  });
+
+  it('makes no child logger for a request that logs nothing but its line', async () => {
+    const child = vi.spyOn(server.logger, 'child');
+    try {
+      for (const path of ['/api/v1/key', '/trpc/keys.current', '/api/v1/models']) {
+        expect((await server.request(path)).status, path).toBe(200);
+      }
+      await settled();
+      expect(child).not.toHaveBeenCalled();
+    } finally {
+      child.mockRestore();
     }
   });
 

@@ -4,7 +4,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { OperationStatuses } from '../http/statuses.js';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
-import { authenticate } from '../access/callers.js';
+import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
 import type { Context } from './context.js';
@@ -44,6 +44,16 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
 /**
+ * Adds the admitted caller to the request's context, which is made for this one call (trpc/context.ts).
+ * Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency and the
+ * request's logger getter (which then makes the request's child logger), on every call.
+ */
+function withCaller<C extends object>(ctx: Context, caller: C): Record<string, never> {
+  Object.assign(ctx, caller);
+  return {};
+}
+
+/**
  * Authentication and the access rule in one middleware: tRPC copies a call's options at every
  * middleware layer, so each layer saved is saved per call. Each base procedure also carries its rule
  * in meta, where the access-matrix test reads it.
@@ -54,7 +64,7 @@ function tenant(rule: 'tenant' | 'management') {
     const actor = admitTenant(caller, rule);
     // After the key (401 and 403 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
-    return next({ ctx: { actor } });
+    return next<{ actor: Actor }>(withCaller(ctx, { actor }));
   });
 }
 
@@ -86,7 +96,7 @@ function platform(checkInput: boolean) {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
     const platform = admitPlatform(caller);
     if (checkInput) assertStorable(await getRawInput());
-    return next({ ctx: { platform } });
+    return next<{ platform: PlatformActor }>(withCaller(ctx, { platform }));
   });
 }
 
