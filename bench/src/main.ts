@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { NODE_FLAGS } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
 import { budgetReport, MEMBERS_DEEP, MEMBERS_FIRST, printTable, type Measurement, type ScenarioResult, type SizeRun } from './report.js';
@@ -145,7 +146,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       SWITCHYARD_PLATFORM_KEY: platformKey,
     },
     path.join(tmp, 'server.log'),
-    opts.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`],
+    [...NODE_FLAGS, ...(opts.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`])],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(server, 'the server', async () => (await fetch(`${url}/readyz`)).ok, 60_000);

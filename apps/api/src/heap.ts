@@ -10,6 +10,9 @@
 // WebAssembly (Prisma's query compiler): baseline (Liftoff) code only, no tier-up to TurboFan,
 // whose compile memory stays resident in the worker threads' malloc arenas (~18 MB) for good.
 // The query compiler only runs on query-plan cache misses.
+//
+// Not here: --no-memory-reducer. V8 creates the memory reducer with the heap, so setting the flag
+// now changes nothing (measured); node must be given it (node-flags.ts).
 import v8 from 'node:v8';
 
 v8.setFlagsFromString('--heap-growing-percent=50');

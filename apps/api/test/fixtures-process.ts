@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { NODE_FLAGS } from '../src/node-flags.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -20,7 +21,7 @@ afterAll(() => {
 });
 
 export function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  return launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
+  return launchWith(process.execPath, [...NODE_FLAGS, '--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
 }
 
 export function launchWith(

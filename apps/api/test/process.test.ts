@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
+import { NODE_FLAGS } from '../src/node-flags.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
 
 async function getKey(url: string, key: string) {
@@ -165,7 +166,7 @@ describe('server process on embedded PostgreSQL', () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
     // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
-    const command = `exec ${process.execPath} --conditions=@switchyard/source --import tsx src/main.ts`;
+    const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
     const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
@@ -200,5 +201,15 @@ describe('server process on embedded PostgreSQL', () => {
     expect(proc.output()).toContain('Invalid configuration');
     expect(proc.output()).toContain(`${name}="${value}"`);
     expect(existsSync(path.join(os.tmpdir(), 'switchyard-never-created'))).toBe(false);
+  });
+
+  it("gives node NODE_FLAGS in both of pnpm start's scripts", async () => {
+    const startScript = async (file: string) => {
+      const manifest = JSON.parse(await fs.readFile(new URL(file, import.meta.url), 'utf8')) as { scripts: { start: string } };
+      return manifest.scripts.start;
+    };
+    for (const script of [await startScript('../../../package.json'), await startScript('../package.json')]) {
+      expect(script).toMatch(new RegExp(`node ${NODE_FLAGS.join(' ')} (apps/api/)?dist/main\\.js$`));
+    }
   });
 });

@@ -1,0 +1,14 @@
+// The options `node` itself must be given to run the server: V8 reads them when it creates the
+// heap, before any of the server's code runs, so heap.ts cannot set them. `pnpm start` passes them
+// (the start scripts of package.json and apps/api/package.json; process.test.ts checks both), and
+// so do the benchmark and the tests' server processes.
+//
+// --no-memory-reducer: V8's memory reducer shrinks the heap, young generation included, once the
+// process has been idle for a few seconds; under load, with short-lived garbage, the young
+// generation then grows back over tens of seconds, and until it has, scavenges come several times
+// as often. Every burst after a quiet spell paid that: in `pnpm bench`, GET /key cost 0.209 ms of
+// server CPU per answer after the large size's seeding against 0.143 ms at the small size, and
+// 0.133 ms with the flag (GET /generation 0.386 against 0.226 ms). Peak RSS under load is what the
+// heap grows to either way (227 MB with the flag, 258 MB without, in those runs); what the flag
+// costs is the memory an idle server would have given back. See the README's Memory section.
+export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
