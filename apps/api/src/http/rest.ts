@@ -196,10 +196,10 @@ function readJsonBody(req: Request, res: Response): Promise<Record<string, unkno
 }
 
 function send(res: Response, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
+  const json = Buffer.from(JSON.stringify(body));
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.setHeader('Content-Length', json.length);
   res.end(json);
 }
 
