@@ -8,7 +8,8 @@
 // generation then grows back over tens of seconds, and until it has, scavenges come several times
 // as often. Every burst after a quiet spell paid that: in `pnpm bench`, GET /key cost 0.209 ms of
 // server CPU per answer after the large size's seeding against 0.143 ms at the small size, and
-// 0.133 ms with the flag (GET /generation 0.386 against 0.226 ms). Peak RSS under load is what the
-// heap grows to either way (227 MB with the flag, 258 MB without, in those runs); what the flag
-// costs is the memory an idle server would have given back. See the README's Memory section.
+// 0.133 ms with the flag (GET /generation 0.386 against 0.226 ms). What the flag costs is the
+// memory an idle server would have given back: a busy spell's heap is kept until the next one (in
+// the bench, peaks up to 19 MB higher in scenarios that follow heavier ones). See the README's
+// Memory section.
 export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];

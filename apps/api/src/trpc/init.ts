@@ -44,9 +44,10 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
 /**
- * Adds the admitted caller to the request's context, which is made for this one call (trpc/context.ts).
- * Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency and the
- * request's logger getter (which then makes the request's child logger), on every call.
+ * Adds the admitted caller to the request's context, which is made for this one request
+ * (trpc/context.ts); the calls of one tRPC batch share it, and carry the same key, so they admit the
+ * same caller. Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency
+ * and the request's logger getter (which then makes the request's child logger), on every call.
  */
 function withCaller<C extends object>(ctx: Context, caller: C): Record<string, never> {
   Object.assign(ctx, caller);
