@@ -181,6 +181,24 @@ describe('tRPC batches are bounded', () => {
   });
 });
 
+describe('the calls of one tRPC batch share one context', () => {
+  // Authentication adds the admitted caller to the request's context, which a batch's calls share:
+  // each call is still admitted by its own rule, whatever the others were.
+  it("admits each call by its own rule: one call's caller is never another's", async () => {
+    const batch = async (procedures: string[], key: string) => {
+      const input = encodeURIComponent(JSON.stringify(Object.fromEntries(procedures.map((p, i) => [i, p === 'organizations.list' ? {} : undefined]))));
+      const res = await env.server.request(`/trpc/${procedures.join(',')}?batch=1&input=${input}`, { key });
+      return ((await res.json()) as Array<{ result?: unknown; error?: { data: { httpStatus: number } } }>).map((r) =>
+        r.error ? r.error.data.httpStatus : 200,
+      );
+    };
+    // A tenant's key: its own key, the platform's list of organizations, its own key again.
+    expect(await batch(['keys.current', 'organizations.list', 'keys.current'], env.other.managementKey)).toEqual([200, 403, 200]);
+    // The platform's key: the list, then a tenant's procedure (no organization to act in).
+    expect(await batch(['organizations.list', 'keys.current', 'organizations.list'], env.server.platformKey)).toEqual([200, 403, 200]);
+  });
+});
+
 describe('one workspace rule', () => {
   it('keys.create takes a workspace slug as byok.create does', async () => {
     const ws = await trpc(env.server, 'workspaces.create', { slug: 'slug-team', name: 'Slug team' });
