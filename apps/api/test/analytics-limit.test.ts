@@ -56,6 +56,26 @@ describe('AnalyticsLimit', () => {
     expect(await nextAnswer).toBe('next');
   });
 
+  it('does not run a query whose client has gone by its turn, and gives the slot to the next', async () => {
+    const limit = new AnalyticsLimit(2); // one slot per organization
+    const started: string[] = [];
+    const first = heldQuery(started, 'first');
+    let gone = false;
+    const firstAnswer = limit.run('org', 60_000, first.run);
+    const leftError = limit.run('org', 60_000, heldQuery(started, 'left').run, () => gone).catch((error: unknown) => error);
+    const next = heldQuery(started, 'next');
+    const nextAnswer = limit.run('org', 60_000, next.run, () => false);
+    await tick();
+    gone = true;
+    first.release();
+    expect(await firstAnswer).toBe('first');
+    expect(await leftError).toBeInstanceOf(Timeout);
+    await tick();
+    expect(started).toEqual(['first', 'next']);
+    next.release();
+    expect(await nextAnswer).toBe('next');
+  });
+
   it('frees the slot when a query fails', async () => {
     const limit = new AnalyticsLimit(2);
     await expect(limit.run('org', 60_000, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');

@@ -570,6 +570,41 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
   });
 });
 
+describe('a query whose client hangs up while it waits for its turn', () => {
+  it('is not run when its turn comes', async () => {
+    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
+    const lock = await lockAnalyticsTables(limited);
+    const body = JSON.stringify({ metrics: ['request_count'] });
+    const post = (signal?: AbortSignal) =>
+      limited.request('/api/v1/analytics/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    try {
+      // The organization's one slot (half of 2): the first query's statement, held on the lock.
+      const first = post();
+      await until(async () => (await lock.blocked()) === 1);
+      // The second waits in the server for that slot; its client hangs up.
+      const hangUp = new AbortController();
+      const second = post(hangUp.signal).catch(() => 'hung up');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      hangUp.abort();
+      expect(await second).toBe('hung up');
+      // The first statement ends (cancelled) while the lock is still held: the slot comes free, and
+      // the second query, had it run, would wait on the lock too.
+      await limited.db.$executeRawUnsafe(
+        `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
+      );
+      expect((await first).status).not.toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await lock.blocked()).toBe(0);
+      // The slot is free for the next query.
+      await lock.release();
+      expect((await post()).status).toBe(200);
+    } finally {
+      await lock.release();
+      await limited.close();
+    }
+  });
+});
+
 describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_MS', () => {
   it('is answered (the transaction around the statement lasts as long as the statement may)', async () => {
     const slow = await testServerWith({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' });

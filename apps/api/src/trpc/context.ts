@@ -53,6 +53,8 @@ export interface Context extends AppDeps {
   headers: IncomingHttpHeaders;
   /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
   origin(): string;
+  /** Whether the client has closed its connection: nobody will read this request's answer. */
+  clientGone(): boolean;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -93,6 +95,7 @@ export function contextFactory(deps: AppDeps) {
       keyHash,
       headers: req.headers,
       origin: () => requestOrigin(req),
+      clientGone: () => req.socket.destroyed,
       // What a procedure logs carries the request's id (the child logger is made when first used).
       get logger() {
         return loggerOf(req, deps.logger);

@@ -44,6 +44,10 @@ export const analyticsRouter = router({
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), { timeoutMs: ctx.analyticsQueryTimeoutMs, limit: ctx.analyticsLimit }),
+      data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), {
+        timeoutMs: ctx.analyticsQueryTimeoutMs,
+        limit: ctx.analyticsLimit,
+        clientGone: ctx.clientGone,
+      }),
     })),
 });

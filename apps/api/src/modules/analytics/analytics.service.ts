@@ -171,9 +171,9 @@ export async function queryAnalytics(
   actor: Actor,
   input: AnalyticsQueryInput,
   now: Date,
-  options: { timeoutMs?: number; limit?: AnalyticsLimit } = {},
+  options: { timeoutMs?: number; limit?: AnalyticsLimit; clientGone?: () => boolean } = {},
 ): Promise<AnalyticsQueryOutput['data']> {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, limit } = options;
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, limit, clientGone } = options;
   const started = performance.now();
   if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
     throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
@@ -351,5 +351,5 @@ export async function queryAnalytics(
     };
   };
   // A query that waited for its slot longer than its statement may run is not run (408).
-  return limit ? limit.run(actor.organizationId, timeoutMs, answer) : answer();
+  return limit ? limit.run(actor.organizationId, timeoutMs, answer, clientGone) : answer();
 }
