@@ -2,6 +2,7 @@
 import './heap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, readableLogs } from './logger.js';
+import { NODE_FLAGS } from './node-flags.js';
 import { startServer } from './server.js';
 
 let config;
@@ -14,6 +15,12 @@ try {
 }
 
 const logger = createLogger(config.logLevel, readableLogs(config.logFormat));
+// They cannot come from NODE_OPTIONS (node refuses them there): a server started some other way than
+// `pnpm start` says what it lacks.
+const missingFlags = NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
+if (missingFlags.length > 0) {
+  logger.warn({ missing: missingFlags }, `node was started without ${missingFlags.join(' ')}: see the README's Memory section`);
+}
 try {
   const server = await startServer(config, logger);
   let signalled = false;

@@ -185,17 +185,29 @@ describe('the calls of one tRPC batch share one context', () => {
   // Authentication adds the admitted caller to the request's context, which a batch's calls share:
   // each call is still admitted by its own rule, whatever the others were.
   it("admits each call by its own rule: one call's caller is never another's", async () => {
-    const batch = async (procedures: string[], key: string) => {
-      const input = encodeURIComponent(JSON.stringify(Object.fromEntries(procedures.map((p, i) => [i, p === 'organizations.list' ? {} : undefined]))));
-      const res = await env.server.request(`/trpc/${procedures.join(',')}?batch=1&input=${input}`, { key });
-      return ((await res.json()) as Array<{ result?: unknown; error?: { data: { httpStatus: number } } }>).map((r) =>
-        r.error ? r.error.data.httpStatus : 200,
-      );
+    type Answer = { result?: { data: unknown }; error?: { data: { httpStatus: number } } };
+    const call = async (procedures: string[], key: string): Promise<Answer[]> => {
+      const inputs = Object.fromEntries(procedures.map((p, i) => [i, p === 'organizations.list' || p === 'models.list' ? {} : undefined]));
+      const input = procedures.length > 1 ? inputs : inputs[0];
+      const query = [...(procedures.length > 1 ? ['batch=1'] : []), ...(input === undefined ? [] : [`input=${encodeURIComponent(JSON.stringify(input))}`])];
+      const res = await env.server.request(`/trpc/${procedures.join(',')}?${query.join('&')}`, { key });
+      const body = (await res.json()) as Answer | Answer[];
+      return Array.isArray(body) ? body : [body];
     };
-    // A tenant's key: its own key, the platform's list of organizations, its own key again.
-    expect(await batch(['keys.current', 'organizations.list', 'keys.current'], env.other.managementKey)).toEqual([200, 403, 200]);
-    // The platform's key: the list, then a tenant's procedure (no organization to act in).
-    expect(await batch(['organizations.list', 'keys.current', 'organizations.list'], env.server.platformKey)).toEqual([200, 403, 200]);
+    const statuses = (answers: Answer[]) => answers.map((a) => (a.error ? a.error.data.httpStatus : 200));
+    const alone = async (procedure: string, key: string) => (await call([procedure], key))[0]!.result?.data;
+
+    // A tenant's key: its own key, the platform's list of organizations, the catalog, its own key again.
+    const tenant = await call(['keys.current', 'organizations.list', 'models.list', 'keys.current'], env.other.managementKey);
+    expect(statuses(tenant)).toEqual([200, 403, 200, 200]);
+    const own = await alone('keys.current', env.other.managementKey);
+    expect(tenant[0]!.result?.data).toEqual(own);
+    expect(tenant[3]!.result?.data).toEqual(own);
+    expect(tenant[2]!.result?.data).toEqual(await alone('models.list', env.other.managementKey));
+    // The platform's key: the list, a tenant's procedure (no organization to act in), the list again.
+    const platform = await call(['organizations.list', 'keys.current', 'organizations.list'], env.server.platformKey);
+    expect(statuses(platform)).toEqual([200, 403, 200]);
+    expect(platform[0]!.result?.data).toEqual(await alone('organizations.list', env.server.platformKey));
   });
 });
 

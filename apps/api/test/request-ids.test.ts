@@ -58,6 +58,9 @@ describe('X-Request-Id', () => {
       for (const path of ['/api/v1/key', '/trpc/keys.current', '/api/v1/models']) {
         expect((await server.request(path)).status, path).toBe(200);
       }
+      // The platform's procedures too.
+      const organizations = `/trpc/organizations.list?input=${encodeURIComponent('{}')}`;
+      expect((await server.request(organizations, { key: server.platformKey })).status).toBe(200);
       await settled();
       expect(child).not.toHaveBeenCalled();
     } finally {

@@ -49,7 +49,7 @@ export const publicProcedure = t.procedure;
  * same caller. Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency
  * and the request's logger getter (which then makes the request's child logger), on every call.
  */
-function withCaller<C extends object>(ctx: Context, caller: C): Record<string, never> {
+function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ctx: Context, caller: C): { ctx?: C } {
   Object.assign(ctx, caller);
   return {};
 }
@@ -65,7 +65,7 @@ function tenant(rule: 'tenant' | 'management') {
     const actor = admitTenant(caller, rule);
     // After the key (401 and 403 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
-    return next<{ actor: Actor }>(withCaller(ctx, { actor }));
+    return next(withCaller(ctx, { actor }));
   });
 }
 
@@ -97,7 +97,7 @@ function platform(checkInput: boolean) {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
     const platform = admitPlatform(caller);
     if (checkInput) assertStorable(await getRawInput());
-    return next<{ platform: PlatformActor }>(withCaller(ctx, { platform }));
+    return next(withCaller(ctx, { platform }));
   });
 }
 
