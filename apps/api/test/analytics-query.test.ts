@@ -505,7 +505,7 @@ describe('POST /analytics/query: time limit', () => {
 
 /**
  * Locks the tables an analytics statement reads, so that every statement that reaches the database
- * waits there, where `blocked()` counts it; `release()` lets them go.
+ * waits there, where `blocked()` counts it and `cancelBlocked()` cancels it; `release()` lets them go.
  */
 async function lockAnalyticsTables(server: TestServer) {
   let release!: () => void;
@@ -521,16 +521,14 @@ async function lockAnalyticsTables(server: TestServer) {
     { timeout: 60_000 },
   );
   await isLocked;
-  const blocked = async () =>
-    Number(
-      (
-        await server.db.$queryRawUnsafe<{ n: bigint }[]>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
-        )
-      )[0]!.n,
-    );
+  const waiting = `FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`;
+  const blocked = async () => Number((await server.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n ${waiting}`))[0]!.n);
   return {
     blocked,
+    /** Cancels the statements waiting on the lock (the lock stays held). */
+    async cancelBlocked() {
+      await server.db.$executeRawUnsafe(`SELECT pg_cancel_backend(pid) ${waiting}`);
+    },
     async release() {
       release();
       await lock;
@@ -574,9 +572,7 @@ describe('a query whose client hangs up while it waits for its turn', () => {
   it('is not run when its turn comes', async () => {
     const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
     const lock = await lockAnalyticsTables(limited);
-    const body = JSON.stringify({ metrics: ['request_count'] });
-    const post = (signal?: AbortSignal) =>
-      limited.request('/api/v1/analytics/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    const post = (signal?: AbortSignal) => rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, signal });
     try {
       // The organization's one slot (half of 2): the first query's statement, held on the lock.
       const first = post();
@@ -589,9 +585,7 @@ describe('a query whose client hangs up while it waits for its turn', () => {
       expect(await second).toBe('hung up');
       // The first statement ends (cancelled) while the lock is still held: the slot comes free, and
       // the second query, had it run, would wait on the lock too.
-      await limited.db.$executeRawUnsafe(
-        `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`,
-      );
+      await lock.cancelBlocked();
       expect((await first).status).not.toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await lock.blocked()).toBe(0);

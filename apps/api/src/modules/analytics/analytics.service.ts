@@ -350,6 +350,6 @@ export async function queryAnalytics(
       ...(warnings.length ? { warnings } : {}),
     };
   };
-  // A query that waited for its slot longer than its statement may run is not run (408).
+  // Not run (408) when it waited for its slot longer than its statement may run, or its client left.
   return limit ? limit.run(actor.organizationId, timeoutMs, answer, clientGone) : answer();
 }
