@@ -536,12 +536,25 @@ async function lockAnalyticsTables(server: TestServer) {
   };
 }
 
+/** A server started with `env`, its analytics tables locked while `test` runs; both go afterwards. */
+async function withLockedTables(
+  env: Record<string, string>,
+  test: (server: TestServer, lock: Awaited<ReturnType<typeof lockAnalyticsTables>>) => Promise<void>,
+) {
+  const server = await testServerWith(env);
+  const lock = await lockAnalyticsTables(server);
+  try {
+    await test(server, lock);
+  } finally {
+    await lock.release();
+    await server.close();
+  }
+}
+
 describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
   it("runs at most that many statements, at most half of them one organization's; the others wait their turn and are answered", async () => {
-    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
-    const other = await createOrganization(limited.db, 'Second tenant');
-    const lock = await lockAnalyticsTables(limited);
-    try {
+    await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
+      const other = await createOrganization(limited.db, 'Second tenant');
       const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
       const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -561,19 +574,14 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
         expect(answer.status).toBe(200);
         expect(AnalyticsQueryOutputSchema.parse(answer.body).data.metadata.row_count).toBeGreaterThanOrEqual(0);
       }
-    } finally {
-      await lock.release();
-      await limited.close();
-    }
+    });
   });
 });
 
 describe('a query whose client hangs up while it waits for its turn', () => {
   it('is not run when its turn comes', async () => {
-    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
-    const lock = await lockAnalyticsTables(limited);
-    const post = (signal?: AbortSignal) => rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, signal });
-    try {
+    await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
+      const post = (signal?: AbortSignal) => rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, signal });
       // The organization's one slot (half of 2): the first query's statement, held on the lock.
       const first = post();
       await until(async () => (await lock.blocked()) === 1);
@@ -592,27 +600,19 @@ describe('a query whose client hangs up while it waits for its turn', () => {
       // The slot is free for the next query.
       await lock.release();
       expect((await post()).status).toBe(200);
-    } finally {
-      await lock.release();
-      await limited.close();
-    }
+    });
   });
 });
 
 describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_MS', () => {
   it('is answered (the transaction around the statement lasts as long as the statement may)', async () => {
-    const slow = await testServerWith({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' });
-    const lock = await lockAnalyticsTables(slow);
-    try {
+    await withLockedTables({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' }, async (slow, lock) => {
       // The statement waits on the lock for 6 s (the statement's time limit counts the wait).
       const answer = rest(slow, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
       await until(async () => (await lock.blocked()) === 1);
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       await lock.release();
       expect((await answer).status).toBe(200);
-    } finally {
-      await lock.release();
-      await slow.close();
-    }
+    });
   }, 30_000);
 });

@@ -20,8 +20,12 @@ afterAll(() => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  return launchWith(process.execPath, [...NODE_FLAGS, '--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
+/** src/main.ts under node with `nodeFlags` (those `pnpm start` gives, unless a test says otherwise). */
+export function launch(
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = NODE_FLAGS,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  return launchWith(process.execPath, [...nodeFlags, '--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], env);
 }
 
 export function launchWith(
@@ -59,8 +63,8 @@ export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp):
   throw new Error(`no ${pattern} in the output:\n${proc.output()}`);
 }
 
-export async function start(env: Record<string, string>): Promise<Proc> {
-  const proc = launch(env);
+export async function start(env: Record<string, string>, nodeFlags: readonly string[] = NODE_FLAGS): Promise<Proc> {
+  const proc = launch(env, nodeFlags);
   try {
     return { ...proc, url: await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/) };
   } catch (error) {

@@ -207,14 +207,9 @@ describe('server process on embedded PostgreSQL', () => {
   it('warns, and still serves, when node was started without NODE_FLAGS', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    const proc = launchWith(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], {
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'ef'.repeat(32)}`,
-    });
     try {
-      const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/);
-      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'ef'.repeat(32)}` }, []);
+      expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
       expect(proc.output()).toContain(`node was started without ${NODE_FLAGS.join(' ')}`);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
