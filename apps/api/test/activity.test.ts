@@ -4,7 +4,7 @@ import { ActivityOutputSchema, ErrorEnvelopeSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createKey, createMember, importDemoCatalog, record } from './fixtures-catalog.js';
-import { createOrganization, type OrgFixture, useServer } from './fixtures.js';
+import { createOrganization, expectExactOutput, type OrgFixture, useServer } from './fixtures.js';
 import { trpc } from './fixtures-trpc.js';
 
 const DAY = 86_400_000;
@@ -99,7 +99,7 @@ describe('GET /activity', () => {
   it('sums the last 30 completed UTC days by day, model and provider, across workspaces', async () => {
     const { status, body } = await activity();
     expect(status).toBe(200);
-    const { data } = ActivityOutputSchema.strict().parse(body);
+    const { data } = expectExactOutput(ActivityOutputSchema, body);
     expect(Object.keys(z.looseObject({}).parse(body))).toEqual(['data']);
     expect(data).toEqual([
       {
@@ -157,20 +157,20 @@ describe('GET /activity', () => {
     for (let i = 0; i < 20; i++)
       await record(env.server, { api_key_hash: keyA.hash, model: 'openai/gpt-4o', provider_name: 'OpenAI', usage: 0, created_at: at(10) });
     expect(await env.server.db.activityDaily.count({ where: { organization_id: org.organizationId } })).toBe(7);
-    const tenth = ActivityOutputSchema.parse((await activity(`date=${day(10)}`)).body).data;
+    const tenth = expectExactOutput(ActivityOutputSchema, (await activity(`date=${day(10)}`)).body).data;
     expect(tenth).toEqual([expect.objectContaining({ date: day(10), requests: 20, usage: 0 })]);
   });
 
   it('filters by day, key, member and workspace; group_by=workspace splits rows per workspace', async () => {
-    expect(ActivityOutputSchema.parse((await activity(`date=${day(5)}`)).body).data.map((r) => r.provider_name)).toEqual(['Azure']);
-    const byKeyB = ActivityOutputSchema.parse((await activity(`api_key_hash=${keyB.hash}`)).body).data;
+    expect(expectExactOutput(ActivityOutputSchema, (await activity(`date=${day(5)}`)).body).data.map((r) => r.provider_name)).toEqual(['Azure']);
+    const byKeyB = expectExactOutput(ActivityOutputSchema, (await activity(`api_key_hash=${keyB.hash}`)).body).data;
     expect(byKeyB.map((r) => r.model)).toEqual(['anthropic/claude-sonnet-4']);
-    const byMember = ActivityOutputSchema.parse((await activity(`user_id=${member.userId}`)).body).data;
+    const byMember = expectExactOutput(ActivityOutputSchema, (await activity(`user_id=${member.userId}`)).body).data;
     expect(byMember).toEqual([expect.objectContaining({ requests: 1, byok_usage_inference: 0.75, usage: 0 })]);
     const inB = (await activity(`workspace_id=${workspaceB}`)).body;
-    expect(ActivityOutputSchema.parse(inB).data.map((r) => r.model)).toEqual(['anthropic/claude-sonnet-4']);
+    expect(expectExactOutput(ActivityOutputSchema, inB).data.map((r) => r.model)).toEqual(['anthropic/claude-sonnet-4']);
     expect((await activity('workspace_id=second')).body).toHaveProperty('data', Rows.parse(inB).data);
-    const grouped = ActivityOutputSchema.parse((await activity(`group_by=workspace&date=${day(1)}`)).body).data;
+    const grouped = expectExactOutput(ActivityOutputSchema, (await activity(`group_by=workspace&date=${day(1)}`)).body).data;
     expect(grouped.map((r) => [r.model, r.workspace_id])).toEqual(
       expect.arrayContaining([
         ['anthropic/claude-sonnet-4', workspaceB],

@@ -2,7 +2,8 @@
 // reads. (Creating organizations is not an API operation yet.)
 import { Prisma, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import type { z } from 'zod';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
 import { authenticate, KeyCache, type Actor } from '../src/access/callers.js';
 import { admitTenant, type AccessRule } from '../src/access/rules.js';
@@ -28,6 +29,17 @@ export function accessRuleOf(procedure: string): AccessRule | undefined {
  */
 export function defaultKeyFor(server: { platformKey: string; managementKey: string }, procedure: string): string {
   return accessRuleOf(procedure) === 'platform' ? server.platformKey : server.managementKey;
+}
+
+/**
+ * The answer of a procedure whose output is trusted (trpc/trusted-output.ts), checked as tRPC would
+ * have checked it, and more: the schema's output must be the answer itself, byte for byte (no field
+ * stripped, transformed or reordered), so that the server's not parsing it changes nothing.
+ */
+export function expectExactOutput<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.parse(body);
+  expect(JSON.stringify(parsed)).toBe(JSON.stringify(body));
+  return parsed;
 }
 
 /** The test server's CACHE_TTL_MS (the default). */

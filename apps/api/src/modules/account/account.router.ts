@@ -1,6 +1,7 @@
 import { ActivityInputSchema, ActivityOutputSchema, GetCreditsOutputSchema } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
+import { trustedOutput } from '../../trpc/trusted-output.js';
 import { getCredits } from '../generations/credits.service.js';
 import { getActivity } from './activity.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -46,7 +47,7 @@ export const accountRouter = router({
       listed: [400, 401, 403, 404, 500],
     })
     .input(ActivityInputSchema)
-    .output(ActivityOutputSchema)
+    .output(trustedOutput(ActivityOutputSchema))
     .query(async ({ ctx, input }) => ({
       data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now()),
     })),
