@@ -11,6 +11,7 @@ import {
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
@@ -75,7 +76,7 @@ export const keysRouter = router({
       listed: [400, 401, 429, 500],
     })
     .input(ListKeysInputSchema)
-    .output(ListKeysOutputSchema)
+    .output(trustedOutput(ListKeysOutputSchema))
     .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
   get: managementProcedure
     .meta({
