@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
-import { createOrganization, pastCacheTtl, testServer } from './fixtures.js';
+import { createOrganization, expectExactOutput, pastCacheTtl, testServer } from './fixtures.js';
 import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { trpc } from './fixtures-trpc.js';
 
@@ -25,7 +25,7 @@ async function expectError(res: Response, status: number, message: string) {
 async function getModel(path: string, key?: string | null) {
   const res = await server.request(`/api/v1/model/${path}`, { key });
   expect(res.status).toBe(200);
-  return GetModelOutputSchema.strict().parse(await res.json()).data;
+  return expectExactOutput(GetModelOutputSchema, await res.json()).data;
 }
 
 const embeddingIds = demoCatalog.models
@@ -201,7 +201,7 @@ describe('GET /embeddings/models', () => {
   async function list(query: string) {
     const res = await server.request(`/api/v1/embeddings/models${query}`);
     expect(res.status).toBe(200);
-    return ListEmbeddingsModelsOutputSchema.strict().parse(await res.json());
+    return expectExactOutput(ListEmbeddingsModelsOutputSchema, await res.json());
   }
 
   it('returns the whole list, in id order, when neither offset nor limit is given', async () => {
@@ -216,13 +216,29 @@ describe('GET /embeddings/models', () => {
     }
   });
 
+  it('answers every key the same bytes, built once per catalog snapshot: a catalog write shows at once', async () => {
+    const other = await createOrganization(server.db, 'Embeddings reader');
+    const bytes = async (key?: string) => (await server.request('/api/v1/embeddings/models', { key })).text();
+    const first = await bytes();
+    expect(await bytes(other.managementKey)).toBe(first);
+    expect(await bytes()).toBe(first);
+    // A write replaces the snapshot, and the list built from it.
+    const entry = demoCatalog.models.find((m) => m.id === embeddingIds[0])!;
+    expect((await trpc(server, 'models.upsert', { ...entry, name: 'Renamed' })).status).toBe(200);
+    const renamed = await list('');
+    expect(renamed.data[0]).toMatchObject({ id: embeddingIds[0], name: 'Renamed' });
+    expect(await bytes(other.managementKey)).toBe(JSON.stringify(renamed));
+    expect((await trpc(server, 'models.upsert', entry)).status).toBe(200);
+    expect(await bytes()).toBe(first);
+  });
+
   it('pages with offset and limit; links.next walks the list without repeats or gaps', async () => {
     const seen: string[] = [];
     let next: string | null = '/api/v1/embeddings/models?limit=3&offset=0';
     let pages = 0;
     while (next) {
       const res = await server.request(next.replace(server.url, ''));
-      const body = ListEmbeddingsModelsOutputSchema.strict().parse(await res.json());
+      const body = expectExactOutput(ListEmbeddingsModelsOutputSchema, await res.json());
       expect(body.total_count).toBe(embeddingIds.length);
       expect(body.data.length).toBeLessThanOrEqual(3);
       seen.push(...body.data.map((m) => m.id));

@@ -65,6 +65,7 @@ export const GetModelInputSchema = z.object({
 });
 export type GetModelInput = z.infer<typeof GetModelInputSchema>;
 export const GetModelOutputSchema = dataOf(ModelSchema);
+export type GetModelOutput = z.infer<typeof GetModelOutputSchema>;
 
 export const ListEmbeddingsModelsInputSchema = z
   .object({

@@ -195,8 +195,19 @@ function readJsonBody(req: Request, res: Response): Promise<Record<string, unkno
   });
 }
 
+/** The JSON of deep-frozen answers, which many requests share (models/catalog-cache.ts: snapshotAnswer). */
+const frozenJson = new WeakMap<object, Buffer>();
+
+/** An answer's JSON; a frozen answer's is made once (frozen, it cannot change). */
+function jsonOf(body: unknown): Buffer {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return Buffer.from(JSON.stringify(body));
+  let json = frozenJson.get(body);
+  if (!json) frozenJson.set(body, (json = Buffer.from(JSON.stringify(body))));
+  return json;
+}
+
 function send(res: Response, status: number, body: unknown): void {
-  const json = Buffer.from(JSON.stringify(body));
+  const json = jsonOf(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Content-Length', json.length);

@@ -58,6 +58,33 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   };
 }
 
+/** Freezes `value` and everything it holds. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+const answers = new WeakMap<CatalogSnapshot, Map<string, object>>();
+
+/**
+ * An answer that depends on nothing but the snapshot (GET /model's, the whole GET
+ * /embeddings/models list), built and parsed by its schema once per snapshot rather than on every
+ * request: a snapshot never changes (a catalog write or the TTL replaces it, and its answers go
+ * with it). `key` names the answer among the snapshot's; there are at most a few per model or
+ * variant of the catalog, whatever callers ask. The answer is deep-frozen: requests share it, and
+ * the REST layer serializes it once (http/rest.ts).
+ */
+export function snapshotAnswer<T extends object>(snapshot: CatalogSnapshot, key: string, build: () => T): T {
+  let built = answers.get(snapshot);
+  if (!built) answers.set(snapshot, (built = new Map()));
+  let answer = built.get(key) as T | undefined;
+  if (!answer) built.set(key, (answer = deepFreeze(build())));
+  return answer;
+}
+
 export class CatalogCache {
   #current: { snapshot: CatalogSnapshot; loadedAt: number; generation: number } | undefined;
   #loading: { generation: number; snapshot: Promise<CatalogSnapshot> } | undefined;

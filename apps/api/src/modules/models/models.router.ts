@@ -19,6 +19,7 @@ import {
 import { API_PREFIX } from '../../http/paths.js';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { trustedOutput } from '../../trpc/trusted-output.js';
 import type { Context } from '../../trpc/context.js';
 import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
 import { getModel, importCatalog, type ApiRoot, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
@@ -146,8 +147,9 @@ export const modelsRouter = router({
       listed: [401, 403, 404, 500],
     })
     .input(GetModelInputSchema)
-    .output(GetModelOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getModel(ctx.db, ctx, ctx.actor, input, API_PREFIX) })),
+    // Parsed once per catalog snapshot (models.service.ts), not per answer.
+    .output(trustedOutput(GetModelOutputSchema))
+    .query(({ ctx, input }) => getModel(ctx.db, ctx, ctx.actor, input, API_PREFIX)),
 
   embeddings: authedProcedure
     .meta({
@@ -163,7 +165,8 @@ export const modelsRouter = router({
       listed: [400, 401, 500],
     })
     .input(ListEmbeddingsModelsInputSchema)
-    .output(ListEmbeddingsModelsOutputSchema)
+    // Parsed by the service (once per catalog snapshot for the whole list), not again here.
+    .output(trustedOutput(ListEmbeddingsModelsOutputSchema))
     .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, apiRoot(ctx))),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.

@@ -9,6 +9,7 @@ import type {
   CatalogProvider,
   CatalogVariant,
   GetModelInput,
+  GetModelOutput,
   ImportCatalogOutput,
   ListEmbeddingsModelsInput,
   ListEmbeddingsModelsOutput,
@@ -17,10 +18,11 @@ import type {
   UpsertAliasInput,
   UpsertVariantInput,
 } from '@switchyard/schema';
+import { GetModelOutputSchema, ListEmbeddingsModelsOutputSchema } from '@switchyard/schema';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
-import { variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
+import { snapshotAnswer, variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
 
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
 
@@ -138,35 +140,49 @@ async function assertModelAllowed(db: Db, guardrailCache: GuardrailCache, actor:
   }
 }
 
-/** GET /model/{author}/{slug}. */
+/**
+ * GET /model/{author}/{slug}: the answer parsed by GetModelOutputSchema once per catalog snapshot
+ * (snapshotAnswer); the guardrail check is made on every request.
+ */
 export async function getModel(
   db: Db,
   caches: { catalog: CatalogCache; guardrails: GuardrailCache },
   actor: Actor,
   input: GetModelInput,
   apiPath: string,
-): Promise<Model> {
-  const resolved = resolveModel(await caches.catalog.snapshot(db), `${input.author}/${input.slug}`);
+): Promise<GetModelOutput> {
+  const snapshot = await caches.catalog.snapshot(db);
+  const resolved = resolveModel(snapshot, `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
   await assertModelAllowed(db, caches.guardrails, actor, resolved);
-  return modelOf(resolved, apiPath);
+  const id = resolved.variant?.id ?? resolved.model.id;
+  return snapshotAnswer(snapshot, `model ${apiPath} ${id}`, () => GetModelOutputSchema.parse({ data: modelOf(resolved, apiPath) }));
 }
 
-/** GET /embeddings/models: models whose output modalities include embeddings, in id order. */
+/**
+ * GET /embeddings/models: models whose output modalities include embeddings, in id order, parsed
+ * by ListEmbeddingsModelsOutputSchema. The whole list (no offset or limit) is the same for every
+ * caller: parsed once per catalog snapshot (snapshotAnswer). A page's links.next names the URL
+ * the caller used: parsed per request.
+ */
 export async function listEmbeddingsModels(db: Db, catalog: CatalogCache, input: ListEmbeddingsModelsInput, api: ApiRoot): Promise<ListEmbeddingsModelsOutput> {
+  const snapshot = await catalog.snapshot(db);
   const paged = input.offset != null || input.limit != null;
-  const offset = input.offset ?? 0;
-  const limit = paged ? (input.limit ?? EMBEDDINGS_DEFAULT_LIMIT) : undefined;
-  const { embeddings } = await catalog.snapshot(db);
+  if (!paged) return snapshotAnswer(snapshot, `embeddings ${api.path}`, () => embeddingsPage(snapshot, 0, undefined, api));
+  return embeddingsPage(snapshot, input.offset ?? 0, input.limit ?? EMBEDDINGS_DEFAULT_LIMIT, api);
+}
+
+function embeddingsPage(snapshot: CatalogSnapshot, offset: number, limit: number | undefined, api: ApiRoot): ListEmbeddingsModelsOutput {
+  const { embeddings } = snapshot;
   const total = embeddings.length;
   const rows = embeddings.slice(offset, limit === undefined ? undefined : offset + limit);
   const nextOffset = offset + rows.length;
   const next = limit !== undefined && nextOffset < total ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}` : null;
-  return {
+  return ListEmbeddingsModelsOutputSchema.parse({
     data: rows.map((model) => modelOf({ model, variant: null }, api.path)),
     total_count: total,
     links: { next },
-  };
+  });
 }
 
 // ---- Internal writes -------------------------------------------------------------------------
