@@ -1,9 +1,10 @@
 import { LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
-import { defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+import { resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 import type { UsageCache } from './usage-cache.js';
@@ -41,6 +42,28 @@ const USAGE_COLUMNS = {
   free_requests_today: z.number().int(),
 };
 
+/** The columns of a key that its Managed key record shows (KeyFields), as KEY_COLUMNS reads them: the limit as text. */
+const KEY_SELECT = `id, hash, name, label, disabled, workspace_id::text AS workspace_id, creator_user_id, external_user,
+    "limit"::text AS "limit", limit_reset::text AS limit_reset, include_byok_in_limit, created_at, updated_at, expires_at, is_management_key`;
+
+const KEY_COLUMNS = modelColumns<KeyFields>()({
+  id: z.string(),
+  hash: z.string(),
+  name: z.string(),
+  label: z.string(),
+  disabled: z.boolean(),
+  workspace_id: z.string(),
+  creator_user_id: z.string(),
+  external_user: z.string().nullable(),
+  limit: z.string().nullable(),
+  limit_reset: z.enum(LimitReset).nullable(),
+  include_byok_in_limit: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  expires_at: z.date().nullable(),
+  is_management_key: z.boolean(),
+});
+
 const KEYS_USAGE = statement(
   `
   SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage, ${USAGE_SUMS}
@@ -61,9 +84,7 @@ const KEYS_USAGE = statement(
 const KEYS_PAGE = statement(
   `
   WITH page AS (
-    SELECT k.id, k.hash, k.name, k.label, k.disabled, k.workspace_id::text AS workspace_id, k.creator_user_id, k.external_user,
-           k."limit"::text AS "limit", k.limit_reset::text AS limit_reset, k.include_byok_in_limit, k.created_at, k.updated_at,
-           k.expires_at, k.is_management_key, k.usage::text AS usage, k.byok_usage::text AS byok_usage
+    SELECT ${KEY_SELECT}, usage::text AS usage, byok_usage::text AS byok_usage
     FROM api_keys k
     WHERE k.organization_id = $1 AND k.deleted_at IS NULL
       AND ($6::boolean OR k.workspace_id = coalesce($5::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = $1)))
@@ -80,26 +101,23 @@ const KEYS_PAGE = statement(
   CROSS JOIN LATERAL (SELECT ${USAGE_SUMS} FROM key_usage_daily d WHERE ${IN_PERIODS}) u
   ORDER BY k.created_at DESC, k.id ASC`,
   // The key's columns (the limit as text) and its usage.
-  z.object({
-    ...modelColumns<KeyFields>()({
-      id: z.string(),
-      hash: z.string(),
-      name: z.string(),
-      label: z.string(),
-      disabled: z.boolean(),
-      workspace_id: z.string(),
-      creator_user_id: z.string(),
-      external_user: z.string().nullable(),
-      limit: z.string().nullable(),
-      limit_reset: z.enum(LimitReset).nullable(),
-      include_byok_in_limit: z.boolean(),
-      created_at: z.date(),
-      updated_at: z.date(),
-      expires_at: z.date().nullable(),
-      is_management_key: z.boolean(),
-    }),
-    ...USAGE_COLUMNS,
-  }),
+  z.object({ ...KEY_COLUMNS, ...USAGE_COLUMNS }),
+);
+
+/**
+ * POST /keys: the key, in the workspace named ($3) or the organization's default, in one statement
+ * (the default workspace and the insert were two queries through Prisma's engine).
+ */
+const CREATE_KEY = statement(
+  `
+  INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
+                        include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at)
+  SELECT $1::uuid, o.id, coalesce($3::uuid, o.default_workspace_id), $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
+         $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz
+  FROM organizations o
+  WHERE o.id = $2
+  RETURNING ${KEY_SELECT}`,
+  z.object(KEY_COLUMNS),
 );
 
 /** The usage of a key with no generations. */
@@ -240,7 +258,8 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
-  const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : await defaultWorkspaceId(db, actor);
+  // null: the organization's default, found by the insert itself.
+  const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
   const creator = input.creator_user_id ?? actor.userId;
   if (input.creator_user_id) {
     const member = await db.organizationMember.findUnique({
@@ -250,25 +269,25 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     if (!member) throw new Invalid('creator_user_id is not a member of the organization', { reason: 'unknown creator_user_id' });
   }
   const secret = generateApiKey();
-  const key = await db.apiKey.create({
-    data: {
-      organization_id: actor.organizationId,
-      workspace_id: workspaceId,
-      creator_user_id: creator,
-      hash: hashApiKey(secret),
-      label: maskApiKey(secret),
-      name: input.name,
-      is_management_key: input.is_management_key ?? false,
-      limit: input.limit ?? null,
-      limit_reset: input.limit_reset ?? null,
-      include_byok_in_limit: input.include_byok_in_limit ?? false,
-      expires_at: input.expires_at ? new Date(input.expires_at) : null,
-      external_user: input.external?.user ?? null,
-      external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
-      created_at: now,
-      updated_at: now,
-    },
-  });
+  const [row] = await queryRows(db, CREATE_KEY, [
+    randomUUID(),
+    actor.organizationId,
+    workspaceId,
+    creator,
+    hashApiKey(secret),
+    maskApiKey(secret),
+    input.name,
+    input.is_management_key ?? false,
+    input.limit ?? null,
+    input.limit_reset ?? null,
+    input.include_byok_in_limit ?? false,
+    input.expires_at ? new Date(input.expires_at) : null,
+    input.external?.user ?? null,
+    input.external?.api_key ? hashApiKey(input.external.api_key) : null,
+    now,
+  ]);
+  if (!row) throw new Error(`organization ${actor.organizationId} not found`);
+  const key = withLimit(row);
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
   return { secret, key: managedKeyOf(key, NO_USAGE(key.id)) };
 }
@@ -327,7 +346,12 @@ export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: 
     input.offset ?? 0,
     input.limit ?? null,
   ]);
-  return rows.map((row) => managedKeyOf({ ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit) }, row));
+  return rows.map((row) => managedKeyOf(withLimit(row), row));
+}
+
+/** A key's columns as statements read them (KEY_COLUMNS), with the limit as Prisma reads it. */
+function withLimit<Row extends { limit: string | null }>(row: Row): Omit<Row, 'limit'> & { limit: Prisma.Decimal | null } {
+  return { ...row, limit: row.limit === null ? null : new Prisma.Decimal(row.limit) };
 }
 
 /** GET /keys/{hash}. */
