@@ -93,9 +93,19 @@ describe('POST /keys', () => {
       { name: 'k', creator_user_id: env.other.userId },
       { name: 'k', limit: -1 },
       { name: 'k', limit_reset: 'yearly' },
+      // Year 0 passes the schema; PostgreSQL has no year 0 and refuses it.
+      { name: 'k', expires_at: '0000-01-01T00:00:00Z' },
     ]) {
       expectEnvelope(await post(json), 400);
     }
+  });
+
+  it('stores the limit and expiry exactly as given: a tiny limit, an instant in UTC', async () => {
+    const { data } = await created({ limit: 0.0000001, expires_at: '2099-12-31T23:59:59.999Z' });
+    expect(data).toMatchObject({ limit: 0.0000001, limit_remaining: 0.0000001, expires_at: '2099-12-31T23:59:59.999Z' });
+    const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
+    expect(row.limit?.toString()).toBe('1e-7');
+    expect(row.expires_at?.toISOString()).toBe('2099-12-31T23:59:59.999Z');
   });
 
   it("401 without a key; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
+import { snapshotAnswer, type CatalogSnapshot } from '../src/modules/models/catalog-cache.js';
 import { createOrganization, expectExactOutput, pastCacheTtl, testServer } from './fixtures.js';
 import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { trpc } from './fixtures-trpc.js';
@@ -197,6 +198,20 @@ describe('GET /model/{author}/{slug}', () => {
   });
 });
 
+describe('snapshotAnswer', () => {
+  it('builds an answer once per snapshot and key, as a deep-frozen copy; a new snapshot builds anew', () => {
+    const snapshot = {} as CatalogSnapshot;
+    let builds = 0;
+    const build = () => ({ data: { n: ++builds } });
+    const first = snapshotAnswer(snapshot, 'a', build);
+    expect(snapshotAnswer(snapshot, 'a', build)).toBe(first);
+    expect(builds).toBe(1);
+    expect(Object.isFrozen(first.data)).toBe(true);
+    expect(snapshotAnswer(snapshot, 'b', build).data.n).toBe(2);
+    expect(snapshotAnswer({} as CatalogSnapshot, 'a', build).data.n).toBe(3);
+  });
+});
+
 describe('GET /embeddings/models', () => {
   async function list(query: string) {
     const res = await server.request(`/api/v1/embeddings/models${query}`);
@@ -216,7 +231,7 @@ describe('GET /embeddings/models', () => {
     }
   });
 
-  it('answers every key the same bytes, built once per catalog snapshot: a catalog write shows at once', async () => {
+  it('answers every key the same bytes; a catalog write shows at once', async () => {
     const other = await createOrganization(server.db, 'Embeddings reader');
     const bytes = async (key?: string) => (await server.request('/api/v1/embeddings/models', { key })).text();
     const first = await bytes();

@@ -1,8 +1,9 @@
 // http/rest.ts jsonOf: every answer's bytes are JSON.stringify's, however they are encoded (long
-// lists in pieces, frozen answers once).
+// lists in pieces, shared answers once).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonOf } from '../src/http/rest.js';
+import { shareAnswer } from '../src/shared-answers.js';
 
 function same(body: unknown): void {
   expect(jsonOf(body).toString('utf8')).toBe(JSON.stringify(body));
@@ -22,6 +23,31 @@ describe('jsonOf', () => {
     same({ data: Array.from({ length: 300 }, (_, i) => i), toJSON: () => ({ replaced: true }) });
     // Non-ASCII text counts its UTF-8 bytes.
     same({ data: Array.from({ length: 300 }, (_, i) => `é${i}😀`) });
+    // Holes, a sibling whose toJSON reads its key, a getter, and what is not a plain answer.
+    same({ data: new Array(300), sibling: { toJSON: (key: string) => `member ${key}` } });
+    same({
+      ...{ n: 1 },
+      get data() {
+        return Array.from({ length: 300 }, (_, i) => i);
+      },
+    });
+    same(
+      Object.assign(
+        Array.from({ length: 300 }, (_, i) => i),
+        { data: Array.from({ length: 300 }, (_, i) => i) },
+      ),
+    );
+    same({
+      data: Object.assign(
+        Array.from({ length: 300 }, (_, i) => i),
+        { toJSON: () => 'list' },
+      ),
+    });
+    same(
+      new (class Page {
+        data = Array.from({ length: 300 }, (_, i) => i);
+      })(),
+    );
   });
 
   it('matches JSON.stringify for any JSON-like answer, long lists or not', () => {
@@ -34,13 +60,19 @@ describe('jsonOf', () => {
     );
   });
 
-  it('serializes a frozen answer once, and hands every request the same bytes', () => {
-    const body = Object.freeze({ data: Object.freeze([Object.freeze({ id: 'a' })]) });
+  it('serializes a shared answer once, and hands every request the same bytes', () => {
+    const built = { data: [{ id: 'a', nested: { n: 1 } }] };
+    const body = shareAnswer(built);
+    expect(body).toEqual(built);
+    // A deep-frozen copy: what it was built from stays as it was.
+    expect(body).not.toBe(built);
+    expect(Object.isFrozen(body.data[0]?.nested)).toBe(true);
+    expect(Object.isFrozen(built.data[0]?.nested)).toBe(false);
     const first = jsonOf(body);
     expect(first.toString()).toBe(JSON.stringify(body));
     expect(jsonOf(body)).toBe(first);
-    // An answer that is not frozen is encoded anew every time.
-    const open = { data: [{ id: 'a' }] };
-    expect(jsonOf(open)).not.toBe(jsonOf(open));
+    // Any other answer is encoded anew every time, frozen or not.
+    const frozen = Object.freeze({ data: [{ id: 'a' }] });
+    expect(jsonOf(frozen)).not.toBe(jsonOf(frozen));
   });
 });

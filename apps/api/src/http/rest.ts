@@ -30,6 +30,7 @@ import { contextFactory } from '../trpc/context.js';
 import { logIfInternal, requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from './request-log.js';
 import { declaredAnswer, type Statuses } from './statuses.js';
+import { isSharedAnswer } from '../shared-answers.js';
 
 interface Route {
   pattern: RegExp;
@@ -195,8 +196,8 @@ function readJsonBody(req: Request, res: Response): Promise<Record<string, unkno
   });
 }
 
-/** The JSON of deep-frozen answers, which many requests share (models/catalog-cache.ts: snapshotAnswer). */
-const frozenJson = new WeakMap<object, Buffer>();
+/** The JSON of shared answers (shared-answers.ts), which never change. */
+const sharedJson = new WeakMap<object, Buffer>();
 
 /** Answers whose data is a list at least this long are encoded in pieces (listJson). */
 const LONG_LIST = 256;
@@ -211,24 +212,22 @@ const ITEMS_PER_PIECE = 64;
  * (README, Benchmarks). JSON.stringify still encodes every value; streaming serializers would
  * answer in chunks, without a Content-Length, and encode values themselves.
  */
-function listJson(body: Record<string, unknown>): Buffer {
+function listJson(body: Record<string, unknown>, data: unknown[]): Buffer {
   const pieces: Buffer[] = [];
   let separator = '{';
-  for (const [key, value] of Object.entries(body)) {
-    if (key === 'data' && Array.isArray(value)) {
-      let piece = `${separator}"data":[`;
-      for (let i = 0; i < value.length; i++) {
-        piece += `${i === 0 ? '' : ','}${JSON.stringify(value[i]) ?? 'null'}`;
-        if ((i + 1) % ITEMS_PER_PIECE === 0) {
-          pieces.push(Buffer.from(piece));
-          piece = '';
-        }
+  for (const key of Object.keys(body)) {
+    if (key === 'data') {
+      pieces.push(Buffer.from(`${separator}"data":[`));
+      for (let i = 0; i < data.length; i += ITEMS_PER_PIECE) {
+        const items = JSON.stringify(data.slice(i, i + ITEMS_PER_PIECE)).slice(1, -1);
+        pieces.push(Buffer.from(i === 0 ? items : `,${items}`));
       }
-      pieces.push(Buffer.from(`${piece}]`));
+      pieces.push(Buffer.from(']'));
     } else {
-      const json = JSON.stringify(value);
-      if (json === undefined) continue;
-      pieces.push(Buffer.from(`${separator}${JSON.stringify(key)}:${json}`));
+      // As a member of an object: a toJSON is given its key, and undefined leaves the member out.
+      const member = JSON.stringify({ [key]: body[key] }).slice(1, -1);
+      if (member === '') continue;
+      pieces.push(Buffer.from(`${separator}${member}`));
     }
     separator = ',';
   }
@@ -236,18 +235,28 @@ function listJson(body: Record<string, unknown>): Buffer {
   return Buffer.concat(pieces);
 }
 
-/** An answer's JSON, byte for byte JSON.stringify's; a frozen answer's is made once (frozen, it cannot change). */
+/** A plain object or array (its prototype `proto`) without its own toJSON. */
+const plain = (value: unknown, proto: object): boolean =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === proto && !Object.hasOwn(value, 'toJSON');
+const isPlainObject = (value: unknown): value is Record<string, unknown> => plain(value, Object.prototype);
+const isPlainArray = (value: unknown): value is unknown[] => plain(value, Array.prototype);
+
+/**
+ * An answer's JSON, byte for byte JSON.stringify's. A shared answer's is made once; a plain answer
+ * holding a long plain list in `data` is encoded in pieces (listJson; an item's toJSON, which no
+ * answer has but Date's, which ignores it, would be given its index within its piece).
+ */
 export function jsonOf(body: unknown): Buffer {
-  if (body !== null && typeof body === 'object' && !Object.isFrozen(body)) {
-    const data = (body as { data?: unknown }).data;
-    if (Array.isArray(data) && data.length >= LONG_LIST && typeof (body as { toJSON?: unknown }).toJSON !== 'function') {
-      return listJson(body as Record<string, unknown>);
-    }
+  if (isSharedAnswer(body)) {
+    let json = sharedJson.get(body);
+    if (!json) sharedJson.set(body, (json = Buffer.from(JSON.stringify(body))));
+    return json;
   }
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return Buffer.from(JSON.stringify(body));
-  let json = frozenJson.get(body);
-  if (!json) frozenJson.set(body, (json = Buffer.from(JSON.stringify(body))));
-  return json;
+  if (isPlainObject(body)) {
+    const { data } = body;
+    if (isPlainArray(data) && data.length >= LONG_LIST) return listJson(body, data);
+  }
+  return Buffer.from(JSON.stringify(body));
 }
 
 function send(res: Response, status: number, body: unknown): void {

@@ -104,6 +104,6 @@ export async function getActivity(db: Db, snapshot: CatalogSnapshot, actor: Acto
       usage: Number(r.usage),
       byok_usage_inference: Number(r.byok_usage),
       ...(r.workspace_id !== null ? { workspace_id: r.workspace_id } : {}),
-    };
+    } satisfies ActivityItem;
   });
 }

@@ -281,10 +281,11 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     input.limit ?? null,
     input.limit_reset ?? null,
     input.include_byok_in_limit ?? false,
-    input.expires_at ? new Date(input.expires_at) : null,
+    // Timestamps as ISO text in UTC (node-postgres would write a Date in the process's time zone).
+    input.expires_at ? new Date(input.expires_at).toISOString() : null,
     input.external?.user ?? null,
     input.external?.api_key ? hashApiKey(input.external.api_key) : null,
-    now,
+    now.toISOString(),
   ]);
   if (!row) throw new Error(`organization ${actor.organizationId} not found`);
   const key = withLimit(row);

@@ -7,6 +7,7 @@
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
 import type { Db, Model as ModelRow, ModelEndpoint as EndpointRow, ModelVariant as VariantRow, Provider as ProviderRow } from '@switchyard/db';
 import type { CacheCounter } from '../../metrics.js';
+import { shareAnswer } from '../../shared-answers.js';
 
 export interface CatalogSnapshot {
   /** Models by lookup (lower-cased id). */
@@ -58,15 +59,6 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   };
 }
 
-/** Freezes `value` and everything it holds. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
-
 const answers = new WeakMap<CatalogSnapshot, Map<string, object>>();
 
 /**
@@ -74,14 +66,14 @@ const answers = new WeakMap<CatalogSnapshot, Map<string, object>>();
  * /embeddings/models list), built and parsed by its schema once per snapshot rather than on every
  * request: a snapshot never changes (a catalog write or the TTL replaces it, and its answers go
  * with it). `key` names the answer among the snapshot's; there are at most a few per model or
- * variant of the catalog, whatever callers ask. The answer is deep-frozen: requests share it, and
- * the REST layer serializes it once (http/rest.ts).
+ * variant of the catalog, whatever callers ask. The answer is shared (shared-answers.ts): a
+ * deep-frozen copy, which the REST layer serializes once.
  */
 export function snapshotAnswer<T extends object>(snapshot: CatalogSnapshot, key: string, build: () => T): T {
   let built = answers.get(snapshot);
   if (!built) answers.set(snapshot, (built = new Map()));
   let answer = built.get(key) as T | undefined;
-  if (!answer) built.set(key, (answer = deepFreeze(build())));
+  if (!answer) built.set(key, (answer = shareAnswer(build())));
   return answer;
 }
 
