@@ -207,9 +207,9 @@ const ITEMS_PER_PIECE = 64;
 /**
  * JSON.stringify(body) for an answer holding a long list in `data`, encoded ITEMS_PER_PIECE items
  * at a time, so that no string of the whole answer is made (GET /activity's are ~290 KB). Measured
- * on GET /activity at the large bench size, 32 connections: peak RSS 228-234 MB in four runs,
- * against 234-254 MB with one string per answer, at the same CPU per answer within the runs' noise
- * (README, Benchmarks). JSON.stringify still encodes every value; streaming serializers would
+ * on GET /activity at the large bench size, 32 connections, six runs each: peak RSS 228-234 MB in
+ * five and 260 MB in one, against 234-256 MB with one string per answer, at the same CPU per
+ * answer (README, Memory). JSON.stringify still encodes every value; streaming serializers would
  * answer in chunks, without a Content-Length, and encode values themselves.
  */
 function listJson(body: Record<string, unknown>, data: unknown[]): Buffer {
