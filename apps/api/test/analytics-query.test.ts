@@ -1,5 +1,5 @@
 // POST /analytics/query over fixed generations whose every figure is computed by hand below.
-import { AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
+import { ActivityOutputSchema, AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA } from '../src/modules/analytics/sketch.js';
 import type { TestServer } from '../src/testing.js';
@@ -574,6 +574,32 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
         expect(answer.status).toBe(200);
         expect(AnalyticsQueryOutputSchema.parse(answer.body).data.metadata.row_count).toBeGreaterThanOrEqual(0);
       }
+    });
+  });
+});
+
+describe('GET /activity under ANALYTICS_CONCURRENCY', () => {
+  it("takes one of the same slots: it waits behind its organization's analytics query, not another organization's, and is answered", async () => {
+    await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
+      const other = await createOrganization(limited.db, 'Activity tenant');
+      // The organization's one slot (half of 2): an analytics statement, held on the lock.
+      const query = rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
+      await until(async () => (await lock.blocked()) === 1);
+      // Its GET /activity (which reads activity_daily, not locked) waits for that slot...
+      let activityAnswered = false;
+      const activity = rest(limited, '/activity').then((answer) => {
+        activityAnswered = true;
+        return answer;
+      });
+      // ...while another organization's, in the other slot, is answered at once.
+      expect((await rest(limited, '/activity', { key: other.managementKey })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(activityAnswered).toBe(false);
+      await lock.release();
+      expect((await query).status).toBe(200);
+      const answer = await activity;
+      expect(answer.status).toBe(200);
+      expect(Array.isArray(ActivityOutputSchema.parse(answer.body).data)).toBe(true);
     });
   });
 });

@@ -49,6 +49,9 @@ export const accountRouter = router({
     .input(ActivityInputSchema)
     .output(trustedOutput(ActivityOutputSchema))
     .query(async ({ ctx, input }) => ({
-      data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now()),
+      data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now(), {
+        limit: ctx.analyticsLimit,
+        clientGone: ctx.clientGone,
+      }),
     })),
 });

@@ -1,11 +1,14 @@
 // GET /activity (admin-api.md B6): usage by UTC day, model and provider over the last 30 completed
 // UTC days, read from the activity_daily rollups the recorder keeps in the statement that records
 // each generation. The rows read grow with keys x models x providers x days, never with the number
-// of generations.
+// of generations. The statement and the items built from its rows take one of the analytics slots
+// (ANALYTICS_CONCURRENCY, shared with POST /analytics/query): an answer is about 1,000 rows and
+// 290 KB at the bench's large size, and 32 built at once took the server past 250 MB of RSS.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import type { ActivityInput, ActivityItem } from '@switchyard/schema';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
+import type { AnalyticsLimit } from '../analytics/analytics-limit.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
@@ -62,7 +65,14 @@ function catalogNames(snapshot: CatalogSnapshot, model: string, provider: string
   return { permaslug: resolved.model.canonical_slug, endpointId: endpoint?.id ?? '' };
 }
 
-export async function getActivity(db: Db, snapshot: CatalogSnapshot, actor: Actor, input: ActivityInput, now: Date): Promise<ActivityItem[]> {
+export async function getActivity(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  actor: Actor,
+  input: ActivityInput,
+  now: Date,
+  options: { limit?: AnalyticsLimit; clientGone?: () => boolean } = {},
+): Promise<ActivityItem[]> {
   let { first, last } = window(now);
   if (input.date !== undefined) {
     const day = new Date(`${input.date}T00:00:00Z`);
@@ -88,22 +98,30 @@ export async function getActivity(db: Db, snapshot: CatalogSnapshot, actor: Acto
     });
     if (!member) throw new NotFound(`member ${input.user_id}`);
   }
-  const rows = await queryRows(db, ACTIVITY, [actor.organizationId, first, last, workspaceId, keyId, input.user_id ?? null, input.group_by === 'workspace']);
-  return rows.map((r) => {
-    const { permaslug, endpointId } = catalogNames(snapshot, r.model, r.provider_name);
-    return {
-      date: r.date,
-      model: r.model,
-      model_permaslug: permaslug,
-      endpoint_id: endpointId,
-      provider_name: r.provider_name,
-      requests: Number(r.requests),
-      prompt_tokens: Number(r.prompt_tokens),
-      completion_tokens: Number(r.completion_tokens),
-      reasoning_tokens: Number(r.reasoning_tokens),
-      usage: Number(r.usage),
-      byok_usage_inference: Number(r.byok_usage),
-      ...(r.workspace_id !== null ? { workspace_id: r.workspace_id } : {}),
-    } satisfies ActivityItem;
-  });
+  const items = async () => {
+    const rows = await queryRows(db, ACTIVITY, [actor.organizationId, first, last, workspaceId, keyId, input.user_id ?? null, input.group_by === 'workspace']);
+    return rows.map((r) => activityItem(snapshot, r));
+  };
+  // Waits for its turn as long as it takes (408 is not one of GET /activity's statuses); a request
+  // whose client has left by then is not run.
+  const { limit, clientGone } = options;
+  return limit ? limit.run(actor.organizationId, Number.POSITIVE_INFINITY, items, clientGone) : items();
+}
+
+function activityItem(snapshot: CatalogSnapshot, r: z.output<typeof ACTIVITY.row>): ActivityItem {
+  const { permaslug, endpointId } = catalogNames(snapshot, r.model, r.provider_name);
+  return {
+    date: r.date,
+    model: r.model,
+    model_permaslug: permaslug,
+    endpoint_id: endpointId,
+    provider_name: r.provider_name,
+    requests: Number(r.requests),
+    prompt_tokens: Number(r.prompt_tokens),
+    completion_tokens: Number(r.completion_tokens),
+    reasoning_tokens: Number(r.reasoning_tokens),
+    usage: Number(r.usage),
+    byok_usage_inference: Number(r.byok_usage),
+    ...(r.workspace_id !== null ? { workspace_id: r.workspace_id } : {}),
+  } satisfies ActivityItem;
 }

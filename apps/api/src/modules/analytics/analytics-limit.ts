@@ -1,5 +1,6 @@
 // How many POST /analytics/query statements a process runs at once (ANALYTICS_CONCURRENCY), the
-// others waiting in arrival order. Each one holds a pooled connection for its whole statement and
+// others waiting in arrival order. GET /activity's statements take the same slots (see
+// activity.service.ts): its answers are as large, and come from the same kind of rollups. Each one holds a pooled connection for its whole statement and
 // its groups' histograms in memory until it has answered: unbounded, 32 concurrent large queries
 // took the server past 250 MB (README, Benchmarks) and could hold every pooled connection, which the
 // rest of the API shares. One organization gets at most half of the slots (rounded up), so that
