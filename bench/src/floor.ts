@@ -2,9 +2,14 @@
 // fixed body, the real scenario's answer byte for byte, with the same Content-Type. A tRPC batch of
 // n calls (/trpc/a,b,...?batch=1: the recording scenario's client batches its callers' calls) gets
 // the answer's one result n times, as the real server would answer it.
-//   node floor.js <node|express> <port> <body file> <content type>
+//   node floor.js <node|express|database> <port> <body file> <content type> [<statement file>]
 // `node` is a bare node:http server; `express` is an express app with one route. Its express is the
 // very one @switchyard/api runs on (resolved through that package, so the bench adds no copy).
+// `database` is that express app making, before each answer, the statement the server makes for it
+// (the statement file: JSON { databaseUrl, poolMax, text, values, vary? }) through the server's own
+// node-postgres, on a pool of the server's size: the round trip any server of this schema pays.
+// `vary` { value, param } puts the request's query parameter `param` wherever the values hold
+// `value` (GET /generation?id= reads a random generation per request).
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -21,9 +26,17 @@ interface ExpressApp {
   set(setting: string, value: unknown): void;
 }
 
-const [mode, portText, bodyFile, contentType] = process.argv.slice(2);
-if ((mode !== 'node' && mode !== 'express') || !portText || !bodyFile || !contentType) {
-  console.error('usage: floor.js <node|express> <port> <body file> <content type>');
+interface StatementFile {
+  databaseUrl: string;
+  poolMax: number;
+  text: string;
+  values: unknown[];
+  vary?: { value: unknown; param: string };
+}
+
+const [mode, portText, bodyFile, contentType, statementFile] = process.argv.slice(2);
+if (!['node', 'express', 'database'].includes(mode ?? '') || !portText || !bodyFile || !contentType || (mode === 'database') !== Boolean(statementFile)) {
+  console.error('usage: floor.js <node|express|database> <port> <body file> <content type> [<statement file>, database only]');
   process.exit(2);
 }
 const port = Number(portText);
@@ -68,15 +81,32 @@ if (mode === 'node') {
   // The same two settings as apps/api/src/app.ts.
   app.disable('x-powered-by');
   app.set('etag', false);
+  const before = mode === 'database' ? roundTrip(JSON.parse(fs.readFileSync(statementFile!, 'utf8')) as StatementFile) : null;
   app.all(/.*/, (req, res) => {
+    const url = (req as { url?: string }).url;
+    const answer = () => res.status(200).type(contentType).send(answerFor(url));
     (req as NodeJS.ReadableStream).resume();
-    (req as NodeJS.ReadableStream).on('end', () =>
-      res
-        .status(200)
-        .type(contentType)
-        .send(answerFor((req as { url?: string }).url)),
-    );
+    (req as NodeJS.ReadableStream).on('end', () => {
+      if (!before) return answer();
+      before(url).then(answer, (error: Error) => {
+        console.error(error.message);
+        res.status(500).send(Buffer.from(error.message));
+      });
+    });
   });
   const server = app.listen(port, '127.0.0.1', ready);
   server.keepAliveTimeout = 65_000;
+}
+
+/** The statement's round trip for a request (a named prepared statement, as queryRows sends it). */
+function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<unknown> {
+  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
+  const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { query(q: object): Promise<unknown> } };
+  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
+  const { vary } = spec;
+  return (url) => {
+    const given = vary && url ? new URL(url, 'http://floor').searchParams.get(vary.param) : null;
+    const values = given === null ? spec.values : spec.values.map((v) => (v === vary!.value ? given : v));
+    return pool.query({ name: 'floor', text: spec.text, values });
+  };
 }

@@ -1,7 +1,8 @@
 // `pnpm bench`: starts the real server (apps/api/dist/main.js, in its own process) over a fresh
 // embedded PostgreSQL, seeds an organization with set-based SQL, and drives every scenario of
 // issues 7 and 17 with autocannon (or, for recording, with @switchyard/client) beside two floors measured
-// in the same run: a bare node:http server and an express app answering the same bytes.
+// in the same run: a bare node:http server and an express app answering the same bytes; for GET
+// /generation and GET /keys a third, the express app making the server's statement before answering.
 // It reports figures; it never fails on them. It exits non-zero only when the harness breaks.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,10 +12,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { generationQuery, keysPageQuery } from '@switchyard/api/floor-statements';
 import { NODE_FLAGS } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
-import { budgetReport, MEMBERS_DEEP, MEMBERS_FIRST, printTable, type Measurement, type ScenarioResult, type SizeRun } from './report.js';
+import {
+  budgetReport,
+  MEMBERS_DEEP,
+  MEMBERS_FIRST,
+  printTable,
+  type FloorMode,
+  type Floors,
+  type Measurement,
+  type ScenarioResult,
+  type SizeRun,
+} from './report.js';
 import { runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
@@ -104,6 +116,8 @@ const log = (line: string) => console.log(line);
 const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
 const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+/** The server's DATABASE_POOL_MAX (its default), and the database floor's pool. */
+const POOL_MAX = 20;
 
 /** The server, its database and the organization the scenarios read. */
 interface Stack {
@@ -118,6 +132,9 @@ interface Stack {
   workspaceId: string;
   regularKey: string;
   regularKeyHash: string;
+  /** The member the regular key acts for (its creator). */
+  regularUserId: string;
+  databaseUrl: string;
   db: Db;
 }
 
@@ -141,6 +158,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
+      DATABASE_POOL_MAX: String(POOL_MAX),
       LOG_LEVEL: opts.logLevel,
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
       SWITCHYARD_PLATFORM_KEY: platformKey,
@@ -159,6 +177,8 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
   await platform.models.import.mutate(catalog);
   const created = await admin.keys.create.mutate({ name: 'bench reader' });
   const regularKey = created.key;
+  const regularUserId = created.data.creator_user_id;
+  if (!regularUserId) throw new Error('the bench key has no creator');
   const db = createDb(database.url, { poolMax: 4 });
   cleanups.push(() => db.$disconnect());
   return {
@@ -171,6 +191,8 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
     workspaceId: created.data.workspace_id,
     regularKey,
     regularKeyHash: created.data.hash,
+    regularUserId,
+    databaseUrl: database.url,
     db,
   };
 }
@@ -240,6 +262,8 @@ interface Scenario {
   name: string;
   kind: ScenarioResult['kind'];
   spec: LoadSpec;
+  /** The statement (and values) the server makes per answer, for the database floor. */
+  statement?: { text: string; values: unknown[]; vary?: { value: unknown; param: string } };
 }
 
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
@@ -254,6 +278,9 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   const platform = { authorization: `Bearer ${stack.platformKey}` };
   const generations = SIZES[size].generations;
   const randomGeneration = () => seededGenerationId(1 + Math.floor(Math.random() * generations));
+  const firstGeneration = seededGenerationId(1);
+  const generationStatement = generationQuery({ organizationId: stack.organizationId, managementKey: false, userId: stack.regularUserId }, firstGeneration);
+  const keysStatement = keysPageQuery(stack.organizationId, null, { limit: 100 }, new Date());
   const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
   const list: Scenario[] = [
     { name: 'GET /key', kind: 'read', spec: { method: 'GET', path: '/api/v1/key', headers: regular } },
@@ -264,10 +291,11 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       kind: 'read',
       spec: {
         method: 'GET',
-        path: `/api/v1/generation?id=${seededGenerationId(1)}`,
+        path: `/api/v1/generation?id=${firstGeneration}`,
         headers: regular,
         vary: () => ({ path: `/api/v1/generation?id=${randomGeneration()}` }),
       },
+      statement: { text: generationStatement.statement.text, values: generationStatement.values, vary: { value: firstGeneration, param: 'id' } },
     },
     { name: 'GET /guardrails', kind: 'read', spec: { method: 'GET', path: '/api/v1/guardrails', headers: regular } },
     {
@@ -293,6 +321,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       name: 'GET /keys?limit=100',
       kind: 'read',
       spec: { method: 'GET', path: '/api/v1/keys?limit=100', headers: management },
+      statement: { text: keysStatement.statement.text, values: keysStatement.values },
     },
     {
       name: 'POST /keys',
@@ -451,11 +480,11 @@ async function measure(
   return runAutocannon({ url, pid, dbPid, spec: scenario.spec, connections: opts.connections, warmup: opts.warmup, duration: opts.duration, timeout: 10 });
 }
 
-async function startFloor(mode: 'node' | 'express', bodyFile: string, contentType: string, tmp: string) {
+async function startFloor(mode: FloorMode, bodyFile: string, contentType: string, tmp: string, statementFile?: string) {
   const port = await freePort();
   const child = startChild(
     scriptPath('./floor.js'),
-    [mode, String(port), bodyFile, contentType],
+    [mode, String(port), bodyFile, contentType, ...(statementFile ? [statementFile] : [])],
     { PATH: process.env.PATH ?? '' },
     path.join(tmp, `floor-${mode}.log`),
   );
@@ -486,11 +515,19 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
             ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ generations: [probe] }) }, bodyFile)
             : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
-      const floors: Record<'node' | 'express', Measurement> | null = scenario.kind === 'record-batch' ? null : ({} as never);
-      for (const mode of floors ? (['node', 'express'] as const) : []) {
-        const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp);
+      const floors: Floors | null = scenario.kind === 'record-batch' ? null : ({} as never);
+      let statementFile: string | undefined;
+      if (scenario.statement) {
+        statementFile = path.join(tmp, 'statement.json');
+        await fsp.writeFile(statementFile, JSON.stringify({ databaseUrl: stack.databaseUrl, poolMax: POOL_MAX, ...scenario.statement }));
+      }
+      const modes: FloorMode[] = floors ? ['node', 'express', ...(statementFile ? (['database'] as const) : [])] : [];
+      for (const mode of modes) {
+        const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp, mode === 'database' ? statementFile : undefined);
         try {
-          floors![mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid }, opts, { stack, size });
+          // The database floor's statements are the database's work too.
+          const dbPid = mode === 'database' ? stack.dbPid : undefined;
+          floors![mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid, dbPid }, opts, { stack, size });
         } finally {
           await stopChild(floor.child);
         }

@@ -4,6 +4,13 @@ import type { SeedSize } from './seed.js';
 
 export type { Measurement };
 
+/**
+ * node: a bare node:http server answering the same bytes; express: an express app doing so;
+ * database (GET /generation, GET /keys): that express app making the server's statement first.
+ */
+export type FloorMode = 'node' | 'express' | 'database';
+export type Floors = Record<'node' | 'express', Measurement> & { database?: Measurement };
+
 export interface ScenarioResult extends Measurement {
   name: string;
   /** record-batch: through @switchyard/client's generation recorder; its figures count generations, not requests. */
@@ -12,7 +19,7 @@ export interface ScenarioResult extends Measurement {
   /** Peak VmRSS of the server process during the measured run (warm-up included). */
   peakRssBytes: number | null;
   /** null when the scenario has none (record-batch). */
-  floors: Record<'node' | 'express', Measurement> | null;
+  floors: Floors | null;
   /** Recording only: ms until GET /key showed the recorded spend (null: not within 5 s). */
   spendVisibleMs?: number | null;
 }
@@ -41,6 +48,8 @@ const COLUMNS = [
   ['x node', 7],
   ['x express', 9],
   ['express cpu', 12],
+  ['db floor', 15],
+  ['x db floor', 11],
 ] as const;
 
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1e6).toFixed(0)} MB`);
@@ -50,13 +59,17 @@ const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '?');
 const floorCell = (m: Measurement | undefined) => (m ? `${rate(m.requestsPerSecond)} (${ms(m.p99Ms)})` : '-');
 const cpu = (m: Measurement | undefined) => (!m ? '-' : m.cpuMsPerRequest === null ? '?' : m.cpuMsPerRequest.toFixed(3));
 const dbCpu = (m: Measurement) => (m.dbCpuMsPerRequest === undefined || m.dbCpuMsPerRequest === null ? '-' : m.dbCpuMsPerRequest.toFixed(3));
-const floorRatio = (r: ScenarioResult, floor: 'node' | 'express') => (r.floors ? ratio(r.requestsPerSecond, r.floors[floor].requestsPerSecond) : '-');
+const floorRatio = (r: ScenarioResult, floor: FloorMode) => {
+  const m = r.floors?.[floor];
+  return m ? ratio(r.requestsPerSecond, m.requestsPerSecond) : '-';
+};
 
 export function printTable(rows: ScenarioResult[], header: boolean): void {
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join(' '));
   if (header) {
     console.log('(floors: req/s (p99 ms) of the same answer from a bare node:http server and an express app; x: scenario req/s / floor req/s;');
-    console.log(" cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer; db cpu: the database's)");
+    console.log(" cpu ms/req, express cpu: CPU time the server, and the express floor, spent per answer; db cpu: the database's;");
+    console.log(' db floor: req/s (p99 ms) of the express app making the statement the server makes, then answering the same bytes)');
     line(COLUMNS.map(([title]) => title));
   }
   for (const r of rows) {
@@ -75,6 +88,8 @@ export function printTable(rows: ScenarioResult[], header: boolean): void {
       floorRatio(r, 'node'),
       floorRatio(r, 'express'),
       cpu(r.floors?.express),
+      floorCell(r.floors?.database),
+      floorRatio(r, 'database'),
     ]);
     if (r.batchRequests !== undefined) {
       const ok = r.statusCodes['200'] ?? 0;
@@ -115,7 +130,14 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
     item: '1. reads >= 0.4x the express floor req/s (GET /key, GET /model, GET /generation >= 0.5x)',
     met: reads.length ? slowReads.length === 0 : null,
     detail: slowReads.length
-      ? `short: ${slowReads.map(({ run, s }) => `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.express.requestsPerSecond)}x`).join('; ')}`
+      ? `short: ${slowReads
+          .map(({ run, s }) => {
+            const express = s.floors.express.requestsPerSecond;
+            // What the express app reaches when it makes the server's statement too.
+            const database = s.floors.database ? ` (database floor ${ratio(s.floors.database.requestsPerSecond, express)}x)` : '';
+            return `${tag(run, s)} ${ratio(s.requestsPerSecond, express)}x${database}`;
+          })
+          .join('; ')}`
       : `${reads.length} read runs`,
   });
   const lateReads = reads.filter(({ s }) => s.p99Ms > 3 * s.floors.express.p99Ms);

@@ -155,9 +155,21 @@ const GENERATION_WITH_CREDIT = statement(
   ),
 );
 
+/**
+ * The one statement GET /generation makes per answer, with its values: a management key reads its
+ * organization's generation, another key its user's. Exported for the bench's database floor.
+ */
+export function generationQuery(caller: { organizationId: string; managementKey: boolean; userId: string }, id: string) {
+  return { statement: GENERATION_WITH_CREDIT, values: [caller.organizationId, id, caller.managementKey, caller.userId] };
+}
+
 /** GET /generation. 402 while the organization's credit balance is negative. */
 export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
-  const [row] = await queryRows(db, GENERATION_WITH_CREDIT, [actor.organizationId, input.id, actor.key.is_management_key, actor.userId]);
+  const { statement, values } = generationQuery(
+    { organizationId: actor.organizationId, managementKey: actor.key.is_management_key, userId: actor.userId },
+    input.id,
+  );
+  const [row] = await queryRows(db, statement, values);
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
   return generationOf(row);

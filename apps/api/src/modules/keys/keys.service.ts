@@ -334,20 +334,33 @@ export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: 
   // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
   // workspace named, or the organization's default (resolved in the statement).
   const named = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
-  const starts = periodStarts(now);
-  const rows = await queryRows(db, KEYS_PAGE, [
-    actor.organizationId,
-    isoDay(starts.day),
-    isoDay(starts.week),
-    isoDay(starts.month),
-    named,
-    named === null && input.hash_prefix !== undefined,
-    input.include_disabled ?? false,
-    input.hash_prefix ?? null,
-    input.offset ?? 0,
-    input.limit ?? null,
-  ]);
+  const { statement, values } = keysPageQuery(actor.organizationId, named, input, now);
+  const rows = await queryRows(db, statement, values);
   return rows.map((row) => managedKeyOf(withLimit(row), row));
+}
+
+/**
+ * The one statement GET /keys makes per page, with its values: `workspaceId` is the workspace
+ * named (already checked to be the organization's), or null for the default one. Exported for the
+ * bench's database floor.
+ */
+export function keysPageQuery(organizationId: string, workspaceId: string | null, input: ListKeysInput, now: Date) {
+  const starts = periodStarts(now);
+  return {
+    statement: KEYS_PAGE,
+    values: [
+      organizationId,
+      isoDay(starts.day),
+      isoDay(starts.week),
+      isoDay(starts.month),
+      workspaceId,
+      workspaceId === null && input.hash_prefix !== undefined,
+      input.include_disabled ?? false,
+      input.hash_prefix ?? null,
+      input.offset ?? 0,
+      input.limit ?? null,
+    ],
+  };
 }
 
 /** A key's columns as statements read them (KEY_COLUMNS), with the limit as Prisma reads it. */
