@@ -2,11 +2,12 @@
 // /keys/{hash}. Management keys only; another organization's keys are not found.
 import { CreateKeyOutputSchema, dataOf, DeletedOutputSchema, GetKeyOutputSchema, ListKeysOutputSchema, ManagedKeySchema } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/modules/keys/key-format.js';
+import { randomUUID } from 'node:crypto';
+import { generateApiKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { record } from './fixtures-catalog.js';
-import { createDb } from '@switchyard/db';
-import { listKeys } from '../src/modules/keys/keys.service.js';
-import { addUsage, expectExactOutput, managementActor, useServer } from './fixtures.js';
+import { createDb, queryRows } from '@switchyard/db';
+import { createKeyQuery, listKeys } from '../src/modules/keys/keys.service.js';
+import { addUsage, createOrganization, expectExactOutput, managementActor, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
@@ -106,6 +107,31 @@ describe('POST /keys', () => {
     const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } });
     expect(row.limit?.toString()).toBe('1e-7');
     expect(row.expires_at?.toISOString()).toBe('2099-12-31T23:59:59.999Z');
+  });
+
+  it("writes into no other organization's workspace, nor one deleted since it was resolved: the insert checks it too", async () => {
+    const actor = await managementActor(env.server);
+    const insert = async (workspaceId: string) => {
+      const query = createKeyQuery(
+        actor.organizationId,
+        workspaceId,
+        actor.userId,
+        { name: 'inserted directly' },
+        { id: randomUUID(), secret: generateApiKey() },
+        new Date(),
+      );
+      return queryRows(env.server.db, query.statement, query.values);
+    };
+    const other = await createOrganization(env.server.db, 'Key insert neighbour');
+    const { default_workspace_id: theirs } = await env.server.db.organization.findUniqueOrThrow({ where: { id: other.organizationId } });
+    expect(await insert(theirs!)).toEqual([]);
+    const deleted = await createWorkspace(env.server, 'deleted-after-resolving');
+    await env.server.db.workspace.update({ where: { id: deleted.id }, data: { deleted_at: new Date() } });
+    expect(await insert(deleted.id)).toEqual([]);
+    // The organization's own live workspace takes it.
+    const live = await createWorkspace(env.server, 'live-for-insert');
+    expect(await insert(live.id)).toHaveLength(1);
+    expect(await env.server.db.apiKey.count({ where: { name: 'inserted directly' } })).toBe(1);
   });
 
   it("401 without a key; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {

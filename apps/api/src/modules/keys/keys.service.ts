@@ -106,15 +106,18 @@ const KEYS_PAGE = statement(
 
 /**
  * POST /keys: the key, in the workspace named ($3) or the organization's default, in one statement
- * (the default workspace and the insert were two queries through Prisma's engine).
+ * (the default workspace and the insert were two queries through Prisma's engine). The workspace
+ * must be the organization's and live here too: nothing is written into another organization's
+ * workspace whatever the caller passed, nor into one deleted since it was resolved.
  */
 const CREATE_KEY = statement(
   `
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
                         include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at)
-  SELECT $1::uuid, o.id, coalesce($3::uuid, o.default_workspace_id), $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
+  SELECT $1::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
          $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz
   FROM organizations o
+  JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = $2
   RETURNING ${KEY_SELECT}`,
   z.object(KEY_COLUMNS),
@@ -269,28 +272,52 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     if (!member) throw new Invalid('creator_user_id is not a member of the organization', { reason: 'unknown creator_user_id' });
   }
   const secret = generateApiKey();
-  const [row] = await queryRows(db, CREATE_KEY, [
-    randomUUID(),
-    actor.organizationId,
-    workspaceId,
-    creator,
-    hashApiKey(secret),
-    maskApiKey(secret),
-    input.name,
-    input.is_management_key ?? false,
-    input.limit ?? null,
-    input.limit_reset ?? null,
-    input.include_byok_in_limit ?? false,
-    // Timestamps as ISO text in UTC (node-postgres would write a Date in the process's time zone).
-    input.expires_at ? new Date(input.expires_at).toISOString() : null,
-    input.external?.user ?? null,
-    input.external?.api_key ? hashApiKey(input.external.api_key) : null,
-    now.toISOString(),
-  ]);
-  if (!row) throw new Error(`organization ${actor.organizationId} not found`);
+  const insert = createKeyQuery(actor.organizationId, workspaceId, creator, input, { id: randomUUID(), secret }, now);
+  const [row] = await queryRows(db, insert.statement, insert.values);
+  if (!row) {
+    // The workspace named was deleted since it was resolved (the default one is never deleted).
+    if (input.workspace_id !== undefined) throw new NotFound(`workspace ${input.workspace_id}`);
+    throw new Error(`organization ${actor.organizationId} or its default workspace not found`);
+  }
   const key = withLimit(row);
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
   return { secret, key: managedKeyOf(key, NO_USAGE(key.id)) };
+}
+
+/**
+ * The one statement POST /keys makes per key, with its values: `workspaceId` is the workspace named
+ * (already resolved), or null for the organization's default; `creator` the member recorded as
+ * creator. Exported for the bench's database floor.
+ */
+export function createKeyQuery(
+  organizationId: string,
+  workspaceId: string | null,
+  creator: string,
+  input: CreateKeyInput,
+  key: { id: string; secret: string },
+  now: Date,
+) {
+  return {
+    statement: CREATE_KEY,
+    values: [
+      key.id,
+      organizationId,
+      workspaceId,
+      creator,
+      hashApiKey(key.secret),
+      maskApiKey(key.secret),
+      input.name,
+      input.is_management_key ?? false,
+      input.limit ?? null,
+      input.limit_reset ?? null,
+      input.include_byok_in_limit ?? false,
+      // Timestamps as ISO text in UTC (node-postgres would write a Date in the process's time zone).
+      input.expires_at ? new Date(input.expires_at).toISOString() : null,
+      input.external?.user ?? null,
+      input.external?.api_key ? hashApiKey(input.external.api_key) : null,
+      now.toISOString(),
+    ],
+  };
 }
 
 /**
@@ -334,8 +361,8 @@ export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: 
   // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
   // workspace named, or the organization's default (resolved in the statement).
   const named = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
-  const { statement, values } = keysPageQuery(actor.organizationId, named, input, now);
-  const rows = await queryRows(db, statement, values);
+  const page = keysPageQuery(actor.organizationId, named, input, now);
+  const rows = await queryRows(db, page.statement, page.values);
   return rows.map((row) => managedKeyOf(withLimit(row), row));
 }
 
