@@ -6,10 +6,13 @@
 // `node` is a bare node:http server; `express` is an express app with one route. Its express is the
 // very one @switchyard/api runs on (resolved through that package, so the bench adds no copy).
 // `database` is that express app making, before each answer, the statement the server makes for it
-// (the statement file: JSON { databaseUrl, poolMax, text, values, vary? }) through the server's own
-// node-postgres, on a pool of the server's size: the round trip any server of this schema pays.
-// `vary` { value, param } puts the request's query parameter `param` wherever the values hold
-// `value` (GET /generation?id= reads a random generation per request).
+// (the statement file: JSON { databaseUrl, poolMax, text, values, vary?, fresh? }) through the
+// server's own node-postgres, on a pool of the server's size: the round trip any server of this
+// schema pays. `vary` { value, param } puts the request's query parameter `param` wherever the
+// values hold `value` (GET /generation?id= reads a random generation per request); each value in
+// `fresh` is replaced by a new random UUID for every request (POST /keys' id, hash and label,
+// which unique columns keep apart).
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -32,6 +35,7 @@ interface StatementFile {
   text: string;
   values: unknown[];
   vary?: { value: unknown; param: string };
+  fresh?: unknown[];
 }
 
 const [mode, portText, bodyFile, contentType, statementFile] = process.argv.slice(2);
@@ -104,9 +108,10 @@ function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<un
   const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { query(q: object): Promise<unknown> } };
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
   const { vary } = spec;
+  const fresh = new Set(spec.fresh ?? []);
   return (url) => {
     const given = vary && url ? new URL(url, 'http://floor').searchParams.get(vary.param) : null;
-    const values = given === null ? spec.values : spec.values.map((v) => (v === vary!.value ? given : v));
+    const values = spec.values.map((v) => (given !== null && v === vary!.value ? given : fresh.has(v) ? randomUUID() : v));
     return pool.query({ name: 'floor', text: spec.text, values });
   };
 }

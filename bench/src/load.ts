@@ -4,7 +4,7 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
-import { readCpuMs, readTreeCpuMs } from './processes.js';
+import { readCpuMs, readTreeCpu, cpuSince } from './processes.js';
 
 export interface LoadSpec {
   method: 'GET' | 'POST';
@@ -50,13 +50,13 @@ export interface Measurement {
  * and the children of it); the returned function gives the ms each used since.
  */
 function cpuMeter(pid: number | undefined, dbPid?: number): () => { server: number | null; db: number | null } {
-  const read = () => ({ server: pid === undefined ? null : readCpuMs(pid), db: dbPid === undefined ? null : readTreeCpuMs(dbPid) });
+  const read = () => ({ server: pid === undefined ? null : readCpuMs(pid), db: dbPid === undefined ? null : readTreeCpu(dbPid) });
   const start = read();
   return () => {
     const end = read();
     return {
       server: start.server === null || end.server === null ? null : end.server - start.server,
-      db: start.db === null || end.db === null ? null : end.db - start.db,
+      db: start.db === null || end.db === null ? null : cpuSince(start.db, end.db),
     };
   };
 }

@@ -1,10 +1,11 @@
 // `pnpm bench`: starts the real server (apps/api/dist/main.js, in its own process) over a fresh
 // embedded PostgreSQL, seeds an organization with set-based SQL, and drives every scenario of
 // issues 7 and 17 with autocannon (or, for recording, with @switchyard/client) beside two floors measured
-// in the same run: a bare node:http server and an express app answering the same bytes; for GET
-// /generation and GET /keys a third, the express app making the server's statement before answering.
+// in the same run: a bare node:http server and an express app answering the same bytes; for the
+// reads and POST /keys that make one statement per answer, a third: the express app making that
+// statement before answering.
 // It reports figures; it never fails on them. It exits non-zero only when the harness breaks.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
@@ -12,7 +13,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generationQuery, keysPageQuery } from '@switchyard/api/floor-statements';
+import {
+  activityDays,
+  activityQuery,
+  createKeyQuery,
+  generationQuery,
+  guardrailsPageQuery,
+  keysPageQuery,
+  MemberOrderCache,
+  membersByIdQuery,
+} from '@switchyard/api/floor-statements';
 import { NODE_FLAGS } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
@@ -263,7 +273,7 @@ interface Scenario {
   kind: ScenarioResult['kind'];
   spec: LoadSpec;
   /** The statement (and values) the server makes per answer, for the database floor. */
-  statement?: { text: string; values: unknown[]; vary?: { value: unknown; param: string } };
+  statement?: { text: string; values: unknown[]; vary?: { value: unknown; param: string }; fresh?: unknown[] };
 }
 
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
@@ -272,7 +282,15 @@ function lastDays(days: number) {
   return { start: iso(Date.now() - days * 86_400_000), end: iso(Date.now()) };
 }
 
-function scenarios(stack: Stack, size: 'small' | 'large', download: { path: string }, opts: Options): Scenario[] {
+/** A scenario's statement for the database floor, from the service's own statement and values. */
+const floorStatement = (query: { statement: { text: string }; values: unknown[] }, extra: Pick<NonNullable<Scenario['statement']>, 'vary' | 'fresh'> = {}) => ({
+  text: query.statement.text,
+  values: query.values,
+  ...extra,
+});
+
+/** `memberIds`: the organization's member order, as the server keeps it (MemberOrderCache). */
+function scenarios(stack: Stack, size: 'small' | 'large', download: { path: string }, opts: Options, memberIds: string[] | null): Scenario[] {
   const regular = { authorization: `Bearer ${stack.regularKey}` };
   const management = { authorization: `Bearer ${stack.managementKey}` };
   const platform = { authorization: `Bearer ${stack.platformKey}` };
@@ -281,6 +299,16 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   const firstGeneration = seededGenerationId(1);
   const generationStatement = generationQuery({ organizationId: stack.organizationId, managementKey: false, userId: stack.regularUserId }, firstGeneration);
   const keysStatement = keysPageQuery(stack.organizationId, null, { limit: 100 }, new Date());
+  // The page of members a path asks for: the slice of the order the server reads by id.
+  const membersStatement = (path: string) => {
+    const query = new URL(path, stack.url).searchParams;
+    const offset = Number(query.get('offset'));
+    return memberIds ? floorStatement(membersByIdQuery(stack.organizationId, memberIds.slice(offset, offset + Number(query.get('limit'))))) : undefined;
+  };
+  const newKey = { name: 'bench key', limit: 10, limit_reset: 'monthly' as const };
+  // The management key's user created the regular key, so it is the creator POST /keys records.
+  const insertKey = (secret: string) => createKeyQuery(stack.organizationId, null, stack.regularUserId, newKey, { id: randomUUID(), secret }, new Date());
+  const [insertA, insertB] = [insertKey(`sk-sy-v1-${'a'.repeat(64)}`), insertKey(`sk-sy-v1-${'b'.repeat(64)}`)];
   const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
   const list: Scenario[] = [
     { name: 'GET /key', kind: 'read', spec: { method: 'GET', path: '/api/v1/key', headers: regular } },
@@ -295,13 +323,20 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
         headers: regular,
         vary: () => ({ path: `/api/v1/generation?id=${randomGeneration()}` }),
       },
-      statement: { text: generationStatement.statement.text, values: generationStatement.values, vary: { value: firstGeneration, param: 'id' } },
+      statement: floorStatement(generationStatement, { vary: { value: firstGeneration, param: 'id' } }),
     },
-    { name: 'GET /guardrails', kind: 'read', spec: { method: 'GET', path: '/api/v1/guardrails', headers: regular } },
+    {
+      name: 'GET /guardrails',
+      kind: 'read',
+      spec: { method: 'GET', path: '/api/v1/guardrails', headers: regular },
+      // The default page: offset 0, limit 50 (ListGuardrailsInputSchema's defaults).
+      statement: floorStatement(guardrailsPageQuery(stack.organizationId, null, { offset: 0, limit: 50 })),
+    },
     {
       name: 'GET /organization/members?limit=100&offset=4000',
       kind: 'read',
       spec: { method: 'GET', path: '/api/v1/organization/members?limit=100&offset=4000', headers: management },
+      statement: membersStatement('/api/v1/organization/members?limit=100&offset=4000'),
     },
     // The large size's organization has 100,000 members: the first page and the last but one.
     ...(size === 'large'
@@ -310,18 +345,26 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
             name,
             kind: 'read',
             spec: { method: 'GET', path: `/api/v1${name.slice('GET '.length)}`, headers: management },
+            statement: membersStatement(`/api/v1${name.slice('GET '.length)}`),
           }),
         )
       : []),
     // Reads the 30-day rollups, never generations: its cost should not move from small to large.
-    { name: 'GET /activity', kind: 'read', spec: { method: 'GET', path: '/api/v1/activity', headers: management } },
+    {
+      name: 'GET /activity',
+      kind: 'read',
+      spec: { method: 'GET', path: '/api/v1/activity', headers: management },
+      statement: floorStatement(
+        activityQuery(stack.organizationId, activityDays(new Date()), { workspaceId: null, keyId: null, userId: null, byWorkspace: false }),
+      ),
+    },
     {
       // The default workspace holds the seeded keys (10,000 at the large size), each with usage read
       // from the daily rollups.
       name: 'GET /keys?limit=100',
       kind: 'read',
       spec: { method: 'GET', path: '/api/v1/keys?limit=100', headers: management },
-      statement: { text: keysStatement.statement.text, values: keysStatement.values },
+      statement: floorStatement(keysStatement),
     },
     {
       name: 'POST /keys',
@@ -330,8 +373,10 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
         method: 'POST',
         path: '/api/v1/keys',
         headers: { ...management, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'bench key', limit: 10, limit_reset: 'monthly' }),
+        body: JSON.stringify(newKey),
       },
+      // The values that differ between two keys (id, hash, label) are new for every request.
+      statement: floorStatement(insertA, { fresh: insertA.values.filter((v, i) => v !== insertB.values[i]) }),
     },
     {
       name: 'POST /generation/feedback',
@@ -505,7 +550,8 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
     log(`server RSS at rest after seeding: ${rssAtRest === null ? '?' : `${(rssAtRest / 1e6).toFixed(0)} MB`}`);
     const results: ScenarioResult[] = [];
     log(`\n${size} size: ${opts.connections} connections, ${opts.duration} s per run${opts.warmup ? ` after ${opts.warmup} s of warm-up` : ''}`);
-    for (const scenario of scenarios(stack, size, download, opts)) {
+    const memberIds = await new MemberOrderCache(60_000).ids(stack.db, stack.organizationId);
+    for (const scenario of scenarios(stack, size, download, opts, memberIds)) {
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
       const probe = recordInput(stack, `${size}-probe`)(0);
       const answer =

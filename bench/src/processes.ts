@@ -91,24 +91,35 @@ export function readCpuMs(pid: number): number | null {
 }
 
 /**
- * CPU time (ms) a process and its children have used so far: for PostgreSQL, the postmaster and
- * every backend (the server's pooled connections live for the whole run, so none of their time is
- * lost to an exit). null where unreadable.
+ * CPU time (ms) a process and each of its children have used so far, by pid: for PostgreSQL, the
+ * postmaster and every backend. null where unreadable. `cpuSince` subtracts two readings pid by pid.
  */
-export function readTreeCpuMs(rootPid: number): number | null {
+export function readTreeCpu(rootPid: number): Map<number, number> | null {
   const root = readCpuMs(rootPid);
   if (root === null) return null;
-  let total = root;
+  const byPid = new Map([[rootPid, root]]);
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === rootPid) total += (Number(fields[11]) + Number(fields[12])) * 10;
+      if (Number(fields[1]) === rootPid) byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // The process ended between the listing and the read.
     }
   }
+  return byPid;
+}
+
+/**
+ * The CPU time the tree used between two readings: each process alive at the end, less what it
+ * had used at the start (nothing if it started since). A process that exited in between counts
+ * nothing: summing the whole tree instead made the database's time negative when the backends of
+ * a floor's pool, stopped just before, were still exiting at the start.
+ */
+export function cpuSince(start: Map<number, number>, end: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of end) total += ms - (start.get(pid) ?? 0);
   return total;
 }
 

@@ -6,7 +6,7 @@ export type { Measurement };
 
 /**
  * node: a bare node:http server answering the same bytes; express: an express app doing so;
- * database (GET /generation, GET /keys): that express app making the server's statement first.
+ * database (the scenarios that make one statement per answer): that express app making it first.
  */
 export type FloorMode = 'node' | 'express' | 'database';
 export type Floors = Record<'node' | 'express', Measurement> & { database?: Measurement };

@@ -48,7 +48,7 @@ const ACTIVITY = statement(
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The last 30 completed UTC days: [today - 30, today - 1]. */
-function window(now: Date): { first: string; last: string } {
+export function activityDays(now: Date): { first: string; last: string } {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   return { first: dayOf(today - DAYS * DAY_MS), last: dayOf(today - DAY_MS) };
 }
@@ -65,6 +65,21 @@ function catalogNames(snapshot: CatalogSnapshot, model: string, provider: string
   return { permaslug: resolved.model.canonical_slug, endpointId: endpoint?.id ?? '' };
 }
 
+/**
+ * The one statement GET /activity makes per answer, with its values: the days (activityDays, or one
+ * of them) and the filters already resolved to ids. Exported for the bench's database floor.
+ */
+export function activityQuery(
+  organizationId: string,
+  days: { first: string; last: string },
+  filters: { workspaceId: string | null; keyId: string | null; userId: string | null; byWorkspace: boolean },
+) {
+  return {
+    statement: ACTIVITY,
+    values: [organizationId, days.first, days.last, filters.workspaceId, filters.keyId, filters.userId, filters.byWorkspace],
+  };
+}
+
 export async function getActivity(
   db: Db,
   snapshot: CatalogSnapshot,
@@ -73,7 +88,7 @@ export async function getActivity(
   now: Date,
   options: { limit?: AnalyticsLimit; clientGone?: () => boolean } = {},
 ): Promise<ActivityItem[]> {
-  let { first, last } = window(now);
+  let { first, last } = activityDays(now);
   if (input.date !== undefined) {
     const day = new Date(`${input.date}T00:00:00Z`);
     if (Number.isNaN(day.getTime()) || dayOf(day.getTime()) !== input.date || input.date < first || input.date > last) {
@@ -98,8 +113,13 @@ export async function getActivity(
     });
     if (!member) throw new NotFound(`member ${input.user_id}`);
   }
+  const query = activityQuery(
+    actor.organizationId,
+    { first, last },
+    { workspaceId, keyId, userId: input.user_id ?? null, byWorkspace: input.group_by === 'workspace' },
+  );
   const items = async () => {
-    const rows = await queryRows(db, ACTIVITY, [actor.organizationId, first, last, workspaceId, keyId, input.user_id ?? null, input.group_by === 'workspace']);
+    const rows = await queryRows(db, query.statement, query.values);
     return rows.map((r) => activityItem(snapshot, r));
   };
   // Waits for its turn as long as it takes (408 is not one of GET /activity's statuses); a request

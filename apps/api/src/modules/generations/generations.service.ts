@@ -165,11 +165,8 @@ export function generationQuery(caller: { organizationId: string; managementKey:
 
 /** GET /generation. 402 while the organization's credit balance is negative. */
 export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
-  const { statement, values } = generationQuery(
-    { organizationId: actor.organizationId, managementKey: actor.key.is_management_key, userId: actor.userId },
-    input.id,
-  );
-  const [row] = await queryRows(db, statement, values);
+  const query = generationQuery({ organizationId: actor.organizationId, managementKey: actor.key.is_management_key, userId: actor.userId }, input.id);
+  const [row] = await queryRows(db, query.statement, query.values);
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
   return generationOf(row);

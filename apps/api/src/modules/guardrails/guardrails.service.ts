@@ -161,6 +161,15 @@ const GUARDRAILS_PAGE = statement(
  */
 const NOTHING_VISIBLE = { data: [], total_count: 0 };
 
+/**
+ * The one statement GET /guardrails makes per page, with its values: `workspaceId` is the workspace
+ * named (already resolved), or null for the organization's default. Exported for the bench's
+ * database floor.
+ */
+export function guardrailsPageQuery(organizationId: string, workspaceId: string | null, page: { offset: number; limit: number }) {
+  return { statement: GUARDRAILS_PAGE, values: [organizationId, workspaceId, page.offset, page.limit] };
+}
+
 export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrailsInput) {
   let named: string | null = null;
   if (input.workspace_id) {
@@ -171,7 +180,8 @@ export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrails
     if (!workspace || !canSeeWorkspace(actor, workspace.id)) return NOTHING_VISIBLE;
     named = workspace.id;
   }
-  const rows = await queryRows(db, GUARDRAILS_PAGE, [actor.organizationId, named, input.offset, input.limit]);
+  const page = guardrailsPageQuery(actor.organizationId, named, input);
+  const rows = await queryRows(db, page.statement, page.values);
   const workspaceId = rows[0]?.listed_workspace_id;
   if (!workspaceId) throw new Error(`organization ${actor.organizationId} has no default workspace`);
   if (!canSeeWorkspace(actor, workspaceId)) return NOTHING_VISIBLE;

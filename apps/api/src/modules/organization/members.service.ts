@@ -57,6 +57,15 @@ const memberOfFields = (r: MemberFields): OrganizationMember =>
   ({ id: r.user_id, email: r.email, first_name: r.first_name, last_name: r.last_name, role: orgRoleOf(r.role) }) satisfies OrganizationMember;
 
 /**
+ * The statement GET /organization/members makes per page of an organization whose order is in
+ * memory (MemberOrderCache), with its values: the page's membership ids. Exported for the bench's
+ * database floor.
+ */
+export function membersByIdQuery(organizationId: string, ids: string[]) {
+  return { statement: MEMBERS_BY_ID, values: [organizationId, ids] };
+}
+
+/**
  * Oldest member first; ties broken by the membership id, so pages never overlap. The order comes
  * from MemberOrderCache (at most its TTL old for writes made elsewhere), the rows from the database.
  */
@@ -67,7 +76,8 @@ export async function listOrganizationMembers(db: Db, order: MemberOrderCache, a
     return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
-  const rows = slice.length ? await queryRows(db, MEMBERS_BY_ID, [actor.organizationId, slice]) : [];
+  const byIds = membersByIdQuery(actor.organizationId, slice);
+  const rows = slice.length ? await queryRows(db, byIds.statement, byIds.values) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return { data: slice.flatMap((id) => (byId.has(id) ? [memberOfFields(byId.get(id)!)] : [])), total_count: ids.length };
 }
