@@ -109,19 +109,15 @@ describe('POST /keys', () => {
     expect(row.expires_at?.toISOString()).toBe('2099-12-31T23:59:59.999Z');
   });
 
-  it("writes into no other organization's workspace, nor one deleted since it was resolved: the insert checks it too", async () => {
+  /** POST /keys' statement itself, for a workspace id given as is. */
+  const insert = async (workspaceId: string) => {
     const actor = await managementActor(env.server);
-    const insert = async (workspaceId: string) => {
-      const query = createKeyQuery(
-        actor.organizationId,
-        workspaceId,
-        actor.userId,
-        { name: 'inserted directly' },
-        { id: randomUUID(), secret: generateApiKey() },
-        new Date(),
-      );
-      return queryRows(env.server.db, query.statement, query.values);
-    };
+    const key = { id: randomUUID(), secret: generateApiKey() };
+    const query = createKeyQuery(actor.organizationId, workspaceId, actor.userId, { name: 'inserted directly' }, key, new Date());
+    return queryRows(env.server.db, query.statement, query.values);
+  };
+
+  it("writes into no other organization's workspace, nor one deleted since it was resolved: the insert checks it too", async () => {
     const other = await createOrganization(env.server.db, 'Key insert neighbour');
     const { default_workspace_id: theirs } = await env.server.db.organization.findUniqueOrThrow({ where: { id: other.organizationId } });
     expect(await insert(theirs!)).toEqual([]);
@@ -132,6 +128,36 @@ describe('POST /keys', () => {
     const live = await createWorkspace(env.server, 'live-for-insert');
     expect(await insert(live.id)).toHaveLength(1);
     expect(await env.server.db.apiKey.count({ where: { name: 'inserted directly' } })).toBe(1);
+  });
+
+  it('waits for a deletion of its workspace in progress, then writes nothing into it', async () => {
+    const workspace = await createWorkspace(env.server, 'deleted-meanwhile');
+    // A deletion as deleteWorkspace makes it: the row locked FOR UPDATE and marked deleted, not yet committed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const deletion = env.server.db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspace.id}::uuid FOR UPDATE`;
+        await tx.workspace.update({ where: { id: workspace.id }, data: { deleted_at: new Date() } });
+        locked();
+        await held;
+      },
+      { timeout: 30_000 },
+    );
+    await isLocked;
+    let answered = false;
+    const inserted = insert(workspace.id).then((rows) => {
+      answered = true;
+      return rows;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    release();
+    await deletion;
+    expect(await inserted).toEqual([]);
+    expect(await env.server.db.apiKey.count({ where: { workspace_id: workspace.id } })).toBe(0);
   });
 
   it("401 without a key; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {

@@ -108,7 +108,10 @@ const KEYS_PAGE = statement(
  * POST /keys: the key, in the workspace named ($3) or the organization's default, in one statement
  * (the default workspace and the insert were two queries through Prisma's engine). The workspace
  * must be the organization's and live here too: nothing is written into another organization's
- * workspace whatever the caller passed, nor into one deleted since it was resolved.
+ * workspace whatever the caller passed, nor into one deleted since it was resolved. FOR KEY SHARE
+ * waits for a deletion in progress (deleteWorkspace locks the row FOR UPDATE), then reads the row
+ * again: a workspace deleted meanwhile gives no row, where the foreign key alone would have let the
+ * key into it (the row stays, marked deleted).
  */
 const CREATE_KEY = statement(
   `
@@ -119,6 +122,7 @@ const CREATE_KEY = statement(
   FROM organizations o
   JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = $2
+  FOR KEY SHARE OF w
   RETURNING ${KEY_SELECT}`,
   z.object(KEY_COLUMNS),
 );
