@@ -504,24 +504,25 @@ describe('POST /analytics/query: time limit', () => {
 });
 
 /**
- * Locks the tables an analytics statement reads, so that every statement that reaches the database
- * waits there, where `blocked()` counts it and `cancelBlocked()` cancels it; `release()` lets them go.
+ * Locks the tables an analytics statement reads (or `tables`), so that every statement that reaches
+ * the database waits there, where `blocked()` counts those whose text is like `statement` and
+ * `cancelBlocked()` cancels them; `release()` lets them go.
  */
-async function lockAnalyticsTables(server: TestServer) {
+async function lockAnalyticsTables(server: TestServer, tables = 'analytics_daily, analytics_hourly, generations', statement = '%WITH src AS%') {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let locked!: () => void;
   const isLocked = new Promise<void>((resolve) => (locked = resolve));
   const lock = server.db.$transaction(
     async (tx) => {
-      await tx.$executeRawUnsafe('LOCK TABLE analytics_daily, analytics_hourly, generations IN ACCESS EXCLUSIVE MODE');
+      await tx.$executeRawUnsafe(`LOCK TABLE ${tables} IN ACCESS EXCLUSIVE MODE`);
       locked();
       await held;
     },
     { timeout: 60_000 },
   );
   await isLocked;
-  const waiting = `FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH src AS%'`;
+  const waiting = `FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '${statement}'`;
   const blocked = async () => Number((await server.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n ${waiting}`))[0]!.n);
   return {
     blocked,
@@ -579,28 +580,32 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
 });
 
 describe('GET /activity under ANALYTICS_CONCURRENCY', () => {
-  it("takes one of the same slots: it waits behind its organization's analytics query, not another organization's, and is answered", async () => {
-    await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
+  it("has slots of its own: an organization's statements wait for its half of them, not for analytics queries, nor another organization's", async () => {
+    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
+    const lock = await lockAnalyticsTables(limited, 'activity_daily', '%FROM activity_daily%');
+    try {
       const other = await createOrganization(limited.db, 'Activity tenant');
-      // The organization's one slot (half of 2): an analytics statement, held on the lock.
-      const query = rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+      // The organization's one slot (half of 2): its first GET /activity statement, held on the lock.
+      const first = rest(limited, '/activity');
       await until(async () => (await lock.blocked()) === 1);
-      // Its GET /activity (which reads activity_daily, not locked) waits for that slot...
-      let activityAnswered = false;
-      const activity = rest(limited, '/activity').then((answer) => {
-        activityAnswered = true;
-        return answer;
-      });
-      // ...while another organization's, in the other slot, is answered at once.
-      expect((await rest(limited, '/activity', { key: other.managementKey })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(activityAnswered).toBe(false);
+      // Its second waits in the server for that slot; another organization's takes the other one.
+      const second = rest(limited, '/activity');
+      const others = rest(limited, '/activity', { key: other.managementKey });
+      await until(async () => (await lock.blocked()) === 2);
+      // Its analytics query has slots of its own: answered at once.
+      expect((await rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } })).status).toBe(200);
+      await settle();
+      expect(await lock.blocked()).toBe(2);
       await lock.release();
-      expect((await query).status).toBe(200);
-      const answer = await activity;
-      expect(answer.status).toBe(200);
-      expect(Array.isArray(ActivityOutputSchema.parse(answer.body).data)).toBe(true);
-    });
+      for (const answer of await Promise.all([first, second, others])) {
+        expect(answer.status).toBe(200);
+        expect(Array.isArray(ActivityOutputSchema.parse(answer.body).data)).toBe(true);
+      }
+    } finally {
+      await lock.release();
+      await limited.close();
+    }
   });
 });
 

@@ -40,8 +40,10 @@ export interface AppDeps {
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
   analyticsQueryTimeoutMs?: number;
-  /** How many analytics queries and GET /activity statements run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
+  /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
   analyticsLimit?: AnalyticsLimit;
+  /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
+  activityLimit?: AnalyticsLimit;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
 }

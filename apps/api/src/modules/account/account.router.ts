@@ -50,7 +50,7 @@ export const accountRouter = router({
     .output(trustedOutput(ActivityOutputSchema))
     .query(async ({ ctx, input }) => ({
       data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now(), {
-        limit: ctx.analyticsLimit,
+        limit: ctx.activityLimit,
         clientGone: ctx.clientGone,
       }),
     })),

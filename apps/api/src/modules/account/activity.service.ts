@@ -1,9 +1,10 @@
 // GET /activity (admin-api.md B6): usage by UTC day, model and provider over the last 30 completed
 // UTC days, read from the activity_daily rollups the recorder keeps in the statement that records
 // each generation. The rows read grow with keys x models x providers x days, never with the number
-// of generations. The statement and the items built from its rows take one of the analytics slots
-// (ANALYTICS_CONCURRENCY, shared with POST /analytics/query): an answer is about 1,000 rows and
-// 290 KB at the bench's large size, and 32 built at once took the server past 250 MB of RSS.
+// of generations. The statement and the items built from its rows take one of as many slots as
+// POST /analytics/query has (ANALYTICS_CONCURRENCY), but slots of their own, one organization at most
+// half of them: an answer is about 1,000 rows and 290 KB at the bench's large size, and 32 built at
+// once took the server past 250 MB of RSS.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import type { ActivityInput, ActivityItem } from '@switchyard/schema';
 import { z } from 'zod';

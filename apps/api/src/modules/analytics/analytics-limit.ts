@@ -1,6 +1,7 @@
 // How many POST /analytics/query statements a process runs at once (ANALYTICS_CONCURRENCY), the
-// others waiting in arrival order. GET /activity's statements take the same slots (see
-// activity.service.ts): its answers are as large, and come from the same kind of rollups. Each one holds a pooled connection for its whole statement and
+// others waiting in arrival order. GET /activity's statements have as many slots of their own
+// (activity.service.ts): their answers are as large, but short statements should not wait for
+// analytics queries of up to ANALYTICS_QUERY_TIMEOUT_MS. Each one holds a pooled connection for its whole statement and
 // its groups' histograms in memory until it has answered: unbounded, 32 concurrent large queries
 // took the server past 250 MB (README, Benchmarks) and could hold every pooled connection, which the
 // rest of the API shares. One organization gets at most half of the slots (rounded up), so that
@@ -14,7 +15,11 @@ export class AnalyticsLimit {
   /** Each organization's own limit, while it has queries running or waiting. */
   readonly #byOrganization = new Map<string, LimitFunction>();
 
-  constructor(concurrency: number) {
+  /** `what` names what waits, in the 408's message. */
+  constructor(
+    concurrency: number,
+    private readonly what = 'analytics query',
+  ) {
     this.#all = pLimit(concurrency);
     this.#perOrganization = Math.ceil(concurrency / 2);
   }
@@ -29,8 +34,8 @@ export class AnalyticsLimit {
     const deadline = performance.now() + waitMs;
     const whenFree = () => {
       // Nobody reads this answer; 408 keeps it out of the server errors the log reports.
-      if (clientGone()) return Promise.reject(new Timeout('the client left before the analytics query had its turn'));
-      if (performance.now() > deadline) return Promise.reject(new Timeout(`analytics query waited past ${waitMs} ms for its turn`));
+      if (clientGone()) return Promise.reject(new Timeout(`the client left before the ${this.what} had its turn`));
+      if (performance.now() > deadline) return Promise.reject(new Timeout(`${this.what} waited past ${waitMs} ms for its turn`));
       return query();
     };
     let own = this.#byOrganization.get(organizationId);
