@@ -10,9 +10,9 @@
 // server's own node-postgres, on a pool of the server's size: the round trip any server of this
 // schema pays. `vary` { value, param } puts the request's query parameter `param` wherever the
 // values hold `value` (GET /generation?id= reads a random generation per request); each value in
-// `fresh` is replaced by a new random UUID for every request (POST /keys' id, hash and label,
-// which unique columns keep apart).
-import { randomUUID } from 'node:crypto';
+// `fresh` is replaced by a new random one of its shape for every request (POST /keys' id, hash and
+// label, which unique columns keep apart): a UUID for a UUID, else hex digits of its length.
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -29,7 +29,7 @@ interface ExpressApp {
   set(setting: string, value: unknown): void;
 }
 
-interface StatementFile {
+export interface StatementFile {
   databaseUrl: string;
   poolMax: number;
   text: string;
@@ -102,6 +102,18 @@ if (mode === 'node') {
   server.keepAliveTimeout = 65_000;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A new random value shaped like `value`: a UUID, or hex digits of the same length. */
+function freshLike(value: unknown): string {
+  const text = String(value);
+  return UUID.test(text)
+    ? randomUUID()
+    : randomBytes(Math.ceil(text.length / 2))
+        .toString('hex')
+        .slice(0, text.length);
+}
+
 /** The statement's round trip for a request (a named prepared statement, as queryRows sends it). */
 function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<unknown> {
   const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
@@ -111,7 +123,7 @@ function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<un
   const fresh = new Set(spec.fresh ?? []);
   return (url) => {
     const given = vary && url ? new URL(url, 'http://floor').searchParams.get(vary.param) : null;
-    const values = spec.values.map((v) => (given !== null && v === vary!.value ? given : fresh.has(v) ? randomUUID() : v));
+    const values = spec.values.map((v) => (given !== null && v === vary!.value ? given : fresh.has(v) ? freshLike(v) : v));
     return pool.query({ name: 'floor', text: spec.text, values });
   };
 }

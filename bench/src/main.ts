@@ -39,6 +39,7 @@ import {
 } from './report.js';
 import { runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
+import type { StatementFile } from './floor.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
 
 const USAGE = `pnpm bench [options]
@@ -273,7 +274,7 @@ interface Scenario {
   kind: ScenarioResult['kind'];
   spec: LoadSpec;
   /** The statement (and values) the server makes per answer, for the database floor. */
-  statement?: { text: string; values: unknown[]; vary?: { value: unknown; param: string }; fresh?: unknown[] };
+  statement?: Omit<StatementFile, 'databaseUrl' | 'poolMax'>;
 }
 
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
@@ -298,7 +299,8 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   const randomGeneration = () => seededGenerationId(1 + Math.floor(Math.random() * generations));
   const firstGeneration = seededGenerationId(1);
   const generationStatement = generationQuery({ organizationId: stack.organizationId, managementKey: false, userId: stack.regularUserId }, firstGeneration);
-  const keysStatement = keysPageQuery(stack.organizationId, null, { limit: 100 }, new Date());
+  const now = new Date();
+  const keysStatement = keysPageQuery(stack.organizationId, null, { limit: 100 }, now);
   // The page of members a path asks for: the slice of the order the server reads by id.
   const membersStatement = (path: string) => {
     const query = new URL(path, stack.url).searchParams;
@@ -307,7 +309,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   };
   const newKey = { name: 'bench key', limit: 10, limit_reset: 'monthly' as const };
   // The management key's user created the regular key, so it is the creator POST /keys records.
-  const insertKey = (secret: string) => createKeyQuery(stack.organizationId, null, stack.regularUserId, newKey, { id: randomUUID(), secret }, new Date());
+  const insertKey = (secret: string) => createKeyQuery(stack.organizationId, null, stack.regularUserId, newKey, { id: randomUUID(), secret }, now);
   const [insertA, insertB] = [insertKey(`sk-sy-v1-${'a'.repeat(64)}`), insertKey(`sk-sy-v1-${'b'.repeat(64)}`)];
   const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
   const list: Scenario[] = [

@@ -81,45 +81,64 @@ export function readRss(pid: number): number | null {
  */
 export function readCpuMs(pid: number): number | null {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after it are space-separated.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const fields = statFields(pid);
+    return (fields[11]! + fields[12]!) * 10;
   } catch {
     return null;
   }
 }
 
+/** The fields of /proc/<pid>/stat from the third (state) on, as numbers: [0] is field 3. */
+function statFields(pid: number | string): number[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after it are space-separated.
+  return stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+}
+
 /**
- * CPU time (ms) a process and each of its children have used so far, by pid: for PostgreSQL, the
- * postmaster and every backend. null where unreadable. `cpuSince` subtracts two readings pid by pid.
+ * CPU time (ms) a process and each of its children have used so far, keyed by pid and start time
+ * (a pid may be reused): for PostgreSQL, the postmaster and every backend and worker. The root's
+ * includes the time of the children it has reaped (cutime, cstime). null where unreadable.
  */
-export function readTreeCpu(rootPid: number): Map<number, number> | null {
-  const root = readCpuMs(rootPid);
-  if (root === null) return null;
-  const byPid = new Map([[rootPid, root]]);
+export function readTreeCpu(rootPid: number): Map<string, number> | null {
+  // Fields 4 (parent), 14-17 (utime, stime, cutime, cstime) and 22 (start time).
+  const stat = (pid: number | string) => {
+    const fields = statFields(pid);
+    return { parent: fields[1]!, key: `${pid}:${fields[19]}`, own: (fields[11]! + fields[12]!) * 10, reaped: (fields[13]! + fields[14]!) * 10 };
+  };
+  let root: ReturnType<typeof stat>;
+  try {
+    root = stat(rootPid);
+  } catch {
+    return null;
+  }
+  const byProcess = new Map([[root.key, root.own + root.reaped]]);
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === rootPid) byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
+      const child = stat(entry);
+      if (child.parent === rootPid) byProcess.set(child.key, child.own);
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return byPid;
+  return byProcess;
 }
 
 /**
- * The CPU time the tree used between two readings: each process alive at the end, less what it
- * had used at the start (nothing if it started since). A process that exited in between counts
- * nothing: summing the whole tree instead made the database's time negative when the backends of
- * a floor's pool, stopped just before, were still exiting at the start.
+ * The CPU time the tree used between two readings. Each process alive at the end counts its time
+ * less what it had used at the start (all of it if it started since). A child that exited in
+ * between was reaped by the root, whose reaped time grew by all of that child's time: less what it
+ * had used at the start. (Summing the whole tree at each reading instead made the database's time
+ * negative when a floor's backends, stopped just before, were still exiting at the start.)
  */
-export function cpuSince(start: Map<number, number>, end: Map<number, number>): number {
+export function cpuSince(start: Map<string, number>, end: Map<string, number>): number {
   let total = 0;
-  for (const [pid, ms] of end) total += ms - (start.get(pid) ?? 0);
+  for (const [key, ms] of end) total += ms - (start.get(key) ?? 0);
+  for (const [key, ms] of start) if (!end.has(key)) total -= ms;
   return total;
 }
 
