@@ -73,6 +73,17 @@ describe('GET /organization/members', () => {
     }
   });
 
+  it("keeps the order exactly as the database's, and an organization without members as an empty one", async () => {
+    const actor = await managementActor(env.server);
+    const expected = await env.server.db.organizationMember.findMany({
+      where: { organization_id: actor.organizationId },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    expect(await new MemberOrderCache(1_000).ids(env.server.db, actor.organizationId)).toEqual(expected.map((m) => m.id));
+    expect(await new MemberOrderCache(1_000).ids(env.server.db, 'org_without_members')).toEqual([]);
+  });
+
   it('401 without a key, 403 for a regular key', async () => {
     expectEnvelope(await rest(env.server, '/organization/members', { key: null }), 401);
     const { key } = await createRegularKey(env.server);
