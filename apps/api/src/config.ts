@@ -165,6 +165,8 @@ export interface Config {
   analyticsQueryTimeoutMs: number;
   /** POST /analytics/query statements run at once (fewer than the pool's connections); one organization's at most half (rounded up). */
   analyticsConcurrency: number;
+  /** GET /activity's statements at once: as many, but not past the connections analytics leaves but one; at least 1. */
+  activityConcurrency: number;
   /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
   metrics: { port: number; host: string } | undefined;
   /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
@@ -254,6 +256,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `Invalid configuration:\n  ANALYTICS_CONCURRENCY=${e.ANALYTICS_CONCURRENCY}: must be less than DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}), so that analytics queries never hold every pooled connection`,
     );
   }
+  // GET /activity's short statements get slots of their own, as many as analytics has, unless the two
+  // together would hold every pooled connection: then what analytics leaves but one (at least 1).
+  const activityConcurrency = Math.max(1, Math.min(analyticsConcurrency, e.DATABASE_POOL_MAX - 1 - analyticsConcurrency));
   const dataDir = path.resolve(e.DATA_DIR);
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(
@@ -289,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageSweepIntervalMs: e.STORAGE_SWEEP_INTERVAL_MS,
     analyticsQueryTimeoutMs: e.ANALYTICS_QUERY_TIMEOUT_MS,
     analyticsConcurrency,
+    activityConcurrency,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
     corsOrigins: e.CORS_ORIGINS ?? [],
   };

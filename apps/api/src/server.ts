@@ -176,7 +176,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit: new AnalyticsLimit(config.analyticsConcurrency),
-        activityLimit: new AnalyticsLimit(config.analyticsConcurrency, 'GET /activity statement'),
+        activityLimit: new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement'),
         recorder: new GenerationRecorder(db, now, {
           observe: ({ size, seconds, committed }) => {
             metrics.recordingBatchSize.observe(size);

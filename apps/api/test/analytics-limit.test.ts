@@ -95,4 +95,12 @@ describe('ANALYTICS_CONCURRENCY', () => {
     expect(loadConfig({ DATABASE_POOL_MAX: '1', ANALYTICS_CONCURRENCY: '1' }).analyticsConcurrency).toBe(1);
     expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '0' })).toThrow(/ANALYTICS_CONCURRENCY/);
   });
+
+  it('gives GET /activity as many slots, unless the two kinds together would hold every pooled connection (then what is left but one, at least 1)', () => {
+    expect(loadConfig({}).activityConcurrency).toBe(4); // 4 + 4 of 20
+    expect(loadConfig({ ANALYTICS_CONCURRENCY: '2', DATABASE_POOL_MAX: '5' }).activityConcurrency).toBe(2);
+    expect(loadConfig({ ANALYTICS_CONCURRENCY: '12' }).activityConcurrency).toBe(7); // 12 + 7 of 20
+    expect(loadConfig({ DATABASE_POOL_MAX: '5' }).activityConcurrency).toBe(1); // 4 + 1 of 5
+    expect(loadConfig({ DATABASE_POOL_MAX: '1' }).activityConcurrency).toBe(1);
+  });
 });
