@@ -109,23 +109,33 @@ export function readTreeCpu(rootPid: number): Map<string, number> | null {
     const fields = statFields(pid);
     return { parent: fields[1]!, key: `${pid}:${fields[19]}`, own: (fields[11]! + fields[12]!) * 10, reaped: (fields[13]! + fields[14]!) * 10 };
   };
-  let root: ReturnType<typeof stat>;
-  try {
-    root = stat(rootPid);
-  } catch {
-    return null;
-  }
-  const byProcess = new Map([[root.key, root.own + root.reaped]]);
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  // A child reaped while the children are listed would be in neither the root's reaped time nor
+  // the list: read again (up to a few times) until the root's reaped time held still meanwhile.
+  for (let attempt = 0; ; attempt++) {
+    let root: ReturnType<typeof stat>;
     try {
-      const child = stat(entry);
-      if (child.parent === rootPid) byProcess.set(child.key, child.own);
+      root = stat(rootPid);
     } catch {
-      // The process ended between the listing and the read.
+      return null;
     }
+    const byProcess = new Map([[root.key, root.own + root.reaped]]);
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const child = stat(entry);
+        if (child.parent === rootPid) byProcess.set(child.key, child.own);
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+    let after: ReturnType<typeof stat>;
+    try {
+      after = stat(rootPid);
+    } catch {
+      return null;
+    }
+    if (after.reaped === root.reaped || attempt === 4) return byProcess;
   }
-  return byProcess;
 }
 
 /**

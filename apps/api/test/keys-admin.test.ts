@@ -152,10 +152,14 @@ describe('POST /keys', () => {
       answered = true;
       return rows;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(answered).toBe(false);
-    release();
-    await deletion;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBe(false);
+    } finally {
+      // Never left holding the lock, whatever failed.
+      release();
+      await deletion;
+    }
     expect(await inserted).toEqual([]);
     expect(await env.server.db.apiKey.count({ where: { workspace_id: workspace.id } })).toBe(0);
   });
