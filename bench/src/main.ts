@@ -356,9 +356,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       name: 'GET /activity',
       kind: 'read',
       spec: { method: 'GET', path: '/api/v1/activity', headers: management },
-      statement: floorStatement(
-        activityQuery(stack.organizationId, activityDays(new Date()), { workspaceId: null, keyId: null, userId: null, byWorkspace: false }),
-      ),
+      statement: floorStatement(activityQuery(stack.organizationId, activityDays(now), { workspaceId: null, keyId: null, userId: null, byWorkspace: false })),
     },
     {
       // The default workspace holds the seeded keys (10,000 at the large size), each with usage read

@@ -358,8 +358,8 @@ export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: stri
 
 /**
  * GET /keys: keys of one workspace (default: the default workspace), newest first; enabled ones
- * unless include_disabled. Two queries whatever the number of keys or generations: the rows, then
- * their usage from the daily rollups.
+ * unless include_disabled. One statement whatever the number of keys or generations (KEYS_PAGE:
+ * the keys with their usage from the daily rollups), and one more to resolve a workspace named.
  */
 export async function listKeys(db: Db, actor: Actor, input: ListKeysInput, now: Date): Promise<ManagedKey[]> {
   // A hash-prefix lookup spans the organization unless a workspace is named; otherwise the
