@@ -87,21 +87,44 @@ export function requestOrigin(req: IncomingMessage): string {
   return `${scheme}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
+/**
+ * What a request's context adds to the app's dependencies. Each context is an instance of this class
+ * with the dependencies assigned onto it (contextFactory), so every context has the same shape. An
+ * object literal spreading the dependencies and then defining the `logger` getter over them, as
+ * before, was built property by property into a dictionary-mode object: about 4 µs per request, 5.5%
+ * of GET /key's server CPU, and every `ctx.x` read after it a dictionary lookup.
+ */
+class RequestScope {
+  readonly keyHash: string | null;
+  readonly headers: IncomingHttpHeaders;
+  readonly origin: () => string;
+  readonly clientGone: () => boolean;
+  readonly #req: IncomingMessage;
+  readonly #logger: Logger;
+
+  constructor(req: IncomingMessage, keyHash: string | null, logger: Logger) {
+    this.keyHash = keyHash;
+    this.headers = req.headers;
+    this.origin = () => requestOrigin(req);
+    // A function of its own (not a method): procedures pass it on as it is.
+    this.clientGone = () => req.socket.destroyed;
+    this.#req = req;
+    this.#logger = logger;
+  }
+
+  /** What a procedure logs carries the request's id (the child logger is made when first used). */
+  get logger(): Logger {
+    return loggerOf(this.#req, this.#logger);
+  }
+}
+
 export function contextFactory(deps: AppDeps) {
+  // The logger is the scope's getter; the rest are assigned onto each context as they are.
+  const { logger, ...shared } = deps;
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return {
-      ...deps,
-      keyHash,
-      headers: req.headers,
-      origin: () => requestOrigin(req),
-      clientGone: () => req.socket.destroyed,
-      // What a procedure logs carries the request's id (the child logger is made when first used).
-      get logger() {
-        return loggerOf(req, deps.logger);
-      },
-    };
+    return Object.assign(new RequestScope(req, keyHash, logger), shared);
   };
 }
