@@ -11,7 +11,7 @@ import {
 } from '@switchyard/schema';
 import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
 import { GenerationRecorder, type GenerationRowJson } from '../src/modules/generations/recorder.js';
-import { createOrganization, useServer } from './fixtures.js';
+import { createOrganization, expectExactOutput, useServer } from './fixtures.js';
 import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -364,7 +364,7 @@ describe('GET /generation', () => {
     const res = await get(id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const { data } = GetGenerationOutputSchema.strict().parse(await res.json());
+    const { data } = expectExactOutput(GetGenerationOutputSchema.strict(), await res.json());
     const { content: _content, ...fields } = FULL;
     expect(data).toEqual({
       ...fields,
@@ -378,7 +378,7 @@ describe('GET /generation', () => {
 
     const minimal = await record(env.server, { api_key_hash: hash, model: 'openai/gpt-4o-mini' });
     const body = (await (await get(minimal)).json()) as { data: Record<string, unknown> };
-    const parsed = GetGenerationOutputSchema.strict().parse(body).data;
+    const parsed = expectExactOutput(GetGenerationOutputSchema.strict(), body).data;
     expect(parsed).toMatchObject({ model: 'openai/gpt-4o-mini', tokens_prompt: 0, total_cost: 0, usage: 0, streamed: false });
     for (const field of [
       'request_id',

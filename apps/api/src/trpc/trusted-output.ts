@@ -11,7 +11,9 @@ import type { ZodType } from 'zod';
  *   answer (README, Benchmarks). Their tests check every answer with `expectExactOutput`
  *   (test/fixtures.ts): the schema's output must be the answer itself, byte for byte;
  * - answers the service has parsed with this schema itself: GET /model and GET /embeddings/models,
- *   parsed once per catalog snapshot (models/catalog-cache.ts snapshotAnswer).
+ *   parsed once per catalog snapshot (models/catalog-cache.ts snapshotAnswer);
+ * - a single record built field by field from a row its statement's schema has parsed: GET /generation
+ *   (generations.test.ts checks its answers with `expectExactOutput`).
  */
 export function trustedOutput<S extends ZodType>(schema: S): S {
   const trusted = schema.clone();

@@ -12,6 +12,7 @@ import {
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
 import { logIfInternal } from '../../http/error-response.js';
+import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
@@ -35,7 +36,7 @@ export const generationsRouter = router({
       listed: [401, 402, 404, 429, 500, 502, 524, 529],
     })
     .input(GenerationIdQuerySchema)
-    .output(GetGenerationOutputSchema)
+    .output(trustedOutput(GetGenerationOutputSchema))
     .query(async ({ ctx, input }) => ({ data: await getGeneration(ctx.db, ctx.actor, input) })),
 
   content: authedProcedure
