@@ -82,6 +82,13 @@ export function rowOrNulls<Always extends z.ZodRawShape, Joined extends z.ZodRaw
  */
 export const parsedJson = z.custom<Prisma.JsonValue>((value) => value !== undefined);
 
+/**
+ * A numeric column as node-postgres reads it (text), finite: PostgreSQL's numeric also holds `NaN`
+ * and `Infinity`, which `Number()` would turn into a JSON `null`. For answers that are not parsed
+ * again by their output schema (trustedOutput), where such a value must fail the statement instead.
+ */
+export const decimalText = z.string().regex(/^-?\d+(\.\d+)?$/, 'a finite numeric');
+
 /** How node-postgres reads a column that Prisma types as T: numeric and int8 as text, the rest as Prisma does. */
 type PgRead<T> = T extends Prisma.Decimal | bigint ? string : T;
 

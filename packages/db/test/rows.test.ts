@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createDb, queryRows, statement, type Db } from '../src/client.js';
 import { $Enums, OrgRole, Prisma } from '../src/generated/prisma/client.js';
-import { columnsOf, ORG_ROLE_LABELS, orgRoleColumn, rawRows, RowMismatch, rowOrNulls } from '../src/rows.js';
+import { columnsOf, decimalText, ORG_ROLE_LABELS, orgRoleColumn, rawRows, RowMismatch, rowOrNulls } from '../src/rows.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing.js';
 
 let database: TestDatabase;
@@ -53,6 +53,15 @@ describe('queryRows', () => {
 
   it('fails on a value of another type: numeric comes as text', async () => {
     await mismatch(queryRows(db, statement('SELECT 1.5::numeric AS usage', z.object({ usage: z.number() })), []));
+  });
+
+  it('reads a finite numeric as decimalText, and fails on NaN or Infinity', async () => {
+    const row = z.object({ usage: decimalText });
+    const [read] = await queryRows(db, statement(`SELECT '-0.000000001500'::numeric(28,12) AS usage`, row), []);
+    expect(read).toEqual({ usage: '-0.000000001500' });
+    for (const value of ['NaN', 'Infinity', '-Infinity']) {
+      await mismatch(queryRows(db, statement(`SELECT '${value}'::numeric AS usage`, row), []));
+    }
   });
 
   it('types a LEFT JOIN that found nothing as a row of nulls (rowOrNulls)', async () => {

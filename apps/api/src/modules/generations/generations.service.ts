@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -145,10 +145,10 @@ const GENERATION_WITH_CREDIT = statement(
       num_media_completion: z.number().int().nullable(),
       num_media_prompt: z.number().int().nullable(),
       num_search_results: z.number().int().nullable(),
-      total_cost: z.string(),
-      usage: z.string(),
-      upstream_inference_cost: z.string().nullable(),
-      cache_discount: z.string().nullable(),
+      total_cost: decimalText,
+      usage: decimalText,
+      upstream_inference_cost: decimalText.nullable(),
+      cache_discount: decimalText.nullable(),
       provider_responses: parsedJson,
       created_at: z.date(),
     }),
