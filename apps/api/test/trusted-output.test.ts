@@ -1,4 +1,4 @@
-// trpc/trusted-output.ts: a long list's output schema documented as the schema, its answers not parsed again.
+// trpc/trusted-output.ts: an output schema documented as the schema, its answers not parsed again.
 import { ActivityOutputSchema } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

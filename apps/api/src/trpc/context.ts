@@ -102,7 +102,9 @@ class RequestScope {
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 
-  constructor(req: IncomingMessage, keyHash: string | null, logger: Logger) {
+  constructor(req: IncomingMessage, keyHash: string | null, logger: Logger, shared: Omit<AppDeps, 'logger'>) {
+    // The dependencies first: the request's own values below win over any of the same name.
+    Object.assign(this, shared);
     this.keyHash = keyHash;
     this.headers = req.headers;
     this.origin = () => requestOrigin(req);
@@ -112,19 +114,23 @@ class RequestScope {
     this.#logger = logger;
   }
 
-  /** What a procedure logs carries the request's id (the child logger is made when first used). */
+  /**
+   * What a procedure logs carries the request's id (the child logger is made when first used). A
+   * getter of the class: a copy of the context made by spreading it (`{ ...ctx }`) has no logger.
+   */
   get logger(): Logger {
     return loggerOf(this.#req, this.#logger);
   }
 }
 
 export function contextFactory(deps: AppDeps) {
-  // The logger is the scope's getter; the rest are assigned onto each context as they are.
+  // The logger is the scope's getter; the rest are assigned onto each context as they are (taken
+  // once: the app's dependencies do not change after start).
   const { logger, ...shared } = deps;
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const keyHash = keyHashOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = keyHash;
-    return Object.assign(new RequestScope(req, keyHash, logger), shared);
+    return new RequestScope(req, keyHash, logger, shared) as RequestScope & AppDeps;
   };
 }

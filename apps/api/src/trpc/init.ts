@@ -46,8 +46,8 @@ export const publicProcedure = t.procedure;
 /**
  * Adds the admitted caller to the request's context, which is made for this one request
  * (trpc/context.ts); the calls of one tRPC batch share it, and carry the same key, so they admit the
- * same caller. Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency
- * and the request's logger getter (which then makes the request's child logger), on every call.
+ * same caller. Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency,
+ * on every call, and the copy would lack the request's logger (a getter of the context's class).
  */
 function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ctx: Context, caller: C): { ctx?: C } {
   Object.assign(ctx, caller);
