@@ -178,6 +178,40 @@ describe('generations.recordBatch', () => {
     expect((await env.server.db.generation.findUniqueOrThrow({ where: { id: taken } })).organization_id).toBe(env.other.organizationId);
   });
 
+  it("an internal error fails its generation alone, logged through the procedure's logger with the call's request id", async () => {
+    const { hash } = await createKey(env.server);
+    const [good, refused] = [generation(hash), generation(hash)];
+    // A fault the database raises for one row only, as a broken disk or a bug in a trigger would.
+    const db = env.server.db;
+    await db.$executeRawUnsafe(`CREATE FUNCTION test_refuse_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.id = '${refused.id}' THEN RAISE EXCEPTION 'refused by a test trigger'; END IF; RETURN NEW; END $$`);
+    await db.$executeRawUnsafe('CREATE TRIGGER test_refuse_generation BEFORE INSERT ON generations FOR EACH ROW EXECUTE FUNCTION test_refuse_generation()');
+    try {
+      const { status, data } = await recordBatch([good, refused]);
+      expect(status).toBe(200);
+      expect(data.results.map((r: { status: string }) => r.status)).toEqual(['recorded', 'error']);
+      expect(data.results[1]).toMatchObject({ id: refused.id, error: { code: 500 } });
+    } finally {
+      await db.$executeRawUnsafe('DROP TRIGGER test_refuse_generation ON generations');
+      await db.$executeRawUnsafe('DROP FUNCTION test_refuse_generation()');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = env.server.logs.find((entry) => entry.generation_id === refused.id);
+    expect(line).toMatchObject({
+      level: 50,
+      msg: 'internal error',
+      procedure: 'generations.recordBatch',
+      request_id: expect.any(String),
+      err: expect.objectContaining({ message: expect.stringContaining('refused by a test trigger') }),
+    });
+    const ofRequest = env.server.logs.filter((entry) => entry.request_id === line?.request_id);
+    expect(ofRequest.map((entry) => [entry.msg, entry.path])).toEqual([
+      ['internal error', undefined],
+      ['request', '/trpc/generations.recordBatch'],
+    ]);
+    expect(await counted(hash)).toEqual(once(1, 0.25));
+  });
+
   it(`takes up to ${MAX_RECORD_BATCH} generations; more is refused whole with 400, nothing written`, async () => {
     const { hash } = await createKey(env.server);
     const full = Array.from({ length: MAX_RECORD_BATCH }, () => generation(hash, { usage: 0.001 }));
