@@ -33,7 +33,7 @@ export class Metrics {
   readonly recordingBatchSize = new Histogram({
     name: `${PREFIX}recording_batch_size`,
     help: 'Generations written per recording batch (one SQL statement each)',
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000],
     registers: [this.registry],
   });
 
