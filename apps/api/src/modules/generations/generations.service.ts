@@ -16,7 +16,6 @@ import { z } from 'zod';
 import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
-import { utcDay } from '../keys/periods.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
@@ -205,6 +204,22 @@ export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeed
 }
 
 /**
+ * What recordGeneration does not copy from the input into the generation's row: the fields that
+ * are not its columns, and the columns the key, the catalog and the clock decide.
+ */
+const NOT_FROM_INPUT: ReadonlySet<string> = new Set([
+  'content',
+  'api_key_hash',
+  'created_at',
+  'id',
+  'organization_id',
+  'workspace_id',
+  'api_key_id',
+  'user_id',
+  'is_free',
+]);
+
+/**
  * Internal (platform): records a generation made with a tenant's key; the key names the
  * organization, workspace and user it is recorded for. The generation row
  * (skipped when the id exists, so a retry counts nothing twice), its content (if given and the
@@ -230,8 +245,10 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
   const createdAt = input.created_at ? new Date(input.created_at) : now;
 
   // Columns come from the validated input schema (zod drops unknown keys), never from the client;
-  // NOT NULL columns the input may leave out get their defaults here.
-  const { content, api_key_hash: _hash, created_at: _created, ...fields } = input;
+  // NOT NULL columns the input may leave out get their defaults here, and the key decides whose the
+  // generation is. Built by assignment rather than by spreading a filtered copy of the input, which
+  // cost the batch path about a sixteenth of its server CPU (README, Benchmarks).
+  const createdAtText = createdAt.toISOString();
   const row: GenerationRowJson = {
     cancelled: false,
     streamed: false,
@@ -240,20 +257,24 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
     tokens_completion: 0,
     total_cost: 0,
     usage: 0,
-    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)),
     id: input.id,
     organization_id: key.organization_id,
     workspace_id: key.workspace_id,
     api_key_id: key.id,
     user_id: key.creator_user_id,
     is_free: isFree,
-    created_at: createdAt.toISOString(),
+    created_at: createdAtText,
   };
+  for (const name in input) {
+    const value = input[name as keyof RecordGenerationInput];
+    if (value != null && !NOT_FROM_INPUT.has(name)) row[name] = value;
+  }
   const byok = input.is_byok ? new Prisma.Decimal(input.upstream_inference_cost ?? 0).toString() : '0';
   const outcome = await deps.recorder.record(row, {
     byok,
-    day: utcDay(createdAt).toISOString().slice(0, 10),
-    content: content ?? null,
+    // The UTC day: the date part of the ISO text.
+    day: createdAtText.slice(0, 10),
+    content: input.content ?? null,
   });
 
   if (outcome.inserted) {
