@@ -13,3 +13,14 @@
 // the bench, peaks up to 19 MB higher in scenarios that follow heavier ones). See the README's
 // Memory section.
 export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
+
+/**
+ * The environment `pnpm start` gives node, for the same reason: the C library reads it when the
+ * process starts. MALLOC_ARENA_MAX=2: glibc's malloc gives each thread that allocates (V8's
+ * compiler and GC threads, libuv's pool) an arena of its own, up to 8 per core, and memory freed in
+ * an arena stays resident while any of it is in use. Under the batch recorder's load the memory
+ * outside V8's heap grew from about 60 to 105 MB; with two arenas, five alternating pairs of `pnpm
+ * bench --only batch` peaked at 204-212 MB against 209-222 MB, at the same rate. Other C libraries
+ * ignore it. See the README's Memory section.
+ */
+export const NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
