@@ -23,7 +23,7 @@ import {
   MemberOrderCache,
   membersByIdQuery,
 } from '@switchyard/api/floor-statements';
-import { NODE_ENV, NODE_FLAGS } from '@switchyard/api/node-flags';
+import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
 import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
 import {
@@ -173,7 +173,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       LOG_LEVEL: opts.logLevel,
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
       SWITCHYARD_PLATFORM_KEY: platformKey,
-      ...NODE_ENV,
+      ...START_ENV,
     },
     path.join(tmp, 'server.log'),
     [...NODE_FLAGS, ...(opts.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`])],

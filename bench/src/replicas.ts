@@ -8,7 +8,7 @@
 // Everything runs on 127.0.0.1: a fresh embedded PostgreSQL, the S3 protocol server the tests use
 // (s3rver, in this process), and the servers (apps/api/dist/main.js, NODE_ENV=production, each in
 // its own process). It reports figures; it never fails on them.
-import { NODE_ENV, NODE_FLAGS } from '@switchyard/api/node-flags';
+import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createHash, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
           CONTAINER_FILE_MAX_BYTES: String(fileMiB * MiB),
           STORAGE_QUOTA_BYTES: String(4 * fileMiB * MiB),
           ...storageEnv,
-          ...NODE_ENV,
+          ...START_ENV,
         },
         path.join(tmp, `server-${name}.log`),
         [...NODE_FLAGS],

@@ -23,4 +23,4 @@ export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
  * bench --only batch` peaked at 204-212 MB against 209-222 MB, at the same rate. Other C libraries
  * ignore it. See the README's Memory section.
  */
-export const NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };

@@ -1,11 +1,11 @@
 // Server processes for the tests: src/main.ts run the way `pnpm start` runs the build, through tsx
 // (or any command, for launchWith), with only the environment given (and PATH, HOME; src/main.ts
-// also NODE_ENV, as `pnpm start` gives it). Every process
+// also START_ENV, as `pnpm start` gives it). Every process
 // a test file starts is killed after it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { NODE_ENV, NODE_FLAGS } from '../src/node-flags.js';
+import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,12 +21,12 @@ afterAll(() => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** src/main.ts under node with `nodeFlags` (those `pnpm start` gives, unless a test says otherwise) and NODE_ENV. */
+/** src/main.ts under node with `nodeFlags` (those `pnpm start` gives, unless a test says otherwise) and START_ENV. */
 export function launch(
   env: Record<string, string>,
   nodeFlags: readonly string[] = NODE_FLAGS,
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  return launchWith(process.execPath, [...nodeFlags, '--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], { ...NODE_ENV, ...env });
+  return launchWith(process.execPath, [...nodeFlags, '--conditions=@switchyard/source', '--import', 'tsx', 'src/main.ts'], { ...START_ENV, ...env });
 }
 
 export function launchWith(

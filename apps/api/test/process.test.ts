@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
-import { NODE_ENV, NODE_FLAGS } from '../src/node-flags.js';
+import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
 
 async function getKey(url: string, key: string) {
@@ -219,13 +219,13 @@ describe('server process on embedded PostgreSQL', () => {
     }
   });
 
-  it("gives node NODE_FLAGS and NODE_ENV in both of pnpm start's scripts", async () => {
+  it("gives node NODE_FLAGS and START_ENV in both of pnpm start's scripts", async () => {
     const startScript = async (file: string) => {
       const manifest = JSON.parse(await fs.readFile(new URL(file, import.meta.url), 'utf8')) as { scripts: { start: string } };
       return manifest.scripts.start;
     };
     for (const script of [await startScript('../../../package.json'), await startScript('../package.json')]) {
-      const env = Object.entries(NODE_ENV).map(([name, value]) => `${name}=${value} `);
+      const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value} `);
       expect(script).toContain(`${env.join('')}node ${NODE_FLAGS.join(' ')} `);
       expect(script).toMatch(/dist\/main\.js$/);
     }
