@@ -1,0 +1,134 @@
+// patches/@trpc__server@11.25.2.patch replaces @trpc/server's object-spread helper (the compiler's
+// `_objectSpread2`, which every middleware layer calls twice per procedure call) with one built on
+// native object spread. This checks that the installed package carries the patch, that the patched
+// helper copies exactly what object spread copies, and the patch's two assumptions about the calls
+// in the package: each starts from a fresh {} (the patched helper returns a new object rather than
+// filling its first argument), and what it passes first (when not a call of the helper) and in the
+// even positions, which the original helper copied by descriptor, is an object literal without
+// getters or setters (a spread copies its properties as the same data properties).
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const dist = path.dirname(createRequire(import.meta.url).resolve('@trpc/server'));
+const files = readdirSync(dist).filter((name) => name.endsWith('.mjs') || name.endsWith('.cjs'));
+const helperFiles = files.filter((name) => readFileSync(path.join(dist, name), 'utf8').includes('function _objectSpread2('));
+
+type Spread = (target: object, ...sources: unknown[]) => Record<PropertyKey, unknown>;
+
+/**
+ * The top-level arguments of the call whose argument list starts at `from` (just after its "("), as
+ * written: brackets are balanced, comments and string literals skipped (the helper's calls hold
+ * no template literals or regular expressions).
+ */
+function argumentsAt(text: string, from: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = from;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i + 2) + 1;
+    else if (c === '/' && text[i + 1] === '/') i = text.indexOf('\n', i);
+    else if (c === '"' || c === "'") {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) {
+      if (depth === 0) {
+        args.push(text.slice(start, i).trim());
+        return args;
+      }
+      depth--;
+    } else if (c === ',' && depth === 0) {
+      args.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  throw new Error('unbalanced call');
+}
+
+async function helperOf(name: string): Promise<Spread> {
+  const file = path.join(dist, name);
+  if (name.endsWith('.cjs')) return (createRequire(import.meta.url)(file) as { _objectSpread2: Spread })._objectSpread2;
+  const alias = /\b_objectSpread2 as (\w+)/.exec(readFileSync(file, 'utf8'))?.[1];
+  if (!alias) throw new Error(`${name} does not export _objectSpread2`);
+  return ((await import(pathToFileURL(file).href)) as Record<string, Spread>)[alias]!;
+}
+
+describe('@trpc/server object-spread patch', () => {
+  it('is applied to both builds of the helper', () => {
+    expect(helperFiles.map((name) => path.extname(name)).sort()).toEqual(['.cjs', '.mjs']);
+    for (const name of helperFiles) expect(readFileSync(path.join(dist, name), 'utf8')).toContain('e = { ...e, ...arguments[r] };');
+  });
+
+  it('is called only as the compiler calls it: from a fresh {}, with literals of data in even positions', () => {
+    let calls = 0;
+    for (const name of files) {
+      const text = readFileSync(path.join(dist, name), 'utf8');
+      for (const match of text.matchAll(/(?<!function )_objectSpread2\(/g)) {
+        const args = argumentsAt(text, match.index + match[0].length);
+        calls++;
+        // The first is a fresh object (a literal, or a call of the helper, checked in turn); the even
+        // ones (2, 4, ...) literals. No literal holds a getter or setter.
+        for (let i = 0; i < args.length; i += 2) {
+          const arg = args[i]!;
+          if (i === 0 && /^(?:require_getErrorShape\.)?_objectSpread2\(/.test(arg)) continue;
+          expect(arg.startsWith('{') && arg.endsWith('}'), `${name}: argument ${i}: ${arg.slice(0, 60)}`).toBe(true);
+          expect(arg, `${name}: argument ${i}`).not.toMatch(/\b[gs]et\s+[\w$]+\s*\(/);
+        }
+      }
+    }
+    expect(calls).toBeGreaterThan(30);
+  });
+
+  for (const name of helperFiles) {
+    it(`copies what object spread copies (${name})`, async () => {
+      const spread = await helperOf(name);
+      const symbol = Symbol('s');
+      const hidden = Symbol('hidden');
+      let reads = 0;
+      const source: Record<PropertyKey, unknown> = { a: 1, 2: 'two', b: { nested: true }, [symbol]: 'sym' };
+      Object.defineProperty(source, 'getter', { enumerable: true, get: () => ++reads });
+      Object.defineProperty(source, 'quiet', { enumerable: false, value: 'no' });
+      Object.defineProperty(source, hidden, { enumerable: false, value: 'no' });
+      const inherited = Object.create({ fromProto: 1 }) as Record<string, unknown>;
+      inherited.own = 'yes';
+      const hostile = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
+
+      const cases: [object, unknown[], object][] = [
+        [{}, [source], { ...source }],
+        [{}, [inherited], { ...inherited }],
+        [{}, [hostile], { ...hostile }],
+        [{}, [null], {}],
+        [{}, [undefined], {}],
+        [{}, ['ab'], { ...Object('ab') }],
+      ];
+      for (const [target, sources, expected] of cases) {
+        const got = spread(target, ...sources);
+        expect(Reflect.ownKeys(got)).toEqual(Reflect.ownKeys(expected));
+        for (const key of Reflect.ownKeys(expected)) {
+          expect(Object.getOwnPropertyDescriptor(got, key)).toEqual({ ...Object.getOwnPropertyDescriptor(expected, key), value: expect.anything() });
+        }
+      }
+      // A getter is read, and its value copied.
+      expect(Object.getOwnPropertyDescriptor(spread({}, source), 'getter')).toMatchObject({ value: expect.any(Number), writable: true });
+      expect(reads).toBeGreaterThan(0);
+      // A "__proto__" key stays an own property; the prototype is untouched.
+      const copied = spread({}, hostile);
+      expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+      expect(Object.hasOwn(copied, '__proto__')).toBe(true);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+      // `{ ...a, b: 1, c: 2 }`, as the compiler writes it: later keys win, in their first position.
+      const a = { c: 'old', d: 4, b: 'old' };
+      const merged = spread(spread({}, a), {}, { b: 1, c: 2 });
+      expect(merged).toEqual({ ...a, b: 1, c: 2 });
+      expect(Object.keys(merged)).toEqual(Object.keys({ ...a, b: 1, c: 2 }));
+      // A literal in an even position (data only, as every call passes): the same data properties.
+      const literal = spread(spread({}, a), {}, { d: undefined, next() {} });
+      expect(Object.getOwnPropertyDescriptor(literal, 'd')).toEqual({ value: undefined, writable: true, enumerable: true, configurable: true });
+      expect(Object.keys(literal)).toEqual(['c', 'd', 'b', 'next']);
+    });
+  }
+});
