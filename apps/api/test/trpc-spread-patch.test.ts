@@ -2,7 +2,7 @@
 // `_objectSpread2`, which every middleware layer calls twice per procedure call) with one built on
 // native object spread. This checks that the installed package carries the patch, that the patched
 // helper copies exactly what object spread copies, and the patch's two assumptions about the calls
-// in the package: each starts from a fresh {} (the patched helper returns a new object rather than
+// in the package: each starts from a fresh object (the patched helper returns a new object rather than
 // filling its first argument), and what it passes first (when not a call of the helper) and in the
 // even positions, which the original helper copied by descriptor, is an object literal without
 // getters or setters (a spread copies its properties as the same data properties).
@@ -62,7 +62,7 @@ describe('@trpc/server object-spread patch', () => {
     for (const name of helperFiles) expect(readFileSync(path.join(dist, name), 'utf8')).toContain('e = { ...e, ...arguments[r] };');
   });
 
-  it('is called only as the compiler calls it: from a fresh {}, with literals of data in even positions', () => {
+  it('is called only as the compiler calls it: on a fresh object, with literals of data in even positions', () => {
     let calls = 0;
     for (const name of files) {
       const text = readFileSync(path.join(dist, name), 'utf8');
@@ -108,7 +108,9 @@ describe('@trpc/server object-spread patch', () => {
         const got = spread(target, ...sources);
         expect(Reflect.ownKeys(got)).toEqual(Reflect.ownKeys(expected));
         for (const key of Reflect.ownKeys(expected)) {
-          expect(Object.getOwnPropertyDescriptor(got, key)).toEqual({ ...Object.getOwnPropertyDescriptor(expected, key), value: expect.anything() });
+          const { value, ...attributes } = Object.getOwnPropertyDescriptor(expected, key)!;
+          // The getter counts its reads: each copy holds the value it read.
+          expect(Object.getOwnPropertyDescriptor(got, key)).toEqual({ ...attributes, value: key === 'getter' ? expect.any(Number) : value });
         }
       }
       // A getter is read, and its value copied.
