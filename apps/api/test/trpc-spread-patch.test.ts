@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const dist = path.dirname(createRequire(import.meta.url).resolve('@trpc/server'));
@@ -18,35 +19,30 @@ const helperFiles = files.filter((name) => readFileSync(path.join(dist, name), '
 
 type Spread = (target: object, ...sources: unknown[]) => Record<PropertyKey, unknown>;
 
-/**
- * The top-level arguments of the call whose argument list starts at `from` (just after its "("), as
- * written: brackets are balanced, comments and string literals skipped (the helper's calls hold
- * no template literals or regular expressions).
- */
-function argumentsAt(text: string, from: number): string[] {
-  const args: string[] = [];
-  let depth = 0;
-  let start = from;
-  for (let i = from; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i + 2) + 1;
-    else if (c === '/' && text[i + 1] === '/') i = text.indexOf('\n', i);
-    else if (c === '"' || c === "'") {
-      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
-    } else if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c)) {
-      if (depth === 0) {
-        args.push(text.slice(start, i).trim());
-        return args;
-      }
-      depth--;
-    } else if (c === ',' && depth === 0) {
-      args.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  throw new Error('unbalanced call');
+/** A call of the helper: `_objectSpread2(...)` or `require_getErrorShape._objectSpread2(...)`. */
+function isHelperCall(node: ts.Node): node is ts.CallExpression {
+  if (!ts.isCallExpression(node)) return false;
+  const callee = node.expression;
+  return (ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '') === '_objectSpread2';
 }
+
+/**
+ * Every call of the helper in `text` (a built file of the package), with its arguments, parsed by
+ * TypeScript's parser.
+ */
+function helperCalls(name: string, text: string): ts.NodeArray<ts.Expression>[] {
+  const calls: ts.NodeArray<ts.Expression>[] = [];
+  const visit = (node: ts.Node): void => {
+    if (isHelperCall(node)) calls.push(node.arguments);
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS));
+  return calls;
+}
+
+/** An object literal whose properties are all data properties (no getter, no setter). */
+const isDataLiteral = (node: ts.Expression): boolean =>
+  ts.isObjectLiteralExpression(node) && node.properties.every((property) => !ts.isGetAccessorDeclaration(property) && !ts.isSetAccessorDeclaration(property));
 
 async function helperOf(name: string): Promise<Spread> {
   const file = path.join(dist, name);
@@ -65,18 +61,13 @@ describe('@trpc/server object-spread patch', () => {
   it('is called only as the compiler calls it: on a fresh object, with literals of data in even positions', () => {
     let calls = 0;
     for (const name of files) {
-      const text = readFileSync(path.join(dist, name), 'utf8');
-      for (const match of text.matchAll(/(?<!function )_objectSpread2\(/g)) {
-        const args = argumentsAt(text, match.index + match[0].length);
+      for (const args of helperCalls(name, readFileSync(path.join(dist, name), 'utf8'))) {
         calls++;
-        // The first is a fresh object (a literal, or a call of the helper, checked in turn); the even
-        // ones (2, 4, ...) literals. No literal holds a getter or setter.
-        for (let i = 0; i < args.length; i += 2) {
-          const arg = args[i]!;
-          if (i === 0 && /^(?:require_getErrorShape\.)?_objectSpread2\(/.test(arg)) continue;
-          expect(arg.startsWith('{') && arg.endsWith('}'), `${name}: argument ${i}: ${arg.slice(0, 60)}`).toBe(true);
-          expect(arg, `${name}: argument ${i}`).not.toMatch(/\b[gs]et\s+[\w$]+\s*\(/);
-        }
+        // The first is a fresh object (a literal, or a call of the helper, itself checked as a call);
+        // the even ones (2, 4, ...) literals. No literal holds a getter or setter.
+        const where = `${name}: _objectSpread2(${args.map((arg) => arg.getText().slice(0, 30)).join(', ')})`;
+        expect(isHelperCall(args[0]!) || isDataLiteral(args[0]!), where).toBe(true);
+        for (let i = 2; i < args.length; i += 2) expect(isDataLiteral(args[i]!), `${where}, argument ${i}`).toBe(true);
       }
     }
     expect(calls).toBeGreaterThan(30);
