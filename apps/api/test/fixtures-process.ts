@@ -1,7 +1,6 @@
 // Server processes for the tests: src/main.ts run the way `pnpm start` runs the build, through tsx
 // (or any command, for launchWith), with only the environment given (and PATH, HOME; src/main.ts
-// also START_ENV, as `pnpm start` gives it). Every process
-// a test file starts is killed after it.
+// also START_ENV, as `pnpm start` gives it). Every process a test file starts is killed after it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
