@@ -12,5 +12,7 @@ export default defineConfig({
     globalSetup: [fileURLToPath(new URL('./packages/db/src/vitest-setup.ts', import.meta.url))],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll's own default (1 s) loses the race on a busy machine: wait as long as `until` does.
+    expect: { poll: { timeout: 30_000, interval: 20 } },
   },
 });

@@ -72,6 +72,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The concurrency limits that report their slots, by kind. */
+  readonly #slots = new Map<string, () => { running: number; waiting: number }>();
+
   constructor(pool: () => PoolStats | undefined) {
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     const stats = () => pool() ?? { total: 0, idle: 0, waiting: 0 };
@@ -86,6 +89,20 @@ export class Metrics {
         this.set({ state: 'idle' }, idle);
       },
     });
+    const slots = this.#slots;
+    new Gauge({
+      name: `${PREFIX}query_slots`,
+      help: 'Statements of a limited kind (analytics, activity) running in a slot, or waiting in the server for one',
+      labelNames: ['kind', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [kind, state] of slots) {
+          const { running, waiting } = state();
+          this.set({ kind, state: 'running' }, running);
+          this.set({ kind, state: 'waiting' }, waiting);
+        }
+      },
+    });
     new Gauge({
       name: `${PREFIX}db_pool_waiting`,
       help: 'Queries waiting for a database connection',
@@ -94,6 +111,11 @@ export class Metrics {
         this.set(stats().waiting);
       },
     });
+  }
+
+  /** Reports a concurrency limit's slots (analytics queries, GET /activity statements) as `kind`. */
+  slots(kind: string, state: () => { running: number; waiting: number }): void {
+    this.#slots.set(kind, state);
   }
 
   /** The counter a named cache reports to. */

@@ -163,6 +163,10 @@ export async function startServer(config: Config, logger: Logger, options: { now
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
+    const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
+    const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
+    metrics.slots('analytics', () => analyticsLimit.state);
+    metrics.slots('activity', () => activityLimit.state);
     const app = createApp(
       {
         db,
@@ -175,8 +179,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
-        analyticsLimit: new AnalyticsLimit(config.analyticsConcurrency),
-        activityLimit: new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement'),
+        analyticsLimit,
+        activityLimit,
         recorder: new GenerationRecorder(db, now, {
           observe: ({ size, seconds, committed }) => {
             metrics.recordingBatchSize.observe(size);

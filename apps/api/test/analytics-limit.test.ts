@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { httpErrorOf, Timeout } from '../src/errors.js';
 import { AnalyticsLimit } from '../src/modules/analytics/analytics-limit.js';
+import { until } from './fixtures.js';
 
 /** A query that runs until its release() is called, recording that it started. */
 function heldQuery(started: string[], name: string) {
@@ -17,7 +18,6 @@ function heldQuery(started: string[], name: string) {
     release: () => release(),
   };
 }
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('AnalyticsLimit', () => {
   it('runs at most half the slots (rounded up) for one organization, and lets another take the rest', async () => {
@@ -25,11 +25,13 @@ describe('AnalyticsLimit', () => {
     const started: string[] = [];
     const queries = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((name) => ({ name, ...heldQuery(started, name) }));
     const answers = queries.map((q) => limit.run(q.name[0]!, 60_000, q.run));
-    await tick();
+    await until(() => started.length === 4);
     expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(limit.state).toEqual({ running: 4, waiting: 2 });
     queries[0]!.release(); // a1 done: a3 takes its organization's slot back
-    await tick();
+    await until(() => started.length === 5);
     expect(started).toEqual(['a1', 'a2', 'b1', 'b2', 'a3']);
+    expect(limit.state).toEqual({ running: 4, waiting: 1 });
     for (const q of queries) q.release();
     expect(await Promise.all(answers)).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
@@ -42,7 +44,8 @@ describe('AnalyticsLimit', () => {
     const firstAnswer = limit.run('org', 60_000, first.run);
     const lateAnswer = limit.run('org', 10, late.run);
     const lateError = lateAnswer.catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // past the late one's 10 ms
+    const queuedAt = performance.now();
+    await until(() => performance.now() - queuedAt > 10); // past the late one's 10 ms
     first.release();
     expect(await firstAnswer).toBe('first');
     expect(await lateError).toBeInstanceOf(Timeout);
@@ -51,7 +54,7 @@ describe('AnalyticsLimit', () => {
     // The slot is free again.
     const next = heldQuery(started, 'next');
     const nextAnswer = limit.run('org', 60_000, next.run);
-    await tick();
+    await until(() => started.includes('next'));
     next.release();
     expect(await nextAnswer).toBe('next');
   });
@@ -65,13 +68,14 @@ describe('AnalyticsLimit', () => {
     const leftError = limit.run('org', 60_000, heldQuery(started, 'left').run, () => gone).catch((error: unknown) => error);
     const next = heldQuery(started, 'next');
     const nextAnswer = limit.run('org', 60_000, next.run, () => false);
-    await tick();
+    await until(() => started.length === 1 && limit.state.waiting === 2);
     gone = true;
     first.release();
     expect(await firstAnswer).toBe('first');
     expect(await leftError).toBeInstanceOf(Timeout);
-    await tick();
+    await until(() => started.length === 2);
     expect(started).toEqual(['first', 'next']);
+    expect(limit.state).toEqual({ running: 1, waiting: 0 });
     next.release();
     expect(await nextAnswer).toBe('next');
   });

@@ -541,6 +541,13 @@ async function lockAnalyticsTables(server: TestServer, tables = 'analytics_daily
   const blocked = async () => Number((await server.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n ${waiting}`))[0]!.n);
   return {
     blocked,
+    /** How long the longest-waiting of those statements has been running, in seconds. */
+    async longestSeconds() {
+      const [row] = await server.db.$queryRawUnsafe<{ s: number | null }[]>(
+        `SELECT max(extract(epoch FROM clock_timestamp() - query_start))::float8 AS s ${waiting}`,
+      );
+      return row?.s ?? 0;
+    },
     /** Cancels the statements waiting on the lock (the lock stays held). */
     async cancelBlocked() {
       await server.db.$executeRawUnsafe(`SELECT pg_cancel_backend(pid) ${waiting}`);
@@ -552,12 +559,30 @@ async function lockAnalyticsTables(server: TestServer, tables = 'analytics_daily
   };
 }
 
+/** The server's statements of `kind` running in a slot and waiting for one (its /metrics). */
+async function slotsOf(server: TestServer, kind: 'analytics' | 'activity'): Promise<{ running: number; waiting: number }> {
+  const text = await (await fetch(server.metricsUrl!)).text();
+  const read = (state: string) => Number(new RegExp(`^switchyard_query_slots\\{kind="${kind}",state="${state}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { running: read('running'), waiting: read('waiting') };
+}
+
+/** Until the server's statements of `kind` are `running` in slots and `waiting` for one. */
+async function slotsAre(server: TestServer, kind: 'analytics' | 'activity', running: number, waiting: number) {
+  await until(
+    async () => {
+      const slots = await slotsOf(server, kind);
+      return slots.running === running && slots.waiting === waiting;
+    },
+    { what: `${kind} statements: ${running} running, ${waiting} waiting` },
+  );
+}
+
 /** A server started with `env`, its analytics tables locked while `test` runs; both go afterwards. */
 async function withLockedTables(
   env: Record<string, string>,
   test: (server: TestServer, lock: Awaited<ReturnType<typeof lockAnalyticsTables>>) => Promise<void>,
 ) {
-  const server = await testServerWith(env);
+  const server = await testServerWith({ METRICS_PORT: '0', ...env });
   const lock = await lockAnalyticsTables(server);
   try {
     await test(server, lock);
@@ -572,17 +597,16 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
     await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
       const other = await createOrganization(limited.db, 'Second tenant');
       const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
-      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
       // Four of one organization: one statement at a time (half of 2), the others wait in the server.
       const first = Array.from({ length: 4 }, () => query(limited.managementKey));
+      await slotsAre(limited, 'analytics', 1, 3);
       await until(async () => (await lock.blocked()) >= 1);
-      await settle();
       expect(await lock.blocked()).toBe(1);
       // Another organization's query takes the slot the first one cannot.
       const second = query(other.managementKey);
+      await slotsAre(limited, 'analytics', 2, 3);
       await until(async () => (await lock.blocked()) >= 2);
-      await settle();
       expect(await lock.blocked()).toBe(2);
 
       await lock.release();
@@ -596,11 +620,10 @@ describe('queries at once (ANALYTICS_CONCURRENCY)', () => {
 
 describe('GET /activity under ANALYTICS_CONCURRENCY', () => {
   it("has slots of its own: an organization's statements wait for its half of them, not for analytics queries, nor another organization's", async () => {
-    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2' });
+    const limited = await testServerWith({ ANALYTICS_CONCURRENCY: '2', METRICS_PORT: '0' });
     const lock = await lockAnalyticsTables(limited, 'activity_daily', '%FROM activity_daily%');
     try {
       const other = await createOrganization(limited.db, 'Activity tenant');
-      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
       // The organization's one slot (half of 2): its first GET /activity statement, held on the lock.
       const first = rest(limited, '/activity');
       await until(async () => (await lock.blocked()) === 1);
@@ -608,9 +631,11 @@ describe('GET /activity under ANALYTICS_CONCURRENCY', () => {
       const second = rest(limited, '/activity');
       const others = rest(limited, '/activity', { key: other.managementKey });
       await until(async () => (await lock.blocked()) === 2);
+      await slotsAre(limited, 'activity', 2, 1);
       // Its analytics query has slots of its own: answered at once.
       expect((await rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } })).status).toBe(200);
-      await settle();
+      // The second still waits in the server, its statement not sent.
+      expect(await slotsOf(limited, 'activity')).toEqual({ running: 2, waiting: 1 });
       expect(await lock.blocked()).toBe(2);
       await lock.release();
       for (const answer of await Promise.all([first, second, others])) {
@@ -634,14 +659,15 @@ describe('a query whose client hangs up while it waits for its turn', () => {
       // The second waits in the server for that slot; its client hangs up.
       const hangUp = new AbortController();
       const second = post(hangUp.signal).catch(() => 'hung up');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await slotsAre(limited, 'analytics', 1, 1);
       hangUp.abort();
       expect(await second).toBe('hung up');
       // The first statement ends (cancelled) while the lock is still held: the slot comes free, and
       // the second query, had it run, would wait on the lock too.
       await lock.cancelBlocked();
       expect((await first).status).not.toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The second's turn has come and gone without a statement.
+      await slotsAre(limited, 'analytics', 0, 0);
       expect(await lock.blocked()).toBe(0);
       // The slot is free for the next query.
       await lock.release();
@@ -653,10 +679,10 @@ describe('a query whose client hangs up while it waits for its turn', () => {
 describe('a query that runs for longer than 5 s, within ANALYTICS_QUERY_TIMEOUT_MS', () => {
   it('is answered (the transaction around the statement lasts as long as the statement may)', async () => {
     await withLockedTables({ ANALYTICS_QUERY_TIMEOUT_MS: '20000' }, async (slow, lock) => {
-      // The statement waits on the lock for 6 s (the statement's time limit counts the wait).
+      // The statement waits on the lock for over 5 s (the statement's time limit counts the wait).
       const answer = rest(slow, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
       await until(async () => (await lock.blocked()) === 1);
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await until(async () => (await lock.longestSeconds()) > 5.5, { everyMs: 100, what: 'the statement to have run for 5.5 s' });
       await lock.release();
       expect((await answer).status).toBe(200);
     });

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFileSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
-import { createOrganization, type OrgFixture } from './fixtures.js';
+import { createOrganization, type OrgFixture, until } from './fixtures.js';
 import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -159,13 +159,10 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       req.on('error', () => undefined);
       // More than one S3 part, so that S3 too has an upload under way (a multipart upload).
       req.write(randomBytes(5.5 * 1024 * 1024));
-      // Polls until the server's unfinished upload appears, then until it is gone (the test times out if never).
-      const until = async (done: (s: Awaited<ReturnType<typeof containerState>>) => boolean) => {
-        while (!done(await containerState(id))) await new Promise((resolve) => setTimeout(resolve, 20));
-      };
-      await until((s) => s.temp === 1);
+      // Until the server's unfinished upload appears, then until it is gone.
+      await until(async () => (await containerState(id)).temp === 1, { everyMs: 20, what: 'the unfinished upload to appear' });
       req.destroy();
-      await until((s) => s.temp === 0);
+      await until(async () => (await containerState(id)).temp === 0, { everyMs: 20, what: 'the unfinished upload to be removed' });
       expect(await containerState(id)).toEqual({ files: 0, stored: 0, temp: 0 });
       await expectError(await content(id, fileIdOf('partial.bin')), 404, 'Resource not found');
     });

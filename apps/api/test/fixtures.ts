@@ -42,23 +42,23 @@ export function expectExactOutput<S extends z.ZodType>(schema: S, body: unknown)
   return parsed;
 }
 
-/** The test server's CACHE_TTL_MS (the default). */
-export const CACHE_TTL_MS = 1_000;
+/** How long `until` waits by default: well inside the test timeout, far beyond any healthy wait. */
+export const UNTIL_TIMEOUT_MS = 30_000;
 
 /**
- * Waits until whatever the server read into memory before `since` (a performance.now()) has
- * expired: what another process wrote after `since` must show by then.
+ * Polls until `check` holds, every `everyMs`, for at most `timeoutMs`; then fails, naming `what`
+ * (or the check's source). Waiting for something to happen, never asserting how soon: the bound
+ * is generous, so that a busy machine does not fail a correct server.
  */
-export function pastCacheTtl(since: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, CACHE_TTL_MS - (performance.now() - since)) + 20));
-}
-
-/**
- * Polls until `check` holds, every `everyMs`. The test's own timeout bounds it: waiting for
- * something to happen, never asserting how soon.
- */
-export async function until(check: () => Promise<boolean>, everyMs = 10): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, everyMs));
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  { everyMs = 10, timeoutMs = UNTIL_TIMEOUT_MS, what }: { everyMs?: number; timeoutMs?: number; what?: string } = {},
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`waited ${timeoutMs} ms, in vain, for ${what ?? check.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 export interface OrgFixture {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, KeySchema, MAX_RECORD_BATCH, RecordGenerationBatchOutputSchema } from '@switchyard/schema';
-import { useServer } from './fixtures.js';
+import { until, useServer } from './fixtures.js';
 import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -195,8 +195,11 @@ describe('generations.recordBatch', () => {
       await db.$executeRawUnsafe('DROP TRIGGER test_refuse_generation ON generations');
       await db.$executeRawUnsafe('DROP FUNCTION test_refuse_generation()');
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
     const line = env.server.logs.find((entry) => entry.generation_id === refused.id);
+    // The request line is written on 'finish', after the answer may have been read.
+    await until(() => env.server.logs.some((entry) => entry.msg === 'request' && entry.request_id === line?.request_id), {
+      what: 'the request line of the batch',
+    });
     expect(line).toMatchObject({
       level: 50,
       msg: 'internal error',

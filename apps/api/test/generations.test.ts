@@ -11,7 +11,7 @@ import {
 } from '@switchyard/schema';
 import { ADD_CREDITS_URL } from '../src/modules/generations/credits.service.js';
 import { GenerationRecorder, type GenerationRowJson } from '../src/modules/generations/recorder.js';
-import { createOrganization, expectExactOutput, useServer } from './fixtures.js';
+import { createOrganization, expectExactOutput, until, useServer } from './fixtures.js';
 import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -277,8 +277,9 @@ describe('recording a generation (generations.record)', () => {
     const first = [recorder.record(row(held), recorderExtras), recorder.record(row(id), recorderExtras)];
     await lockWaits(1);
     const repeats = [recorder.record({ ...row(id), usage: 99 }, recorderExtras), recorder.record({ ...row(id), usage: 98 }, recorderExtras)];
-    // Time enough for a second writer's statement to commit, had it been sent.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The second writer came for them and left them queued: one writer (the held batch's) is at
+    // work, and nothing else will run until it is done.
+    await until(() => recorder.state.writers === 1 && recorder.state.queued === 2, { what: 'the repeats to wait behind the held batch' });
     await release();
     expect((await Promise.all([...first, ...repeats])).map((o) => o.inserted)).toEqual([true, true, false, false]);
     expect((await keyInfo(key)).usage).toBe(0.5);

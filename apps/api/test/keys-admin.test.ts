@@ -7,7 +7,7 @@ import { generateApiKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { record } from './fixtures-catalog.js';
 import { createDb, queryRows } from '@switchyard/db';
 import { createKeyQuery, listKeys } from '../src/modules/keys/keys.service.js';
-import { addUsage, createOrganization, expectExactOutput, managementActor, useServer } from './fixtures.js';
+import { addUsage, createOrganization, expectExactOutput, managementActor, until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
@@ -153,7 +153,16 @@ describe('POST /keys', () => {
       return rows;
     });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The insert's statement waits on the deletion's row lock; until that is let go, no answer.
+      await until(
+        async () => {
+          const [{ n }] = await env.server.db.$queryRaw<[{ n: bigint }]>`
+            SELECT count(*) AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO api_keys%'`;
+          return n === 1n;
+        },
+        { what: "the key's insert to wait on the workspace's lock" },
+      );
       expect(answered).toBe(false);
     } finally {
       // Never left holding the lock, whatever failed.

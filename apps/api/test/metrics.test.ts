@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
+import { until } from './fixtures.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { ok, trpc } from './fixtures-trpc.js';
 
@@ -136,10 +137,7 @@ describe('recording, pool and cache metrics', () => {
     // (then() starts them: Prisma's queries are lazy.)
     const slow = Array.from({ length: 7 }, () => server.db.$queryRawUnsafe('SELECT pg_sleep(1)::text').then(() => undefined));
     let busy = await scrape();
-    for (let i = 0; i < 15 && value(busy, 'switchyard_db_pool_waiting') < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      busy = await scrape();
-    }
+    await until(async () => value((busy = await scrape()), 'switchyard_db_pool_waiting') >= 2, { everyMs: 20, what: 'two queries waiting for a connection' });
     await Promise.all(slow);
     expect(value(busy, 'switchyard_db_pool_connections{state="in_use"}')).toBe(5);
     expect(value(busy, 'switchyard_db_pool_waiting')).toBe(2);
@@ -201,8 +199,10 @@ describe('upstream video metrics', () => {
     const broken = await server.request(`/api/v1/videos/${cut}/content`);
     expect(broken.status).toBe(200);
     await expect(broken.arrayBuffer()).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    after = await scrape();
+    // The failure is counted when the server sees the provider's connection end, not before.
+    await until(async () => delta((after = await scrape()), 'switchyard_upstream_video_failures_total{stage="mid_stream"}') === 1, {
+      what: 'the mid-stream failure to be counted',
+    });
     expect(delta(after, 'switchyard_upstream_video_failures_total{stage="before_answer"}')).toBe(1);
     expect(delta(after, 'switchyard_upstream_video_failures_total{stage="mid_stream"}')).toBe(1);
     expect(delta(after, 'switchyard_upstream_video_bytes_total')).toBe(bytes + 1000);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing.js';
 import { snapshotAnswer, type CatalogSnapshot } from '../src/modules/models/catalog-cache.js';
-import { createOrganization, expectExactOutput, pastCacheTtl, testServer } from './fixtures.js';
+import { createOrganization, expectExactOutput, testServer } from './fixtures.js';
 import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { trpc } from './fixtures-trpc.js';
 
@@ -329,15 +329,13 @@ describe('internal catalog writes (tRPC, management key)', () => {
     expect((await trpc(server, 'models.upsertVariant', { model_id: 'acme/none', variant: 'free' })).status).toBe(404);
   });
 
-  it('a write by another process (straight to the database) shows within CACHE_TTL_MS (1 s)', async () => {
+  it('a write by another process (straight to the database) shows once the snapshot is reloaded', async () => {
     await trpc(server, 'models.upsert', { ...entry, id: 'acme/rocket-3', aliases: [], variants: [] });
     expect((await getModel('acme/rocket-3')).name).toBe('Acme: Rocket 1');
-    const writtenAt = performance.now();
     await server.db.model.update({ where: { id: 'acme/rocket-3' }, data: { name: 'Acme: Rocket Three' } });
-    // The snapshot read just now may be used for up to a second, then is reloaded in the background.
-    await pastCacheTtl(writtenAt);
-    await getModel('acme/rocket-3'); // answered from the old snapshot while the new one loads
-    await expect.poll(async () => (await getModel('acme/rocket-3')).name, { timeout: 2_000, interval: 20 }).toBe('Acme: Rocket Three');
+    // The snapshot read just now is used until its TTL runs out, then reloaded in the background
+    // (the answer that finds it stale still comes from it).
+    await expect.poll(async () => (await getModel('acme/rocket-3')).name, { interval: 50 }).toBe('Acme: Rocket Three');
   });
 
   it('400 for bad entries, and nothing of a failed import is kept', async () => {

@@ -227,7 +227,7 @@ describe('two replicas on one database and one bucket', () => {
       await trpc(writer, 'keys.update', { hash: created.data.hash, disabled: true });
       const answered = performance.now();
       expect((await writer.request('/api/v1/key', { key: created.key })).status).toBe(401);
-      await until(async () => (await other.request('/api/v1/key', { key: created.key })).status === 401, 2);
+      await until(async () => (await other.request('/api/v1/key', { key: created.key })).status === 401, { everyMs: 2 });
       const refused = performance.now();
       sinceSent.push(refused - sent);
       sinceAnswered.push(refused - answered);

@@ -2,6 +2,7 @@
 // it is echoed, written into every log line of its request, and named in error answers.
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing.js';
+import { until } from './fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -15,9 +16,9 @@ afterAll(async () => {
 
 const linesOf = (requestId: string) => server.logs.filter((entry) => entry.request_id === requestId);
 
-/** The log settles when the answer has been read: the request line is written on 'finish'. */
-async function settled() {
-  await new Promise((resolve) => setTimeout(resolve, 20));
+/** The request line is written on 'finish', after the answer may have been read: wait for it. */
+async function settled(requestId: string, logs = server.logs) {
+  await until(() => logs.some((entry) => entry.request_id === requestId && entry.msg === 'request'), { what: `the request line of ${requestId}` });
 }
 
 describe('X-Request-Id', () => {
@@ -26,7 +27,7 @@ describe('X-Request-Id', () => {
     expect(res.status).toBe(200);
     const id = res.headers.get('x-request-id')!;
     expect(id).toMatch(UUID);
-    await settled();
+    await settled(id);
     expect(linesOf(id)).toEqual([
       expect.objectContaining({
         msg: 'request',
@@ -47,7 +48,7 @@ describe('X-Request-Id', () => {
       const res = await server.request(path, { headers: { 'x-request-id': id } });
       expect(res.status, path).toBe(200);
       expect(res.headers.get('x-request-id')).toBe(id);
-      await settled();
+      await settled(id);
       expect(linesOf(id).map((e) => e.path)).toEqual([path]);
     }
   });
@@ -55,13 +56,13 @@ describe('X-Request-Id', () => {
   it('makes no child logger for a request that logs nothing but its line', async () => {
     const child = vi.spyOn(server.logger, 'child');
     try {
-      for (const path of ['/api/v1/key', '/trpc/keys.current', '/api/v1/models']) {
-        expect((await server.request(path)).status, path).toBe(200);
+      for (const [i, path] of ['/api/v1/key', '/trpc/keys.current', '/api/v1/models'].entries()) {
+        expect((await server.request(path, { headers: { 'x-request-id': `no-child-${i}` } })).status, path).toBe(200);
       }
       // The platform's procedures too.
       const organizations = `/trpc/organizations.list?input=${encodeURIComponent('{}')}`;
-      expect((await server.request(organizations, { key: server.platformKey })).status).toBe(200);
-      await settled();
+      expect((await server.request(organizations, { key: server.platformKey, headers: { 'x-request-id': 'no-child-3' } })).status).toBe(200);
+      for (const i of [0, 1, 2, 3]) await settled(`no-child-${i}`);
       expect(child).not.toHaveBeenCalled();
     } finally {
       child.mockRestore();
@@ -102,7 +103,7 @@ describe('X-Request-Id', () => {
       for (const path of ['/api/v1/key', '/trpc/keys.current']) {
         const res = await other.request(path, { headers: { 'x-request-id': `broken-${path.length}` } });
         expect(res.status).toBe(500);
-        await settled();
+        await settled(`broken-${path.length}`, other.logs);
         const lines = other.logs.filter((e) => e.request_id === `broken-${path.length}`);
         expect(lines.map((e) => e.msg)).toEqual(['internal error', 'request']);
         expect(lines[0]).toMatchObject({ level: 50, err: expect.objectContaining({ message: expect.stringContaining('key_usage_daily') }) });
@@ -119,14 +120,14 @@ describe('the request log', () => {
     for (const path of ['/healthz', '/readyz', '/api/v1/key']) {
       const id = `level-${path}`;
       await server.request(path, { key: path === '/api/v1/key' ? server.managementKey : null, headers: { 'x-request-id': id } });
-      await settled();
+      await settled(id);
       expect(linesOf(id), path).toEqual([expect.objectContaining({ msg: 'request', path, level: path === '/api/v1/key' ? 30 : 20 })]);
     }
   });
 
   it('never writes the key, and names the caller by its hash', async () => {
     await server.request('/api/v1/key?probe=1', { headers: { 'x-request-id': 'hash-only' } });
-    await settled();
+    await settled('hash-only');
     expect(linesOf('hash-only')[0]).toMatchObject({ key_hash: expect.stringMatching(/^[0-9a-f]{64}$/), latency_ms: expect.any(Number) });
     expect(JSON.stringify(server.logs)).not.toContain(server.managementKey.slice(9));
   });

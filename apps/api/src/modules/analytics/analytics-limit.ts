@@ -25,6 +25,13 @@ export class AnalyticsLimit {
     this.#perOrganization = Math.ceil(concurrency / 2);
   }
 
+  /** Statements running (holding a slot), and those waiting for one, in this process. */
+  get state(): { running: number; waiting: number } {
+    let waiting = this.#all.pendingCount;
+    for (const own of this.#byOrganization.values()) waiting += own.pendingCount;
+    return { running: this.#all.activeCount, waiting };
+  }
+
   /**
    * Runs `query` once the organization and the process each have a slot free. When the slot came
    * after `waitMs`, the query is not run: 408 (Timeout), as if it had run past its limit, and the

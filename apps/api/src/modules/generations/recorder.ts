@@ -147,6 +147,11 @@ export class GenerationRecorder {
     this.#observe = options.observe ?? (() => undefined);
   }
 
+  /** Recordings waiting for a writer, and the writers at work (for metrics and tests). */
+  get state(): { queued: number; writers: number } {
+    return { queued: this.#queue.length, writers: this.#writers };
+  }
+
   record(row: GenerationRowJson, extras: RecordingExtras): Promise<RecordingOutcome> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ row, extras, resolve, reject });
