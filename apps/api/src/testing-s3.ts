@@ -2,6 +2,7 @@
 // one per test process, started on first use, its objects in a temporary directory. Each test
 // server gets a bucket of its own. s3rver is a dev dependency: only tests load it.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
@@ -34,7 +35,9 @@ export function testS3(): Promise<TestS3> {
 
 async function start(): Promise<TestS3> {
   const { default: S3rverClass } = (await import('s3rver')) as unknown as { default: typeof S3rver };
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-s3-'));
+  // Under a vitest run, the run's scratch directory (removed after the last test process, whose
+  // exit handlers do not run); elsewhere (the bench), the temporary directory, removed on exit.
+  const directory = await fs.mkdtemp(path.join(process.env.SWITCHYARD_TEST_SCRATCH ?? os.tmpdir(), 'switchyard-test-s3-'));
   const launch = async (port: number) => {
     const server = new S3rverClass({ address: '127.0.0.1', port, directory, silent: true });
     const address = await server.run();
@@ -43,7 +46,8 @@ async function start(): Promise<TestS3> {
   };
   const port = await launch(0);
   const endpoint = `http://127.0.0.1:${port}`;
-  process.once('exit', () => void fs.rm(directory, { recursive: true, force: true }));
+  // Synchronously: an 'exit' handler cannot wait for a promise.
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
   // Buckets are made with a signed request like any client's.
   const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
   const client = new S3Client({
