@@ -534,7 +534,8 @@ async function lockAnalyticsTables(server: TestServer, tables = 'analytics_daily
       locked();
       await held;
     },
-    { timeout: 60_000 },
+    // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
+    { timeout: 60_000, maxWait: 30_000 },
   );
   await isLocked;
   const waiting = `FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '${statement}'`;

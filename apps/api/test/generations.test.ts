@@ -220,16 +220,27 @@ describe('recording a generation (generations.record)', () => {
   async function holdGeneration(row: GenerationRowJson) {
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let inserted: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (inserted = resolve));
     const settled = env.server.db
       .$transaction(
         async (tx) => {
           await tx.$executeRawUnsafe(`INSERT INTO generations SELECT * FROM jsonb_populate_record(NULL::generations, $1::jsonb)`, JSON.stringify(row));
+          inserted();
           await released;
           throw new Error('rolled back on purpose');
         },
-        { timeout: 30_000 },
+        // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
+        { timeout: 60_000, maxWait: 30_000 },
       )
       .catch((error: unknown) => error);
+    // The row is held once inserted; a transaction that failed before that fails the test here.
+    await Promise.race([
+      holding,
+      settled.then((error) => {
+        throw new Error(`the holding transaction ended before it held the row: ${String(error)}`);
+      }),
+    ]);
     await lockWaits(0);
     return async () => {
       release();

@@ -144,7 +144,8 @@ describe('POST /keys', () => {
         locked();
         await held;
       },
-      { timeout: 30_000 },
+      // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
+      { timeout: 30_000, maxWait: 30_000 },
     );
     await isLocked;
     let answered = false;
