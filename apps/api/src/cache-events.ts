@@ -1,7 +1,7 @@
 // Replicas that agree at once: every process LISTENs on the channel that the database's triggers
 // announce cache-relevant writes on (migrations "cache_notifications" and
 // "guardrail_cache_notifications": "key:<hash>", "organization:<id>", "members:<organization id>",
-// "guardrails:<organization id>", "catalog"), and drops the affected entries when a notification
+// "guardrails:<organization id>", "routing:<organization id>", "catalog"), and drops the affected entries when a notification
 // arrives. While the listening connection is down, announcements are lost:
 // CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
 // holds.
@@ -11,6 +11,7 @@ import type { KeyCache } from './access/callers.js';
 import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/organization/member-order.js';
+import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 
 export const CACHE_CHANNEL = 'switchyard_cache';
 
@@ -19,6 +20,7 @@ export interface Caches {
   catalog: CatalogCache;
   memberOrder: MemberOrderCache;
   guardrails: GuardrailCache;
+  workspaceRouting: WorkspaceRoutingCache;
 }
 
 /** Drops what one announcement names. */
@@ -28,6 +30,7 @@ export function applyCacheEvent(caches: Caches, payload: string): void {
   else if (payload.startsWith('organization:')) caches.keys.forgetOrganization(payload.slice('organization:'.length));
   else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
   else if (payload.startsWith('guardrails:')) caches.guardrails.forgetOrganization(payload.slice('guardrails:'.length));
+  else if (payload.startsWith('routing:')) caches.workspaceRouting.forgetOrganization(payload.slice('routing:'.length));
 }
 
 /** Drops everything (announcements may have been missed). */
@@ -36,6 +39,7 @@ export function clearCaches(caches: Caches): void {
   caches.catalog.invalidate();
   caches.memberOrder.clear();
   caches.guardrails.clear();
+  caches.workspaceRouting.clear();
 }
 
 export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger: Logger): Promise<Listener> {

@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
+  RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
+  RESERVATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce
@@ -149,6 +151,10 @@ export interface Config {
    * at once; recordings made through another replica within this time (at most 1 s).
    */
   usageCacheMs: number;
+  /** How long a routing reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
+  reservationTtlMs: number;
+  /** How often expired reservations are deleted (RESERVATION_SWEEP_INTERVAL_MS); 0: never. */
+  reservationSweepIntervalMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -277,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     cacheTtlMs: e.CACHE_TTL_MS,
     usageCacheMs: e.USAGE_CACHE_MS,
+    reservationTtlMs: e.RESERVATION_TTL_MS,
+    reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,
     media: {

@@ -75,6 +75,19 @@ export class Metrics {
   /** The concurrency limits that report their slots, by kind. */
   readonly #slots = new Map<string, () => { running: number; waiting: number }>();
 
+  readonly routingDecisions = new Counter({
+    name: `${PREFIX}routing_decisions_total`,
+    help: 'routing.authorize decisions, by outcome (allowed, refused) and code (the refusal code; "ok" when allowed)',
+    labelNames: ['outcome', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly reservationsExpired = new Counter({
+    name: `${PREFIX}reservations_expired_total`,
+    help: 'Routing reservations deleted by the sweep because neither a recording nor routing.release came in time',
+    registers: [this.registry],
+  });
+
   constructor(pool: () => PoolStats | undefined) {
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     const stats = () => pool() ?? { total: 0, idle: 0, waiting: 0 };

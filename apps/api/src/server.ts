@@ -22,6 +22,8 @@ import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 import { listenForCacheEvents } from './cache-events.js';
+import { startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { SpendCache } from './modules/routing/spend.js';
 
 export interface RunningServer {
   url: string;
@@ -127,6 +129,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
   let db: Db | undefined;
   let listener: Listener | undefined;
   let sweeper: StorageSweeper | undefined;
+  let reservations: { stop(): Promise<void> } | undefined;
   let metricsListener: Server | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
@@ -159,10 +162,18 @@ export async function startServer(config: Config, logger: Logger, options: { now
       catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
       memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
       guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
+      workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
     };
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
+    reservations = startReservationSweep(
+      db,
+      now,
+      config.reservationSweepIntervalMs,
+      (count) => metrics.reservationsExpired.inc(count),
+      (error) => logger.warn({ err: error }, 'could not delete expired reservations; trying again at the next sweep'),
+    );
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -177,6 +188,8 @@ export async function startServer(config: Config, logger: Logger, options: { now
         metrics,
         ...caches,
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
+        spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
+        reservationTtlMs: config.reservationTtlMs,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit,
@@ -207,6 +220,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
 
     const openListener = listener;
     const openSweeper = sweeper;
+    const openReservations = reservations;
     const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
@@ -221,6 +235,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         closing ??= (async () => {
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
+          await openReservations.stop();
           await openListener.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();
@@ -230,6 +245,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     };
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
+    await reservations?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     if (metricsListener?.listening) await drain(metricsListener);
     await db?.$disconnect().catch(() => undefined);

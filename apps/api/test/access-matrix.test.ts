@@ -113,6 +113,8 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
     input: (fx) => ({ generations: [{ id: generationId(), api_key_hash: fx.regular.hash, model: 'openai/gpt-4o', usage: 0.01 }] }),
   },
   'generations.addCredits': { input: (fx) => ({ organization_id: fx.server.organizationId, amount: 1 }) },
+  'routing.authorize': { input: (fx) => ({ api_key_hash: fx.regular.hash, model: 'openai/gpt-4o' }) },
+  'routing.release': { input: () => ({ reservation_id: randomUUID() }) },
   'organization.members': { input: () => ({}) },
   'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },
   'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:admin' }), scoped: true },

@@ -98,6 +98,7 @@ export const RecordGenerationInputSchema = z.object({
     .describe('SHA-256 of the key that made the request'),
   model: z.string().min(1).max(300),
   created_at: z.iso.datetime({ offset: true }).optional().describe('Defaults to now; its UTC day is the rollup day'),
+  reservation_id: z.uuid().nullish().describe("routing.authorize's reservation: settled in the same transaction as the spend"),
   request_id: z.string().nullish(),
   upstream_id: z.string().nullish(),
   provider_name: z.string().nullish(),

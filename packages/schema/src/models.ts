@@ -170,6 +170,7 @@ export const CatalogEndpointSchema = z.object({
   supports_implicit_caching: z.boolean().default(false),
   supports_tool_choice: ToolChoiceSupportSchema.nullish().describe('Defaults to all true when the parameters include tool_choice, else all false'),
   status: z.number().int().min(-100).max(100).default(0).describe('0 = serving; known values 0, -1, -2, -3, -5, -10'),
+  zdr: z.boolean().default(false).describe('Zero data retention: the provider keeps no prompt or completion of a request to this endpoint'),
 });
 export type CatalogEndpoint = z.infer<typeof CatalogEndpointSchema>;
 

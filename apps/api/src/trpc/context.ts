@@ -9,6 +9,8 @@ import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
 import type { UsageCache } from '../modules/keys/usage-cache.js';
 import type { AnalyticsLimit } from '../modules/analytics/analytics-limit.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
+import type { SpendCache } from '../modules/routing/spend.js';
+import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
@@ -36,6 +38,12 @@ export interface AppDeps {
   guardrails: GuardrailCache;
   /** Each key's spend figures for GET /key, kept up to USAGE_CACHE_MS; forgotten when this process records for the key. */
   usage: UsageCache;
+  /** Each workspace's budgets, BYOK credentials and settings for routing decisions, kept up to CACHE_TTL_MS. */
+  workspaceRouting: WorkspaceRoutingCache;
+  /** Limits' remaining amounts for decisions that hold nothing, kept up to USAGE_CACHE_MS. */
+  spend: SpendCache;
+  /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
+  reservationTtlMs: number;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */

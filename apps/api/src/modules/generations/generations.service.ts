@@ -17,6 +17,7 @@ import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type H
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import type { UsageCache } from '../keys/usage-cache.js';
+import type { SpendCache } from '../routing/spend.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
@@ -217,6 +218,7 @@ const NOT_FROM_INPUT: ReadonlySet<string> = new Set([
   'api_key_id',
   'user_id',
   'is_free',
+  'reservation_id',
 ]);
 
 /**
@@ -233,7 +235,7 @@ const NOT_FROM_INPUT: ReadonlySet<string> = new Set([
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
-type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; usage: UsageCache; recorder: GenerationRecorder };
+type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; usage: UsageCache; spend: SpendCache; recorder: GenerationRecorder };
 
 export async function recordGeneration(deps: RecordDeps, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
   const { db } = deps;
@@ -275,10 +277,12 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
     // The UTC day: the date part of the ISO text.
     day: createdAtText.slice(0, 10),
     content: input.content ?? null,
+    reservation: input.reservation_id ?? null,
   });
 
   if (outcome.inserted) {
     deps.usage.forget(key.id);
+    deps.spend.forgetOrganization(key.organization_id);
     return { id: input.id, recorded: true, is_free: isFree, content_stored: outcome.contentStored };
   }
 

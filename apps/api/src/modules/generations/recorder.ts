@@ -35,6 +35,8 @@ export interface RecordingExtras {
   day: string;
   /** The content to store when the organization stores content, else null. */
   content: { input: unknown; output?: { completion?: string; reasoning?: string | null }; error?: unknown } | null;
+  /** The reservation (routing.authorize) that this generation settles: deleted in the same statement. */
+  reservation?: string | null;
 }
 
 export interface RecordingOutcome {
@@ -57,10 +59,13 @@ const RECORD_BATCH = statement(
     ON CONFLICT (id) DO NOTHING
     RETURNING *
   ), new AS (
-    SELECT ins.*, x.byok, x.day, x.content, o.store_content AND x.content IS NOT NULL AS store
+    SELECT ins.*, x.byok, x.day, x.content, x.reservation, o.store_content AND x.content IS NOT NULL AS store
     FROM ins
-    JOIN jsonb_to_recordset($2::jsonb) AS x(id text, byok numeric, day date, content jsonb) ON x.id = ins.id
+    JOIN jsonb_to_recordset($2::jsonb) AS x(id text, byok numeric, day date, content jsonb, reservation uuid) ON x.id = ins.id
     JOIN organizations o ON o.id = ins.organization_id
+  ), settled AS (
+    -- A generation settles its key's reservation: the spend it held is now recorded.
+    DELETE FROM spend_reservations r USING new WHERE r.id = new.reservation AND r.api_key_id = new.api_key_id
   ), content AS (
     INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
     SELECT id, organization_id, content->'input', coalesce(content->'output'->>'completion', ''),

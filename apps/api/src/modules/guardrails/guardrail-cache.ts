@@ -1,5 +1,5 @@
 // The guardrails that apply to a key (its workspace's guardrails assigned to the key or to its
-// user), kept in memory for at most `ttlMs`. GET /model checks them on every request; read from
+// user, else the workspace's default guardrail), kept in memory for at most `ttlMs`. GET /model checks them on every request; read from
 // PostgreSQL each time, that check was the route's only query (measured in the README's
 // benchmarks). Guardrail and assignment writes through this process forget the organization's
 // entries at once; writes anywhere else as soon as their notification arrives (cache-events.ts:
@@ -8,15 +8,49 @@ import { parsedJson, queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { TtlCache } from '../../cache.js';
+import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import type { CacheCounter } from '../../metrics.js';
 
+/**
+ * The guardrails that apply to a key: those of its workspace assigned to the key or to its user;
+ * a key with neither is governed by its workspace's default guardrail ($5), once that exists
+ * (admin-api.md A14, A16), as routing_covered_keys() counts its spend.
+ */
 const APPLICABLE_GUARDRAILS = statement(
   `
-  SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
-  WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
-    AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
-      OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`,
-  z.object({ id: z.string(), allowed_models: parsedJson, ignored_models: parsedJson }),
+  WITH assigned AS (
+    SELECT g.* FROM guardrails g
+    WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
+      AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
+        OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))
+  ), applicable AS (
+    SELECT * FROM assigned
+    UNION ALL
+    SELECT g.* FROM guardrails g
+    WHERE g.id = $5::uuid AND g.organization_id = $1 AND g.workspace_id = $2::uuid AND NOT EXISTS (SELECT 1 FROM assigned)
+  )
+  SELECT id, allowed_models, ignored_models, allowed_providers, ignored_providers, allowed_data_regions,
+         enforce_zdr, enforce_zdr_anthropic, enforce_zdr_openai, enforce_zdr_google, enforce_zdr_xai, enforce_zdr_other,
+         limit_usd::text AS limit_usd, reset_interval::text AS reset_interval, include_byok_in_budgets, id = $5::uuid AS is_default
+  FROM applicable ORDER BY id`,
+  z.object({
+    id: z.string(),
+    allowed_models: parsedJson,
+    ignored_models: parsedJson,
+    allowed_providers: parsedJson,
+    ignored_providers: parsedJson,
+    allowed_data_regions: parsedJson,
+    enforce_zdr: z.boolean(),
+    enforce_zdr_anthropic: z.boolean().nullable(),
+    enforce_zdr_openai: z.boolean().nullable(),
+    enforce_zdr_google: z.boolean().nullable(),
+    enforce_zdr_xai: z.boolean().nullable(),
+    enforce_zdr_other: z.boolean().nullable(),
+    limit_usd: z.string(),
+    reset_interval: z.enum(['daily', 'weekly', 'monthly']).nullable(),
+    include_byok_in_budgets: z.boolean(),
+    is_default: z.boolean(),
+  }),
 );
 
 export type ApplicableGuardrail = z.infer<typeof APPLICABLE_GUARDRAILS.row>;
@@ -35,7 +69,7 @@ export class GuardrailCache {
 
   /** The guardrails that apply to the actor's key. */
   async applicable(db: Db, actor: Actor): Promise<readonly ApplicableGuardrail[]> {
-    const params = [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId] as const;
+    const params = [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId, defaultGuardrailId(actor.workspaceId)] as const;
     const entry = await this.#entries.get(params.join(' '), async () => ({
       organizationId: actor.organizationId,
       guardrails: await queryRows(db, APPLICABLE_GUARDRAILS, [...params]),

@@ -32,6 +32,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { lockMembers } from '../organization/members.service.js';
+import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import { pageOf, type PageWindow } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
@@ -321,9 +322,28 @@ export async function getGuardrail(db: Db, actor: Actor, input: GuardrailIdInput
 export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardrailInput): Promise<Guardrail> {
   const { id, ...fields } = input;
   const data = guardrailData(fields);
-  const existing = await findGuardrail(db, actor, id);
+  const existing = await findGuardrail(db, actor, id).catch(async (error: unknown) => {
+    if (!(error instanceof NotFound)) throw error;
+    // A16: the id of a workspace's default guardrail that was never written: this PATCH creates it.
+    const workspace = await defaultGuardrailWorkspace(db, actor, id);
+    if (!workspace) throw error;
+    return db.guardrail.upsert({
+      where: { id },
+      create: { ...data, id, name: fields.name ?? 'Default guardrail', organization_id: workspace.organization_id, workspace_id: workspace.id },
+      update: {},
+    });
+  });
   const row = await db.guardrail.update({ where: { id: existing.id }, data });
   return guardrailOf(row);
+}
+
+/** The live workspace of the actor's organization whose default guardrail has this id, if any. */
+async function defaultGuardrailWorkspace(db: Db, actor: Actor, id: string) {
+  const workspaces = await db.workspace.findMany({
+    where: { organization_id: actor.organizationId, deleted_at: null },
+    select: { id: true, organization_id: true },
+  });
+  return workspaces.find((w) => defaultGuardrailId(w.id) === id && canSeeWorkspace(actor, w.id)) ?? null;
 }
 
 /** Deletes the guardrail; its key and member assignments go with it (ON DELETE CASCADE). */

@@ -19,6 +19,7 @@ import type {
   UpsertVariantInput,
 } from '@switchyard/schema';
 import { GetModelOutputSchema, ListEmbeddingsModelsOutputSchema } from '@switchyard/schema';
+import { evaluatePolicy } from '../routing/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
@@ -132,25 +133,14 @@ export function modelOf({ model: m, variant: v }: ResolvedModel, apiPath: string
   } satisfies Model;
 }
 
-function stringList(value: Prisma.JsonValue | null): string[] | null {
-  return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase()) : null;
-}
-
 /**
- * 403 when a guardrail of the key's workspace that applies to the key (assigned to it, or to its
- * user) keeps the model out: it is in `ignored_models`, or `allowed_models` is a list without it.
- * A list entry names the canonical model (all its variants) or one variant.
+ * 403 when the routing policy (modules/routing/policy.ts) keeps the model from the key: a guardrail
+ * that applies to it (assigned to it or to its user, else its workspace's default guardrail) has it
+ * in `ignored_models`, or `allowed_models` is a list without it.
  */
 async function assertModelAllowed(db: Db, guardrailCache: GuardrailCache, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const guardrails = await guardrailCache.applicable(db, actor);
-  const names = [resolved.model.lookup, ...(resolved.variant ? [resolved.variant.lookup] : [])];
-  for (const g of guardrails) {
-    const allowed = stringList(g.allowed_models);
-    const ignored = stringList(g.ignored_models);
-    if (ignored?.some((n) => names.includes(n)) || (allowed && !allowed.some((n) => names.includes(n)))) {
-      throw new Forbidden(`model ${resolved.model.id} blocked by guardrail ${g.id}`);
-    }
-  }
+  const verdict = evaluatePolicy({ guardrails: await guardrailCache.applicable(db, actor), model: resolved });
+  if (verdict.refusal) throw new Forbidden(verdict.refusal.message);
 }
 
 /**
@@ -324,6 +314,7 @@ function endpointData(model: ModelRow, providerName: string, e: CatalogEndpoint,
     supports_implicit_caching: e.supports_implicit_caching,
     supports_tool_choice: e.supports_tool_choice ?? { auto: toolChoice, function: toolChoice, none: toolChoice, required: toolChoice },
     status: e.status,
+    zdr: e.zdr,
     position,
   };
 }

@@ -1,0 +1,315 @@
+// routing.authorize and routing.release: the routing service asks before each request whether it
+// may go through, and where, and Switchyard decides by everything an organization stored: the key
+// (enabled, unexpired, its organization enabled), the model, the guardrails that apply, the BYOK
+// credentials, the free-model quota, and the spend limits (the key's limit, the guardrails' limits,
+// the workspace's budgets, the credit balance). The checks run in REFUSAL_ORDER; the first that
+// refuses is the answer. A decision that holds nothing is made from memory; one that holds an
+// estimated cost makes one statement, routing_reserve(), exact across replicas.
+import { randomUUID } from 'node:crypto';
+import type { ApiKey, ByokCredential, Db } from '@switchyard/db';
+import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } from '@switchyard/schema';
+import type { z } from 'zod';
+import { queryRows, statement } from '@switchyard/db';
+import { z as zod } from 'zod';
+import type { KeyCache } from '../../access/callers.js';
+import { TtlCache } from '../../cache.js';
+import type { CacheCounter, Metrics } from '../../metrics.js';
+import type { SecretBox } from '../byok/secret-box.js';
+import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
+import type { UsageCache } from '../keys/usage-cache.js';
+import type { CatalogCache } from '../models/catalog-cache.js';
+import { isFreeModel, resolveModel } from '../models/models.service.js';
+import { evaluatePolicy, type Region } from './policy.js';
+import { refusal, type Refusal } from './refusals.js';
+import { type Interval, type LimitCheck, sinceOf, sqlCheck, type SpendCache, windowEnd } from './spend.js';
+
+/** What routing decides by per workspace: its budgets, its BYOK credentials and its settings. */
+interface WorkspaceRouting {
+  organizationId: string;
+  includeByokInBudgets: boolean;
+  defaultProviderSort: string | null;
+  budgets: { interval: Interval; limit: string }[];
+  credentials: ByokCredential[];
+}
+
+/**
+ * Each workspace's routing rows, kept for at most CACHE_TTL_MS; writes through any process are
+ * announced as "routing:<organization id>" (migration "routing_decisions") and forget the
+ * organization's entries at once.
+ */
+export class WorkspaceRoutingCache {
+  readonly #entries: TtlCache<string, WorkspaceRouting | null>;
+
+  constructor(ttlMs: number, counter?: CacheCounter) {
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+  }
+
+  of(db: Db, organizationId: string, workspaceId: string): Promise<WorkspaceRouting | null> {
+    return this.#entries.get(workspaceId, async () => {
+      const workspace = await db.workspace.findFirst({
+        where: { id: workspaceId, organization_id: organizationId, deleted_at: null },
+        include: {
+          budgets: { orderBy: { reset_interval: 'asc' } },
+          byok_credentials: { where: { deleted_at: null, disabled: false }, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }] },
+        },
+      });
+      if (!workspace) return null;
+      return {
+        organizationId,
+        includeByokInBudgets: workspace.include_byok_in_budgets,
+        defaultProviderSort: workspace.default_provider_sort,
+        budgets: workspace.budgets.map((b) => ({ interval: b.reset_interval, limit: b.limit_usd.toString() })),
+        credentials: workspace.byok_credentials,
+      };
+    });
+  }
+
+  forgetOrganization(organizationId: string): void {
+    this.#entries.deleteWhere((entry) => entry === null || entry.organizationId === organizationId);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+export interface RoutingDeps {
+  db: Db;
+  now: () => Date;
+  keys: KeyCache;
+  catalog: CatalogCache;
+  guardrails: GuardrailCache;
+  usage: UsageCache;
+  secrets: SecretBox;
+  workspaceRouting: WorkspaceRoutingCache;
+  spend: SpendCache;
+  /** How long a reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
+  reservationTtlMs: number;
+  metrics: Metrics;
+}
+
+type AuthorizeInput = z.output<typeof RoutingAuthorizeInputSchema>;
+
+/** 401 refusals: the key and its organization, as authenticate() decides them for the API. */
+async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{ refusal: Refusal } | { key: ApiKey }> {
+  const found = await deps.keys.find(deps.db, hash);
+  if (found?.kind !== 'tenant') return { refusal: refusal('key_unknown') };
+  const key = found.key;
+  if (key.deleted_at) return { refusal: refusal('key_deleted') };
+  if (key.disabled) return { refusal: refusal('key_disabled') };
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return { refusal: refusal('key_expired', { at: key.expires_at.toISOString() }) };
+  if (found.organizationDisabled) return { refusal: refusal('organization_disabled') };
+  return { key };
+}
+
+const secondsUntil = (at: Date | null, now: Date) => (at ? Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000)) : null);
+
+/** The spend limits that apply, narrowest first: the key's, each guardrail's, each budget, the credit balance. */
+function limitChecks(
+  key: ApiKey,
+  guardrails: Awaited<ReturnType<GuardrailCache['applicable']>>,
+  workspace: WorkspaceRouting,
+  paid: boolean,
+  now: Date,
+): LimitCheck[] {
+  const checks: LimitCheck[] = [];
+  if (key.limit !== null) {
+    const interval: Interval = key.limit_reset ?? 'lifetime';
+    checks.push({
+      name: 'key',
+      scope: 'keys',
+      keys: [key.id],
+      since: sinceOf(interval, now),
+      byok: key.include_byok_in_limit,
+      limit: key.limit.toString(),
+      interval,
+    });
+  }
+  for (const g of guardrails) {
+    if (g.reset_interval === null) continue;
+    checks.push({
+      name: `guardrail:${g.id}`,
+      scope: 'guardrail',
+      guardrail_id: g.id,
+      workspace_id: key.workspace_id,
+      is_default: g.is_default,
+      since: sinceOf(g.reset_interval, now),
+      byok: g.include_byok_in_budgets,
+      limit: g.limit_usd,
+      interval: g.reset_interval,
+    });
+  }
+  for (const b of workspace.budgets) {
+    checks.push({
+      name: `budget:${b.interval}`,
+      scope: 'workspace',
+      workspace_id: key.workspace_id,
+      since: sinceOf(b.interval, now),
+      byok: workspace.includeByokInBudgets,
+      limit: b.limit,
+      interval: b.interval,
+    });
+  }
+  if (paid) checks.push({ name: 'credits', scope: 'credits', since: null, byok: false, limit: '0', interval: 'lifetime' });
+  return checks;
+}
+
+/** The refusal of the first check (in the order given) with less than `needed` left. */
+function spendRefusal(checks: readonly LimitCheck[], remaining: ReadonlyMap<string, number>, needed: number, now: Date): Refusal | null {
+  for (const check of checks) {
+    const left = remaining.get(check.name) ?? 0;
+    // Holding nothing: refused once nothing is left. Holding c: refused unless c is left.
+    if (needed > 0 ? left >= needed : left > 0) continue;
+    const details = { window: check.interval, limit: check.limit, remaining: Math.max(0, left).toFixed(6), guardrail: check.guardrail_id ?? '' };
+    const retry = secondsUntil(windowEnd(check.interval, now), now);
+    if (check.scope === 'keys') return refusal('key_limit', details, retry);
+    if (check.scope === 'guardrail') return refusal('guardrail_limit', details, retry);
+    if (check.scope === 'workspace') return refusal('budget_exhausted', details, retry);
+    return refusal('credits_exhausted', details, null);
+  }
+  return null;
+}
+
+const RESERVE = statement(
+  `SELECT reserved, name, remaining::text AS remaining FROM routing_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5::numeric, $6::jsonb, $7::timestamptz, $8::timestamptz)`,
+  zod.object({ reserved: zod.boolean(), name: zod.string().nullable(), remaining: zod.string().nullable() }),
+);
+
+/** Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the server. */
+function endpointOf(secrets: SecretBox, r: { provider: string; tag: string | null; zdr: boolean; credential: ByokCredential | null }): RoutingEndpoint {
+  const c = r.credential;
+  return { provider: r.provider, tag: r.tag, zdr: r.zdr, byok: c ? { id: c.id, secret: secrets.open(c.secret_ciphertext!, c.id) } : null };
+}
+
+export async function authorize(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
+  const decision = await decide(deps, input);
+  deps.metrics.routingDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'refused', code: decision.allowed ? 'ok' : decision.code });
+  return decision;
+}
+
+async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
+  const { db } = deps;
+  const now = deps.now();
+  const refused = (r: Refusal): RoutingDecision => ({ allowed: false, ...r });
+
+  const who = await keyRefusal(deps, input.api_key_hash, now);
+  if ('refusal' in who) return refused(who.refusal);
+  const key = who.key;
+
+  const snapshot = await deps.catalog.snapshot(db);
+  const model = resolveModel(snapshot, input.model);
+  if (!model) return refused(refusal('model_not_found', { model: input.model }));
+
+  const actor = { kind: 'tenant' as const, key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
+  const [guardrails, workspace] = await Promise.all([
+    deps.guardrails.applicable(db, actor),
+    deps.workspaceRouting.of(db, key.organization_id, key.workspace_id),
+  ]);
+  // A key's workspace is live while the key is (a deleted workspace retires its keys).
+  if (!workspace) return refused(refusal('key_deleted'));
+
+  const verdict = evaluatePolicy({
+    guardrails,
+    model,
+    route: {
+      endpoints: snapshot.endpoints.get(model.model.id) ?? [],
+      credentials: workspace.credentials,
+      key: { hash: key.hash, userId: key.creator_user_id },
+      region: (input.region ?? 'global') as Region,
+      preferences: input.provider ?? {},
+      defaultSort: workspace.defaultProviderSort,
+    },
+  });
+  if (verdict.refusal) return refused(verdict.refusal);
+
+  const free = isFreeModel(model);
+  const remaining: { limit: string; remaining: number; resets_at: string | null }[] = [];
+  if (free) {
+    const usage = await deps.usage.of(db, key.id, now);
+    const used = usage?.free_requests_today ?? 0;
+    const tomorrow = windowEnd('daily', now);
+    if (used >= key.free_model_daily_limit) {
+      return refused(refusal('free_model_daily', { limit: key.free_model_daily_limit }, secondsUntil(tomorrow, now)));
+    }
+    remaining.push({ limit: 'free:daily', remaining: key.free_model_daily_limit - used - 1, resets_at: tomorrow?.toISOString() ?? null });
+  }
+
+  const checks = limitChecks(key, guardrails, workspace, !free, now);
+  const cost = input.estimated_cost;
+  let reservationId: string | null = null;
+  let left: Map<string, number>;
+  if (cost > 0 && checks.length > 0) {
+    const id = randomUUID();
+    const rows = await queryRows(db, RESERVE, [
+      id,
+      key.organization_id,
+      key.workspace_id,
+      key.id,
+      String(cost),
+      JSON.stringify(checks.map(sqlCheck)),
+      now,
+      new Date(now.getTime() + deps.reservationTtlMs),
+    ]);
+    left = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
+    deps.spend.forgetOrganization(key.organization_id);
+    if (rows[0]?.reserved) {
+      reservationId = id;
+    } else {
+      const why = spendRefusal(checks, left, cost, now);
+      if (why) return refused(why);
+    }
+  } else {
+    left = await deps.spend.remaining(db, key.organization_id, checks, now);
+    const why = spendRefusal(checks, left, 0, now);
+    if (why) return refused(why);
+  }
+  for (const check of checks) {
+    remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: windowEnd(check.interval, now)?.toISOString() ?? null });
+  }
+
+  return {
+    allowed: true,
+    reservation_id: reservationId,
+    model: model.variant?.id ?? model.model.id,
+    endpoints: verdict.routes.map((r) => endpointOf(deps.secrets, r)),
+    remaining,
+  };
+}
+
+const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, zod.object({ organization_id: zod.string() }));
+
+/** routing.release: the request never reached a provider; what it held is free again. */
+export async function release(deps: Pick<RoutingDeps, 'db' | 'spend'>, input: { reservation_id: string }): Promise<{ released: boolean }> {
+  const rows = await queryRows(deps.db, RELEASE, [input.reservation_id]);
+  for (const row of rows) deps.spend.forgetOrganization(row.organization_id);
+  return { released: rows.length > 0 };
+}
+
+const EXPIRE = statement(
+  `DELETE FROM spend_reservations WHERE expires_at <= $1::timestamptz RETURNING organization_id`,
+  zod.object({ organization_id: zod.string() }),
+);
+
+/** Deletes the reservations past their time (they already count against nothing); returns how many. */
+export async function expireReservations(db: Db, now: Date): Promise<number> {
+  return (await queryRows(db, EXPIRE, [now])).length;
+}
+
+/**
+ * Deletes expired reservations every `intervalMs` (0: never) until stopped. Any replica may run it:
+ * a reservation is deleted, and counted, once.
+ */
+export function startReservationSweep(db: Db, now: () => Date, intervalMs: number, expired: (count: number) => void, failed: (error: unknown) => void) {
+  if (intervalMs === 0) return { stop: async () => undefined };
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = expireReservations(db, now()).then(expired, failed);
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Spend in the current window, for every kind of limit: a key's limit, a workspace budget, a
+// guardrail's limit, the organization's credit balance. Windows are calendar-exact UTC (daily from
+// midnight, weekly from Monday, monthly from the 1st; lifetime never resets), as GET /key counts
+// them (keys/periods.ts). The spend itself is counted in PostgreSQL by routing_spend() (migration
+// "routing_decisions"), recorded spend plus spend held by open reservations, so that the check
+// that reserves (routing_reserve()) and the one that does not count alike.
+import { queryRows, statement, type Db } from '@switchyard/db';
+import { z } from 'zod';
+import { TtlCache } from '../../cache.js';
+import type { CacheCounter } from '../../metrics.js';
+import { periodStarts } from '../keys/periods.js';
+
+export type Interval = 'daily' | 'weekly' | 'monthly' | 'lifetime';
+
+/** One limit to check, as routing_spend() reads it. */
+export interface LimitCheck {
+  /** key, budget:<interval>, guardrail:<id>, credits */
+  name: string;
+  scope: 'keys' | 'workspace' | 'guardrail' | 'credits';
+  keys?: string[];
+  workspace_id?: string;
+  guardrail_id?: string;
+  is_default?: boolean;
+  /** The window's first UTC day (YYYY-MM-DD); null: lifetime. */
+  since: string | null;
+  byok: boolean;
+  /** USD; unused for credits (the balance is the limit). */
+  limit: string;
+  /** For messages and `resets_at`. */
+  interval: Interval;
+}
+
+/** The first UTC day of the window that contains `now`, or null for lifetime. */
+export function windowStart(interval: Interval, now: Date): Date | null {
+  if (interval === 'lifetime') return null;
+  const starts = periodStarts(now);
+  return interval === 'daily' ? starts.day : interval === 'weekly' ? starts.week : starts.month;
+}
+
+/** When the window that contains `now` ends (the next one starts), or null for lifetime. */
+export function windowEnd(interval: Interval, now: Date): Date | null {
+  const start = windowStart(interval, now);
+  if (!start) return null;
+  if (interval === 'daily') return new Date(start.getTime() + 86_400_000);
+  if (interval === 'weekly') return new Date(start.getTime() + 7 * 86_400_000);
+  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+}
+
+export const sinceOf = (interval: Interval, now: Date): string | null => windowStart(interval, now)?.toISOString().slice(0, 10) ?? null;
+
+const SPEND = statement(
+  `SELECT name, remaining::text AS remaining FROM routing_spend($1, $2::jsonb, $3::timestamptz)`,
+  z.object({ name: z.string(), remaining: z.string() }),
+);
+
+/** What is left of each limit now: its amount less recorded spend in its window and spend held. */
+export async function remainingOf(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
+  if (checks.length === 0) return new Map();
+  const rows = await queryRows(db, SPEND, [organizationId, JSON.stringify(checks.map(sqlCheck)), now]);
+  return new Map(rows.map((r) => [r.name, Number(r.remaining)]));
+}
+
+/** The check as routing_spend() reads it (without what only messages need). */
+export function sqlCheck({ interval: _interval, ...check }: LimitCheck) {
+  return check;
+}
+
+/**
+ * Remaining amounts read for a decision that reserves nothing, kept for USAGE_CACHE_MS: such a
+ * decision makes no database round trip while its figures are fresh, and may act on spend up to
+ * that old (docs/routing.md). Entries are per organization and set of checks; a reservation or a
+ * recording made through this process forgets its organization's.
+ */
+export class SpendCache {
+  readonly #entries: TtlCache<string, { organizationId: string; remaining: Map<string, number> }>;
+
+  constructor(ttlMs: number, counter?: CacheCounter) {
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+  }
+
+  async remaining(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
+    const key = `${organizationId} ${JSON.stringify(checks.map(sqlCheck))}`;
+    const entry = await this.#entries.get(key, async () => ({ organizationId, remaining: await remainingOf(db, organizationId, checks, now) }));
+    return entry.remaining;
+  }
+
+  forgetOrganization(organizationId: string): void {
+    this.#entries.deleteWhere((entry) => entry.organizationId === organizationId);
+  }
+}
