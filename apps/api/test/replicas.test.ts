@@ -259,4 +259,32 @@ describe('two replicas on one database and one bucket', () => {
     await trpc(b, 'organization.removeMember', { user_id: member.id });
     await until(async () => (await total(a)) === before);
   });
+
+  it('reserve exactly across both: with R remaining, 50 concurrent reservations of c spread over them allow floor(R / c)', async () => {
+    await platform.call(a, 'models.import', demoCatalog);
+    await platform.call(a, 'generations.addCredits', { organization_id: tenant.organizationId, amount: 100 });
+    const created = await trpc(a, 'keys.create', { name: 'reserved on both', limit: 1, limit_reset: 'monthly' });
+    const ask = (via: Replica) => platform.call(via, 'routing.authorize', { api_key_hash: created.data.hash, model: 'openai/gpt-4o', estimated_cost: 0.03 });
+    const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(i % 2 ? a : b)));
+    expect(decisions.filter((d) => d.data.allowed)).toHaveLength(Math.floor(1 / 0.03));
+  });
+
+  it('refuse a guardrail change made through one on the other, once the announcement arrives', async () => {
+    const created = await trpc(a, 'keys.create', { name: 'governed on both' });
+    const ask = async (via: Replica) => (await platform.call(via, 'routing.authorize', { api_key_hash: created.data.hash, model: 'openai/gpt-4o' })).data;
+    for (const via of [a, b]) expect((await ask(via)).allowed, via.name).toBe(true); // both keep the guardrails for 60 s
+    const guardrail = await trpc(a, 'guardrails.create', { name: 'replicated', ignored_models: ['openai/gpt-4o'] });
+    await trpc(a, 'guardrails.assignKeys', { id: guardrail.data.id, key_hashes: [created.data.hash] });
+    expect(await ask(a)).toMatchObject({ allowed: false, code: 'model_not_allowed' });
+    await until(async () => !(await ask(b)).allowed, { what: 'the other replica to apply the guardrail' });
+    // And a key disabled through the other: refused on the first.
+    await trpc(b, 'keys.update', { hash: created.data.hash, disabled: true });
+    await until(
+      async () => {
+        const decision = await ask(a);
+        return !decision.allowed && decision.code === 'key_disabled';
+      },
+      { what: 'the key disabled through the other replica to be refused' },
+    );
+  });
 });
