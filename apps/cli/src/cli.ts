@@ -13,6 +13,7 @@ import { demoCommands } from './commands/demo.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
 import { orgCommands } from './commands/orgs.js';
+import { routeCommands } from './commands/route.js';
 import { presetCommands } from './commands/presets.js';
 import { scimCommands } from './commands/scim.js';
 import { workspaceCommands } from './commands/workspaces.js';
@@ -29,6 +30,7 @@ export const commands: Command[] = [
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
+  ...routeCommands,
   ...analyticsCommands,
 ];
 

@@ -414,6 +414,26 @@ describe('help and errors', () => {
     expect(await cli(['keys', 'list'], { SWITCHYARD_API_KEY: created.management_key })).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 
+  it('route check prints the decision, every rule under --explain, and leaves nothing held', async () => {
+    expect((await cli(['models', 'import', fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url))])).code).toBe(0);
+    const created = JSON.parse((await cli(['keys', 'create', '--name', 'routed', '--limit', '1', '--limit-reset', 'daily', '--json'])).stdout) as {
+      data: { hash: string };
+    };
+    const hash = created.data.hash;
+    // A paid model with no credit: refused, with the rule that refused it.
+    const refused = await cli(['route', 'check', '--key-hash', hash, '--model', 'openai/gpt-4o', '--explain']);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).toMatch(/^refused: 402 credits_exhausted/);
+    expect(refused.stdout).toContain('[key] enabled');
+    expect(refused.stdout).toContain('[credits]');
+    const allowed = JSON.parse((await cli(['route', 'check', '--key-hash', hash, '--model', 'openai/gpt-oss-20b:free', '--cost', '1', '--json'])).stdout);
+    expect(allowed).toMatchObject({ allowed: true, model: 'openai/gpt-oss-20b:free', reservation_id: expect.any(String) });
+    expect(await server.db.spendReservation.count({ where: { id: allowed.reservation_id } })).toBe(0);
+    // Tenant keys cannot ask; bad input is a usage error.
+    expect((await cli(['route', 'check', '--key-hash', hash, '--model', 'openai/gpt-4o'], { SWITCHYARD_PLATFORM_KEY: server.managementKey })).code).toBe(1);
+    expect((await cli(['route', 'check', '--key-hash', hash, '--model', 'm', '--region', 'mars'])).code).toBe(2);
+  });
+
   it('exits 2 with usage on stderr for a mistake in the call', async () => {
     for (const args of [['nope'], ['keys', 'create'], ['keys', 'create', '--name', 'x', '--bogus'], ['keys', 'set-limit', 'abc', '--limit', 'lots']]) {
       const res = await cli(args);

@@ -25,6 +25,7 @@ export const RoutingAuthorizeInputSchema = z
     estimated_cost: z.number().min(0).max(1e6).default(0).describe('USD held until the generation is recorded or the reservation released; 0 holds nothing'),
     region: DataRegionSchema.optional().describe('The regional host the request arrived through'),
     provider: RoutingProviderPreferencesSchema.optional(),
+    explain: z.boolean().optional().describe('true: the answer says what every rule it evaluated said (`explain`)'),
   })
   .strict();
 export type RoutingAuthorizeInput = z.input<typeof RoutingAuthorizeInputSchema>;
@@ -49,12 +50,18 @@ export const RoutingRemainingSchema = z.object({
   resets_at: z.string().nullable().describe('When the window starts again (ISO 8601); null: never'),
 });
 
+const ExplainSchema = z
+  .array(z.object({ rule: z.string(), said: z.string() }))
+  .optional()
+  .describe('With `explain`: every rule evaluated, in order, and what it said');
+
 export const RoutingAllowedSchema = z.object({
   allowed: z.literal(true),
   reservation_id: z.string().nullable().describe('Pass it to generations.record, or to routing.release; null when nothing was held'),
   model: z.string().describe('The canonical model id (with its variant)'),
   endpoints: z.array(RoutingEndpointSchema).describe('Where to send the request, in order'),
   remaining: z.array(RoutingRemainingSchema).describe('Every limit that applied'),
+  explain: ExplainSchema,
 });
 
 export const RoutingRefusalStatusSchema = z.union([z.literal(401), z.literal(402), z.literal(403), z.literal(404), z.literal(429)]);
@@ -65,6 +72,7 @@ export const RoutingRefusedSchema = z.object({
   code: z.string().describe('A stable code (docs/routing.md lists them)'),
   message: z.string().describe('For the end user: names the limit and how to change it'),
   retry_after_s: z.number().int().nullable().describe('Seconds until waiting helps; null when it does not'),
+  explain: ExplainSchema,
 });
 
 export const RoutingDecisionSchema = z.discriminatedUnion('allowed', [RoutingAllowedSchema, RoutingRefusedSchema]);

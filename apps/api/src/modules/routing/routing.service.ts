@@ -190,15 +190,24 @@ export async function authorize(deps: RoutingDeps, input: AuthorizeInput): Promi
 async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
   const { db } = deps;
   const now = deps.now();
-  const refused = (r: Refusal): RoutingDecision => ({ allowed: false, ...r });
+  // What each rule said, for `explain` (switchyard route check --explain).
+  const trace: { rule: string; said: string }[] = [];
+  const said = (rule: string, what: string) => void trace.push({ rule, said: what });
+  const explained = input.explain ? { explain: trace } : {};
+  const refused = (r: Refusal): RoutingDecision => {
+    said('decision', `refused: ${r.code} (${r.status})`);
+    return { allowed: false, ...r, ...explained };
+  };
 
   const who = await keyRefusal(deps, input.api_key_hash, now);
   if ('refusal' in who) return refused(who.refusal);
   const key = who.key;
+  said('key', `enabled, unexpired, organization enabled: ${key.label} of ${key.organization_id}, workspace ${key.workspace_id}`);
 
   const snapshot = await deps.catalog.snapshot(db);
   const model = resolveModel(snapshot, input.model);
   if (!model) return refused(refusal('model_not_found', { model: input.model }));
+  said('model', `${input.model} is ${model.variant?.id ?? model.model.id}`);
 
   const actor = { kind: 'tenant' as const, key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
   const [guardrails, workspace] = await Promise.all([
@@ -207,6 +216,7 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
   ]);
   // A key's workspace is live while the key is (a deleted workspace retires its keys).
   if (!workspace) return refused(refusal('key_deleted'));
+  said('guardrails', guardrails.length === 0 ? 'none applies' : guardrails.map((g) => `${g.id}${g.is_default ? ' (the workspace default)' : ''}`).join(', '));
 
   const verdict = evaluatePolicy({
     guardrails,
@@ -221,6 +231,10 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     },
   });
   if (verdict.refusal) return refused(verdict.refusal);
+  said(
+    'policy',
+    `model, region (${input.region ?? 'global'}), providers and ZDR allow ${verdict.routes.length} route(s): ${verdict.routes.map((r) => `${r.tag ?? r.provider}${r.credential ? ' (BYOK)' : ''}`).join(', ')}`,
+  );
 
   const free = isFreeModel(model);
   const remaining: { limit: string; remaining: number; resets_at: string | null }[] = [];
@@ -228,12 +242,14 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     const usage = await deps.usage.of(db, key.id, now);
     const used = usage?.free_requests_today ?? 0;
     const tomorrow = windowEnd('daily', now);
+    said('free:daily', `${used} of ${key.free_model_daily_limit} free-model requests made today`);
     if (used >= key.free_model_daily_limit) {
       return refused(refusal('free_model_daily', { limit: key.free_model_daily_limit }, secondsUntil(tomorrow, now)));
     }
     remaining.push({ limit: 'free:daily', remaining: key.free_model_daily_limit - used - 1, resets_at: tomorrow?.toISOString() ?? null });
   }
 
+  if (!free) said('free:daily', 'not a free model');
   const checks = limitChecks(key, guardrails, workspace, !free, now);
   const cost = input.estimated_cost;
   let reservationId: string | null = null;
@@ -252,6 +268,8 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     ]);
     left = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
     deps.spend.forgetOrganization(key.organization_id);
+    for (const check of checks)
+      said(check.name, `${left.get(check.name)} USD left${rows[0]?.reserved ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
     if (rows[0]?.reserved) {
       reservationId = id;
     } else {
@@ -260,12 +278,15 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     }
   } else {
     left = await deps.spend.remaining(db, key.organization_id, checks, now);
+    for (const check of checks) said(check.name, `${left.get(check.name)} USD left, more than 0 needed (${check.interval})`);
     const why = spendRefusal(checks, left, 0, now);
     if (why) return refused(why);
   }
   for (const check of checks) {
     remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: windowEnd(check.interval, now)?.toISOString() ?? null });
   }
+  if (checks.length === 0) said('limits', 'none applies');
+  said('decision', reservationId ? `allowed; ${cost} USD held as ${reservationId}` : 'allowed; nothing held');
 
   return {
     allowed: true,
@@ -273,6 +294,7 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     model: model.variant?.id ?? model.model.id,
     endpoints: verdict.routes.map((r) => endpointOf(deps.secrets, r)),
     remaining,
+    ...explained,
   };
 }
 
