@@ -15,3 +15,4 @@ export * from './videos.js';
 export * from './storable.js';
 export * from './platform.js';
 export * from './file-ids.js';
+export * from './openapi-names.js';
