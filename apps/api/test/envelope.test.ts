@@ -120,8 +120,9 @@ describe('operational endpoints', () => {
       ['/workspaces/{id}', 'patch', '200'],
       ['/workspaces/{id}', 'delete', '200'],
       ['/workspaces/{id}/members/remove', 'post', '200'],
-      ['/workspaces/{workspace_ref}/budgets/{interval}', 'put', '200'],
-      ['/workspaces/{workspace_ref}/budgets/{interval}', 'delete', '200'],
+      // PUT and DELETE's {workspace_ref} is GET's {id}: one path (openapi.ts mergeIdenticalPaths).
+      ['/workspaces/{id}/budgets/{interval}', 'put', '200'],
+      ['/workspaces/{id}/budgets/{interval}', 'delete', '200'],
       ['/byok', 'post', '201'],
       ['/byok', 'get', '200'],
       ['/byok/{id}', 'patch', '200'],

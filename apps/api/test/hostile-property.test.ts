@@ -264,7 +264,9 @@ const MALFORMED_KEYS = (management: string) =>
 
 /** A request for `op`: clean a quarter of the time, one hostile field half of the time, else wild. */
 function requestOf(op: OperationEntry, real: RealValues, keys: Record<string, string>): fc.Arbitrary<HostileRequest> {
-  const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  // An empty registry: the records' names (@switchyard/schema's openapi-names.ts) would turn them
+  // into $refs, which the generators here do not follow; every schema inline, as they expect.
+  const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any', metadata: z.registry() }) as JsonSchema;
   const names = Object.keys(schema.properties ?? {});
   const targeted = names.length ? fc.oneof(...names.map((target) => requestFor(op, schema, real, keys, { clean: false, target }))) : undefined;
   return fc.oneof(

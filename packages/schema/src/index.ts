@@ -16,3 +16,4 @@ export * from './storable.js';
 export * from './platform.js';
 export * from './file-ids.js';
 export * from './routing.js';
+export * from './openapi-names.js';

@@ -16,6 +16,8 @@ interface RawRouteBase {
 }
 
 export interface RawRouteDoc {
+  /** Stable, like the procedures' (`<router>-<procedure>`): generated clients name their calls by it. */
+  operationId: string;
   summary: string;
   description: string;
   tags: string[];

@@ -28,6 +28,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     path: expressPath(CONTAINER_FILE_CONTENT),
     access: 'tenant',
     doc: {
+      operationId: 'files-content',
       summary: "Download a container file's bytes",
       description: 'The exact bytes, streamed, with Content-Length and Content-Disposition.',
       tags: ['Containers'],
@@ -46,6 +47,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     path: expressPath(DOCUMENT_CONTENT),
     access: 'tenant',
     doc: {
+      operationId: 'files-documentContent',
       summary: "Download a workspace document's bytes",
       description:
         'The exact bytes of a document promote made, streamed, with Content-Length and Content-Disposition. ' +
@@ -68,6 +70,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     path: expressPath(VIDEO_CONTENT),
     access: 'tenant',
     doc: {
+      operationId: 'videos-content',
       summary: "Download a video job's output",
       description: 'Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.',
       tags: ['Videos'],

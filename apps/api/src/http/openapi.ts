@@ -139,8 +139,20 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     title: 'Switchyard management and catalog API',
     version: '1.0.0',
     baseUrl,
+    license: { name: 'MIT', identifier: 'MIT' },
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    // The records are named components through their ids in zod's registry (@switchyard/schema's
+    // openapi-names.ts); the envelope is listed here too, as only the error responses written
+    // below refer to it.
     defs: { [ERROR_ENVELOPE]: ErrorEnvelopeSchema },
+  });
+  // The catalog's public reads take no key (a key, if sent, is not read): `security: []` says so
+  // on each. trpc-to-openapi leaves security out of them, which says nothing (Redocly's
+  // security-defined rule wants every operation to say whether it needs a key).
+  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+    const { openapi } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
+    const operation = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as 'get'];
+    if (operation && openapi.protect === false) operation.security = [];
   });
   // trpc-to-openapi always documents success as 200; an operation whose meta.successStatus is 201
   // (the creates) gets its success response under 201 instead, as it answers.
@@ -168,7 +180,40 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   // trpc-to-openapi's own error bodies are no longer referenced.
   const schemas = document.components?.schemas ?? {};
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  document.paths = mergeIdenticalPaths(document.paths ?? {}) as Document['paths'];
   return document;
+}
+
+/** A path's shape: its placeholders without their names ("/workspaces/{}/budgets/{}"). */
+export const pathShape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
+
+/**
+ * OpenAPI forbids two paths that differ only in their placeholders' names: /workspaces/{id}/budgets/{interval}
+ * (management-api.md's GET) and /workspaces/{workspace_ref}/budgets/{interval} (admin-api.md's PUT
+ * and DELETE) are one path. The procedures keep the specs' input fields (tRPC clients send them by
+ * name), and the URL is the same whatever the placeholder is called, so the document merges such
+ * paths under the name of the first one: its placeholders, and the names of the path parameters.
+ * Look an operation up by pathShape() to find it whichever name its procedure uses.
+ */
+function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> = {};
+  const byShape = new Map<string, string>();
+  for (const [path, item] of Object.entries(paths) as [string, (typeof merged)[string]][]) {
+    const first = byShape.get(pathShape(path));
+    if (!first) {
+      byShape.set(pathShape(path), path);
+      merged[path] = item;
+      continue;
+    }
+    const names = [...first.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
+    const renamed = new Map([...path.matchAll(/\{([^}]*)\}/g)].map((m, i) => [m[1]!, names[i]!]));
+    for (const [method, operation] of Object.entries(item)) {
+      if (merged[first]![method]) throw new Error(`${method.toUpperCase()} ${path} and ${first} are the same operation`);
+      const parameters = operation.parameters?.map((p) => (p.in === 'path' ? { ...p, name: renamed.get(p.name) ?? p.name } : p));
+      merged[first]![method] = { ...operation, ...(parameters ? { parameters } : {}) };
+    }
+  }
+  return merged;
 }
 
 /**
@@ -186,6 +231,7 @@ function rawRoutePaths(): Record<string, Json> {
     paths[path] = {
       ...paths[path],
       [route.method]: {
+        operationId: doc.operationId,
         summary: doc.summary,
         description: doc.description,
         tags: doc.tags,
