@@ -258,6 +258,15 @@ describe('deeply nested JSON is refused with 400', () => {
     await expectJsonEnvelope(res, 400);
   });
 
+  it('in a REST body, where a number belongs (the coercion of strings leaves it to the schema)', async () => {
+    const res = await server.request(`/api/v1/workspaces/${server.workspaceId}/budgets/monthly`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: `{"limit_usd":${deep(10_000)}}`,
+    });
+    await expectJsonEnvelope(res, 400);
+  });
+
   it('moderately nested configs are still accepted', async () => {
     const created = await trpc(server, 'presets.create', { slug: 'nested', name: 'n', config: JSON.parse(deepObject(20)) });
     expect(created.status, JSON.stringify(created.error)).toBe(200);

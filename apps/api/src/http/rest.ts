@@ -92,17 +92,24 @@ type Coercion = (value: unknown) => unknown;
 // tRPC callers share: they too would then be coerced from strings. Here the same fields, found the
 // same way (unwrapZodType without pipes), get the same conversions as zod's coerce, applied to a
 // copy of the REST input only; the procedure's schema then validates the result.
+// Only strings (what query strings and path parameters carry) are converted: any other value goes
+// to the schema as it came, so that an array or object where a number belongs is a 400, however
+// deep (Number() of a deeply nested array recursed until the stack overflowed: a 500).
+const fromString =
+  (convert: (text: string) => unknown): Coercion =>
+  (value) =>
+    typeof value === 'string' ? convert(value) : value;
 const coercions: Record<string, Coercion> = {
-  number: (value) => Number(value),
-  boolean: (value) => Boolean(value),
-  bigint: (value) => {
+  number: fromString(Number),
+  boolean: fromString(Boolean),
+  bigint: fromString((text) => {
     try {
-      return BigInt(value as string);
+      return BigInt(text);
     } catch {
-      return value;
+      return text;
     }
-  },
-  date: (value) => new Date(value as string),
+  }),
+  date: fromString((text) => new Date(text)),
 };
 
 /** The coercion of one field's values (undefined: none); null and undefined are left to the schema. */
