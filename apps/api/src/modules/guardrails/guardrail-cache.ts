@@ -4,16 +4,18 @@
 // benchmarks). Guardrail and assignment writes through this process forget the organization's
 // entries at once; writes anywhere else as soon as their notification arrives (cache-events.ts:
 // "guardrails:<organization id>"), and within `ttlMs` even if it is lost.
-import { parsedJson, queryRows, statement, type Db } from '@switchyard/db';
+import { parsedJson, queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
+import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
-const APPLICABLE_GUARDRAILS = statement(
-  `
+const APPLICABLE_GUARDRAILS = tenantStatement(
+  'organization',
+  (tenant) => `
   SELECT g.id, g.allowed_models, g.ignored_models FROM guardrails g
-  WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
+  WHERE ${tenant.where('g')} AND g.workspace_id = $2::uuid
     AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
       OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))`,
   z.object({ id: z.string(), allowed_models: parsedJson, ignored_models: parsedJson }),
@@ -35,10 +37,10 @@ export class GuardrailCache {
 
   /** The guardrails that apply to the actor's key. */
   async applicable(db: Db, actor: Actor): Promise<readonly ApplicableGuardrail[]> {
-    const params = [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId] as const;
+    const params = tenantValues(APPLICABLE_GUARDRAILS, actor, actor.workspaceId, actor.key.id, actor.userId);
     const entry = await this.#entries.get(params.join(' '), async () => ({
       organizationId: actor.organizationId,
-      guardrails: await queryRows(db, APPLICABLE_GUARDRAILS, [...params]),
+      guardrails: await queryRows(db, APPLICABLE_GUARDRAILS, params),
     }));
     return entry.guardrails;
   }

@@ -30,6 +30,7 @@ import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf, type PageWindow } from '../pages.js';
@@ -307,7 +308,7 @@ export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardra
     data: {
       ...data,
       name: input.name,
-      organization_id: actor.organizationId,
+      ...tenantData(actor),
       workspace_id: await workspaceToFileUnder(db, actor, workspace_id),
     },
   });
@@ -336,12 +337,12 @@ export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdIn
 
 /** Every key assignment of the organization, across its guardrails, oldest first. */
 export function listAllGuardrailKeyAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return keyAssignmentPage(db, { organization_id: actor.organizationId }, input);
+  return keyAssignmentPage(db, tenantWhere(actor), input);
 }
 
 /** Every member assignment of the organization, across its guardrails, oldest first. */
 export function listAllGuardrailMemberAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return memberAssignmentPage(db, { organization_id: actor.organizationId }, input);
+  return memberAssignmentPage(db, tenantWhere(actor), input);
 }
 
 function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Invalid {
@@ -364,7 +365,7 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
     const keys = await tx.apiKey.findMany({
-      where: { organization_id: actor.organizationId, hash: { in: hashes } },
+      where: { ...tenantWhere(actor), hash: { in: hashes } },
       select: { id: true, hash: true },
     });
     const found = new Map(keys.map((k) => [k.hash, k.id]));
@@ -399,10 +400,10 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
   const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
-    await lockMembers(tx, actor.organizationId, userIds, (unknown) => unknownIds('member_user_ids', unknown));
+    await lockMembers(tx, actor, userIds, (unknown) => unknownIds('member_user_ids', unknown));
     const { count } = await tx.guardrailMemberAssignment.createMany({
       data: userIds.map((user_id) => ({
-        organization_id: actor.organizationId,
+        ...tenantData(actor),
         guardrail_id: guardrail.id,
         user_id,
         assigned_by: actor.userId,
