@@ -4,8 +4,8 @@
 // - every row a tenant reads or writes is its organization's (tenantWhere, tenantData);
 // - of a table with a workspace_id, a regular key sees its own workspace's rows, a management key
 //   every workspace's of its organization (visibleRows);
-// - of generations (and their content and feedback), a regular key sees its own user's, a
-//   management key its organization's (generationWhere).
+// - of generations (and their content and feedback), a regular key sees those of its own workspace
+//   made by its own user or by itself, a management key its organization's (generationWhere).
 // Raw statements that scope by the tenant are declared with tenantStatement: the tenant's clause and
 // its parameters ($1.. of the statement, named by the scope) come from here, and tenantValues puts
 // their values first.
@@ -51,12 +51,13 @@ export function viewerOf(actor: Actor): Viewer {
 }
 
 /**
- * The generations a caller may read: a management key its organization's; a regular key its own
- * user's.
+ * The generations a caller may read: a management key its organization's; a regular key those of
+ * its own workspace made by its own user or by itself (issue 37: keys a management key makes share
+ * its user, so the user alone would let one workspace's key read another's).
  */
 export function generationWhere(viewer: Viewer): Prisma.GenerationWhereInput {
   if (viewer.managementKey) return tenantWhere(viewer);
-  return { ...tenantWhere(viewer), user_id: viewer.userId };
+  return { ...tenantWhere(viewer), workspace_id: viewer.workspaceId, OR: [{ user_id: viewer.userId }, { api_key_id: viewer.keyId }] };
 }
 
 /**
@@ -69,7 +70,8 @@ export function generationWhere(viewer: Viewer): Prisma.GenerationWhereInput {
  *   own generations); the same parameters.
  * The statement's own parameters follow them: from $2, $4 and $6.
  */
-const GENERATION_CLAUSE = (a: string) => `${a}organization_id = $1 AND ($2::boolean OR ${a}user_id = $4) AND $3::uuid IS NOT NULL AND $5::uuid IS NOT NULL`;
+const GENERATION_CLAUSE = (a: string) =>
+  `${a}organization_id = $1 AND ($2::boolean OR (${a}workspace_id = $3::uuid AND (${a}user_id = $4 OR ${a}api_key_id = $5::uuid)))`;
 
 const SCOPES = {
   organization: {
