@@ -64,11 +64,10 @@ export function generationWhere(viewer: Viewer): Prisma.GenerationWhereInput {
  * The scopes of raw statements, each with its parameters (always the statement's first ones, in
  * this order) and its clause over a table alias:
  * - organization: $1 the organization id;
- * - workspace: as visibleRows; $1 organization, $2 every workspace (a management key), $3 the key's workspace;
  * - generation: as generationWhere; $1 organization, $2 management key, $3 workspace, $4 user, $5 key id;
  * - ownGeneration: a generation of the caller's own user among those (feedback is given on one's
  *   own generations); the same parameters.
- * The statement's own parameters follow them: from $2, $4 and $6.
+ * The statement's own parameters follow them: from $2 (organization) or $6 (the others).
  */
 const GENERATION_CLAUSE = (a: string) =>
   `${a}organization_id = $1 AND ($2::boolean OR (${a}workspace_id = $3::uuid AND (${a}user_id = $4 OR ${a}api_key_id = $5::uuid)))`;
@@ -77,10 +76,6 @@ const SCOPES = {
   organization: {
     values: (t: Tenant): unknown[] => [t.organizationId],
     clause: (a: string) => `${a}organization_id = $1`,
-  },
-  workspace: {
-    values: (v: Viewer): unknown[] => [v.organizationId, v.managementKey, v.workspaceId],
-    clause: (a: string) => `${a}organization_id = $1 AND ($2::boolean OR ${a}workspace_id = $3::uuid)`,
   },
   generation: {
     values: (v: Viewer): unknown[] => [v.organizationId, v.managementKey, v.workspaceId, v.userId, v.keyId],
