@@ -145,6 +145,7 @@ interface Stack {
   regularKeyHash: string;
   /** The member the regular key acts for (its creator). */
   regularUserId: string;
+  regularKeyId: string;
   databaseUrl: string;
   db: Db;
 }
@@ -193,6 +194,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
   if (!regularUserId) throw new Error('the bench key has no creator');
   const db = createDb(database.url, { poolMax: 4 });
   cleanups.push(() => db.$disconnect());
+  const regularKeyId = (await db.apiKey.findUniqueOrThrow({ where: { hash: created.data.hash }, select: { id: true } })).id;
   return {
     url,
     pid: server.pid!,
@@ -204,6 +206,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
     regularKey,
     regularKeyHash: created.data.hash,
     regularUserId,
+    regularKeyId,
     databaseUrl: database.url,
     db,
   };
@@ -299,7 +302,10 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   const generations = SIZES[size].generations;
   const randomGeneration = () => seededGenerationId(1 + Math.floor(Math.random() * generations));
   const firstGeneration = seededGenerationId(1);
-  const generationStatement = generationQuery({ organizationId: stack.organizationId, managementKey: false, userId: stack.regularUserId }, firstGeneration);
+  const generationStatement = generationQuery(
+    { organizationId: stack.organizationId, managementKey: false, workspaceId: stack.workspaceId, userId: stack.regularUserId, keyId: stack.regularKeyId },
+    firstGeneration,
+  );
   const now = new Date();
   const keysStatement = keysPageQuery(stack.organizationId, null, { limit: 100 }, now);
   // The page of members a path asks for: the slice of the order the server reads by id.

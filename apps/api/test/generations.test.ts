@@ -421,6 +421,26 @@ describe('GET /generation', () => {
     expect((await get(byMine)).status).toBe(200);
   });
 
+  // Issue 37: every key a management key makes shares its user, so "its user's generations" let a
+  // regular key of one workspace read another workspace's. The rule: its own workspace's, made by its
+  // user or by itself.
+  it("a regular key sees its own workspace's generations only, even its own user's, and their content", async () => {
+    const second = await trpc(env.server, 'workspaces.create', { slug: `gen-ws-${generationId().slice(-6)}`, name: 'Second' });
+    expect(second.status).toBe(200);
+    const inA = await createKey(env.server); // the default workspace, the management key's user
+    const inB = await createKey(env.server, { workspace_id: second.data.data.id }); // the same user
+    const madeInA = await record(env.server, { api_key_hash: inA.hash, ...FULL });
+    const madeInB = await record(env.server, { api_key_hash: inB.hash, ...FULL });
+    await expectStatus(await get(madeInB, inA.key), 404, 'Resource not found');
+    await expectStatus(await getContent(madeInB, inA.key), 404, 'Resource not found');
+    await expectStatus(await get(madeInA, inB.key), 404, 'Resource not found');
+    expect((await get(madeInA, inA.key)).status).toBe(200);
+    expect((await getContent(madeInB, inB.key)).status).toBe(200);
+    // The management key still reads every workspace's.
+    expect((await get(madeInA)).status).toBe(200);
+    expect((await get(madeInB)).status).toBe(200);
+  });
+
   it("404 for an unknown id and for another organization's generation", async () => {
     const { hash } = await createKey(env.server);
     const id = await record(env.server, { api_key_hash: hash });

@@ -2,7 +2,8 @@
 // only, so a key hash, workspace or user of another organization resolves to nothing.
 import type { Db } from '@switchyard/db';
 import type { Actor } from './callers.js';
-import { isUuid, visibleRows } from './workspaces.js';
+import { tenantWhere, visibleRows } from './tenancy.js';
+import { isUuid } from './workspaces.js';
 
 export type ReferenceKind = 'api_key' | 'workspace' | 'user';
 
@@ -24,7 +25,7 @@ export async function resolveReferences(db: Db, actor: Actor, kind: ReferenceKin
   } else if (kind === 'workspace') {
     const workspaces = await db.workspace.findMany({
       where: {
-        organization_id: scope.organization_id,
+        ...tenantWhere(actor),
         ...(scope.workspace_id ? { id: scope.workspace_id } : {}),
         OR: [{ id: { in: uuids } }, { slug: { in: values } }],
       },
@@ -36,7 +37,7 @@ export async function resolveReferences(db: Db, actor: Actor, kind: ReferenceKin
     }
   } else {
     const members = await db.organizationMember.findMany({
-      where: { organization_id: scope.organization_id, user_id: { in: values } },
+      where: { ...tenantWhere(actor), user_id: { in: values } },
       select: { user_id: true },
     });
     for (const m of members) found.set(m.user_id, m.user_id);

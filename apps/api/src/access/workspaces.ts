@@ -6,6 +6,7 @@ import type { Db, Organization, Prisma, Workspace } from '@switchyard/db';
 import { UUID_PATTERN } from '@switchyard/schema';
 import { Forbidden, NotFound } from '../errors.js';
 import type { Actor } from './callers.js';
+import { tenantWhere } from './tenancy.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
@@ -25,7 +26,7 @@ export async function findOwned<Row>(
   find: (where: { id: string; organization_id: string }) => Promise<Row | null>,
   visible: (row: Row) => boolean = () => true,
 ): Promise<Row> {
-  const row = isUuid(id) ? await find({ id: id.toLowerCase(), organization_id: actor.organizationId }) : null;
+  const row = isUuid(id) ? await find({ id: id.toLowerCase(), ...tenantWhere(actor) }) : null;
   if (!row || !visible(row)) throw new NotFound(`${what} ${id}`);
   return row;
 }
@@ -37,8 +38,8 @@ export async function findOwned<Row>(
 export async function resolveWorkspace(db: Reader, actor: Actor, ref: string): Promise<Workspace> {
   // Slugs are never UUID-shaped (WorkspaceSlugSchema), so the two forms cannot collide.
   const where: Prisma.WorkspaceWhereInput = isUuid(ref)
-    ? { organization_id: actor.organizationId, id: ref.toLowerCase(), deleted_at: null }
-    : { organization_id: actor.organizationId, slug: ref, deleted_at: null };
+    ? { ...tenantWhere(actor), id: ref.toLowerCase(), deleted_at: null }
+    : { ...tenantWhere(actor), slug: ref, deleted_at: null };
   const workspace = await db.workspace.findFirst({ where });
   if (!workspace) throw new NotFound(`workspace ${ref}`);
   return workspace;
@@ -59,11 +60,6 @@ export function assertWorkspaceAccess(actor: Actor, workspaceId: string): void {
   if (!canSeeWorkspace(actor, workspaceId)) {
     throw new Forbidden(`key of workspace ${actor.workspaceId} asked for workspace ${workspaceId}`);
   }
-}
-
-/** The rows a caller may see of a table with organization_id and workspace_id columns. */
-export function visibleRows(actor: Actor): { organization_id: string; workspace_id?: string } {
-  return actor.key.is_management_key ? { organization_id: actor.organizationId } : { organization_id: actor.organizationId, workspace_id: actor.workspaceId };
 }
 
 /** The organization's default workspace id (exactly one per organization). */

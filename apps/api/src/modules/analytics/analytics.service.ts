@@ -10,7 +10,7 @@ import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/sche
 import { z } from 'zod';
 import { keyHashes, resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
-import { visibleRows } from '../../access/workspaces.js';
+import { visibleRows, whereSql } from '../../access/tenancy.js';
 import { isStatementTimeout } from '../../db-errors.js';
 import { Invalid, Timeout } from '../../errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
@@ -56,15 +56,13 @@ interface RollupPart {
 
 function sourceSql(
   params: unknown[],
-  organizationId: string,
-  workspaceId: string | undefined,
+  scope: { organization_id: string; workspace_id?: string },
   rollups: RollupPart[],
   raw: [Date, Date][],
   withHistograms: boolean,
 ): string {
   const p = (value: unknown) => `$${params.push(value)}`;
-  const org = p(organizationId);
-  const ws = workspaceId ? p(workspaceId) : null;
+  const tenant = whereSql(scope, p);
   const parts: string[] = [];
   for (const { table, column, ranges } of rollups) {
     if (ranges.length === 0) continue;
@@ -76,7 +74,7 @@ function sourceSql(
              ${SUM_COLUMNS.join(', ')},
              ${withHistograms ? 'latency_hist, throughput_hist' : `NULL::jsonb AS latency_hist, NULL::jsonb AS throughput_hist`}
       FROM ${table}
-      WHERE organization_id = ${org}${ws ? ` AND workspace_id = ${ws}::uuid` : ''} AND (${within})`);
+      WHERE ${tenant()} AND (${within})`);
   }
   if (raw.length > 0) {
     const ranges = raw.map(([from, to]) => `(g.created_at >= ${p(from)} AND g.created_at < ${p(to)})`).join(' OR ');
@@ -97,7 +95,7 @@ function sourceSql(
                  : 'NULL::jsonb AS latency_hist, NULL::jsonb AS throughput_hist'
              }
       FROM generations g CROSS JOIN LATERAL (SELECT ${THROUGHPUT_SQL('g')} AS throughput) t
-      WHERE g.organization_id = ${org}${ws ? ` AND g.workspace_id = ${ws}::uuid` : ''} AND (${ranges})`);
+      WHERE ${tenant('g')} AND (${ranges})`);
   }
   return parts.join('\n      UNION ALL');
 }
@@ -249,7 +247,7 @@ export async function queryAnalytics(
   const withHistograms = needs.size > 0;
   const scope = visibleRows(actor);
   const params: unknown[] = [];
-  const source = sourceSql(params, scope.organization_id, scope.workspace_id, rollups, rawRanges, withHistograms);
+  const source = sourceSql(params, scope, rollups, rawRanges, withHistograms);
   const where = filters.length ? `WHERE ${filters.map((f) => filterSql(params, f)).join(' AND ')}` : '';
   const dims = dimensions.map((d, i) => `${d.column} AS d${i}`);
   const keys = ['date', ...dimensions.map((_, i) => `d${i}`)];

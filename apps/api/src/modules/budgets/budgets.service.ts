@@ -4,6 +4,7 @@ import { Prisma, type Budget as BudgetRow, type Db } from '@switchyard/db';
 import type { Budget, BudgetInterval, DeleteBudgetInput, SetBudgetInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 
 /** Narrowest first. */
@@ -66,7 +67,7 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
     const row = await tx.budget.upsert({
       where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } },
       create: {
-        organization_id: actor.organizationId,
+        ...tenantData(actor),
         workspace_id: workspace.id,
         reset_interval: input.interval,
         limit_usd: limit,

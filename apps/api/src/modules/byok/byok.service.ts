@@ -6,6 +6,7 @@ import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } 
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import type { SecretBox } from './secret-box.js';
@@ -61,7 +62,7 @@ async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null 
   if (!hashes) return;
   const wanted = [...new Set(hashes)];
   const found = await db.apiKey.findMany({
-    where: { organization_id: actor.organizationId, deleted_at: null, hash: { in: wanted } },
+    where: { ...tenantWhere(actor), deleted_at: null, hash: { in: wanted } },
     select: { hash: true },
   });
   const known = new Set(found.map((row) => row.hash));
@@ -95,7 +96,7 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
   const row = await db.byokCredential.create({
     data: {
       id,
-      organization_id: actor.organizationId,
+      ...tenantData(actor),
       workspace_id: workspace.id,
       name: input.name ?? null,
       provider: input.provider,
@@ -160,7 +161,7 @@ export async function deleteByok(db: Db, actor: Actor, input: { id: string }, no
 export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
   const rows = await db.byokCredential.findMany({
     where: {
-      organization_id: actor.organizationId,
+      ...tenantWhere(actor),
       secret_ciphertext: { not: null },
       NOT: { secret_ciphertext: { startsWith: `v1.${box.currentKeyId}.` } },
     },

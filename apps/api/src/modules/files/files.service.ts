@@ -25,7 +25,8 @@ import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, sett
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';
 import type { Actor } from '../../access/callers.js';
-import { platformOrganization, platformWorkspace, visibleRows } from '../../access/workspaces.js';
+import { platformOrganization, platformWorkspace } from '../../access/workspaces.js';
+import { visibleRows } from '../../access/tenancy.js';
 import { fileRecordOf } from './file-shapes.js';
 import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
 

@@ -31,7 +31,7 @@ export const generationsRouter = router({
       },
       statuses: answers({
         402: "the organization's credit balance is negative (the message carries the link to add credits)",
-        404: `no generation with that id visible to the key (a regular key sees its user's), or no id, or the id given twice; ${WHY.namesNothing}`,
+        404: `no generation with that id visible to the key (a regular key sees its own workspace's, made by its user or by itself), or no id, or the id given twice; ${WHY.namesNothing}`,
       }),
       listed: [401, 402, 404, 429, 500, 502, 524, 529],
     })

@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, statement, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
+import { generationWhere, tenantStatement, tenantValues, viewerOf, type Viewer } from '../../access/tenancy.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { SpendCache } from '../routing/spend.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
@@ -81,25 +82,17 @@ function generationOf(g: GenerationData): Generation {
   } satisfies Generation;
 }
 
-/** The generations a key may read: its organization's (management key) or its user's (regular key). */
-function visibleGeneration(actor: Actor, id: string): Prisma.GenerationWhereInput {
-  return {
-    id,
-    organization_id: actor.organizationId,
-    ...(actor.key.is_management_key ? {} : { user_id: actor.userId }),
-  };
-}
-
 /**
- * The organization's credit standing and the generation, if the caller may read it (see
- * visibleGeneration), in one round trip: by primary key, whatever the number of generations.
+ * The organization's credit standing and the generation ($6), if the caller may read it (access/:
+ * generationWhere), in one round trip: by primary key, whatever the number of generations.
  */
-const GENERATION_WITH_CREDIT = statement(
-  `
+const GENERATION_WITH_CREDIT = tenantStatement(
+  'generation',
+  (tenant) => `
   SELECT o.credit_balance < 0 AS in_debt, g.*
   FROM organizations o
-  LEFT JOIN generations g ON g.id = $2 AND g.organization_id = o.id AND ($3::boolean OR g.user_id = $4)
-  WHERE o.id = $1`,
+  LEFT JOIN generations g ON g.id = $6 AND ${tenant.where('g')}
+  WHERE o.id = ${tenant.organizationId}`,
   rowOrNulls(
     { in_debt: z.boolean() },
     modelColumns<GenerationRow>()({
@@ -157,15 +150,16 @@ const GENERATION_WITH_CREDIT = statement(
 
 /**
  * The one statement GET /generation makes per answer, with its values: a management key reads its
- * organization's generation, another key its user's. Exported for the bench's database floor.
+ * organization's generation, a regular key one of its workspace's by its user or itself
+ * (generationWhere). Exported for the bench's database floor.
  */
-export function generationQuery(caller: { organizationId: string; managementKey: boolean; userId: string }, id: string) {
-  return { statement: GENERATION_WITH_CREDIT, values: [caller.organizationId, id, caller.managementKey, caller.userId] };
+export function generationQuery(viewer: Viewer, id: string) {
+  return { statement: GENERATION_WITH_CREDIT, values: tenantValues(GENERATION_WITH_CREDIT, viewer, id) };
 }
 
 /** GET /generation. 402 while the organization's credit balance is negative. */
 export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
-  const query = generationQuery({ organizationId: actor.organizationId, managementKey: actor.key.is_management_key, userId: actor.userId }, input.id);
+  const query = generationQuery(viewerOf(actor), input.id);
   const [row] = await queryRows(db, query.statement, query.values);
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
@@ -174,7 +168,7 @@ export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQue
 
 /** GET /generation/content. 404 also when the content was not stored. */
 export async function getGenerationContent(db: Db, actor: Actor, input: GenerationIdQuery): Promise<GenerationContent> {
-  const row = await db.generation.findFirst({ where: visibleGeneration(actor, input.id), select: { content: true } });
+  const row = await db.generation.findFirst({ where: { id: input.id, ...generationWhere(viewerOf(actor)) }, select: { content: true } });
   const content = row?.content;
   if (!content) throw new NotFound(row ? `content of generation ${input.id} not stored` : `generation ${input.id}`);
   const messages = (content.input as { messages?: GenerationContent['input']['messages'] } | null)?.messages ?? [];
@@ -186,12 +180,13 @@ export async function getGenerationContent(db: Db, actor: Actor, input: Generati
   } satisfies GenerationContent;
 }
 
-/** Feedback on one of the user's generations, or nothing (no row) when it is not theirs. */
-const UPSERT_FEEDBACK = statement(
-  `
+/** Feedback ($7, $8) on one of the user's generations ($6) the key may see, or nothing (no row) when it is not one. */
+const UPSERT_FEEDBACK = tenantStatement(
+  'ownGeneration',
+  (tenant) => `
   INSERT INTO generation_feedback (id, organization_id, generation_id, user_id, category, comment)
-  SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $4::feedback_category, $5
-  FROM generations g WHERE g.id = $1 AND g.organization_id = $2 AND g.user_id = $3
+  SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $7::feedback_category, $8
+  FROM generations g WHERE g.id = $6 AND ${tenant.where('g')}
   ON CONFLICT (generation_id, user_id) DO UPDATE SET category = EXCLUDED.category, comment = EXCLUDED.comment
   RETURNING generation_id`,
   z.object({ generation_id: z.string() }),
@@ -199,7 +194,11 @@ const UPSERT_FEEDBACK = statement(
 
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
 export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
-  const written = await queryRows(db, UPSERT_FEEDBACK, [input.generation_id, actor.organizationId, actor.userId, input.category, input.comment ?? null]);
+  const written = await queryRows(
+    db,
+    UPSERT_FEEDBACK,
+    tenantValues(UPSERT_FEEDBACK, viewerOf(actor), input.generation_id, input.category, input.comment ?? null),
+  );
   if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
   return { success: true };
 }

@@ -4,9 +4,10 @@
 // benchmarks). Guardrail and assignment writes through this process forget the organization's
 // entries at once; writes anywhere else as soon as their notification arrives (cache-events.ts:
 // "guardrails:<organization id>"), and within `ttlMs` even if it is lost.
-import { parsedJson, queryRows, statement, type Db } from '@switchyard/db';
+import { parsedJson, queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
+import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import type { CacheCounter } from '../../metrics.js';
@@ -16,18 +17,19 @@ import type { CacheCounter } from '../../metrics.js';
  * a key with neither is governed by its workspace's default guardrail ($5), once that exists
  * (admin-api.md A14, A16), as routing_covered_keys() counts its spend.
  */
-const APPLICABLE_GUARDRAILS = statement(
-  `
+const APPLICABLE_GUARDRAILS = tenantStatement(
+  'organization',
+  (tenant) => `
   WITH assigned AS (
     SELECT g.* FROM guardrails g
-    WHERE g.organization_id = $1 AND g.workspace_id = $2::uuid
+    WHERE ${tenant.where('g')} AND g.workspace_id = $2::uuid
       AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
         OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))
   ), applicable AS (
     SELECT * FROM assigned
     UNION ALL
     SELECT g.* FROM guardrails g
-    WHERE g.id = $5::uuid AND g.organization_id = $1 AND g.workspace_id = $2::uuid AND NOT EXISTS (SELECT 1 FROM assigned)
+    WHERE g.id = $5::uuid AND ${tenant.where('g')} AND g.workspace_id = $2::uuid AND NOT EXISTS (SELECT 1 FROM assigned)
   )
   SELECT id, allowed_models, ignored_models, allowed_providers, ignored_providers, allowed_data_regions,
          enforce_zdr, enforce_zdr_anthropic, enforce_zdr_openai, enforce_zdr_google, enforce_zdr_xai, enforce_zdr_other,
@@ -69,10 +71,10 @@ export class GuardrailCache {
 
   /** The guardrails that apply to the actor's key. */
   async applicable(db: Db, actor: Actor): Promise<readonly ApplicableGuardrail[]> {
-    const params = [actor.organizationId, actor.workspaceId, actor.key.id, actor.userId, defaultGuardrailId(actor.workspaceId)] as const;
+    const params = tenantValues(APPLICABLE_GUARDRAILS, actor, actor.workspaceId, actor.key.id, actor.userId, defaultGuardrailId(actor.workspaceId));
     const entry = await this.#entries.get(params.join(' '), async () => ({
       organizationId: actor.organizationId,
-      guardrails: await queryRows(db, APPLICABLE_GUARDRAILS, [...params]),
+      guardrails: await queryRows(db, APPLICABLE_GUARDRAILS, params),
     }));
     return entry.guardrails;
   }

@@ -30,6 +30,7 @@ import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { lockMembers } from '../organization/members.service.js';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
@@ -308,7 +309,7 @@ export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardra
     data: {
       ...data,
       name: input.name,
-      organization_id: actor.organizationId,
+      ...tenantData(actor),
       workspace_id: await workspaceToFileUnder(db, actor, workspace_id),
     },
   });
@@ -340,7 +341,7 @@ export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardra
 /** The live workspace of the actor's organization whose default guardrail has this id, if any. */
 async function defaultGuardrailWorkspace(db: Db, actor: Actor, id: string) {
   const workspaces = await db.workspace.findMany({
-    where: { organization_id: actor.organizationId, deleted_at: null },
+    where: { ...tenantWhere(actor), deleted_at: null },
     select: { id: true, organization_id: true },
   });
   return workspaces.find((w) => defaultGuardrailId(w.id) === id && canSeeWorkspace(actor, w.id)) ?? null;
@@ -356,12 +357,12 @@ export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdIn
 
 /** Every key assignment of the organization, across its guardrails, oldest first. */
 export function listAllGuardrailKeyAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return keyAssignmentPage(db, { organization_id: actor.organizationId }, input);
+  return keyAssignmentPage(db, tenantWhere(actor), input);
 }
 
 /** Every member assignment of the organization, across its guardrails, oldest first. */
 export function listAllGuardrailMemberAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return memberAssignmentPage(db, { organization_id: actor.organizationId }, input);
+  return memberAssignmentPage(db, tenantWhere(actor), input);
 }
 
 function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Invalid {
@@ -384,7 +385,7 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
     const keys = await tx.apiKey.findMany({
-      where: { organization_id: actor.organizationId, hash: { in: hashes } },
+      where: { ...tenantWhere(actor), hash: { in: hashes } },
       select: { id: true, hash: true },
     });
     const found = new Map(keys.map((k) => [k.hash, k.id]));
@@ -419,10 +420,10 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
   const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
-    await lockMembers(tx, actor.organizationId, userIds, (unknown) => unknownIds('member_user_ids', unknown));
+    await lockMembers(tx, actor, userIds, (unknown) => unknownIds('member_user_ids', unknown));
     const { count } = await tx.guardrailMemberAssignment.createMany({
       data: userIds.map((user_id) => ({
-        organization_id: actor.organizationId,
+        ...tenantData(actor),
         guardrail_id: guardrail.id,
         user_id,
         assigned_by: actor.userId,

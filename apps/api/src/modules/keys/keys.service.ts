@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
+import { tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
@@ -81,13 +82,14 @@ const KEYS_USAGE = statement(
  * $6 every workspace (a hash-prefix lookup); $7 disabled keys too; $8 hash prefix or null;
  * $9 offset; $10 limit or null (all).
  */
-const KEYS_PAGE = statement(
-  `
+const KEYS_PAGE = tenantStatement(
+  'organization',
+  (tenant) => `
   WITH page AS (
     SELECT ${KEY_SELECT}, usage::text AS usage, byok_usage::text AS byok_usage
     FROM api_keys k
-    WHERE k.organization_id = $1 AND k.deleted_at IS NULL
-      AND ($6::boolean OR k.workspace_id = coalesce($5::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = $1)))
+    WHERE ${tenant.where('k')} AND k.deleted_at IS NULL
+      AND ($6::boolean OR k.workspace_id = coalesce($5::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = ${tenant.organizationId})))
       AND ($7::boolean OR NOT k.disabled)
       AND ($8::text IS NULL OR starts_with(k.hash, $8::text))
     ORDER BY k.created_at DESC, k.id ASC
@@ -113,15 +115,16 @@ const KEYS_PAGE = statement(
  * again: a workspace deleted meanwhile gives no row, where the foreign key alone would have let the
  * key into it (the row stays, marked deleted).
  */
-const CREATE_KEY = statement(
-  `
+const CREATE_KEY = tenantStatement(
+  'organization',
+  (tenant) => `
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
                         include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at)
-  SELECT $1::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
+  SELECT $2::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
          $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz
   FROM organizations o
   JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
-  WHERE o.id = $2
+  WHERE o.id = ${tenant.organizationId}
   FOR KEY SHARE OF w
   RETURNING ${KEY_SELECT}`,
   z.object(KEY_COLUMNS),
@@ -258,7 +261,7 @@ async function managedKey(db: Db, row: ApiKey, now: Date): Promise<ManagedKey> {
 }
 
 /** A key of the caller's organization that is not deleted; 404 otherwise (another organization's too). */
-const liveKey = (actor: Actor, hash: string) => ({ hash, organization_id: actor.organizationId, deleted_at: null });
+const liveKey = (actor: Actor, hash: string) => ({ hash, ...tenantWhere(actor), deleted_at: null });
 
 /**
  * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
@@ -270,7 +273,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
   const creator = input.creator_user_id ?? actor.userId;
   if (input.creator_user_id) {
     const member = await db.organizationMember.findUnique({
-      where: { organization_id_user_id: { organization_id: actor.organizationId, user_id: creator } },
+      where: { organization_id_user_id: { ...tenantWhere(actor), user_id: creator } },
       select: { id: true },
     });
     if (!member) throw new Invalid('creator_user_id is not a member of the organization', { reason: 'unknown creator_user_id' });
@@ -303,9 +306,10 @@ export function createKeyQuery(
 ) {
   return {
     statement: CREATE_KEY,
-    values: [
+    values: tenantValues(
+      CREATE_KEY,
+      { organizationId },
       key.id,
-      organizationId,
       workspaceId,
       creator,
       hashApiKey(key.secret),
@@ -320,7 +324,7 @@ export function createKeyQuery(
       input.external?.user ?? null,
       input.external?.api_key ? hashApiKey(input.external.api_key) : null,
       now.toISOString(),
-    ],
+    ),
   };
 }
 
@@ -379,8 +383,9 @@ export function keysPageQuery(organizationId: string, workspaceId: string | null
   const starts = periodStarts(now);
   return {
     statement: KEYS_PAGE,
-    values: [
-      organizationId,
+    values: tenantValues(
+      KEYS_PAGE,
+      { organizationId },
       isoDay(starts.day),
       isoDay(starts.week),
       isoDay(starts.month),
@@ -390,7 +395,7 @@ export function keysPageQuery(organizationId: string, workspaceId: string | null
       input.hash_prefix ?? null,
       input.offset ?? 0,
       input.limit ?? null,
-    ],
+    ),
   };
 }
 

@@ -5,8 +5,9 @@
 // and the rows are read fresh by primary key. Member writes through this process forget the
 // organization's order at once; writes by another process as soon as their notification arrives
 // (cache-events.ts), and within `ttlMs` even if it is lost.
-import { queryRows, statement, type Db } from '@switchyard/db';
+import { queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
+import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
@@ -15,10 +16,11 @@ import type { CacheCounter } from '../../metrics.js';
  * one per member: the order of a 100,000-member organization (reloaded every CACHE_TTL_MS while it
  * is read) was 100,000 rows for node-postgres and the row schema to build and parse.
  */
-const MEMBER_ORDER = statement(
-  `
+const MEMBER_ORDER = tenantStatement(
+  'organization',
+  (tenant) => `
   SELECT count(*)::int AS n, coalesce(string_agg(id::text, ',' ORDER BY created_at, id), '') AS ids
-  FROM (SELECT id, created_at FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2) m`,
+  FROM (SELECT id, created_at FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id LIMIT $2) m`,
   z.object({ n: z.number().int(), ids: z.string() }),
 );
 
@@ -41,7 +43,7 @@ export class MemberOrderCache {
   ids(db: Db, organizationId: string): Promise<string[] | null> {
     const { maxMembers } = this.limits;
     return this.#orders.get(organizationId, async () => {
-      const [order] = await queryRows(db, MEMBER_ORDER, [organizationId, maxMembers + 1]);
+      const [order] = await queryRows(db, MEMBER_ORDER, tenantValues(MEMBER_ORDER, { organizationId }, maxMembers + 1));
       if (!order || order.n > maxMembers) return null;
       return order.n === 0 ? [] : order.ids.split(',');
     });

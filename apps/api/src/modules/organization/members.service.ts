@@ -1,7 +1,7 @@
 // The organization's members: GET /organization/members and the internal procedures that add,
 // change and remove them. A user is a shared identity (one id per email); everything an
 // organization writes about a person (names, role) is on its membership, and is all it reads.
-import { orgRoleColumn, Prisma, queryRows, rawRows, rowOrNulls, statement, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
+import { orgRoleColumn, Prisma, queryRows, rawRows, rowOrNulls, type Db, type OrganizationMember as MemberRow, type User } from '@switchyard/db';
 import type {
   CreateOrganizationMemberInput,
   OrganizationMember,
@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantSql, type Tenant, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import type { MemberOrderCache } from './member-order.js';
 
 type Role = MemberRow['role'];
@@ -31,13 +32,14 @@ type MemberFields = Pick<MemberRow, 'user_id' | 'role' | 'first_name' | 'last_na
  * order in memory. The page is cut from the (organization_id, created_at, id) index before users
  * are joined; a page past the end still carries the total (one row of nulls).
  */
-const MEMBERS_PAGE = statement(
-  `
+const MEMBERS_PAGE = tenantStatement(
+  'organization',
+  (tenant) => `
   SELECT t.total::int AS total, p.user_id, p.role, p.email, p.first_name, p.last_name
-  FROM (SELECT count(*) AS total FROM organization_members WHERE organization_id = $1) t
+  FROM (SELECT count(*) AS total FROM organization_members WHERE ${tenant.where()}) t
   LEFT JOIN LATERAL (
     SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, m.first_name, m.last_name
-    FROM (SELECT * FROM organization_members WHERE organization_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3) m
+    FROM (SELECT * FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id OFFSET $2 LIMIT $3) m
     JOIN users u ON u.id = m.user_id
   ) p ON true
   ORDER BY p.created_at, p.id`,
@@ -45,11 +47,12 @@ const MEMBERS_PAGE = statement(
 );
 
 /** The members with these membership ids, by primary key. */
-const MEMBERS_BY_ID = statement(
-  `
+const MEMBERS_BY_ID = tenantStatement(
+  'organization',
+  (tenant) => `
   SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
-  WHERE m.id = ANY($2::uuid[]) AND m.organization_id = $1`,
+  WHERE m.id = ANY($2::uuid[]) AND ${tenant.where('m')}`,
   z.object({ id: z.string(), ...MEMBER_COLUMNS }),
 );
 
@@ -62,7 +65,7 @@ const memberOfFields = (r: MemberFields): OrganizationMember =>
  * database floor.
  */
 export function membersByIdQuery(organizationId: string, ids: string[]) {
-  return { statement: MEMBERS_BY_ID, values: [organizationId, ids] };
+  return { statement: MEMBERS_BY_ID, values: tenantValues(MEMBERS_BY_ID, { organizationId }, ids) };
 }
 
 /**
@@ -72,7 +75,7 @@ export function membersByIdQuery(organizationId: string, ids: string[]) {
 export async function listOrganizationMembers(db: Db, order: MemberOrderCache, actor: Actor, page: { offset: number; limit: number }) {
   const ids = await order.ids(db, actor.organizationId);
   if (ids === null) {
-    const rows = await queryRows(db, MEMBERS_PAGE, [actor.organizationId, page.offset, page.limit]);
+    const rows = await queryRows(db, MEMBERS_PAGE, tenantValues(MEMBERS_PAGE, actor, page.offset, page.limit));
     return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(page.offset, page.offset + page.limit);
@@ -113,7 +116,7 @@ export async function createOrganizationMember(
     const [member] = await tx.organizationMember.createManyAndReturn({
       data: [
         {
-          organization_id: actor.organizationId,
+          ...tenantData(actor),
           user_id: userId,
           role: roleOf(input.role),
           first_name: input.first_name ?? '',
@@ -132,7 +135,7 @@ export async function createOrganizationMember(
 /** Changes this organization's membership only: its role and names for the person. */
 export async function updateOrganizationMember(db: Db, actor: Actor, input: UpdateOrganizationMemberInput): Promise<OrganizationMember> {
   const [row] = await db.organizationMember.updateManyAndReturn({
-    where: { organization_id: actor.organizationId, user_id: input.user_id },
+    where: { ...tenantWhere(actor), user_id: input.user_id },
     data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
     include: { user: { select: { email: true } } },
   });
@@ -144,7 +147,7 @@ export async function updateOrganizationMember(db: Db, actor: Actor, input: Upda
 export async function removeOrganizationMember(db: Db, order: MemberOrderCache, actor: Actor, input: RemoveOrganizationMemberInput) {
   if (input.user_id === actor.userId) throw new Invalid('a key cannot remove the member who created it');
   const { count } = await db.organizationMember.deleteMany({
-    where: { organization_id: actor.organizationId, user_id: input.user_id },
+    where: { ...tenantWhere(actor), user_id: input.user_id },
   });
   order.forget(actor.organizationId);
   if (count === 0) throw new NotFound(`member ${input.user_id}`);
@@ -162,7 +165,7 @@ const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
  */
 export async function lockMembers(
   tx: Prisma.TransactionClient,
-  organizationId: string,
+  tenant: Tenant,
   userIds: string[],
   refuse: (unknownIds: string[]) => Error,
 ): Promise<{ user_id: string; role: Role }[]> {
@@ -171,7 +174,7 @@ export async function lockMembers(
     MEMBER_ROLE_ROW,
     Prisma.sql`
     SELECT user_id, role::text AS role FROM organization_members
-    WHERE organization_id = ${organizationId} AND user_id = ANY(${userIds}::text[])
+    WHERE ${tenantSql(tenant)} AND user_id = ANY(${userIds}::text[])
     FOR SHARE`,
   );
   const known = new Set(members.map((m) => m.user_id));

@@ -4,6 +4,7 @@
 import type { Prisma, Db, Organization as OrganizationRow } from '@switchyard/db';
 import type { CreateOrganizationInput, CreateOrganizationOutput, ListOrganizationsInput, Organization } from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
+import { tenantData } from '../../access/tenancy.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import { newId } from '../../ids.js';
@@ -37,17 +38,23 @@ export async function createOrganizationIn(
   await tx.organization.create({ data: { id: organizationId, name: input.name } });
   const userId = await userIdForEmail(tx, input.owner_email ?? `owner@${organizationId.replace('_', '-')}.invalid`);
   await tx.organizationMember.create({
-    data: { organization_id: organizationId, user_id: userId, role: 'admin', first_name: input.owner_first_name ?? '', last_name: input.owner_last_name ?? '' },
+    data: {
+      ...tenantData({ organizationId }),
+      user_id: userId,
+      role: 'admin',
+      first_name: input.owner_first_name ?? '',
+      last_name: input.owner_last_name ?? '',
+    },
   });
-  const workspace = await tx.workspace.create({ data: { organization_id: organizationId, slug: 'default', name: 'Default' } });
+  const workspace = await tx.workspace.create({ data: { ...tenantData({ organizationId }), slug: 'default', name: 'Default' } });
   const organization = await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: workspace.id } });
   await tx.workspaceMember.create({
-    data: { organization_id: organizationId, workspace_id: workspace.id, user_id: userId, role: 'admin' },
+    data: { ...tenantData({ organizationId }), workspace_id: workspace.id, user_id: userId, role: 'admin' },
   });
   const hash = hashApiKey(secret);
   await tx.apiKey.create({
     data: {
-      organization_id: organizationId,
+      ...tenantData({ organizationId }),
       workspace_id: workspace.id,
       creator_user_id: userId,
       hash,
@@ -57,7 +64,7 @@ export async function createOrganizationIn(
     },
   });
   return {
-    organization_id: organizationId,
+    organization_id: organization.id,
     workspace_id: workspace.id,
     owner_user_id: userId,
     management_key: secret,

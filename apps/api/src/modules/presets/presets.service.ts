@@ -17,7 +17,8 @@ import type {
 import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
-import { canSeeWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
+import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { tenantData, tenantWhere, visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;
@@ -61,7 +62,7 @@ function versionOf(row: VersionRow): PresetVersion | null {
 
 /** The organization's preset with this slug; for a regular key, only one of its own workspace. */
 async function findPreset(db: Reader, actor: Actor, slug: string): Promise<PresetRow> {
-  const row = await db.preset.findUnique({ where: { organization_id_slug: { organization_id: actor.organizationId, slug } } });
+  const row = await db.preset.findUnique({ where: { organization_id_slug: { ...tenantWhere(actor), slug } } });
   if (!row || !canSeeWorkspace(actor, row.workspace_id)) throw new NotFound(`preset ${slug}`);
   return row;
 }
@@ -110,7 +111,7 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
         const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
         const created = await tx.preset.create({
           data: {
-            organization_id: actor.organizationId,
+            ...tenantData(actor),
             workspace_id: workspace.id,
             slug: input.slug,
             name: input.name,
@@ -121,7 +122,7 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
         });
         const version = await tx.presetVersion.create({
           data: {
-            organization_id: actor.organizationId,
+            ...tenantData(actor),
             preset_id: created.id,
             version: 1,
             config: input.config as Prisma.InputJsonObject,
@@ -146,7 +147,7 @@ export async function createPresetVersion(db: Db, actor: Actor, input: CreatePre
     const last = await tx.presetVersion.aggregate({ where: { preset_id: preset.id }, _max: { version: true } });
     const version = await tx.presetVersion.create({
       data: {
-        organization_id: actor.organizationId,
+        ...tenantData(actor),
         preset_id: preset.id,
         version: (last._max.version ?? 0) + 1,
         config: input.config as Prisma.InputJsonObject,

@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { queryRows, statement } from '@switchyard/db';
 import { z as zod } from 'zod';
 import type { KeyCache } from '../../access/callers.js';
+import { tenantWhere } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter, Metrics } from '../../metrics.js';
 import type { SecretBox } from '../byok/secret-box.js';
@@ -47,7 +48,7 @@ export class WorkspaceRoutingCache {
   of(db: Db, organizationId: string, workspaceId: string): Promise<WorkspaceRouting | null> {
     return this.#entries.get(workspaceId, async () => {
       const workspace = await db.workspace.findFirst({
-        where: { id: workspaceId, organization_id: organizationId, deleted_at: null },
+        where: { ...tenantWhere({ organizationId }), id: workspaceId, deleted_at: null },
         include: {
           budgets: { orderBy: { reset_interval: 'asc' } },
           byok_credentials: { where: { deleted_at: null, disabled: false }, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }] },

@@ -11,6 +11,7 @@ import type {
 import { isUniqueViolation } from '../../db-errors.js';
 import { Conflict, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 
@@ -29,7 +30,7 @@ function mappingOf(row: MappingRow): ScimGroupMapping {
 
 /** The organization's mappings across all its workspaces, oldest first. */
 export async function listScimGroupMappings(db: Db, actor: Actor, input: ListScimGroupMappingsInput) {
-  const where = { organization_id: actor.organizationId };
+  const where = tenantWhere(actor);
   return pageOf(
     input,
     (slice) => db.scimGroupMapping.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
@@ -62,7 +63,7 @@ export async function createScimGroupMapping(db: Db, actor: Actor, input: Create
   if (!row) {
     try {
       row = await db.scimGroupMapping.create({
-        data: { ...pair, organization_id: actor.organizationId, role: input.role, created_at: now, updated_at: now },
+        data: { ...pair, ...tenantData(actor), role: input.role, created_at: now, updated_at: now },
       });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -95,7 +96,7 @@ export async function deleteScimGroupMapping(db: Db, actor: Actor, input: Delete
 /** Changes the role (and updated_at) of the organization's mapping; another organization's is 404. */
 export async function updateScimGroupMapping(db: Db, actor: Actor, input: UpdateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
   const [row] = await db.scimGroupMapping.updateManyAndReturn({
-    where: { id: input.id.toLowerCase(), organization_id: actor.organizationId },
+    where: { id: input.id.toLowerCase(), ...tenantWhere(actor) },
     data: { role: input.role, updated_at: now },
   });
   if (!row) throw new NotFound(`scim group mapping ${input.id}`);

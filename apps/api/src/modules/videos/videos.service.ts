@@ -3,7 +3,8 @@ import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob, VideoJobStatusR
 import { NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
-import { platformWorkspace, resolveWorkspaceOrOwn, visibleRows } from '../../access/workspaces.js';
+import { platformWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
+import { visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';
 
 function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {

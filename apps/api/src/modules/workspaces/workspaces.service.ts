@@ -22,6 +22,7 @@ import { refuseDuplicates } from '../../db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
@@ -87,7 +88,7 @@ const slugTaken = (slug: string) => new Invalid(`workspace slug ${slug} is taken
 
 /** GET /workspaces: the organization's workspaces, oldest first; deleted ones are gone. */
 export async function listWorkspaces(db: Db, actor: Actor, page: { offset: number; limit: number }) {
-  const where = { organization_id: actor.organizationId, deleted_at: null };
+  const where = { ...tenantWhere(actor), deleted_at: null };
   const [found, defaultId] = await Promise.all([
     pageOf(
       page,
@@ -110,7 +111,7 @@ export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<W
 export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
   const { name, slug, ...settings } = input;
   const row = await refuseDuplicates(
-    () => db.workspace.create({ data: { organization_id: actor.organizationId, slug, name, created_by: actor.userId, ...settingsOf(settings) } }),
+    () => db.workspace.create({ data: { ...tenantData(actor), slug, name, created_by: actor.userId, ...settingsOf(settings) } }),
     () => slugTaken(input.slug),
   );
   return workspaceOf(row, await defaultWorkspaceId(db, actor));
@@ -221,7 +222,7 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
   const workspace = await resolveWorkspace(db, actor, input.id);
   assertWorkspaceAccess(actor, workspace.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
-    const where = { organization_id: actor.organizationId };
+    const where = tenantWhere(actor);
     return pageOf(
       input,
       (slice) => db.organizationMember.findMany({ where, orderBy: ORDER, ...slice }),
@@ -251,7 +252,7 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     const workspace = await resolveWorkspace(tx, actor, input.id);
     const members = await lockMembers(
       tx,
-      actor.organizationId,
+      actor,
       userIds,
       (unknown) => new Invalid('user ids that are not members of the organization', { reason: 'unknown or foreign user ids', invalid_user_ids: unknown }),
     );
@@ -262,7 +263,7 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
     const roles = new Map(members.map((m) => [m.user_id, m.role]));
     const created = await tx.workspaceMember.createManyAndReturn({
       data: userIds.map((user_id) => ({
-        organization_id: actor.organizationId,
+        ...tenantData(actor),
         workspace_id: workspace.id,
         user_id,
         role: roles.get(user_id)!,
