@@ -151,7 +151,7 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
 
   // Not the issue's wording: items 1, 2 and 6's ratios against the database floor, which makes the
   // server's statement before answering (the express floor makes none, and no express server that
-  // makes it reaches the issue's ratios to the express floor here: README, Benchmarks).
+  // makes it reaches the issue's ratios to the express floor here: docs/decisions/0016-measure-against-a-database-floor.md).
   const withDatabase = all.filter(({ s }) => s.floors?.database) as { run: SizeRun; s: ScenarioResult & { floors: { database: Measurement } } }[];
   type WithDatabase = typeof withDatabase;
   const againstDatabase = (rows: WithDatabase) =>

@@ -1,5 +1,5 @@
 // Imported first by main.ts, so it runs before the server allocates anything: the V8 flags that keep
-// the server's resident memory down (measured; see the README's Memory section).
+// the server's resident memory down (measured: docs/decisions/0002-v8-heap-flags.md).
 //
 // Old generation growth: after a full GC, V8 lets the old generation grow up to 4x its live size
 // before the next one (its factor is the largest while it has no GC speed measured yet, i.e. for

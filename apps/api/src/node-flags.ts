@@ -10,8 +10,8 @@
 // server CPU per answer after the large size's seeding against 0.143 ms at the small size, and
 // 0.133 ms with the flag (GET /generation 0.386 against 0.226 ms). What the flag costs is the
 // memory an idle server would have given back: a busy spell's heap is kept until the next one (in
-// the bench, peaks up to 19 MB higher in scenarios that follow heavier ones). See the README's
-// Memory section.
+// the bench, peaks up to 19 MB higher in scenarios that follow heavier ones). See
+// docs/decisions/0003-no-memory-reducer.md.
 export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
 
 /**
@@ -21,6 +21,6 @@ export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
  * an arena stays resident while any of it is in use. Under the batch recorder's load the memory
  * outside V8's heap grew from about 60 to 105 MB; with two arenas, five alternating pairs of `pnpm
  * bench --only batch` peaked at 204-212 MB against 209-222 MB, at the same rate. Other C libraries
- * ignore it. See the README's Memory section.
+ * ignore it. See docs/decisions/0004-malloc-arena-max.md.
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };

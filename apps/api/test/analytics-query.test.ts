@@ -413,7 +413,7 @@ describe('POST /analytics/query: percentiles and recording', () => {
 
   it('analytics_bucket() is inlined into the statement that calls it, and answers as sketch.ts assumes', async () => {
     // Called rather than inlined (as it was while STRICT), it cost the recorder's batch statement
-    // about a twentieth of its database time: README, Benchmarks.
+    // about a twentieth of its database time: docs/decisions/0007-analytics-rollups-and-log-bucket-percentiles.md.
     const plan = await env.server.db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
       `EXPLAIN VERBOSE SELECT analytics_bucket(v) FROM (VALUES (1.5::float8), (2.5)) AS t(v)`,
     );

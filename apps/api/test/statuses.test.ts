@@ -1,11 +1,11 @@
 // The one declaration of each operation's statuses, and everything read from it: the REST adapter's
-// substitutions, the OpenAPI document and the README's table.
+// substitutions, the OpenAPI document and the status table of docs/api.md.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, type ErrorStatus } from '@switchyard/schema';
 import { openApiDocument, pathShape } from '../src/http/openapi.js';
-import { README_TABLE_BEGIN, README_TABLE_END, restOperations, statusTable } from '../src/http/operations.js';
+import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } from '../src/http/operations.js';
 import { API_PREFIX } from '../src/http/paths.js';
 import { COMMON, declaredAnswer } from '../src/http/statuses.js';
 import { appRouter } from '../src/router.js';
@@ -106,12 +106,13 @@ describe('the OpenAPI document', () => {
   });
 });
 
-describe("the README's status table", () => {
+describe('the status table of docs/api.md', () => {
   it('is the one generated from the declarations (pnpm --filter @switchyard/api status-table)', () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-    const begin = readme.indexOf(README_TABLE_BEGIN);
-    const end = readme.indexOf(README_TABLE_END);
+    const page = readFileSync(fileURLToPath(new URL('../../../docs/api.md', import.meta.url)), 'utf8');
+    const begin = page.indexOf(STATUS_TABLE_BEGIN);
+    const end = page.indexOf(STATUS_TABLE_END);
     expect(begin).toBeGreaterThan(0);
-    expect(readme.slice(begin + README_TABLE_BEGIN.length, end).trim()).toBe(statusTable(appRouter));
+    expect(end).toBeGreaterThan(begin);
+    expect(page.slice(begin + STATUS_TABLE_BEGIN.length, end).trim()).toBe(statusTable(appRouter));
   });
 });

@@ -39,7 +39,7 @@ export const AnalyticsQueryInputSchema = z
     metrics: z.array(z.string().max(100)).min(1).max(50).describe('Metric names from GET /analytics/meta'),
     dimensions: z.array(z.string().max(100)).max(20).optional().describe('Dimension names from meta; each distinct combination is one row'),
     granularity: z.string().max(100).optional().describe('A granularity name from meta: adds a UTC time bucket (`date`) to every row'),
-    time_range: z.object({ start: AnalyticsTimeSchema, end: AnalyticsTimeSchema }).optional().describe('[start, end); default and maximum span in the README'),
+    time_range: z.object({ start: AnalyticsTimeSchema, end: AnalyticsTimeSchema }).optional().describe('[start, end); bounds in docs/analytics.md'),
     filters: z
       .array(
         z.object({

@@ -1,6 +1,6 @@
 // Every REST operation with what it declares about its answers: the router's procedures (their
-// meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the README's status table
-// and the hostile-input property test read this list.
+// meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the status table of
+// docs/api.md and the hostile-input property test read this list.
 import type { AnyRouter } from '@trpc/server';
 import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, normalizePath } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
@@ -43,14 +43,14 @@ export function restOperations(router: AnyRouter): OperationEntry[] {
   return entries;
 }
 
-/** The markers around the table in README.md (scripts/status-table.ts writes between them). */
-export const README_TABLE_BEGIN = '<!-- status-table:begin (generated: pnpm --filter @switchyard/api status-table) -->';
-export const README_TABLE_END = '<!-- status-table:end -->';
+/** The markers around the status table in docs/api.md (scripts/status-table.ts writes between them). */
+export const STATUS_TABLE_BEGIN = '<!-- status-table:begin (generated: pnpm --filter @switchyard/api status-table) -->';
+export const STATUS_TABLE_END = '<!-- status-table:end -->';
 
 /**
- * The README's table: one row per operation, the statuses it answers (marked * where the spec does
- * not list them for its endpoint), the reasons for those that are not the common ones, and the
- * listed statuses it never answers.
+ * The status table of docs/api.md: one row per operation, the statuses it answers (marked * where
+ * the spec does not list them for its endpoint), the reasons for those that are not the common
+ * ones, and the listed statuses it never answers.
  */
 export function statusTable(router: AnyRouter): string {
   const rows = restOperations(router)

@@ -216,8 +216,9 @@ const ITEMS_PER_PIECE = 64;
  * at a time, so that no string of the whole answer is made (GET /activity's are ~290 KB). Measured
  * on GET /activity at the large bench size, 32 connections, six runs each: peak RSS 228-234 MB in
  * five and 260 MB in one, against 234-256 MB with one string per answer, at the same CPU per
- * answer (README, Memory). JSON.stringify still encodes every value; streaming serializers would
- * answer in chunks, without a Content-Length, and encode values themselves.
+ * answer (docs/decisions/0005-long-lists-encoded-in-pieces.md). JSON.stringify still encodes every
+ * value; streaming serializers would answer in chunks, without a Content-Length, and encode values
+ * themselves.
  */
 function listJson(body: Record<string, unknown>, data: unknown[]): Buffer {
   const pieces: Buffer[] = [];

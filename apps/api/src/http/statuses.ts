@@ -1,6 +1,6 @@
 // Which error statuses each REST operation can answer, and why: declared once per operation (in
 // the procedure's meta, or in its RawOperation), and read from there by the REST adapter (which
-// answers only declared statuses), the OpenAPI document, the README's status table and the
+// answers only declared statuses), the OpenAPI document, the status table of docs/api.md and the
 // hostile-input property test (all through operations.ts), so that none can disagree with another.
 import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
 import type { HttpError } from '../errors.js';

@@ -8,7 +8,7 @@ import type { ZodType } from 'zod';
  * - long lists built field by field from rows their statement's schema has parsed (queryRows):
  *   GET /activity, GET /keys. tRPC would parse the whole answer again and copy every item: for
  *   GET /activity's 1,000 items at the large bench size, 0.7–1.4 ms of 4.5–7.0 ms of server CPU per
- *   answer (README, Benchmarks). Their tests check every answer with `expectExactOutput`
+ *   answer (docs/decisions/0011-trusted-output.md). Their tests check every answer with `expectExactOutput`
  *   (test/fixtures.ts): the schema's output must be the answer itself, byte for byte;
  * - answers the service has parsed with this schema itself: GET /model and GET /embeddings/models,
  *   parsed once per catalog snapshot (models/catalog-cache.ts snapshotAnswer);

@@ -21,7 +21,7 @@ import type { AnalyticsLimit } from './analytics-limit.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Time range bounds (README): default span ending now, and maximum span. */
+/** Time range bounds (docs/analytics.md): default span ending now, and maximum span. */
 export const ANALYTICS_BOUNDS = {
   defaultSpanMs: 30 * DAY,
   maxSpanMs: 366 * DAY,

@@ -4,7 +4,7 @@
 // and raw rows agree; histograms are { "<bucket>": count } objects, added bucket by bucket.
 // Estimating any value of bucket i as 2 gamma^i / (gamma + 1) is off by at most ALPHA (relative).
 
-/** The relative error of every percentile (README). Must match analytics_bucket() in SQL. */
+/** The relative error of every percentile (docs/analytics.md). Must match analytics_bucket() in SQL. */
 export const ALPHA = 0.01;
 export const GAMMA = (1 + ALPHA) / (1 - ALPHA);
 /** analytics_bucket(0). */

@@ -248,7 +248,7 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
   // Columns come from the validated input schema (zod drops unknown keys), never from the client;
   // NOT NULL columns the input may leave out get their defaults here, and the key decides whose the
   // generation is. Built by assignment rather than by spreading a filtered copy of the input, which
-  // cost the batch path about a sixteenth of its server CPU (README, Benchmarks).
+  // cost the batch path about a sixteenth of its server CPU (docs/decisions/0008-group-committed-recording.md).
   const createdAtText = createdAt.toISOString();
   const row: GenerationRowJson = {
     cancelled: false,

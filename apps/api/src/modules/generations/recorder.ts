@@ -13,7 +13,7 @@
 // while the first is still writing; it then waits for the first one's row locks on the shared
 // totals, and goes on the moment the first commits, without waiting for a round trip through this
 // process. With one statement at a time the database sat idle for that round trip, and for as long
-// as the event loop was busy with other requests (see the README's benchmarks for the figures).
+// as the event loop was busy with other requests (figures: docs/decisions/0008-group-committed-recording.md).
 // An id is in at most one batch being written: a repeat waits until the recording before it has
 // committed, so the first recording of an id is the one counted. Every statement takes its row
 // locks table by table in the order of the WITH list, and within a table in key order (ids sorted
@@ -124,7 +124,7 @@ export interface RecorderOptions {
    * The most generations in one statement (default MAX_RECORD_BATCH, 1,000: a recordBatch call's
    * most). Each statement has a cost of its own (its plan, the rollups' and totals' upserts and
    * locks): in batches of up to 256 the database spent 0.068-0.077 ms of CPU per generation, in
-   * batches of up to 1,000 0.059-0.063 ms (README, Benchmarks).
+   * batches of up to 1,000 0.059-0.063 ms (docs/decisions/0008-group-committed-recording.md).
    */
   maxBatch?: number;
   /** The most statements under way at once (default IN_FLIGHT). */

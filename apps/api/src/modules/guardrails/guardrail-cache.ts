@@ -1,9 +1,10 @@
 // The guardrails that apply to a key (its workspace's guardrails assigned to the key or to its
-// user, else the workspace's default guardrail), kept in memory for at most `ttlMs`. GET /model checks them on every request; read from
-// PostgreSQL each time, that check was the route's only query (measured in the README's
-// benchmarks). Guardrail and assignment writes through this process forget the organization's
-// entries at once; writes anywhere else as soon as their notification arrives (cache-events.ts:
-// "guardrails:<organization id>"), and within `ttlMs` even if it is lost.
+// user, else the workspace's default guardrail), kept in memory for at most `ttlMs`. GET /model
+// and routing.authorize check them on every request; read from PostgreSQL each time, that check was
+// the route's only query (measured: docs/decisions/0009-guardrail-check-cached.md). Guardrail and
+// assignment writes through this process forget the organization's entries at once; writes
+// anywhere else as soon as their notification arrives (cache-events.ts: "guardrails:<organization
+// id>"), and within `ttlMs` even if it is lost.
 import { parsedJson, queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
