@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { SAMPLE_VIDEO_URL } from './samples.js';
 
 export const VideoJobStatusSchema = z.enum(['queued', 'in_progress', 'completed', 'failed']);
 
-/**
- * The demo's sample video, kept with the server (apps/api/assets/sample-video.mp4): a job output
- * with this `upstream_url` is served by the server itself from its own files, never fetched over
- * the network.
- */
-export const SAMPLE_VIDEO_URL = 'sample:video.mp4';
+export { SAMPLE_VIDEO_URL };
 
 const ProviderUrlSchema = z
   .url({ protocol: /^https?$/ })
