@@ -178,6 +178,38 @@ describe('switchyard administration commands', () => {
     expect((await json(['workspaces', 'members', 'cli-team'])).data).toEqual([]);
   });
 
+  it('takes a workspace slug wherever it takes a workspace (every --workspace option and <workspace> argument)', async () => {
+    const ws = (await json(['workspaces', 'create', '--slug', 'cli-slugs', '--name', 'Slugs'])).data as { id: string };
+    const covered = new Set<string>();
+    const ran = (args: string[]) => {
+      covered.add(args.slice(0, 2).join(' '));
+      return json(args);
+    };
+    const key = await ran(['keys', 'create', '--name', 'slugged', '--workspace', 'cli-slugs']);
+    expect(key.data.workspace_id).toBe(ws.id);
+    expect((await ran(['keys', 'list', '--workspace', 'cli-slugs'])).data.map((k: { hash: string }) => k.hash)).toEqual([key.data.hash]);
+    const credential = await ran(['byok', 'add', '--provider', 'openai', '--workspace', 'cli-slugs', '--provider-key', 'sk-slugged-12345678']);
+    expect(credential.data.workspace_id).toBe(ws.id);
+    expect((await ran(['byok', 'list', '--workspace', 'cli-slugs'])).data.map((c: { id: string }) => c.id)).toEqual([credential.data.id]);
+    const guardrail = await ran(['guardrails', 'create', '--name', 'slugged', '--workspace', 'cli-slugs']);
+    expect(guardrail.workspace_id).toBe(ws.id);
+    expect((await ran(['guardrails', 'list', '--workspace', 'cli-slugs'])).data.map((g: { id: string }) => g.id)).toEqual([guardrail.id]);
+    // A slug that names no workspace is an empty page, as an unknown UUID is.
+    expect(await json(['guardrails', 'list', '--workspace', 'no-such-team'])).toEqual({ data: [], total_count: 0 });
+    await ran(['budgets', 'set', 'cli-slugs', 'weekly', '--limit', '7']);
+    expect((await ran(['budgets', 'list', 'cli-slugs'])).data).toMatchObject([{ workspace_id: ws.id, reset_interval: 'weekly', limit_usd: 7 }]);
+    expect(await ran(['budgets', 'delete', 'cli-slugs', 'weekly'])).toEqual({ deleted: true });
+    const mapping = await ran(['scim', 'map', '--group', '5b0f4a4e-7d1e-4c55-9a51-0f0c7c1a2b3c', '--workspace', 'cli-slugs', '--role', 'member']);
+    expect(mapping).toMatchObject({ workspace_id: ws.id });
+    // The workspaces commands take a slug too (the tests above and below); every other command
+    // that names a workspace is covered here.
+    const naming = commands
+      .filter((c) => 'workspace' in (c.options ?? {}) || (c.args ?? []).includes('<workspace>'))
+      .map((c) => c.path.join(' '))
+      .filter((name) => !name.startsWith('workspaces '));
+    expect(naming.filter((name) => !covered.has(name))).toEqual([]);
+  });
+
   it('shows, updates and deletes a workspace', async () => {
     const ws = (await json(['workspaces', 'create', '--slug', 'cli-temp', '--name', 'Temp'])).data;
     expect((await json(['workspaces', 'show', 'cli-temp'])).data).toEqual(ws);
