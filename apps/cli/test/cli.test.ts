@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createSwitchyardClient } from '@switchyard/client';
-import { commands, run, VERSION } from '../src/cli.js';
+import { commands, run, serverUrl, VERSION } from '../src/cli.js';
 import type { Command } from '../src/command.js';
 
 let server: TestServer;
@@ -140,6 +140,15 @@ describe('switchyard keys', () => {
     const res = await cli(['--json', '--url', server.url, 'keys', 'list', '--limit', '1'], { SWITCHYARD_URL: 'http://127.0.0.1:1' });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).data).toHaveLength(1);
+  });
+
+  it("falls back to the server's PORT on this machine when neither --url nor SWITCHYARD_URL is set", async () => {
+    const res = await cli(['keys', 'list', '--json', '--limit', '1'], { SWITCHYARD_URL: undefined, PORT: String(server.port) });
+    expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(res.stdout).data).toHaveLength(1);
+    // SWITCHYARD_URL wins over PORT; with neither, port 8080.
+    expect((await cli(['keys', 'list'], { SWITCHYARD_URL: 'http://127.0.0.1:1', PORT: String(server.port) })).stderr).toContain('cannot reach http://127.0.0.1:1');
+    expect(serverUrl(undefined, {})).toBe('http://127.0.0.1:8080');
   });
 
   it('reads the key from DATA_DIR/admin-key when neither --key nor SWITCHYARD_API_KEY is set', async () => {
