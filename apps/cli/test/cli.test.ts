@@ -147,7 +147,9 @@ describe('switchyard keys', () => {
     expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(res.stdout).data).toHaveLength(1);
     // SWITCHYARD_URL wins over PORT; with neither, port 8080.
-    expect((await cli(['keys', 'list'], { SWITCHYARD_URL: 'http://127.0.0.1:1', PORT: String(server.port) })).stderr).toContain('cannot reach http://127.0.0.1:1');
+    expect((await cli(['keys', 'list'], { SWITCHYARD_URL: 'http://127.0.0.1:1', PORT: String(server.port) })).stderr).toContain(
+      'cannot reach http://127.0.0.1:1',
+    );
     expect(serverUrl(undefined, {})).toBe('http://127.0.0.1:8080');
   });
 
