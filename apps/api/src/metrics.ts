@@ -1,9 +1,10 @@
 // Prometheus metrics (prom-client), one registry per server: HTTP requests by route template,
 // recording batches, the database pool, the in-memory caches and video downloads from providers,
-// beside prom-client's process metrics. Served on METRICS_PORT only (see server.ts), never on the
-// public port.
+// beside prom-client's process metrics and the build's info. Served on METRICS_PORT only (see
+// server.ts), never on the public port. The list is in docs/metrics.md.
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { VERSION } from './version.js';
 
 /** What a cache reports: a lookup served from memory, or one that had to read. */
 export interface CacheCounter {
@@ -89,7 +90,15 @@ export class Metrics {
   });
 
   constructor(pool: () => PoolStats | undefined) {
-    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    // prom-client's process and Node.js metrics under their usual names (process_cpu_seconds_total,
+    // nodejs_heap_size_total_bytes, ...), which stock dashboards look for: no project prefix.
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: `${PREFIX}build_info`,
+      help: 'Always 1; the labels name the running build: the server version and the Node.js version',
+      labelNames: ['version', 'node_version'] as const,
+      registers: [this.registry],
+    }).set({ version: VERSION, node_version: process.version }, 1);
     const stats = () => pool() ?? { total: 0, idle: 0, waiting: 0 };
     new Gauge({
       name: `${PREFIX}db_pool_connections`,

@@ -33,6 +33,9 @@ describe('videos.listJobs (internal)', () => {
     expect(listed.total_count).toBe(3);
     expect(new Set(listed.data.map((j) => j.id))).toEqual(new Set([first.id, second.id, third.id]));
     expect(listed.data.map((j) => j.created_at)).toEqual([...listed.data.map((j) => j.created_at)].sort().reverse());
+    // The workspace by its slug too.
+    const bySlug = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: 'video-list' })).data);
+    expect(bySlug.data.map((j) => j.id)).toEqual(listed.data.map((j) => j.id));
     const ofOne = ListVideoJobsOutputSchema.parse((await query('videos.listJobs', { workspace_id: ws.id, upstream_job_id: 'up-1' })).data);
     expect(ofOne.total_count).toBe(2);
     expect(new Set(ofOne.data.map((j) => j.id))).toEqual(new Set([first.id, third.id]));

@@ -32,9 +32,10 @@ export function launchWith(
   file: string,
   args: string[],
   env: Record<string, string>,
+  cwd: string = appDir,
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(file, args, {
-    cwd: appDir,
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -51,9 +52,9 @@ export function launchWith(
   return { child, output: () => out, exited };
 }
 
-/** Waits (up to 60 s) for the output to match; returns the first group. */
-export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp): Promise<string> {
-  const deadline = Date.now() + 60_000;
+/** Waits (up to `timeoutMs`, 60 s unless told) for the output to match; returns the first group. */
+export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = pattern.exec(proc.output().replace(/\x1b\[[0-9;]*m/g, ''));
     if (match) return match[1] ?? match[0];

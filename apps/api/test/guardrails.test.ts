@@ -111,9 +111,14 @@ describe('GET /guardrails', () => {
     expect((await ok(env.server, 'guardrails.update', { id: g.id, description: 'via trpc' })).data.description).toBe('via trpc');
   });
 
-  it('400 for a non-UUID workspace_id; an empty page for an unknown or foreign one (404 is not listed); 401 without a key', async () => {
-    expectEnvelope(await rest(env.server, '/guardrails?workspace_id=guarded'), 400);
+  it('workspace_id by UUID or slug; an empty page for an unknown or foreign one (404 is not listed); 400 over 200 characters; 401 without a key', async () => {
+    const ws = await createWorkspace(env.server, 'listed-by-slug');
+    const theirs = await createGuardrail({ name: 'in listed-by-slug', workspace_id: ws.id });
+    expect(ListSchema.parse((await rest(env.server, '/guardrails?workspace_id=listed-by-slug')).body).data.map((g) => g.id)).toEqual([theirs.id]);
+    expect((await ok(env.server, 'guardrails.list', { workspace_id: 'listed-by-slug' }, { query: true })).data.map((g) => g.id)).toEqual([theirs.id]);
+    expectEnvelope(await rest(env.server, `/guardrails?workspace_id=${'a'.repeat(201)}`), 400);
     const nothing = { status: 200, type: 'application/json', body: { data: [], total_count: 0 } };
+    expect(await rest(env.server, '/guardrails?workspace_id=no-such-slug')).toEqual(nothing);
     expect(await rest(env.server, '/guardrails?workspace_id=00000000-0000-4000-8000-000000000000')).toEqual(nothing);
     expect(await rest(env.server, `/guardrails?workspace_id=${env.other.workspaceId}`)).toEqual(nothing);
     await createGuardrail({ name: 'theirs' }, env.other.managementKey);

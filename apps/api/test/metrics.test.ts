@@ -1,6 +1,7 @@
 // Prometheus metrics on METRICS_PORT: requests by route template, recording batches, the database
 // pool, the caches and video downloads from providers, each read from the real /metrics endpoint
 // after real traffic.
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -73,10 +74,19 @@ describe('the metrics endpoint', () => {
   it('is served on METRICS_PORT only, never on the public port', async () => {
     expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(new URL(server.metricsUrl!).port).not.toBe(String(server.port));
-    const samples = await scrape();
-    expect(samples.has('switchyard_process_resident_memory_bytes')).toBe(true);
+    await scrape();
     for (const path of ['/metrics', '/api/v1/metrics']) expect((await server.request(path)).status, path).toBe(404);
     expect((await fetch(server.metricsUrl!.replace(/\/metrics$/, '/other'))).status).toBe(404);
+  });
+
+  it("has Node.js's default metrics under the names stock dashboards look for, and the build's info", async () => {
+    const samples = await scrape();
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_eventloop_lag_seconds']) {
+      expect(samples.has(name), name).toBe(true);
+    }
+    expect([...samples.keys()].filter((series) => /^switchyard_(process|nodejs)_/.test(series))).toEqual([]);
+    const version = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(samples.get(`switchyard_build_info{version="${version}",node_version="${process.version}"}`)).toBe(1);
   });
 
   it('is off by default, and refused on the public port', () => {

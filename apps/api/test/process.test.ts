@@ -6,10 +6,13 @@ import { createServer, type AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 async function getKey(url: string, key: string) {
   const res = await fetch(`${url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } });
@@ -226,8 +229,76 @@ describe('server process on embedded PostgreSQL', () => {
     };
     for (const script of [await startScript('../../../package.json'), await startScript('../package.json')]) {
       const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value} `);
-      expect(script).toContain(`${env.join('')}node ${NODE_FLAGS.join(' ')} `);
+      // exec: node takes the shell's place, so the signals pnpm passes on reach the server.
+      expect(script).toContain(`${env.join('')}exec node ${NODE_FLAGS.join(' ')} `);
       expect(script).toMatch(/dist\/main\.js$/);
     }
   });
+});
+
+/** The processes below `pid` (children, theirs, ...), from /proc. */
+async function descendantsOf(pid: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(Number(entry), ppid);
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length; ) {
+    frontier = [...parents].filter(([, ppid]) => frontier.includes(ppid)).map(([child]) => child);
+    found.push(...frontier);
+  }
+  return found;
+}
+
+/** Whether anything answers HTTP at `url`. */
+async function answers(url: string): Promise<boolean> {
+  return fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Polls `check` until it holds, for up to `timeoutMs`; fails with `what` and `detail()` otherwise. */
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, detail: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs / 1000} s:\n${detail()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// `pnpm start` as a supervisor or a terminal runs it: the signal goes to the pnpm process (which
+// passes it to its script's shell), not to node. The root script builds first (turbo: a cache hit,
+// since the API's tests run after its build); the API package's script runs the build as it is.
+describe.each([
+  ['the root', repoRoot, 'SIGTERM'],
+  ["the API package's", path.join(repoRoot, 'apps', 'api'), 'SIGINT'],
+] as const)('%s `pnpm start`', (_name, cwd, signal) => {
+  it(`hands ${signal} to the server: it drains, stops its PostgreSQL, and pnpm exits 0`, async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    const proc = launchWith('pnpm', ['start'], { DATA_DIR: dataDir }, cwd);
+    try {
+      const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 240_000);
+      expect(await answers(url)).toBe(true);
+      const postgres = await processesUsing(dataDir);
+      expect(postgres.length).toBeGreaterThan(0);
+
+      proc.child.kill(signal);
+      await until(async () => proc.child.exitCode !== null, 60_000, `pnpm start did not exit on ${signal}`, proc.output);
+      expect(proc.child.exitCode).toBe(0);
+      await until(async () => !(await answers(url)), 30_000, `${url} still answers`, proc.output);
+      await until(async () => (await processesUsing(dataDir)).length === 0, 30_000, `PostgreSQL of ${dataDir} still runs`, proc.output);
+      expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
+      expect(await pidOf(dataDir)).toBeNull();
+    } finally {
+      // On a failure, nothing of it is left running: pnpm, what it started, PostgreSQL.
+      const left = [...(proc.child.pid ? await descendantsOf(proc.child.pid) : []), ...(await processesUsing(dataDir))];
+      if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+      for (const pid of left) if (await alive(pid)) process.kill(pid, 'SIGKILL');
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

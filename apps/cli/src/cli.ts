@@ -58,6 +58,11 @@ export interface Io {
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+/** --url, else SWITCHYARD_URL, else the server's own PORT on this machine (as `pnpm start` reads it), else port 8080. */
+export function serverUrl(flag: string | undefined, env: Record<string, string | undefined>): string {
+  return flag || env.SWITCHYARD_URL || (env.PORT ? `http://127.0.0.1:${env.PORT}` : DEFAULT_URL);
+}
+
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The words after `switchyard`, e.g. "keys create". */
@@ -121,7 +126,7 @@ export async function run(argv: string[], io: Io, list: Command[] = commands): P
   const program = new Program('switchyard')
     .description('Administer a Switchyard server through its API (over tRPC, with @switchyard/client).')
     .version(VERSION, '-V, --version', 'print the version')
-    .option('--url <url>', `server URL (env SWITCHYARD_URL, default ${DEFAULT_URL})`)
+    .option('--url <url>', `server URL (env SWITCHYARD_URL, else http://127.0.0.1:$PORT, default ${DEFAULT_URL})`)
     .option('--key <key>', `API key (env ${API_KEY.env}, else DATA_DIR/${API_KEY.file})`)
     .option('--json', 'print JSON for scripts instead of tables')
     .helpOption('-h, --help', 'show help')
@@ -180,7 +185,7 @@ export async function run(argv: string[], io: Io, list: Command[] = commands): P
 
 async function execute(def: Command, cmd: Program, credential: Credential, io: Io): Promise<number> {
   const options = optionValues(cmd);
-  const url = (options.url as string | undefined) ?? io.env.SWITCHYARD_URL ?? DEFAULT_URL;
+  const url = serverUrl(options.url as string | undefined, io.env);
   const apiKey = resolveCredential(credential, options[credential.option] as string | undefined, io);
   if (!apiKey) {
     io.stderr(`switchyard: no ${credential.describe}: pass --${credential.option}, set ${credential.env}, or run where DATA_DIR/${credential.file} exists`);

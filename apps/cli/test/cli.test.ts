@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createSwitchyardClient } from '@switchyard/client';
-import { commands, run, VERSION } from '../src/cli.js';
+import { commands, run, serverUrl, VERSION } from '../src/cli.js';
 import type { Command } from '../src/command.js';
 
 let server: TestServer;
@@ -142,6 +142,17 @@ describe('switchyard keys', () => {
     expect(JSON.parse(res.stdout).data).toHaveLength(1);
   });
 
+  it("falls back to the server's PORT on this machine when neither --url nor SWITCHYARD_URL is set", async () => {
+    const res = await cli(['keys', 'list', '--json', '--limit', '1'], { SWITCHYARD_URL: undefined, PORT: String(server.port) });
+    expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(res.stdout).data).toHaveLength(1);
+    // SWITCHYARD_URL wins over PORT; with neither, port 8080.
+    expect((await cli(['keys', 'list'], { SWITCHYARD_URL: 'http://127.0.0.1:1', PORT: String(server.port) })).stderr).toContain(
+      'cannot reach http://127.0.0.1:1',
+    );
+    expect(serverUrl(undefined, {})).toBe('http://127.0.0.1:8080');
+  });
+
   it('reads the key from DATA_DIR/admin-key when neither --key nor SWITCHYARD_API_KEY is set', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
     try {
@@ -176,6 +187,38 @@ describe('switchyard administration commands', () => {
 
     expect(await json(['workspaces', 'remove-members', 'cli-team', userId])).toEqual({ removed_count: 1 });
     expect((await json(['workspaces', 'members', 'cli-team'])).data).toEqual([]);
+  });
+
+  it('takes a workspace slug wherever it takes a workspace (every --workspace option and <workspace> argument)', async () => {
+    const ws = (await json(['workspaces', 'create', '--slug', 'cli-slugs', '--name', 'Slugs'])).data as { id: string };
+    const covered = new Set<string>();
+    const ran = (args: string[]) => {
+      covered.add(args.slice(0, 2).join(' '));
+      return json(args);
+    };
+    const key = await ran(['keys', 'create', '--name', 'slugged', '--workspace', 'cli-slugs']);
+    expect(key.data.workspace_id).toBe(ws.id);
+    expect((await ran(['keys', 'list', '--workspace', 'cli-slugs'])).data.map((k: { hash: string }) => k.hash)).toEqual([key.data.hash]);
+    const credential = await ran(['byok', 'add', '--provider', 'openai', '--workspace', 'cli-slugs', '--provider-key', 'sk-slugged-12345678']);
+    expect(credential.data.workspace_id).toBe(ws.id);
+    expect((await ran(['byok', 'list', '--workspace', 'cli-slugs'])).data.map((c: { id: string }) => c.id)).toEqual([credential.data.id]);
+    const guardrail = await ran(['guardrails', 'create', '--name', 'slugged', '--workspace', 'cli-slugs']);
+    expect(guardrail.workspace_id).toBe(ws.id);
+    expect((await ran(['guardrails', 'list', '--workspace', 'cli-slugs'])).data.map((g: { id: string }) => g.id)).toEqual([guardrail.id]);
+    // A slug that names no workspace is an empty page, as an unknown UUID is.
+    expect(await json(['guardrails', 'list', '--workspace', 'no-such-team'])).toEqual({ data: [], total_count: 0 });
+    await ran(['budgets', 'set', 'cli-slugs', 'weekly', '--limit', '7']);
+    expect((await ran(['budgets', 'list', 'cli-slugs'])).data).toMatchObject([{ workspace_id: ws.id, reset_interval: 'weekly', limit_usd: 7 }]);
+    expect(await ran(['budgets', 'delete', 'cli-slugs', 'weekly'])).toEqual({ deleted: true });
+    const mapping = await ran(['scim', 'map', '--group', '5b0f4a4e-7d1e-4c55-9a51-0f0c7c1a2b3c', '--workspace', 'cli-slugs', '--role', 'member']);
+    expect(mapping).toMatchObject({ workspace_id: ws.id });
+    // The workspaces commands take a slug too (the tests above and below); every other command
+    // that names a workspace is covered here.
+    const naming = commands
+      .filter((c) => 'workspace' in (c.options ?? {}) || (c.args ?? []).includes('<workspace>'))
+      .map((c) => c.path.join(' '))
+      .filter((name) => !name.startsWith('workspaces '));
+    expect(naming.filter((name) => !covered.has(name))).toEqual([]);
   });
 
   it('shows, updates and deletes a workspace', async () => {

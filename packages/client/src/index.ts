@@ -1,10 +1,12 @@
 // @switchyard/client: a typed tRPC client for every Switchyard procedure. It depends on the server
 // for types only (`import type`, and a self-contained copy of the router type in the built
 // package), so installing it pulls in neither the server, Prisma nor express. The container file id
-// is @switchyard/schema's definition, which the build copies into the package (scripts/inline-file-ids.mjs).
+// and the sample video URL are @switchyard/schema's definitions, which the build copies into the
+// package (scripts/inline-schema.mjs).
 import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { containerFileId } from '@switchyard/schema/file-ids';
+import { SAMPLE_VIDEO_URL } from '@switchyard/schema/samples';
 import { errorLink, switchyardError, SwitchyardError } from './errors.js';
 import type { AppRouter } from './router.js';
 
@@ -12,6 +14,8 @@ export type { AppRouter };
 export { SwitchyardError };
 /** A container file's id: "cfile_" + base64url of its path inside the sandbox. */
 export { containerFileId };
+/** A video job output's upstream_url that the server serves from its own sample video (the demo's). */
+export { SAMPLE_VIDEO_URL };
 export {
   createGenerationRecorder,
   GenerationRecorder,

@@ -54,7 +54,9 @@ describe('@switchyard/client packed', () => {
   it('installs into an empty project outside the repository, type-checks a call there, and the call works', async () => {
     const { stdout: packed } = await exec('pnpm', ['pack', '--pack-destination', project], { cwd: packageDir });
     const tarball = packed.trim().split('\n').at(-1)!;
-    expect(tarball).toMatch(/switchyard-client-0\.1\.0\.tgz$/);
+    // The server's version, which every package carries.
+    const { version } = JSON.parse(await fs.readFile(new URL('../../../apps/api/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(path.basename(tarball)).toBe(`switchyard-client-${version}.tgz`);
     const listing = (await exec('tar', ['tzf', tarball])).stdout.split('\n');
     expect(listing).toContain('package/dist/router.d.ts');
     expect(listing.some((f) => f.startsWith('package/src/'))).toBe(false);

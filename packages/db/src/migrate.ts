@@ -4,6 +4,7 @@
 // failed migration leaves neither half its changes nor a row behind. The whole run holds the same
 // advisory lock as Prisma's migrate, so concurrent starts apply each migration exactly once.
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,13 @@ import pg from 'pg';
 /** The lock key Prisma's schema engine takes for migrate commands. */
 const PRISMA_MIGRATE_LOCK = 72707369;
 
-export const defaultMigrationsDir = fileURLToPath(new URL('../../../prisma/migrations', import.meta.url));
+/**
+ * The build's copy (dist/migrations, scripts/copy-migrations.mjs) when this module runs from dist/,
+ * as in a `pnpm deploy` folder; the repository's prisma/migrations when it runs from src/.
+ */
+export const defaultMigrationsDir = existsSync(new URL('./migrations/', import.meta.url))
+  ? fileURLToPath(new URL('./migrations/', import.meta.url))
+  : fileURLToPath(new URL('../../../prisma/migrations', import.meta.url));
 
 export interface Migration {
   name: string;

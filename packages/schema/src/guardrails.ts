@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { DataRegionSchema } from './keys.js';
-import { UuidSchema, WorkspaceRefSchema } from './workspaces.js';
+import { WorkspaceRefSchema } from './workspaces.js';
 
 export const GuardrailResetIntervalSchema = z.enum(['daily', 'weekly', 'monthly']);
 
@@ -80,7 +80,7 @@ const GuardrailIdSchema = IdentifierSchema.describe('Guardrail UUID');
 
 export const ListGuardrailsInputSchema = z.object({
   ...page,
-  workspace_id: UuidSchema.optional().describe('Workspace UUID; the default workspace when omitted'),
+  workspace_id: WorkspaceRefSchema.optional().describe('Workspace UUID or slug; the default workspace when omitted'),
 });
 export type ListGuardrailsInput = z.infer<typeof ListGuardrailsInputSchema>;
 export const ListGuardrailsOutputSchema = listOf(GuardrailSchema);

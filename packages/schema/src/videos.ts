@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { SAMPLE_VIDEO_URL } from './samples.js';
+import { WorkspaceRefSchema } from './workspaces.js';
 
 export const VideoJobStatusSchema = z.enum(['queued', 'in_progress', 'completed', 'failed']);
 
-/**
- * The demo's sample video, kept with the server (apps/api/assets/sample-video.mp4): a job output
- * with this `upstream_url` is served by the server itself from its own files, never fetched over
- * the network.
- */
-export const SAMPLE_VIDEO_URL = 'sample:video.mp4';
+export { SAMPLE_VIDEO_URL };
 
 const ProviderUrlSchema = z
   .url({ protocol: /^https?$/ })
@@ -89,7 +86,7 @@ export const VideoContentQuerySchema = z.object({
 
 /** Internal (tRPC): the video jobs of a workspace, newest first, optionally only those of one upstream job. */
 export const ListVideoJobsInputSchema = z.object({
-  workspace_id: z.string().uuid().optional().describe("Defaults to the caller key's workspace"),
+  workspace_id: WorkspaceRefSchema.optional().describe("Workspace UUID or slug; defaults to the caller key's workspace"),
   upstream_job_id: z.string().min(1).max(500).optional().describe('Only jobs with this provider job id'),
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
 });

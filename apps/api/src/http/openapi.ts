@@ -13,6 +13,7 @@ import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { DOWNLOAD_ROUTES } from './downloads.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from './statuses.js';
+import { VERSION } from '../version.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
 type Json = Record<string, unknown>;
@@ -137,7 +138,7 @@ function downloadPaths(): Record<string, Json> {
 export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   const document = generateOpenApiDocument(router, {
     title: 'Switchyard management and catalog API',
-    version: '1.0.0',
+    version: VERSION,
     baseUrl,
     license: { name: 'MIT', identifier: 'MIT' },
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },

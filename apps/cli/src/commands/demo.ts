@@ -7,9 +7,8 @@
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { createSwitchyardClient, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
+import { createSwitchyardClient, SAMPLE_VIDEO_URL, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
 import { optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Command, type CommandContext } from '../command.js';
-import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { readCatalog } from './catalog.js';
 
 /** What a script needs to call every operation of the contract: keys, ids and names to pass. */

@@ -61,7 +61,7 @@ export const guardrailCommands: Command[] = [
   {
     path: ['guardrails', 'list'],
     summary: 'List the guardrails of a workspace (default: the default workspace)',
-    options: { ...paginationOptions, workspace: { type: 'string', value: '<uuid>', description: 'workspace UUID' } },
+    options: { ...paginationOptions, workspace: { type: 'string', value: '<workspace>', description: 'UUID or slug (default: the default workspace)' } },
     async run(ctx) {
       const page = await ctx.client.guardrails.list.query({ ...pagination(ctx), workspace_id: optionalString(ctx, 'workspace') });
       const rows = page.data.map((g) => [g.id, g.name, g.limit_usd, g.reset_interval, g.workspace_id]);

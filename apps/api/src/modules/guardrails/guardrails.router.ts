@@ -116,7 +116,7 @@ export const guardrailsRouter = router({
         'Lists the guardrails of a workspace (workspace_id), or of the default workspace when it is omitted.',
       ),
       statuses: answers({
-        400: `${WHY.invalidPage}, or workspace_id not a UUID; ${WHY.unstorable} (not listed: no listed status fits)`,
+        400: `${WHY.invalidPage}, or workspace_id over 200 characters; ${WHY.unstorable} (not listed: no listed status fits)`,
       }),
       listed: [401, 500],
     })
