@@ -6,11 +6,9 @@
 // refuses is the answer. A decision that holds nothing is made from memory; one that holds an
 // estimated cost makes one statement, routing_reserve(), exact across replicas.
 import { randomUUID } from 'node:crypto';
-import type { ApiKey, ByokCredential, Db } from '@switchyard/db';
+import { type ApiKey, type ByokCredential, type Db, Prisma, queryRows, statement } from '@switchyard/db';
 import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } from '@switchyard/schema';
-import type { z } from 'zod';
-import { queryRows, statement } from '@switchyard/db';
-import { z as zod } from 'zod';
+import { z } from 'zod';
 import type { KeyCache } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
@@ -155,12 +153,20 @@ function limitChecks(
   return checks;
 }
 
-/** The refusal of the first check (in the order given) with less than `needed` left. */
-function spendRefusal(checks: readonly LimitCheck[], remaining: ReadonlyMap<string, number>, needed: number, now: Date): Refusal | null {
+/**
+ * The refusal of the first check (in the order given) that is short: holding nothing, a check is
+ * short once nothing is left; holding c, unless c is left (`short` may decide instead, exactly).
+ */
+function spendRefusal(
+  checks: readonly LimitCheck[],
+  remaining: ReadonlyMap<string, number>,
+  needed: number,
+  now: Date,
+  short: (check: LimitCheck, left: number) => boolean = (_, left) => (needed > 0 ? left < needed : left <= 0),
+): Refusal | null {
   for (const check of checks) {
     const left = remaining.get(check.name) ?? 0;
-    // Holding nothing: refused once nothing is left. Holding c: refused unless c is left.
-    if (needed > 0 ? left >= needed : left > 0) continue;
+    if (!short(check, left)) continue;
     const details = { window: check.interval, limit: check.limit, remaining: Math.max(0, left).toFixed(6), guardrail: check.guardrail_id ?? '' };
     const retry = secondsUntil(windowEnd(check.interval, now), now);
     if (check.scope === 'keys') return refusal('key_limit', details, retry);
@@ -173,7 +179,7 @@ function spendRefusal(checks: readonly LimitCheck[], remaining: ReadonlyMap<stri
 
 const RESERVE = statement(
   `SELECT reserved, name, remaining::text AS remaining FROM routing_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5::numeric, $6::jsonb, $7::timestamptz, $8::timestamptz)`,
-  zod.object({ reserved: zod.boolean(), name: zod.string().nullable(), remaining: zod.string().nullable() }),
+  z.object({ reserved: z.boolean(), name: z.string().nullable(), remaining: z.string().nullable() }),
 );
 
 /** Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the server. */
@@ -274,8 +280,11 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
     if (rows[0]?.reserved) {
       reservationId = id;
     } else {
-      const why = spendRefusal(checks, left, cost, now);
-      if (why) return refused(why);
+      // routing_reserve() held nothing: the first check it found short (in exact decimals) refuses.
+      const exact = new Map(rows.map((r) => [r.name, new Prisma.Decimal(r.remaining ?? '0')]));
+      const needed = new Prisma.Decimal(cost);
+      const why = spendRefusal(checks, left, cost, now, (check) => (exact.get(check.name) ?? new Prisma.Decimal(0)).lessThan(needed));
+      return refused(why ?? refusal('credits_exhausted', { remaining: '0' }));
     }
   } else {
     left = await deps.spend.remaining(db, key.organization_id, checks, now);
@@ -299,7 +308,7 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
   };
 }
 
-const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, zod.object({ organization_id: zod.string() }));
+const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, z.object({ organization_id: z.string() }));
 
 /** routing.release: the request never reached a provider; what it held is free again. */
 export async function release(deps: Pick<RoutingDeps, 'db' | 'spend'>, input: { reservation_id: string }): Promise<{ released: boolean }> {
@@ -310,7 +319,7 @@ export async function release(deps: Pick<RoutingDeps, 'db' | 'spend'>, input: { 
 
 const EXPIRE = statement(
   `DELETE FROM spend_reservations WHERE expires_at <= $1::timestamptz RETURNING organization_id`,
-  zod.object({ organization_id: zod.string() }),
+  z.object({ organization_id: z.string() }),
 );
 
 /** Deletes the reservations past their time (they already count against nothing); returns how many. */
