@@ -66,11 +66,13 @@ describe('the `pnpm deploy` folder', () => {
   it('starts as the unit starts it, answers /healthz with its version, and stops on SIGTERM', async () => {
     const folder = path.join(work, 'switchyard');
     const dataDir = path.join(work, 'data');
-    await exec('pnpm', ['--filter', '@switchyard/api', 'deploy', '--prod', '--legacy', folder], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (e: { stderr: string }) => {
-        throw new Error(`pnpm deploy failed:\n${e.stderr}`);
-      },
-    );
+    await exec('pnpm', ['--filter', '@switchyard/api', 'deploy', '--prod', '--legacy', folder], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 180_000,
+    }).catch((e: { stderr: string }) => {
+      throw new Error(`pnpm deploy failed or took over 180 s:\n${e.stderr}`);
+    });
     // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
     expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json']);
     expect(existsSync(path.join(folder, 'node_modules', 'vitest'))).toBe(false);
