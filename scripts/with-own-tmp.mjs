@@ -19,7 +19,9 @@ if (!command) {
 
 // Short, so that Unix socket paths under it stay within their 107 bytes.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-test-'));
-const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } });
+// tsx (which the tests' server processes load) keeps a compile cache in the temporary directory
+// (tsx-<uid>/) for later runs: a run that is to leave nothing there runs without it.
+const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' } });
 // A supervisor's signal goes to the command too; its exit decides ours.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 

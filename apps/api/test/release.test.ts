@@ -3,6 +3,7 @@
 // openapi.json's info.version is that version, the packages people install name the Node versions
 // the tests run on (and the Node running this test is one of them), and LICENSE and CHANGELOG.md
 // are there with that version's entry.
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,10 @@ const manifest = async (dir: string) => JSON.parse(await fs.readFile(path.join(r
 async function packageDirs(): Promise<string[]> {
   const dirs = ['.', 'bench'];
   for (const parent of ['apps', 'packages']) {
-    for (const name of await fs.readdir(path.join(root, parent))) dirs.push(path.join(parent, name));
+    // A package is a folder with a package.json (the deploy test's stray bin links are not one).
+    for (const name of await fs.readdir(path.join(root, parent))) {
+      if (existsSync(path.join(root, parent, name, 'package.json'))) dirs.push(path.join(parent, name));
+    }
   }
   return dirs;
 }
