@@ -52,11 +52,13 @@ export const UNTIL_TIMEOUT_MS = 30_000;
  */
 export async function until(
   check: () => boolean | Promise<boolean>,
-  { everyMs = 10, timeoutMs = UNTIL_TIMEOUT_MS, what }: { everyMs?: number; timeoutMs?: number; what?: string } = {},
+  { everyMs = 10, timeoutMs = UNTIL_TIMEOUT_MS, what, detail }: { everyMs?: number; timeoutMs?: number; what?: string; detail?: () => string } = {},
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`waited ${timeoutMs} ms, in vain, for ${what ?? check.toString()}`);
+    if (performance.now() > deadline) {
+      throw new Error(`waited ${timeoutMs} ms, in vain, for ${what ?? check.toString()}${detail ? `:\n${detail()}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

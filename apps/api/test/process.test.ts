@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
+import { until } from './fixtures.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -261,15 +262,6 @@ async function answers(url: string): Promise<boolean> {
   );
 }
 
-/** Polls `check` until it holds, for up to `timeoutMs`; fails with `what` and `detail()` otherwise. */
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, detail: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs / 1000} s:\n${detail()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 // `pnpm start` as a supervisor or a terminal runs it: the signal goes to the pnpm process (which
 // passes it to its script's shell), not to node. The root script builds first (turbo: a cache hit,
 // since the API's tests run after its build); the API package's script runs the build as it is.
@@ -287,10 +279,14 @@ describe.each([
       expect(postgres.length).toBeGreaterThan(0);
 
       proc.child.kill(signal);
-      await until(async () => proc.child.exitCode !== null, 60_000, `pnpm start did not exit on ${signal}`, proc.output);
+      await until(async () => proc.child.exitCode !== null, { everyMs: 100, timeoutMs: 60_000, what: `pnpm start to exit on ${signal}`, detail: proc.output });
       expect(proc.child.exitCode).toBe(0);
-      await until(async () => !(await answers(url)), 30_000, `${url} still answers`, proc.output);
-      await until(async () => (await processesUsing(dataDir)).length === 0, 30_000, `PostgreSQL of ${dataDir} still runs`, proc.output);
+      await until(async () => !(await answers(url)), { everyMs: 100, what: `${url} to stop answering`, detail: proc.output });
+      await until(async () => (await processesUsing(dataDir)).length === 0, {
+        everyMs: 100,
+        what: `the PostgreSQL of ${dataDir} to stop`,
+        detail: proc.output,
+      });
       expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
       expect(await pidOf(dataDir)).toBeNull();
     } finally {
