@@ -20,8 +20,12 @@ if (!command) {
 // Short, so that Unix socket paths under it stay within their 107 bytes.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-test-'));
 // tsx (which the tests' server processes load) keeps a compile cache in the temporary directory
-// (tsx-<uid>/) for later runs: a run that is to leave nothing there runs without it.
-const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' } });
+// (tsx-<uid>/) for later runs, and so does Node 22's module compile cache (node-compile-cache/),
+// which pnpm turns on for itself: a run that is to leave nothing there runs without either.
+const child = spawn(command, args, {
+  stdio: 'inherit',
+  env: { ...process.env, TMPDIR: tmp, TSX_DISABLE_CACHE: '1', NODE_DISABLE_COMPILE_CACHE: '1' },
+});
 // A supervisor's signal goes to the command too; its exit decides ours.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 

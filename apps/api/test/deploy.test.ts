@@ -74,8 +74,10 @@ describe('the `pnpm deploy` folder', () => {
       cwd: root,
       maxBuffer: 64 * 1024 * 1024,
       timeout: 180_000,
-    }).catch((e: { stderr: string }) => {
-      throw new Error(`pnpm deploy failed or took over 180 s:\n${e.stderr}`);
+    }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
+      // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
+      const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
+      throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
     });
     // pnpm 10.34.8's deploy --legacy also writes the package's bin links (node_modules/.bin) at the
     // folder's path relative to the workspace root, resolved from the package's own directory: inside
