@@ -66,25 +66,19 @@ describe('the `pnpm deploy` folder', () => {
   it('starts as the unit starts it, answers /healthz with its version, and stops on SIGTERM', async () => {
     const folder = path.join(work, 'switchyard');
     const dataDir = path.join(work, 'data');
-    // The first directory on the way to where pnpm misplaces the bin links that does not exist yet.
-    let strayTop: string | null = path.resolve(root, 'apps', 'api', path.relative(root, folder));
-    if (strayTop === folder || existsSync(strayTop)) strayTop = null;
-    while (strayTop && !existsSync(path.dirname(strayTop))) strayTop = path.dirname(strayTop);
-    await exec('pnpm', ['--filter', '@switchyard/api', 'deploy', '--prod', '--legacy', folder], {
-      cwd: root,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 180_000,
-    }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
+    // From the workspace lockfile, with the workspace packages copied in (injected): no registry
+    // lookups, so it works offline and as fast as the store (docs/deployment.md).
+    await exec(
+      'pnpm',
+      ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
+    ).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
       // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
       const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
       throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
     });
-    // pnpm 10.34.8's deploy --legacy also writes the package's bin links (node_modules/.bin) at the
-    // folder's path relative to the workspace root, resolved from the package's own directory: inside
-    // this checkout (docs/deployment.md). They are not part of the deployment; what it made goes.
-    if (strayTop) await fs.rm(strayTop, { recursive: true, force: true });
     // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
-    expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json']);
+    expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
     expect(existsSync(path.join(folder, 'node_modules', 'vitest'))).toBe(false);
     expect(existsSync(path.join(folder, 'node_modules', '@switchyard', 'db', 'dist', 'migrations'))).toBe(true);
 

@@ -17,7 +17,7 @@ const manifest = async (dir: string) => JSON.parse(await fs.readFile(path.join(r
 async function packageDirs(): Promise<string[]> {
   const dirs = ['.', 'bench'];
   for (const parent of ['apps', 'packages']) {
-    // A package is a folder with a package.json (the deploy test's stray bin links are not one).
+    // A package is a folder with a package.json.
     for (const name of await fs.readdir(path.join(root, parent))) {
       if (existsSync(path.join(root, parent, name, 'package.json'))) dirs.push(path.join(parent, name));
     }
