@@ -68,11 +68,11 @@ describe('the `pnpm deploy` folder', () => {
     const dataDir = path.join(work, 'data');
     // From the workspace lockfile, with the workspace packages copied in (injected): no registry
     // lookups, so it works offline and as fast as the store (docs/deployment.md).
-    await exec(
-      'pnpm',
-      ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder],
-      { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
-    ).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
+    await exec('pnpm', ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 180_000,
+    }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
       // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
       const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
       throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
