@@ -89,7 +89,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The database pool's connections now. */
+  readonly #pool: () => PoolStats;
+
   constructor(pool: () => PoolStats | undefined) {
+    this.#pool = () => pool() ?? { total: 0, idle: 0, waiting: 0 };
     // prom-client's process and Node.js metrics under their usual names (process_cpu_seconds_total,
     // nodejs_heap_size_total_bytes, ...), which stock dashboards look for: no project prefix.
     collectDefaultMetrics({ register: this.registry });
@@ -99,7 +103,7 @@ export class Metrics {
       labelNames: ['version', 'node_version'] as const,
       registers: [this.registry],
     }).set({ version: VERSION, node_version: process.version }, 1);
-    const stats = () => pool() ?? { total: 0, idle: 0, waiting: 0 };
+    const stats = this.#pool;
     new Gauge({
       name: `${PREFIX}db_pool_connections`,
       help: 'Database connections of the pool, by state (in_use: lent to a query or transaction)',
@@ -131,6 +135,47 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(stats().waiting);
+      },
+    });
+  }
+
+  /**
+   * Reports the open routing reservations, read from the database at each scrape: every replica
+   * reports the same deployment-wide figures (aggregate with max, not sum). A scrape never queues
+   * for a connection: while the pool has none idle (and has opened any), the gauges keep their last
+   * values.
+   */
+  reservations(read: () => Promise<{ count: number; amount: number }>): void {
+    // One read per scrape, shared by both gauges; a failed or skipped read keeps the last values.
+    let pending: Promise<{ count: number; amount: number } | null> | undefined;
+    const pool = this.#pool;
+    const once = () => {
+      if (pending) return pending;
+      const { total, idle, waiting } = pool();
+      if (total > 0 && (idle === 0 || waiting > 0)) return Promise.resolve(null);
+      pending = read()
+        .catch(() => null)
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
+    };
+    new Gauge({
+      name: `${PREFIX}reservations_open`,
+      help: 'Routing reservations holding an amount (not settled, released or expired), deployment-wide; the same on every replica',
+      registers: [this.registry],
+      async collect() {
+        const open = await once();
+        if (open) this.set(open.count);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}reservations_open_usd`,
+      help: 'USD held by open routing reservations, deployment-wide; the same on every replica',
+      registers: [this.registry],
+      async collect() {
+        const open = await once();
+        if (open) this.set(open.amount);
       },
     });
   }

@@ -22,7 +22,7 @@ import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 import { listenForCacheEvents } from './cache-events.js';
-import { startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { openReservations, startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { SpendCache } from './modules/routing/spend.js';
 
 export interface RunningServer {
@@ -174,6 +174,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
       (count) => metrics.reservationsExpired.inc(count),
       (error) => logger.warn({ err: error }, 'could not delete expired reservations; trying again at the next sweep'),
     );
+    metrics.reservations(() => openReservations(openDb, now()));
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -220,7 +221,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
 
     const openListener = listener;
     const openSweeper = sweeper;
-    const openReservations = reservations;
+    const openSweep = reservations;
     const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
@@ -235,7 +236,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         closing ??= (async () => {
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
-          await openReservations.stop();
+          await openSweep.stop();
           await openListener.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();

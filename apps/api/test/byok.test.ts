@@ -7,7 +7,7 @@ import { ByokCredentialSchema, ByokOutputSchema, DeletedOutputSchema, ListByokOu
 import { loadConfig } from '../src/config.js';
 import { resealByokSecrets } from '../src/modules/byok/byok.service.js';
 import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
-import { managementActor, useServer } from './fixtures.js';
+import { createOrganization, managementActor, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 import { ok, type InputOf } from './fixtures-trpc.js';
 
@@ -130,6 +130,28 @@ describe('GET /byok', () => {
     expect(inDefault.workspace_id).toBe(env.server.workspaceId);
     const ids = ListSchema.parse((await rest(env.server, '/byok?provider=groq', { key: management })).body).data.map((x) => x.id);
     expect(ids).toEqual([inDefault.id]);
+  });
+
+  it("workspace_id null: one credential listed in every workspace of its organization, and in no other organization's", async () => {
+    // Its own organization, so that the other tests' lists keep their counts.
+    const org = await createOrganization(env.server.db, 'Every workspace');
+    const second = await createWorkspace(env.server, `byok-all-${randomBytes(3).toString('hex')}`, org.managementKey);
+    const created = await createByok({ provider: 'mistral', key: 'mk-every-workspace-0000', workspace_id: null, sort_order: 1 }, org.managementKey);
+    expect(ByokCredentialSchema.strict().parse(created).workspace_id).toBeNull();
+    const own = await createByok({ provider: 'mistral', key: 'mk-second-only-0000', workspace_id: second.id }, org.managementKey);
+    const listed = async (query: string, key: string) =>
+      ListSchema.parse((await rest(env.server, `/byok${query}`, { key })).body).data.map((x) => [x.id, x.workspace_id]);
+    expect(await listed('', org.managementKey)).toEqual([[created.id, null]]);
+    expect(await listed(`?workspace_id=${second.id}`, org.managementKey)).toEqual([
+      [own.id, second.id],
+      [created.id, null],
+    ]);
+    expect(await listed('?provider=mistral', env.server.managementKey)).not.toContainEqual([created.id, null]);
+    expectEnvelope(await rest(env.server, `/byok/${created.id}`), 404);
+    // Deleting a workspace destroys its own credentials, not the organization's.
+    expect((await rest(env.server, `/workspaces/${second.id}`, { method: 'DELETE', key: org.managementKey })).status).toBe(200);
+    expectEnvelope(await rest(env.server, `/byok/${own.id}`, { key: org.managementKey }), 404);
+    expect((await rest(env.server, `/byok/${created.id}`, { key: org.managementKey })).status).toBe(200);
   });
 
   it("400 for a bad limit; 401; 403 for a regular key; 400 for another organization's workspace (404 is not listed)", async () => {

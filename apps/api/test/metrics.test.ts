@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { until } from './fixtures.js';
-import { demoCatalog } from './fixtures-catalog.js';
+import { demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { ok, trpc } from './fixtures-trpc.js';
 
 let server: TestServer;
@@ -188,6 +188,27 @@ describe('recording, pool and cache metrics', () => {
     after = await scrape();
     expect(delta(after, 'switchyard_cache_misses_total{cache="guardrails"}')).toBe(1);
     expect(delta(after, 'switchyard_cache_hits_total{cache="guardrails"}')).toBe(1);
+  });
+});
+
+describe('routing metrics', () => {
+  it('show the open reservations and the USD they hold, from the database, until released', async () => {
+    await importDemoCatalog(server);
+    await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 10 });
+    const created = await trpc(server, 'keys.create', { name: 'metrics-routing', limit: 5, limit_reset: 'monthly' });
+    const hash = hashApiKey(created.data.key);
+    const held = [];
+    for (const cost of [0.25, 0.5]) {
+      const decision = await ok(server, 'routing.authorize', { api_key_hash: hash, model: 'openai/gpt-4o', estimated_cost: cost });
+      if (!decision.data.allowed) throw new Error(JSON.stringify(decision.data));
+      held.push(decision.data.reservation_id!);
+    }
+    let samples = await scrape();
+    expect([value(samples, 'switchyard_reservations_open'), value(samples, 'switchyard_reservations_open_usd')]).toEqual([2, 0.75]);
+    expect(value(samples, 'switchyard_routing_decisions_total{outcome="allowed",code="ok"}')).toBeGreaterThanOrEqual(2);
+    await ok(server, 'routing.release', { reservation_id: held[0]! });
+    samples = await scrape();
+    expect([value(samples, 'switchyard_reservations_open'), value(samples, 'switchyard_reservations_open_usd')]).toEqual([1, 0.5]);
   });
 });
 

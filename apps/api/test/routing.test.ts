@@ -181,6 +181,27 @@ describe('BYOK credentials', () => {
     const shared = await allowed({ api_key_hash: hash, model: 'openai/gpt-4o' });
     expect(shared.endpoints.every((e) => e.byok === null)).toBe(true);
   });
+  it("a credential for every workspace (workspace_id null) serves each workspace's keys after the workspace's own, and no other organization's", async () => {
+    const workspace = await ok(env.server, 'workspaces.create', { slug: `all-${randomUUID().slice(0, 8)}`, name: 'Every' });
+    const { hash } = await newKey({ workspace_id: workspace.data.id });
+    const everywhere = `sk-everywhere-${randomUUID()}`;
+    const shared = await ok(env.server, 'byok.create', { provider: 'anthropic', key: everywhere, workspace_id: null, sort_order: 1 });
+    const own = await ok(env.server, 'byok.create', { provider: 'anthropic', key: `sk-own-${randomUUID()}`, workspace_id: workspace.data.id });
+    try {
+      const decision = await allowed({ api_key_hash: hash, model: 'anthropic/claude-sonnet-4' });
+      const anthropic = decision.endpoints.filter((e) => e.byok !== null).map((e) => e.byok!.id);
+      expect(anthropic).toEqual([own.data.id, shared.data.id]);
+      expect(decision.endpoints.find((e) => e.byok?.id === shared.data.id)?.byok?.secret).toBe(everywhere);
+      // Another organization's key never sees it.
+      await ok(env.server, 'generations.addCredits', { organization_id: env.other.organizationId, amount: 10 });
+      const other = await ok(env.server, 'keys.create', { name: 'other org' }, { key: env.other.managementKey });
+      const foreign = await allowed({ api_key_hash: other.data.hash, model: 'anthropic/claude-sonnet-4' });
+      expect(foreign.endpoints.every((e) => e.byok === null)).toBe(true);
+    } finally {
+      // The other tests of this file expect no credential outside their own workspaces.
+      await ok(env.server, 'byok.delete', { id: shared.data.id });
+    }
+  });
 });
 
 describe('429: the free-model quota', () => {

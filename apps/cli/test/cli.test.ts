@@ -333,6 +333,13 @@ describe('switchyard administration commands', () => {
     expect((await json(['byok', 'disable', id, '--enable'])).data.disabled).toBe(false);
     expect(await json(['byok', 'delete', id])).toEqual({ deleted: true });
     expect((await json(['byok', 'list'])).data.map((c: { id: string }) => c.id)).not.toContain(id);
+
+    // --every-workspace: workspace_id null, listed in every workspace; not with --workspace.
+    const everywhere = await json(['byok', 'add', '--provider', 'groq', '--every-workspace', '--provider-key', 'gsk-everywhere-12345678']);
+    expect(everywhere.data.workspace_id).toBeNull();
+    expect((await json(['byok', 'list', '--provider', 'groq'])).data.map((c: { id: string }) => c.id)).toContain(everywhere.data.id);
+    expect((await cli(['byok', 'add', '--provider', 'groq', '--every-workspace', '--workspace', 'default', '--provider-key', 'gsk-x-12345678'])).code).toBe(2);
+    expect(await json(['byok', 'delete', everywhere.data.id])).toEqual({ deleted: true });
   });
 
   it('imports the demo catalog and shows a recorded generation', async () => {

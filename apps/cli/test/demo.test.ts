@@ -142,7 +142,8 @@ describe('switchyard demo', () => {
     expect(summary.key).not.toBe(firstKey);
     expect(await uniqueCounts(workspaceId)).toEqual(before);
     expect(summary.user_ids_not_in_workspace).toHaveLength(1);
-  });
+    // Two CLI runs of the whole demo (each a process and some 60 calls): a wider bound than one call's.
+  }, 180_000);
 
   describe('its JSON drives every one of the 21 operations over REST', () => {
     const call = async (path: string, key: string, init: RequestInit = {}) => {

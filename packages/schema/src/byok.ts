@@ -65,7 +65,9 @@ export const CreateByokInputSchema = z
   .object({
     provider: ProviderSlugSchema,
     key: ProviderKeySchema.describe('The provider secret; stored encrypted, never returned'),
-    workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: the default workspace'),
+    workspace_id: WorkspaceRefSchema.nullable()
+      .optional()
+      .describe('UUID or slug; default: the default workspace; null: usable in every workspace of the organization'),
     ...byokOptions,
   })
   .refine(notFallbackAndByokOnly, FALLBACK_BYOK_ONLY);
@@ -81,7 +83,10 @@ export const UpdateByokInputSchema = z
   .refine(notFallbackAndByokOnly, FALLBACK_BYOK_ONLY);
 export type UpdateByokInput = z.infer<typeof UpdateByokInputSchema>;
 
-/** GET /byok (A25): a workspace's credentials in routing order (provider, sort_order). */
+/**
+ * GET /byok (A25): a workspace's credentials in routing order (provider, sort_order), with the
+ * organization's credentials for every workspace (workspace_id null), which apply there too.
+ */
 export const ListByokInputSchema = z.object({
   ...paginationQuery({ defaultLimit: 50, maxLimit: 100 }),
   workspace_id: WorkspaceRefSchema.optional().describe('UUID or slug; default: the default workspace'),

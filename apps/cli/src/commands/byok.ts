@@ -1,5 +1,5 @@
 import type { RouterOutputs } from '@switchyard/client';
-import { optionalString, pagination, paginationOptions, positional, requireString, type Command } from '../command.js';
+import { optionalString, pagination, paginationOptions, positional, requireString, UsageError, type Command } from '../command.js';
 import { renderRecord } from '../output.js';
 
 type ByokCredential = RouterOutputs['byok']['get']['data'];
@@ -23,13 +23,17 @@ export const byokCommands: Command[] = [
       provider: { type: 'string', value: '<provider>', description: 'lowercase provider slug, e.g. openai, anthropic (required)' },
       name: { type: 'string', value: '<name>', description: 'a name for the credential' },
       workspace: { type: 'string', value: '<workspace>', description: 'UUID or slug (default: the default workspace)' },
+      'every-workspace': { type: 'boolean', description: 'usable in every workspace of the organization (workspace_id null)' },
       ...secretOption,
     },
     async run(ctx) {
+      const workspace = optionalString(ctx, 'workspace');
+      const everywhere = ctx.options['every-workspace'] === true;
+      if (everywhere && workspace !== undefined) throw new UsageError('--every-workspace and --workspace exclude each other');
       const credential = await ctx.client.byok.create.mutate({
         provider: requireString(ctx, 'provider'),
         name: optionalString(ctx, 'name'),
-        workspace_id: optionalString(ctx, 'workspace'),
+        workspace_id: everywhere ? null : workspace,
         key: providerKey(ctx),
       });
       return { json: credential, human: renderRecord({ ...credential.data }) };

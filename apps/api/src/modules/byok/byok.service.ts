@@ -75,10 +75,18 @@ async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null 
   }
 }
 
-/** GET /byok: one workspace's live credentials (default: the default workspace), in routing order. */
+/**
+ * GET /byok: the live credentials that apply in one workspace (default: the default workspace), in
+ * routing order: its own, and the organization's for every workspace (workspace_id null).
+ */
 export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
   const workspace = await workspaceOf(db, actor, input.workspace_id);
-  const where = { workspace_id: workspace.id, deleted_at: null, ...(input.provider ? { provider: input.provider } : {}) };
+  const where = {
+    ...tenantWhere(actor),
+    OR: [{ workspace_id: workspace.id }, { workspace_id: null }],
+    deleted_at: null,
+    ...(input.provider ? { provider: input.provider } : {}),
+  };
   return pageOf(
     input,
     (slice) => db.byokCredential.findMany({ where, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }], ...slice }),
@@ -87,9 +95,9 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
   );
 }
 
-/** POST /byok. */
+/** POST /byok; `workspace_id: null` makes a credential for every workspace of the organization. */
 export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
-  const workspace = await workspaceOf(db, actor, input.workspace_id);
+  const workspace = input.workspace_id === null ? null : await workspaceOf(db, actor, input.workspace_id);
   await assertOwnKeyHashes(db, actor, input.allowed_api_key_hashes);
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
@@ -97,7 +105,7 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
     data: {
       id,
       ...tenantData(actor),
-      workspace_id: workspace.id,
+      workspace_id: workspace?.id ?? null,
       name: input.name ?? null,
       provider: input.provider,
       label: maskProviderKey(input.key),

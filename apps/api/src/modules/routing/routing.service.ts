@@ -45,20 +45,24 @@ export class WorkspaceRoutingCache {
 
   of(db: Db, organizationId: string, workspaceId: string): Promise<WorkspaceRouting | null> {
     return this.#entries.get(workspaceId, async () => {
-      const workspace = await db.workspace.findFirst({
-        where: { ...tenantWhere({ organizationId }), id: workspaceId, deleted_at: null },
-        include: {
-          budgets: { orderBy: { reset_interval: 'asc' } },
-          byok_credentials: { where: { deleted_at: null, disabled: false }, orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }] },
-        },
-      });
+      const [workspace, credentials] = await Promise.all([
+        db.workspace.findFirst({
+          where: { ...tenantWhere({ organizationId }), id: workspaceId, deleted_at: null },
+          include: { budgets: { orderBy: { reset_interval: 'asc' } } },
+        }),
+        // The workspace's own credentials and the organization's for every workspace (workspace_id null).
+        db.byokCredential.findMany({
+          where: { ...tenantWhere({ organizationId }), OR: [{ workspace_id: workspaceId }, { workspace_id: null }], deleted_at: null, disabled: false },
+          orderBy: [{ provider: 'asc' }, { sort_order: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+        }),
+      ]);
       if (!workspace) return null;
       return {
         organizationId,
         includeByokInBudgets: workspace.include_byok_in_budgets,
         defaultProviderSort: workspace.default_provider_sort,
         budgets: workspace.budgets.map((b) => ({ interval: b.reset_interval, limit: b.limit_usd.toString() })),
-        credentials: workspace.byok_credentials,
+        credentials,
       };
     });
   }
@@ -325,6 +329,17 @@ const EXPIRE = statement(
 /** Deletes the reservations past their time (they already count against nothing); returns how many. */
 export async function expireReservations(db: Db, now: Date): Promise<number> {
   return (await queryRows(db, EXPIRE, [now])).length;
+}
+
+const OPEN = statement(
+  `SELECT count(*)::int AS count, coalesce(sum(amount), 0)::float8 AS amount FROM spend_reservations WHERE expires_at > $1::timestamptz`,
+  z.object({ count: z.number().int(), amount: z.number() }),
+);
+
+/** The reservations that still hold an amount, across every organization and replica (a platform figure). */
+export async function openReservations(db: Db, now: Date): Promise<{ count: number; amount: number }> {
+  const [row] = await queryRows(db, OPEN, [now]);
+  return row ?? { count: 0, amount: 0 };
 }
 
 /**
