@@ -153,7 +153,9 @@ export class Limits {
   /**
    * Counts `cost` points (default 1) against the named limit for `key`, and says whether they fit.
    * `limit` replaces the rule's points for this call (the count is the key's, whatever the limit).
-   * A refused request still counts in the store: callers that must not count it `refund` it.
+   * A refused request counts nothing: the store counts it (atomically, which is what makes N
+   * concurrent callers get exactly L through) and it is given back at once, so the count never
+   * stays above the limit (a limit raised within the window has room at once).
    */
   async consume(name: string, key: string, options: { limit?: number; cost?: number } = {}): Promise<LimitAnswer> {
     const { limiter, rule } = this.#limiter(name, options.limit);
@@ -168,7 +170,9 @@ export class Limits {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       this.#rejected(name);
-      return answer(false, rule, error, now);
+      const refused = answer(false, rule, error, now);
+      await this.refund(name, key, refused, options.cost ?? 1);
+      return refused;
     }
   }
 
@@ -176,7 +180,7 @@ export class Limits {
    * Gives back what `consume` counted (a request refused later, for another reason), unless its
    * window is about to end or has ended: then there is nothing to give back.
    */
-  async refund(name: string, key: string, consumed: LimitAnswer, cost = 1): Promise<void> {
+  async refund(name: string, key: string, consumed: Pick<LimitAnswer, 'limit' | 'resets_at'>, cost = 1): Promise<void> {
     if (consumed.resets_at.getTime() - Date.now() < REFUND_MARGIN_MS) return;
     const { limiter } = this.#limiter(name, consumed.limit);
     await limiter.reward(key, cost);
