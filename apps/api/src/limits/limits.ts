@@ -86,7 +86,11 @@ export class Limits {
   static async open(options: LimitsOptions): Promise<Limits> {
     const { store } = options;
     if (store.kind === 'postgres') {
-      const pool = new pg.Pool({ connectionString: store.databaseUrl, max: POOL_MAX, application_name: 'switchyard-limits' });
+      const pool = new pg.Pool({
+        connectionString: store.databaseUrl,
+        max: POOL_MAX,
+        application_name: 'switchyard-limits',
+      });
       // An idle connection the server dropped must not crash the process; the next query reconnects.
       pool.on('error', (error) => options.storeState?.('lost', error));
       // One check now, so that a wrong database fails the start rather than the first request.
