@@ -12,6 +12,7 @@ import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/organization/member-order.js';
 import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import type { FreeModelQuota } from './modules/routing/free-quota.js';
 
 export const CACHE_CHANNEL = 'switchyard_cache';
 
@@ -21,6 +22,7 @@ export interface Caches {
   memberOrder: MemberOrderCache;
   guardrails: GuardrailCache;
   workspaceRouting: WorkspaceRoutingCache;
+  freeQuota: FreeModelQuota;
 }
 
 /** Drops what one announcement names. */
@@ -30,7 +32,10 @@ export function applyCacheEvent(caches: Caches, payload: string): void {
   else if (payload.startsWith('organization:')) caches.keys.forgetOrganization(payload.slice('organization:'.length));
   else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
   else if (payload.startsWith('guardrails:')) caches.guardrails.forgetOrganization(payload.slice('guardrails:'.length));
-  else if (payload.startsWith('routing:')) caches.workspaceRouting.forgetOrganization(payload.slice('routing:'.length));
+  else if (payload.startsWith('routing:')) {
+    caches.workspaceRouting.forgetOrganization(payload.slice('routing:'.length));
+    caches.freeQuota.forgetOrganization(payload.slice('routing:'.length));
+  }
 }
 
 /** Drops everything (announcements may have been missed). */
@@ -40,6 +45,7 @@ export function clearCaches(caches: Caches): void {
   caches.memberOrder.clear();
   caches.guardrails.clear();
   caches.workspaceRouting.clear();
+  caches.freeQuota.clear();
 }
 
 export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger: Logger): Promise<Listener> {

@@ -36,6 +36,12 @@ const EnvSchema = z.object({
   USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
   RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   RESERVATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
+  COUNTER_STORE_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL (Redis or Valkey); unset keeps the counters in PostgreSQL')
+    .optional(),
+  FREE_MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
   SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce
@@ -155,6 +161,13 @@ export interface Config {
   reservationTtlMs: number;
   /** How often expired reservations are deleted (RESERVATION_SWEEP_INTERVAL_MS); 0: never. */
   reservationSweepIntervalMs: number;
+  /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
+  counterStoreUrl: string | undefined;
+  /**
+   * Free-model requests a key may make per minute (FREE_MODEL_REQUESTS_PER_MINUTE) unless its
+   * organization's settings row says otherwise; 0: none.
+   */
+  freeModelRequestsPerMinute: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -285,6 +298,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageCacheMs: e.USAGE_CACHE_MS,
     reservationTtlMs: e.RESERVATION_TTL_MS,
     reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
+    counterStoreUrl: e.COUNTER_STORE_URL,
+    freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,
     media: {

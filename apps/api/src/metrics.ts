@@ -83,6 +83,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly limiterRejections = new Counter({
+    name: `${PREFIX}limiter_rejections_total`,
+    help: 'Requests a limit of the limiter (limits/) refused, by limit name (free_model_minute: the free-model quota per minute)',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   readonly reservationsExpired = new Counter({
     name: `${PREFIX}reservations_expired_total`,
     help: 'Routing reservations deleted by the sweep because neither a recording nor routing.release came in time',

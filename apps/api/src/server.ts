@@ -24,6 +24,8 @@ import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/s
 import { listenForCacheEvents } from './cache-events.js';
 import { openReservations, startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { SpendCache } from './modules/routing/spend.js';
+import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
+import { Limits, redactedUrl } from './limits/limits.js';
 
 export interface RunningServer {
   url: string;
@@ -131,6 +133,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
   let sweeper: StorageSweeper | undefined;
   let reservations: { stop(): Promise<void> } | undefined;
   let metricsListener: Server | undefined;
+  let limits: Limits | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax });
@@ -157,12 +160,32 @@ export async function startServer(config: Config, logger: Logger, options: { now
     const now = options.now ?? (() => new Date());
     const openDb = db;
     const metrics = new Metrics(() => poolStats(openDb));
+    const limitLog = logger.child({ component: 'limits' });
+    limits = await Limits.open({
+      store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
+      rules: { [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute) },
+      rejected: (name) => metrics.limiterRejections.inc({ limit: name }),
+      storeState: (state, error) =>
+        state === 'lost'
+          ? limitLog.warn({ err: error }, 'the counter store is unreachable: limited requests fail until it is back')
+          : limitLog.info('the counter store is reachable again'),
+    });
+    metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
+    limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
+    const openLimits = limits;
     const caches = {
       keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
       catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
       memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
       guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
       workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
+      freeQuota: new FreeModelQuota(
+        limits,
+        config.freeModelRequestsPerMinute,
+        config.cacheTtlMs,
+        (error) => limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule'),
+        metrics.cache('organization_settings'),
+      ),
     };
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
@@ -190,6 +213,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
         ...caches,
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
+        limits,
         reservationTtlMs: config.reservationTtlMs,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
@@ -238,6 +262,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
           await openSweeper.stop();
           await openSweep.stop();
           await openListener.close().catch(() => undefined);
+          await openLimits.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();
         })();
@@ -248,6 +273,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
     await sweeper?.stop().catch(() => undefined);
     await reservations?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
+    await limits?.close().catch(() => undefined);
     if (metricsListener?.listening) await drain(metricsListener);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);

@@ -44,6 +44,8 @@ beforeAll(async () => {
     usage: undefined as never,
     workspaceRouting: undefined as never,
     spend: undefined as never,
+    limits: undefined as never,
+    freeQuota: undefined as never,
     reservationTtlMs: 0,
     metrics: undefined as never,
     logger: pino({ level: 'silent' }),

@@ -45,8 +45,8 @@ export const RoutingEndpointSchema = z.object({
 export type RoutingEndpoint = z.infer<typeof RoutingEndpointSchema>;
 
 export const RoutingRemainingSchema = z.object({
-  limit: z.string().describe('key, budget:<interval>, guardrail:<id>, credits or free:daily'),
-  remaining: z.number().describe('What is left in the current window (USD, or requests for free:daily), after this reservation'),
+  limit: z.string().describe('key, budget:<interval>, guardrail:<id>, credits, free:daily or free:minute'),
+  remaining: z.number().describe('What is left in the current window (USD, or requests for free:daily and free:minute), after this reservation'),
   resets_at: z.string().nullable().describe('When the window starts again (ISO 8601); null: never'),
 });
 

@@ -11,6 +11,8 @@ import type { AnalyticsLimit } from '../modules/analytics/analytics-limit.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import type { SpendCache } from '../modules/routing/spend.js';
 import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
+import type { FreeModelQuota } from '../modules/routing/free-quota.js';
+import type { Limits } from '../limits/limits.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
@@ -42,6 +44,10 @@ export interface AppDeps {
   workspaceRouting: WorkspaceRoutingCache;
   /** Limits' remaining amounts for decisions that hold nothing, kept up to USAGE_CACHE_MS. */
   spend: SpendCache;
+  /** The limiter: counted limits per key in the counter store (PostgreSQL, or COUNTER_STORE_URL's Redis). */
+  limits: Limits;
+  /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
+  freeQuota: FreeModelQuota;
   /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
   /** Prometheus metrics (served on METRICS_PORT). */

@@ -37,6 +37,13 @@ const REFUSALS = {
     (d) =>
       `This key has made its ${d.limit} free-model requests of today (UTC). Try again after midnight UTC, use a paid model, or ask an admin to raise the key's free_model_daily_limit.`,
   ],
+  free_model_per_minute: [
+    429,
+    (d) =>
+      d.limit === 0
+        ? `This organization allows no free-model requests (its ${d.setting} is 0). Use a paid model, or ask the platform's operator to raise it.`
+        : `This key has made its ${d.limit} free-model requests of this minute. Try again in ${d.retry} s, use a paid model, or ask the platform's operator to raise the organization's ${d.setting}.`,
+  ],
   key_limit: [
     403,
     (d) =>

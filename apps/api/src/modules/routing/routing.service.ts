@@ -18,6 +18,7 @@ import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
+import type { FreeModelQuota } from './free-quota.js';
 import { evaluatePolicy, type Region } from './policy.js';
 import { refusal, type Refusal } from './refusals.js';
 import { type Interval, type LimitCheck, sinceOf, sqlCheck, type SpendCache, windowEnd } from './spend.js';
@@ -86,6 +87,8 @@ export interface RoutingDeps {
   secrets: SecretBox;
   workspaceRouting: WorkspaceRoutingCache;
   spend: SpendCache;
+  /** The free-model quota per minute, counted by the limiter (limits/). */
+  freeQuota: FreeModelQuota;
   /** How long a reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
   metrics: Metrics;
@@ -193,12 +196,15 @@ function endpointOf(secrets: SecretBox, r: { provider: string; tag: string | nul
 }
 
 export async function authorize(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
-  const decision = await decide(deps, input);
+  // What a rule counted that a refusal by a later rule gives back (the free-model quota per minute).
+  const undo: (() => Promise<void>)[] = [];
+  const decision = await decide(deps, input, undo);
+  if (!decision.allowed) await Promise.all(undo.map((giveBack) => giveBack()));
   deps.metrics.routingDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'refused', code: decision.allowed ? 'ok' : decision.code });
   return decision;
 }
 
-async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
+async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Promise<void>)[]): Promise<RoutingDecision> {
   const { db } = deps;
   const now = deps.now();
   // What each rule said, for `explain` (switchyard route check --explain).
@@ -258,9 +264,26 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput): Promise<Routing
       return refused(refusal('free_model_daily', { limit: key.free_model_daily_limit }, secondsUntil(tomorrow, now)));
     }
     remaining.push({ limit: 'free:daily', remaining: key.free_model_daily_limit - used - 1, resets_at: tomorrow?.toISOString() ?? null });
+
+    // Counted now, in the limiter's store (exact across replicas); given back if a later rule refuses.
+    const minute = await deps.freeQuota.take(db, key);
+    const setting =
+      minute.source === 'organization'
+        ? 'free_model_requests_per_minute setting'
+        : "free_model_requests_per_minute setting (unset: the platform's FREE_MODEL_REQUESTS_PER_MINUTE)";
+    said(
+      'free:minute',
+      `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
+    );
+    if (!minute.allowed) {
+      return refused(refusal('free_model_per_minute', { limit: minute.limit, retry: minute.retry_after_s ?? 0, setting }, minute.retry_after_s));
+    }
+    undo.push(() => deps.freeQuota.refund(minute));
+    remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
   }
 
   if (!free) said('free:daily', 'not a free model');
+  if (!free) said('free:minute', 'not a free model');
   const checks = limitChecks(key, guardrails, workspace, !free, now);
   const cost = input.estimated_cost;
   let reservationId: string | null = null;

@@ -1,0 +1,76 @@
+// The free-model quota per minute, per key: how many requests to free models a key may make in a
+// minute, counted by the limiter (limits/) in the counter store that every replica shares. The
+// limit is the organization's settings row (organization_settings.free_model_requests_per_minute),
+// else FREE_MODEL_REQUESTS_PER_MINUTE. A key's minute starts with its first free-model request
+// (a fixed window of 60 s, not the clock's minute).
+import type { Db } from '@switchyard/db';
+import { tenantWhere } from '../../access/tenancy.js';
+import { TtlCache } from '../../cache.js';
+import type { LimitAnswer, LimitRule, Limits } from '../../limits/limits.js';
+import type { CacheCounter } from '../../metrics.js';
+
+/** The limiter's name of the quota (its store keys, the rejections metric's `limit` label). */
+export const FREE_MODEL_MINUTE = 'free_model_minute';
+
+/** The quota's rule, for Limits.open: `perMinute` (FREE_MODEL_REQUESTS_PER_MINUTE) per 60 s. */
+export const freeModelMinuteRule = (perMinute: number): LimitRule => ({ points: perMinute, durationS: 60 });
+
+/** Where a key's limit came from, as the refusal and `--explain` name it. */
+export type QuotaSource = 'organization' | 'default';
+
+export interface MinuteTaken extends LimitAnswer {
+  source: QuotaSource;
+  /** The key it was counted for (for the refund). */
+  keyId: string;
+}
+
+/**
+ * The quota, with each organization's settings row kept for at most CACHE_TTL_MS; a write to the
+ * row is announced as "routing:<organization id>" (migration "routing_decisions") and forgets the
+ * organization's entry at once.
+ */
+export class FreeModelQuota {
+  readonly #settings: TtlCache<string, { organizationId: string; perMinute: number | null }>;
+
+  constructor(
+    private readonly limits: Limits,
+    /** FREE_MODEL_REQUESTS_PER_MINUTE. */
+    private readonly defaultPerMinute: number,
+    ttlMs: number,
+    /** A refund the store did not take (logged; the count is then one too high until the window ends). */
+    private readonly refundFailed: (error: unknown) => void,
+    counter?: CacheCounter,
+  ) {
+    this.#settings = new TtlCache(ttlMs, 10_000, () => true, counter);
+  }
+
+  /** The organization's limit per minute, and whether its settings row or the server's default set it. */
+  async limitOf(db: Db, organizationId: string): Promise<{ perMinute: number; source: QuotaSource }> {
+    const row = await this.#settings.get(organizationId, async () => {
+      const found = await db.organizationSettings.findUnique({ where: tenantWhere({ organizationId }), select: { free_model_requests_per_minute: true } });
+      return { organizationId, perMinute: found?.free_model_requests_per_minute ?? null };
+    });
+    return row.perMinute === null ? { perMinute: this.defaultPerMinute, source: 'default' } : { perMinute: row.perMinute, source: 'organization' };
+  }
+
+  /** Counts one free-model request of the key against its organization's limit. */
+  async take(db: Db, key: { id: string; organization_id: string }): Promise<MinuteTaken> {
+    const { perMinute, source } = await this.limitOf(db, key.organization_id);
+    const answer = await this.limits.consume(FREE_MODEL_MINUTE, key.id, { limit: perMinute });
+    return { ...answer, source, keyId: key.id };
+  }
+
+  /** Gives back an allowed request that was refused later for another reason: it made no free-model request. */
+  async refund(taken: MinuteTaken): Promise<void> {
+    if (!taken.allowed) return;
+    await this.limits.refund(FREE_MODEL_MINUTE, taken.keyId, taken).catch(this.refundFailed);
+  }
+
+  forgetOrganization(organizationId: string): void {
+    this.#settings.deleteWhere((entry) => entry.organizationId === organizationId);
+  }
+
+  clear(): void {
+    this.#settings.clear();
+  }
+}
