@@ -256,7 +256,10 @@ for (const store of STORES) {
 
     it("the organization's settings row overrides the default, and a change to it applies", async () => {
       const org = await createOrganization(server.db, 'Own quota');
-      await server.db.organizationSettings.create({ data: { organization_id: org.organizationId, free_model_requests_per_minute: 1 } });
+      // Set by the platform (organizations.updateSettings), as an operator would.
+      const set = (free_model_requests_per_minute: number | null) =>
+        ok(server, 'organizations.updateSettings', { organization_id: org.organizationId, free_model_requests_per_minute });
+      expect((await set(1)).data).toMatchObject({ organization_id: org.organizationId, free_model_requests_per_minute: 1 });
       const hash = hashApiKey(org.managementKey);
       expect(minuteOf(await authorize({ api_key_hash: hash, model: FREE }))).toMatchObject({ remaining: 0 });
       const refusal = await authorize({ api_key_hash: hash, model: FREE });
@@ -266,10 +269,10 @@ for (const store of STORES) {
       );
       // Raised to 4: announced to the server (routing:<organization>), which reads the row again. The
       // key's count carries over (1 made; refusals count nothing).
-      await server.db.organizationSettings.update({ where: { organization_id: org.organizationId }, data: { free_model_requests_per_minute: 4 } });
+      await set(4);
       await until(async () => (await authorize({ api_key_hash: hash, model: FREE })).allowed, { what: 'the raised limit to apply' });
       // 0: no free-model request at all, and waiting does not help.
-      await server.db.organizationSettings.update({ where: { organization_id: org.organizationId }, data: { free_model_requests_per_minute: 0 } });
+      await set(0);
       await until(async () => !(await authorize({ api_key_hash: hash, model: FREE })).allowed, { what: 'the limit of 0 to apply' });
       const none = await authorize({ api_key_hash: hash, model: FREE });
       expect(none).toMatchObject({ allowed: false, status: 429, code: 'free_model_per_minute', retry_after_s: null });

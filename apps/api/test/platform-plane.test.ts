@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, demoCatalog, generationId, record } from './fixtures-catalog.js';
 import { createOrganization, useServer } from './fixtures.js';
+import { type OrganizationSettings, OrganizationSettingsOutputSchema } from '@switchyard/schema';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 const PLATFORM_ONLY = 'Only platform keys can perform this operation';
@@ -221,5 +222,48 @@ describe('one workspace rule', () => {
     const byok = await trpc(env.server, 'byok.create', { workspace_id: 'slug-team', provider: 'openai', name: 'b', key: 'sk-1234567890abcdef' });
     expect(byok.data.data.workspace_id).toBe(ws.data.data.id);
     expect((await trpc(env.server, 'keys.create', { name: 'x', workspace_id: 'slug-team' }, { key: env.other.managementKey })).status).toBe(404);
+  });
+});
+
+describe('organizations.settings and organizations.updateSettings: the quotas the platform grants', () => {
+  type Answer = { status: number; data: { data: OrganizationSettings } };
+  const settings = (organization_id: string, key?: string) =>
+    trpcRaw(env.server, 'organizations.settings', { organization_id }, { key, query: true }) as Promise<Answer>;
+  // Raw: some inputs are meant to be refused.
+  const update = (input: Record<string, unknown>, key?: string) => trpcRaw(env.server, 'organizations.updateSettings', input, { key }) as Promise<Answer>;
+
+  it('answers every field null until set; sets, keeps what is omitted, and clears with null', async () => {
+    const org = await createOrganization(env.server.db, 'Settled');
+    const empty = await settings(org.organizationId);
+    expect(empty.status).toBe(200);
+    expect(OrganizationSettingsOutputSchema.strict().parse(empty.data)).toEqual({
+      data: { organization_id: org.organizationId, free_model_requests_per_minute: null, updated_at: null },
+    });
+    const set = await update({ organization_id: org.organizationId, free_model_requests_per_minute: 7 });
+    expect(set.status).toBe(200);
+    expect(set.data.data).toMatchObject({ organization_id: org.organizationId, free_model_requests_per_minute: 7 });
+    expect(Date.parse(set.data.data.updated_at ?? '')).not.toBeNaN();
+    expect((await update({ organization_id: org.organizationId })).data.data.free_model_requests_per_minute).toBe(7);
+    expect((await settings(org.organizationId)).data.data.free_model_requests_per_minute).toBe(7);
+    expect((await update({ organization_id: org.organizationId, free_model_requests_per_minute: null })).data.data.free_model_requests_per_minute).toBeNull();
+    // Another organization's row is untouched.
+    expect((await settings(env.other.organizationId)).data.data.free_model_requests_per_minute).toBeNull();
+  });
+
+  it('400 for a bad value or organization id; 404 for an unknown organization; 401 without a key; 403 for tenant keys', async () => {
+    for (const bad of [-1, 1.5, '5', 2_000_000]) {
+      expect((await update({ organization_id: env.other.organizationId, free_model_requests_per_minute: bad })).status, String(bad)).toBe(400);
+    }
+    expect((await settings('not-an-org')).status).toBe(400);
+    expect((await settings('org_nope')).status).toBe(404);
+    expect((await update({ organization_id: 'org_nope', free_model_requests_per_minute: 1 })).status).toBe(404);
+    expect((await trpcRaw(env.server, 'organizations.settings', { organization_id: env.other.organizationId }, { key: null, query: true })).status).toBe(401);
+    const regular = (await createKey(env.server, {})).key;
+    for (const key of [env.other.managementKey, env.server.managementKey, regular]) {
+      // A tenant can neither read nor raise its own quota, nor anyone else's.
+      expect((await settings(env.other.organizationId, key)).status).toBe(403);
+      expect((await update({ organization_id: env.other.organizationId, free_model_requests_per_minute: 1000 }, key)).status).toBe(403);
+    }
+    expect((await settings(env.other.organizationId)).data.data.free_model_requests_per_minute).toBeNull();
   });
 });

@@ -459,6 +459,15 @@ describe('help and errors', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+    // Its quotas: shown, set, back to the server's default; a whole number or nothing.
+    const settings = async (...args: string[]) => JSON.parse((await cli(['orgs', 'settings', created.organization_id, ...args, '--json'])).stdout).data;
+    expect(await settings()).toMatchObject({ organization_id: created.organization_id, free_model_requests_per_minute: null });
+    expect(await settings('--free-model-rpm', '5')).toMatchObject({ free_model_requests_per_minute: 5 });
+    expect((await cli(['orgs', 'settings', created.organization_id])).stdout).toMatch(/free_model_requests_per_minute\s+5/);
+    expect(await settings('--default-free-model-rpm')).toMatchObject({ free_model_requests_per_minute: null });
+    expect((await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '-1'])).code).toBe(2);
+    const tenant = await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '1000'], { SWITCHYARD_PLATFORM_KEY: created.management_key });
+    expect(tenant).toMatchObject({ code: 1, stderr: expect.stringContaining('Only platform keys can perform this operation') });
     const disabled = JSON.parse((await cli(['orgs', 'disable', created.organization_id, '--json'])).stdout);
     expect(disabled).toMatchObject({ id: created.organization_id, disabled: true });
     expect(await cli(['keys', 'list'], { SWITCHYARD_API_KEY: created.management_key })).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });

@@ -46,3 +46,32 @@ export const ListOrganizationsOutputSchema = listOf(OrganizationSchema);
 
 export const OrganizationRefInputSchema = z.object({ organization_id: OrganizationIdSchema });
 export type OrganizationRefInput = z.infer<typeof OrganizationRefInputSchema>;
+
+/**
+ * An organization's settings row (platform keys only): the quotas the platform grants it. A null
+ * field takes the server's default (its environment variable).
+ */
+export const OrganizationSettingsSchema = z.object({
+  organization_id: OrganizationIdSchema,
+  free_model_requests_per_minute: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Free-model requests each key may make per minute; null: the server's FREE_MODEL_REQUESTS_PER_MINUTE; 0: none"),
+  updated_at: TimestampSchema.nullable().describe('null: never set'),
+});
+export type OrganizationSettings = z.infer<typeof OrganizationSettingsSchema>;
+export const OrganizationSettingsOutputSchema = z.object({ data: OrganizationSettingsSchema });
+
+export const UpdateOrganizationSettingsInputSchema = z.object({
+  organization_id: OrganizationIdSchema,
+  free_model_requests_per_minute: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .nullable()
+    .optional()
+    .describe("null: back to the server's default; omitted: unchanged"),
+});
+export type UpdateOrganizationSettingsInput = z.infer<typeof UpdateOrganizationSettingsInputSchema>;

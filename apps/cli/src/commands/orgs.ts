@@ -1,5 +1,16 @@
-// The platform's commands: organizations are created, listed and disabled with the platform key.
-import { optionalString, pagination, paginationOptions, PLATFORM_KEY, positional, requireString, type Command } from '../command.js';
+// The platform's commands: organizations are created, listed and disabled, and their quotas set, with
+// the platform key.
+import {
+  optionalNumber,
+  optionalString,
+  pagination,
+  paginationOptions,
+  PLATFORM_KEY,
+  positional,
+  requireString,
+  UsageError,
+  type Command,
+} from '../command.js';
 import { renderRecord } from '../output.js';
 
 export const orgCommands: Command[] = [
@@ -44,6 +55,28 @@ export const orgCommands: Command[] = [
     async run(ctx) {
       const organization = await ctx.client.organizations.disable.mutate({ organization_id: positional(ctx, 0, '<organization-id>') });
       return { json: organization, human: renderRecord({ ...organization }) };
+    },
+  },
+  {
+    path: ['orgs', 'settings'],
+    summary: "Show an organization's settings (the quotas the platform grants it); change them with the options",
+    credential: PLATFORM_KEY,
+    args: ['<organization-id>'],
+    options: {
+      'free-model-rpm': { type: 'string', value: '<n>', description: 'free-model requests per key and minute (0: none)' },
+      'default-free-model-rpm': { type: 'boolean', description: "back to the server's FREE_MODEL_REQUESTS_PER_MINUTE" },
+    },
+    async run(ctx) {
+      const organization_id = positional(ctx, 0, '<organization-id>');
+      const perMinute = optionalNumber(ctx, 'free-model-rpm');
+      const toDefault = ctx.options['default-free-model-rpm'] === true;
+      if (perMinute !== undefined && toDefault) throw new UsageError('--free-model-rpm and --default-free-model-rpm exclude each other');
+      if (perMinute !== undefined && (!Number.isInteger(perMinute) || perMinute < 0)) throw new UsageError('--free-model-rpm must be a whole number >= 0');
+      const settings =
+        perMinute === undefined && !toDefault
+          ? await ctx.client.organizations.settings.query({ organization_id })
+          : await ctx.client.organizations.updateSettings.mutate({ organization_id, free_model_requests_per_minute: toDefault ? null : perMinute });
+      return { json: settings, human: renderRecord({ ...settings.data }) };
     },
   },
 ];

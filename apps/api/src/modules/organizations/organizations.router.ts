@@ -5,11 +5,14 @@ import {
   ListOrganizationsOutputSchema,
   OrganizationRefInputSchema,
   OrganizationSchema,
+  OrganizationSettingsOutputSchema,
+  UpdateOrganizationSettingsInputSchema,
 } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
-import { createOrganization, disableOrganization, listOrganizations } from './organizations.service.js';
+import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 
-// Internal (tRPC only, platform keys): the platform creates, lists and disables organizations.
+// Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, and
+// sets the quotas it grants each (its settings row).
 export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema)
@@ -23,4 +26,12 @@ export const organizationsRouter = router({
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
     .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now())),
+  settings: platformProcedure
+    .input(OrganizationRefInputSchema)
+    .output(OrganizationSettingsOutputSchema)
+    .query(({ ctx, input }) => getOrganizationSettings(ctx.db, input)),
+  updateSettings: platformProcedure
+    .input(UpdateOrganizationSettingsInputSchema)
+    .output(OrganizationSettingsOutputSchema)
+    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input)),
 });

@@ -2,9 +2,17 @@
 // workspace, an owner and a management key; list them; disable one (its keys are refused at once on
 // this server, within CACHE_TTL_MS on others).
 import type { Prisma, Db, Organization as OrganizationRow } from '@switchyard/db';
-import type { CreateOrganizationInput, CreateOrganizationOutput, ListOrganizationsInput, Organization } from '@switchyard/schema';
+import type {
+  CreateOrganizationInput,
+  CreateOrganizationOutput,
+  ListOrganizationsInput,
+  Organization,
+  OrganizationSettings,
+  UpdateOrganizationSettingsInput,
+} from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
-import { tenantData } from '../../access/tenancy.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { NotFound } from '../../errors.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import { newId } from '../../ids.js';
@@ -93,4 +101,40 @@ export async function disableOrganization(db: Db, keys: KeyCache, organizationId
   await db.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
   keys.forgetOrganization(organizationId);
   return organizationOf(await db.organization.findUniqueOrThrow({ where: { id: organizationId } }));
+}
+
+/** 404 unless the organization exists (disabled ones have settings too). */
+async function assertOrganization(db: Db, organizationId: string): Promise<void> {
+  const found = await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
+  if (!found) throw new NotFound(`organization ${organizationId}`);
+}
+
+function settingsOf(organizationId: string, row: { free_model_requests_per_minute: number | null; updated_at: Date } | null): OrganizationSettings {
+  return {
+    organization_id: organizationId,
+    free_model_requests_per_minute: row?.free_model_requests_per_minute ?? null,
+    updated_at: row?.updated_at.toISOString() ?? null,
+  };
+}
+
+/** organizations.settings: the organization's settings row; every field null until set. */
+export async function getOrganizationSettings(db: Db, input: { organization_id: string }): Promise<{ data: OrganizationSettings }> {
+  await assertOrganization(db, input.organization_id);
+  const row = await db.organizationSettings.findUnique({ where: tenantWhere({ organizationId: input.organization_id }) });
+  return { data: settingsOf(input.organization_id, row) };
+}
+
+/**
+ * organizations.updateSettings: sets the fields given (null: back to the server's default). Every
+ * replica's routing sees the change within the notification delay (trigger "routing:<organization>").
+ */
+export async function updateOrganizationSettings(db: Db, input: UpdateOrganizationSettingsInput): Promise<{ data: OrganizationSettings }> {
+  await assertOrganization(db, input.organization_id);
+  const { organization_id: organizationId, ...fields } = input;
+  const row = await db.organizationSettings.upsert({
+    where: tenantWhere({ organizationId }),
+    create: { ...tenantData({ organizationId }), ...fields },
+    update: fields,
+  });
+  return { data: settingsOf(organizationId, row) };
 }
