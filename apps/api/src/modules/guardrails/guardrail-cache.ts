@@ -67,7 +67,7 @@ export class GuardrailCache {
   readonly #entries: TtlCache<string, Entry>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter, ttlMs / 4);
   }
 
   /**

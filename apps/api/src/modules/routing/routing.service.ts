@@ -40,7 +40,7 @@ export class WorkspaceRoutingCache {
   readonly #entries: TtlCache<string, WorkspaceRouting | null>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter, ttlMs / 4);
   }
 
   of(db: Db, organizationId: string, workspaceId: string): Promise<WorkspaceRouting | null> {

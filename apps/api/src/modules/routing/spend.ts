@@ -80,13 +80,14 @@ export function sqlCheck({ interval: _interval, ...check }: LimitCheck) {
  * Remaining amounts read for a decision that reserves nothing, kept for USAGE_CACHE_MS: such a
  * decision makes no database round trip while its figures are fresh, and may act on spend up to
  * that old (docs/routing.md). Entries are per organization and set of checks; a reservation or a
- * recording made through this process forgets its organization's.
+ * recording made through this process forgets its organization's. An entry in use is read again
+ * in the background in its last quarter, so that decisions in steady use never wait for the read.
  */
 export class SpendCache {
   readonly #entries: TtlCache<string, { organizationId: string; remaining: Map<string, number> }>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter, ttlMs / 4);
   }
 
   async remaining(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
