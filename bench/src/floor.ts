@@ -11,7 +11,12 @@
 // schema pays. `vary` { value, param } puts the request's query parameter `param` wherever the
 // values hold `value` (GET /generation?id= reads a random generation per request); each value in
 // `fresh` is replaced by a new random one of its shape for every request (POST /keys' id, hash and
-// label, which unique columns keep apart): a UUID for a UUID, else hex digits of its length.
+// label, which unique columns keep apart): a UUID for a UUID, else hex digits of its length. A
+// tRPC batch of n calls makes the statement n times, at once (as the server makes each call's). With
+// `release` { text, value }, every RELEASE_EVERY_MS the floor runs `text` once with $1 the array of
+// the new values it gave `value` since (routing.authorize's reservation: the floor lets go of what
+// it reserved in batches, as the server's recorder settles in batches, so that its reservations do
+// not pile up and slow its own statement, which sums the open ones).
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -36,7 +41,10 @@ export interface StatementFile {
   values: unknown[];
   vary?: { value: unknown; param: string };
   fresh?: unknown[];
+  release?: { text: string; value: unknown };
 }
+
+const RELEASE_EVERY_MS = 20;
 
 const [mode, portText, bodyFile, contentType, statementFile] = process.argv.slice(2);
 if (!['node', 'express', 'database'].includes(mode ?? '') || !portText || !bodyFile || !contentType || (mode === 'database') !== Boolean(statementFile)) {
@@ -48,11 +56,16 @@ const body = fs.readFileSync(bodyFile);
 const batchItem = body.length > 2 && body[0] === 0x5b && body.at(-1) === 0x5d ? body.subarray(1, -1) : null; // [item]
 const batches = new Map<number, Buffer>([[1, body]]);
 
+/** The calls of this request: n for a tRPC batch of n calls, else 1. */
+function callsOf(url: string | undefined): number {
+  const match = url ? /^\/trpc\/([^?]+)\?batch=1/.exec(url) : null;
+  return match ? match[1]!.split(',').length : 1;
+}
+
 /** The body for this request: the answer, or the batch of n answers for a tRPC batch of n calls. */
 function answerFor(url: string | undefined): Buffer {
-  const match = batchItem && url ? /^\/trpc\/([^?]+)\?batch=1/.exec(url) : null;
-  if (!match) return body;
-  const n = match[1]!.split(',').length;
+  const n = callsOf(url);
+  if (!batchItem || n === 1) return body;
   let answer = batches.get(n);
   if (!answer) {
     answer = Buffer.concat([
@@ -114,16 +127,35 @@ function freshLike(value: unknown): string {
         .slice(0, text.length);
 }
 
-/** The statement's round trip for a request (a named prepared statement, as queryRows sends it). */
+/** The statement's round trips for a request (a named prepared statement, as queryRows sends it; one per call of a batch). */
 function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<unknown> {
   const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
   const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { query(q: object): Promise<unknown> } };
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
-  const { vary } = spec;
+  const { vary, release } = spec;
   const fresh = new Set(spec.fresh ?? []);
-  return (url) => {
+  let held: string[] = [];
+  if (release) {
+    setInterval(() => {
+      if (held.length === 0) return;
+      const ids = held;
+      held = [];
+      pool.query({ name: 'floor-release', text: release.text, values: [ids] }).catch((error: Error) => console.error(error.message));
+    }, RELEASE_EVERY_MS).unref();
+  }
+  const once = (url: string | undefined) => {
     const given = vary && url ? new URL(url, 'http://floor').searchParams.get(vary.param) : null;
-    const values = spec.values.map((v) => (given !== null && v === vary!.value ? given : fresh.has(v) ? freshLike(v) : v));
+    const values = spec.values.map((v) => {
+      if (given !== null && v === vary!.value) return given;
+      if (!fresh.has(v)) return v;
+      const value = freshLike(v);
+      if (release && v === release.value) held.push(value);
+      return value;
+    });
     return pool.query({ name: 'floor', text: spec.text, values });
+  };
+  return (url) => {
+    const n = callsOf(url);
+    return n === 1 ? once(url) : Promise.all(Array.from({ length: n }, () => once(url)));
   };
 }

@@ -193,6 +193,62 @@ function summarise(
 }
 
 type RecordInput = RouterInputs['generations']['record'];
+type AuthorizeInput = RouterInputs['routing']['authorize'];
+
+/**
+ * `callers` loops sharing one client (its batch link sends the calls pending at the same moment in
+ * one request, as in runRecorders), each calling routing.authorize back to back for `duration`
+ * seconds. Each call's latency and status is routing.authorize's; a refusal counts under its
+ * status (401-429), not as an answer. With `settle`, every allowed decision's generation is then
+ * recorded with its reservation_id through one shared batch recorder (createGenerationRecorder,
+ * default settings), which settles the reservation: each caller's recording runs while it
+ * authorizes its next call, and waits for its previous recording before it records again (at most
+ * one each in flight, so reservations never pile up); the run ends once all are committed.
+ */
+export async function runAuthorizers(
+  options: { url: string; apiKey: string; callers: number; duration: number; warmup: number; pid?: number; dbPid?: number },
+  input: () => AuthorizeInput,
+  settle?: (reservationId: string) => RecordInput,
+): Promise<Measurement> {
+  const client = createSwitchyardClient({ url: options.url, apiKey: options.apiKey });
+  const recorder = settle ? createGenerationRecorder({ url: options.url, apiKey: options.apiKey }) : null;
+  const recordings: (Promise<void> | undefined)[] = Array.from({ length: options.callers }, () => undefined);
+  let failedRecordings = 0;
+  const phase = (seconds: number) =>
+    closedLoops(options.callers, seconds, async (caller) => {
+      const { data: decision } = await client.routing.authorize.mutate(input());
+      if (!decision.allowed) throw new Refused(decision.status);
+      if (!recorder || !settle) return;
+      if (!decision.reservation_id) throw new Error('an authorization with an estimated cost held nothing');
+      await recordings[caller];
+      recordings[caller] = recorder.record(settle(decision.reservation_id)).then(
+        () => undefined,
+        () => void failedRecordings++,
+      );
+    });
+  const settled = async () => {
+    await Promise.all(recordings);
+    await recorder?.flush();
+  };
+  if (options.warmup > 0) {
+    await phase(options.warmup);
+    await settled();
+    failedRecordings = 0;
+  }
+  const cpu = cpuMeter(options.pid, options.dbPid);
+  const { latencies, statusCodes, errors, seconds } = await phase(options.duration);
+  await settled();
+  const measured = summarise(latencies, statusCodes, errors + failedRecordings, seconds, cpu());
+  await recorder?.close();
+  return measured;
+}
+
+/** A decision that refused: counted under its status. */
+class Refused extends Error {
+  constructor(readonly status: number) {
+    super(`refused with ${status}`);
+  }
+}
 
 /**
  * `callers` loops sharing one client, recording generations back to back for `duration` seconds.
@@ -235,7 +291,7 @@ async function closedLoops(loops: number, seconds: number, call: (loop: number) 
           await call(loop);
           statusCodes['200'] = (statusCodes['200'] ?? 0) + 1;
         } catch (error) {
-          const status = error instanceof SwitchyardError ? error.status : 0;
+          const status = error instanceof SwitchyardError || error instanceof Refused ? error.status : 0;
           if (status === 0) errors++;
           else statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
         }

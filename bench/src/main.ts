@@ -22,6 +22,7 @@ import {
   keysPageQuery,
   MemberOrderCache,
   membersByIdQuery,
+  reservationQuery,
 } from '@switchyard/api/floor-statements';
 import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
@@ -37,7 +38,7 @@ import {
   type ScenarioResult,
   type SizeRun,
 } from './report.js';
-import { runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
+import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import type { StatementFile } from './floor.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
@@ -129,6 +130,13 @@ const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 /** The server's DATABASE_POOL_MAX (its default), and the database floor's pool. */
 const POOL_MAX = 20;
+/** The server's RESERVATION_TTL_MS (its default), which the database floor's reservations hold too. */
+const RESERVATION_TTL_MS = 600_000;
+/** The routing key's limit, its workspace's monthly budget and its guardrail's limit (USD): never reached in a run. */
+const ROUTING_LIMIT_USD = 1_000_000;
+/** What each reserving decision holds, and what its generation then costs (USD). */
+const ROUTING_COST_USD = 0.0001;
+const ROUTING_MODEL = 'openai/gpt-4o';
 
 /** The server, its database and the organization the scenarios read. */
 interface Stack {
@@ -174,6 +182,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       LOG_LEVEL: opts.logLevel,
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
       SWITCHYARD_PLATFORM_KEY: platformKey,
+      RESERVATION_TTL_MS: String(RESERVATION_TTL_MS),
       ...START_ENV,
     },
     path.join(tmp, 'server.log'),
@@ -281,6 +290,13 @@ interface Scenario {
   statement?: Omit<StatementFile, 'databaseUrl' | 'poolMax'>;
 }
 
+/** The key routing.authorize decides for (routing scenarios only). */
+interface Extras {
+  stack: Stack;
+  size: string;
+  routingKeyHash?: string;
+}
+
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
 function lastDays(days: number) {
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -288,7 +304,10 @@ function lastDays(days: number) {
 }
 
 /** A scenario's statement for the database floor, from the service's own statement and values. */
-const floorStatement = (query: { statement: { text: string }; values: unknown[] }, extra: Pick<NonNullable<Scenario['statement']>, 'vary' | 'fresh'> = {}) => ({
+const floorStatement = (
+  query: { statement: { text: string }; values: unknown[] },
+  extra: Pick<NonNullable<Scenario['statement']>, 'vary' | 'fresh' | 'release'> = {},
+) => ({
   text: query.statement.text,
   values: query.values,
   ...extra,
@@ -446,7 +465,105 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       spec: { method: 'GET', path: download.path, headers: regular },
     },
   ];
-  return opts.only.length ? list.filter((s) => opts.only.some((word) => s.name.toLowerCase().includes(word.toLowerCase()))) : list;
+  return list.filter((scenario) => selected(opts, scenario.name));
+}
+
+/** The routing scenarios' names (matched by --only before their key is made). */
+const routingNames = (opts: Options) => ({
+  free: `routing.authorize, no reservation (${opts.connections} client callers)`,
+  settled: `routing.authorize with a reservation, settled through the batch recorder (${opts.connections} client callers)`,
+});
+
+const selected = (opts: Options, name: string) => !opts.only.length || opts.only.some((word) => name.toLowerCase().includes(word.toLowerCase()));
+
+/**
+ * The key routing.authorize decides for, made through @switchyard/client once the other scenarios
+ * ran (so that they read what they always read): a regular key of the seeded default workspace with
+ * a monthly limit, that workspace's monthly budget, and a guardrail with a monthly limit and a
+ * provider list assigned to the key, so that every rule runs: the key, the model, the guardrail's
+ * lists and limit, the key's limit, the budget (over every key of the workspace) and the credit
+ * balance. The limits are never reached.
+ */
+async function routingKey(stack: Stack): Promise<string> {
+  const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
+  const created = await admin.keys.create.mutate({ name: 'bench router', limit: ROUTING_LIMIT_USD, limit_reset: 'monthly' });
+  await admin.budgets.set.mutate({ workspace_ref: stack.workspaceId, interval: 'monthly', limit_usd: ROUTING_LIMIT_USD });
+  const guardrail = await admin.guardrails.create.mutate({
+    name: 'bench routing',
+    limit_usd: ROUTING_LIMIT_USD,
+    reset_interval: 'monthly',
+    allowed_providers: ['openai', 'azure'],
+  });
+  await admin.guardrails.assignKeys.mutate({ id: guardrail.data.id, key_hashes: [created.data.hash] });
+  return created.data.hash;
+}
+
+/** The routing scenarios (issue 36's "Speed"), for the key `keyHash`. */
+async function routingScenarios(stack: Stack, keyHash: string, opts: Options): Promise<Scenario[]> {
+  const platform = { authorization: `Bearer ${stack.platformKey}` };
+  const spec = { method: 'POST' as const, path: '/trpc/routing.authorize?batch=1', headers: { ...platform, 'content-type': 'application/json' } };
+  const names = routingNames(opts);
+  // The statement the server makes for a reserving decision, with its values: a new reservation id
+  // for every call (fresh), which the floor lets go of in batches (release), as settling does.
+  const reserve = await reservationQuery(stack.db, keyHash, {
+    id: randomUUID(),
+    cost: ROUTING_COST_USD,
+    paid: true,
+    now: new Date(),
+    ttlMs: RESERVATION_TTL_MS,
+  });
+  const reservationId = reserve.values[0];
+  return [
+    { name: names.free, kind: 'authorize', spec },
+    {
+      name: names.settled,
+      kind: 'authorize-settle',
+      spec,
+      statement: floorStatement(reserve, {
+        fresh: [reservationId],
+        release: { text: 'DELETE FROM spend_reservations WHERE id = ANY($1::uuid[])', value: reservationId },
+      }),
+    },
+  ].filter((scenario) => selected(opts, scenario.name)) as Scenario[];
+}
+
+/** routing.authorize's input in a routing scenario: estimated_cost 0 holds nothing. */
+const authorizeInput = (keyHash: string, kind: ScenarioResult['kind']) => () => ({
+  api_key_hash: keyHash,
+  model: ROUTING_MODEL,
+  estimated_cost: kind === 'authorize-settle' ? ROUTING_COST_USD : 0,
+});
+
+/** The generation that settles a reservation: it cost what was held. */
+function settlingRecord(keyHash: string, size: string) {
+  return (reservationId: string) => ({
+    id: `gen-route-${size}-${++recordSequence}`,
+    api_key_hash: keyHash,
+    reservation_id: reservationId,
+    model: ROUTING_MODEL,
+    provider_name: 'OpenAI',
+    finish_reason: 'stop',
+    latency: 850,
+    generation_time: 700,
+    tokens_prompt: 120,
+    tokens_completion: 80,
+    total_cost: ROUTING_COST_USD,
+    usage: ROUTING_COST_USD,
+  });
+}
+
+/**
+ * The probe decision (the floors' answer) must be an allowed one; what it reserved is let go of, so
+ * that nothing stays held.
+ */
+async function checkDecision(stack: Stack, bodyFile: string, name: string): Promise<void> {
+  const [item] = JSON.parse(await fsp.readFile(bodyFile, 'utf8')) as { result?: { data: { data: { allowed: boolean; reservation_id?: string | null } } } }[];
+  const decision = item?.result?.data.data;
+  if (!decision?.allowed) throw new Error(`${name}: the probe decision was not allowed: ${JSON.stringify(item)}`);
+  if (decision.reservation_id) {
+    const platform = createSwitchyardClient({ url: stack.url, apiKey: stack.platformKey });
+    await platform.routing.release.mutate({ reservation_id: decision.reservation_id });
+  }
 }
 
 /** One request as the load will send it: the answer's status, bytes and type (the floors' body). */
@@ -503,9 +620,19 @@ async function measure(
   scenario: Scenario,
   target: { url: string; pid: number | undefined; dbPid?: number | undefined },
   opts: Options,
-  extras: { stack: Stack; size: string },
+  extras: Extras,
 ): Promise<Measurement> {
   const { url, pid, dbPid } = target;
+  if (scenario.kind === 'authorize' || scenario.kind === 'authorize-settle') {
+    const keyHash = extras.routingKeyHash!;
+    // Only the server records: the floors answer every call the captured decision.
+    const settles = scenario.kind === 'authorize-settle' && url === extras.stack.url;
+    return runAuthorizers(
+      { url, apiKey: extras.stack.platformKey, callers: opts.connections, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
+      authorizeInput(keyHash, scenario.kind),
+      settles ? settlingRecord(keyHash, extras.size) : undefined,
+    );
+  }
   if (scenario.kind === 'record-batch') {
     return runBatchRecorders(
       { url, apiKey: extras.stack.platformKey, callers: opts.callers, pending: opts.pending, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
@@ -558,16 +685,33 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
     const results: ScenarioResult[] = [];
     log(`\n${size} size: ${opts.connections} connections, ${opts.duration} s per run${opts.warmup ? ` after ${opts.warmup} s of warm-up` : ''}`);
     const memberIds = await new MemberOrderCache(60_000).ids(stack.db, stack.organizationId);
-    for (const scenario of scenarios(stack, size, download, opts, memberIds)) {
+    const extras: Extras = { stack, size };
+    // The routing scenarios come last: their key, budget and guardrail are made once the others ran.
+    async function* all(): AsyncGenerator<Scenario> {
+      yield* scenarios(stack, size, download, opts, memberIds);
+      if (Object.values(routingNames(opts)).some((name) => selected(opts, name))) {
+        extras.routingKeyHash = await routingKey(stack);
+        yield* await routingScenarios(stack, extras.routingKeyHash, opts);
+      }
+    }
+    for await (const scenario of all()) {
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
       const probe = recordInput(stack, `${size}-probe`)(0);
+      const routing = scenario.kind === 'authorize' || scenario.kind === 'authorize-settle';
       const answer =
         scenario.kind === 'record'
           ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: probe }) }, bodyFile)
           : scenario.kind === 'record-batch'
             ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ generations: [probe] }) }, bodyFile)
-            : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
+            : routing
+              ? await captureAnswer(
+                  stack.url,
+                  { ...scenario.spec, body: JSON.stringify({ 0: authorizeInput(extras.routingKeyHash!, scenario.kind)() }) },
+                  bodyFile,
+                )
+              : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
+      if (routing) await checkDecision(stack, bodyFile!, scenario.name);
       const floors: Floors | null = scenario.kind === 'record-batch' ? null : ({} as never);
       let statementFile: string | undefined;
       if (scenario.statement) {
@@ -580,15 +724,19 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
         try {
           // The database floor's statements are the database's work too.
           const dbPid = mode === 'database' ? stack.dbPid : undefined;
-          floors![mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid, dbPid }, opts, { stack, size });
+          floors![mode] = await measure(scenario, { url: floor.url, pid: floor.child.pid, dbPid }, opts, extras);
         } finally {
           await stopChild(floor.child);
+        }
+        // What the floor reserved and had not let go of yet (nothing else holds any now).
+        if (mode === 'database' && scenario.kind === 'authorize-settle') {
+          await stack.db.$executeRaw`DELETE FROM spend_reservations WHERE organization_id = ${stack.organizationId}`;
         }
       }
       const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
       const usageBefore = recording ? await keyUsage(stack) : 0;
       const rss = sampleRss(stack.pid);
-      const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, { stack, size });
+      const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, extras);
       const peakRss = rss.stop();
       let visibleMs: number | null | undefined;
       if (recording) {
@@ -636,7 +784,7 @@ async function main() {
   const runs: SizeRun[] = [];
   for (const size of opts.sizes) runs.push(await runSize(size, opts));
   const budget = budgetReport(runs);
-  log('\nbudget of issue 17 (reported, never enforced):');
+  log('\nbudget of issues 17 and 36 (reported, never enforced):');
   for (const line of budget) log(`  ${line.met === null ? 'n/a ' : line.met ? 'met ' : 'MISS'}  ${line.item}: ${line.detail}`);
 
   await fsp.mkdir(resultsDir, { recursive: true });

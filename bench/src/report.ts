@@ -1,4 +1,4 @@
-// The printed table and the budget of issue 17, computed from the figures (reported, never enforced).
+// The printed table and the budget of issues 17 and 36, computed from the figures (reported, never enforced).
 import type { Measurement } from './load.js';
 import type { SeedSize } from './seed.js';
 
@@ -13,8 +13,12 @@ export type Floors = Record<'node' | 'express', Measurement> & { database?: Meas
 
 export interface ScenarioResult extends Measurement {
   name: string;
-  /** record-batch: through @switchyard/client's generation recorder; its figures count generations, not requests. */
-  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download';
+  /**
+   * record-batch: through @switchyard/client's generation recorder; its figures count generations, not requests.
+   * authorize: routing.authorize holding nothing; authorize-settle: holding an estimated cost, each
+   * decision's generation then recorded through the batch recorder, which settles it.
+   */
+  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download' | 'authorize' | 'authorize-settle';
   answerBytes: number;
   /** Peak VmRSS of the server process during the measured run (warm-up included). */
   peakRssBytes: number | null;
@@ -152,7 +156,10 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   // Not the issue's wording: items 1, 2 and 6's ratios against the database floor, which makes the
   // server's statement before answering (the express floor makes none, and no express server that
   // makes it reaches the issue's ratios to the express floor here: docs/decisions/0016-measure-against-a-database-floor.md).
-  const withDatabase = all.filter(({ s }) => s.floors?.database) as { run: SizeRun; s: ScenarioResult & { floors: { database: Measurement } } }[];
+  const withDatabase = all.filter(({ s }) => s.floors?.database && s.kind !== 'authorize-settle') as {
+    run: SizeRun;
+    s: ScenarioResult & { floors: { database: Measurement } };
+  }[];
   type WithDatabase = typeof withDatabase;
   const againstDatabase = (rows: WithDatabase) =>
     rows.map(({ run, s }) => `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.database.requestsPerSecond)}x`).join('; ');
@@ -204,6 +211,34 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   };
   lines.push(recording('record', '4. recording >= 1,500/s and GET /key shows the spend within 1 s', 1500));
   lines.push(recording('record-batch', '4b. batch recording (client recorder) >= 15,000 generations/s and GET /key shows the spend within 1 s', 15_000));
+
+  // Issue 36's "Speed": routing.authorize through @switchyard/client against the floors beside it.
+  const routing = (kind: ScenarioResult['kind']) =>
+    all.filter(({ s }) => s.kind === kind && s.floors) as { run: SizeRun; s: ScenarioResult & { floors: NonNullable<ScenarioResult['floors']> } }[];
+  const free = routing('authorize');
+  lines.push({
+    item: "R1. routing.authorize holding nothing >= 0.5x the express floor's req/s, and its p99 <= 3x the floor's",
+    met: free.length ? free.every(({ s }) => s.requestsPerSecond >= 0.5 * s.floors.express.requestsPerSecond && s.p99Ms <= 3 * s.floors.express.p99Ms) : null,
+    detail:
+      free
+        .map(
+          ({ run, s }) =>
+            `${tag(run, s)} ${ratio(s.requestsPerSecond, s.floors.express.requestsPerSecond)}x, p99 ${ms(s.p99Ms)} ms vs ${ms(s.floors.express.p99Ms)} ms (${ratio(s.p99Ms, s.floors.express.p99Ms)}x)`,
+        )
+        .join('; ') || 'not run',
+  });
+  const settled = routing('authorize-settle').filter(({ s }) => s.floors.database);
+  lines.push({
+    item: 'R2. routing.authorize holding an estimated cost, settled through the batch recorder, >= 0.5x the database floor of its reservation statement',
+    met: settled.length ? settled.every(({ s }) => s.requestsPerSecond >= 0.5 * s.floors.database!.requestsPerSecond) : null,
+    detail:
+      settled
+        .map(
+          ({ run, s }) =>
+            `${tag(run, s)} ${rate(s.requestsPerSecond)}/s vs ${rate(s.floors.database!.requestsPerSecond)}/s (${ratio(s.requestsPerSecond, s.floors.database!.requestsPerSecond)}x)`,
+        )
+        .join('; ') || 'not run',
+  });
 
   const heavy = all.filter(({ s }) => s.peakRssBytes === null || s.peakRssBytes >= RSS_LIMIT);
   const peak = Math.max(0, ...all.map(({ s }) => s.peakRssBytes ?? 0));

@@ -4,13 +4,20 @@
 // change whose announcement was lost can go unseen.
 import type { CacheCounter } from './metrics.js';
 
+type Entry<V> = { value: Promise<V>; until: number; settled?: { value: V }; refreshing?: boolean };
+
 /**
  * Values by key, each reused for at most `ttlMs` after it was read (0: read every time). Concurrent
  * misses for one key share one read. A read that fails, or whose value `keep` refuses, is not kept.
  * When `maxEntries` are held, expired entries go first, then the oldest half.
+ *
+ * With `refreshAheadMs`, a value used in the last `refreshAheadMs` of its time is read again in the
+ * background, and the new value replaces it once read (unless the key was forgotten meanwhile): a
+ * key in steady use never makes a caller wait for its read, and no value is used longer than
+ * before (`ttlMs` after its read began). A failed refresh leaves the value to expire as usual.
  */
 export class TtlCache<K, V> {
-  readonly #entries = new Map<K, { value: Promise<V>; until: number; settled?: { value: V } }>();
+  readonly #entries = new Map<K, Entry<V>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -18,6 +25,7 @@ export class TtlCache<K, V> {
     private readonly keep: (value: V) => boolean = () => true,
     /** Told about every lookup (metrics). */
     private readonly counter?: CacheCounter,
+    private readonly refreshAheadMs = 0,
   ) {}
 
   get(key: K, read: () => Promise<V>): Promise<V> {
@@ -29,12 +37,13 @@ export class TtlCache<K, V> {
     const cached = this.#entries.get(key);
     if (cached && cached.until > now) {
       this.counter?.hit();
+      if (cached.settled && !cached.refreshing && cached.until - now <= this.refreshAheadMs) this.#refresh(key, cached, read, now);
       return cached.value;
     }
     this.counter?.miss();
     if (this.#entries.size >= this.maxEntries) this.#evict(now);
     const value = read();
-    const entry: { value: Promise<V>; until: number; settled?: { value: V } } = { value, until: now + this.ttlMs };
+    const entry: Entry<V> = { value, until: now + this.ttlMs };
     this.#entries.set(key, entry);
     const drop = () => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
@@ -44,6 +53,19 @@ export class TtlCache<K, V> {
       if (!this.keep(v)) drop();
     }, drop);
     return value;
+  }
+
+  /** Reads `key` again for `stale`, which stays in use until the new value is read. */
+  #refresh(key: K, stale: Entry<V>, read: () => Promise<V>, now: number): void {
+    stale.refreshing = true;
+    read().then(
+      (v) => {
+        // Forgotten (or replaced) meanwhile: what was read may predate the change.
+        if (this.#entries.get(key) !== stale || !this.keep(v)) return;
+        this.#entries.set(key, { value: Promise.resolve(v), until: now + this.ttlMs, settled: { value: v } });
+      },
+      () => undefined,
+    );
   }
 
   /** After what `key` names changed (here or elsewhere): the next get reads it again. */

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { createDb, migrate, poolStats, provisionDatabase, type Db, type Listener } from '@switchyard/db';
+import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
@@ -122,7 +122,15 @@ function drain(server: Server): Promise<void> {
   });
 }
 
-export async function startServer(config: Config, logger: Logger, options: { now?: () => Date } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  options: {
+    now?: () => Date;
+    /** Told about every statement the server's pool sends (tests count them). */
+    onQuery?: DbOptions['onQuery'];
+  } = {},
+): Promise<RunningServer> {
   const database = await provisionDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -136,7 +144,7 @@ export async function startServer(config: Config, logger: Logger, options: { now
   let limits: Limits | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
-    db = createDb(database.url, { poolMax: config.databasePoolMax });
+    db = createDb(database.url, { poolMax: config.databasePoolMax, ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
 
     const boot = await bootstrap(db, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
     if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});

@@ -51,6 +51,8 @@ export async function startTestServer(options: {
   env?: Record<string, string>;
   /** Default: local. */
   store?: TestStore;
+  /** Told about every statement the server's pool sends (e.g. to count the statements of some requests). */
+  onQuery?: (event: { query: string; params: string }) => void;
 }): Promise<TestServer> {
   const store = options.store ?? 'local';
   const database = await createTestDatabase(options.adminUrl, options.template);
@@ -75,7 +77,7 @@ export async function startTestServer(options: {
   const logs: Record<string, unknown>[] = [];
   const sink = { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) };
   const logger = pino({ level: config.logLevel }, sink);
-  const server = await startServer(config, logger, { now: () => fixed ?? new Date() });
+  const server = await startServer(config, logger, { now: () => fixed ?? new Date(), ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
   const owner = await server.db.apiKey.findUniqueOrThrow({ where: { hash: hashApiKey(managementKey) } });
   return {
     ...server,

@@ -2,6 +2,7 @@
 // through the API in key.test.ts and organization-members.test.ts).
 import { describe, expect, it } from 'vitest';
 import { TtlCache } from '../src/cache.js';
+import { until } from './fixtures.js';
 
 function counter() {
   const reads: string[] = [];
@@ -50,6 +51,34 @@ describe('TtlCache', () => {
     await cache.get('n', read('n', null));
     await cache.get('n', read('n', null));
     expect(reads).toEqual(['x', 'x', 'n', 'n']);
+  });
+
+  it('with refreshAheadMs, reads a value used near its end again in the background: no caller waits, and a key forgotten meanwhile keeps nothing', async () => {
+    // Every use is within the last refreshAheadMs (= the TTL) of the value's time.
+    const cache = new TtlCache<string, number>(60_000, 10, () => true, undefined, 60_000);
+    const reads: number[] = [];
+    let finish: () => void = () => undefined;
+    const read = () => {
+      const version = reads.length + 1;
+      reads.push(version);
+      return version === 1 ? Promise.resolve(version) : new Promise<number>((resolve) => (finish = () => resolve(version)));
+    };
+    expect(await cache.get('a', read)).toBe(1);
+    // A hit: the value at once, and one read in the background (one at a time).
+    expect(await cache.get('a', read)).toBe(1);
+    expect(await cache.get('a', read)).toBe(1);
+    expect(reads).toEqual([1, 2]);
+    finish();
+    await until(async () => (await cache.get('a', read)) === 2, { what: 'the refreshed value' });
+
+    const forgetting = new TtlCache<string, string>(60_000, 10, () => true, undefined, 60_000);
+    await forgetting.get('b', () => Promise.resolve('old'));
+    let refreshed: (value: string) => void = () => undefined;
+    expect(await forgetting.get('b', () => new Promise<string>((resolve) => (refreshed = resolve)))).toBe('old');
+    forgetting.delete('b');
+    refreshed('read before the change');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await forgetting.get('b', () => Promise.resolve('new'))).toBe('new');
   });
 
   it('when full, drops the oldest half of its entries', async () => {

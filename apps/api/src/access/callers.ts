@@ -34,13 +34,14 @@ type KeyRecord = { kind: 'tenant'; key: ApiKey; organizationDisabled: boolean } 
  * `forgetOrganization`) applies at once; a key or organization disabled, changed or deleted by
  * another process as soon as its announcement arrives (cache-events.ts), and within `ttlMs` even if
  * that announcement is lost. Unknown hashes are never cached (a key created elsewhere works at
- * once). `ttlMs` 0 reads every time. Figures that move (usage) are never read from these rows.
+ * once). `ttlMs` 0 reads every time. Figures that move (usage) are never read from these rows. A
+ * key in use is read again in the background in the last quarter of its time (no request waits).
  */
 export class KeyCache {
   readonly #rows: TtlCache<string, KeyRecord>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null, counter);
+    this.#rows = new TtlCache(ttlMs, 10_000, (row) => row !== null, counter, ttlMs / 4);
   }
 
   find(db: Db, hash: string): Promise<KeyRecord> {

@@ -41,7 +41,7 @@ export class WorkspaceRoutingCache {
   readonly #entries: TtlCache<string, WorkspaceRouting | null>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter, ttlMs / 4);
   }
 
   of(db: Db, organizationId: string, workspaceId: string): Promise<WorkspaceRouting | null> {
@@ -111,7 +111,7 @@ async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{
 const secondsUntil = (at: Date | null, now: Date) => (at ? Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000)) : null);
 
 /** The spend limits that apply, narrowest first: the key's, each guardrail's, each budget, the credit balance. */
-function limitChecks(
+export function limitChecks(
   key: ApiKey,
   guardrails: Awaited<ReturnType<GuardrailCache['applicable']>>,
   workspace: WorkspaceRouting,
@@ -188,6 +188,21 @@ const RESERVE = statement(
   `SELECT reserved, name, remaining::text AS remaining FROM routing_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5::numeric, $6::jsonb, $7::timestamptz, $8::timestamptz)`,
   z.object({ reserved: z.boolean(), name: z.string().nullable(), remaining: z.string().nullable() }),
 );
+
+/** The reservation's one statement and its values (also the bench's database floor: floor-statements.ts). */
+export function reserveQuery(
+  id: string,
+  key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,
+  cost: number,
+  checks: readonly LimitCheck[],
+  now: Date,
+  ttlMs: number,
+) {
+  return {
+    statement: RESERVE,
+    values: [id, key.organization_id, key.workspace_id, key.id, String(cost), JSON.stringify(checks.map(sqlCheck)), now, new Date(now.getTime() + ttlMs)],
+  };
+}
 
 /** Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the server. */
 function endpointOf(secrets: SecretBox, r: { provider: string; tag: string | null; zdr: boolean; credential: ByokCredential | null }): RoutingEndpoint {
@@ -290,16 +305,8 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Pro
   let left: Map<string, number>;
   if (cost > 0 && checks.length > 0) {
     const id = randomUUID();
-    const rows = await queryRows(db, RESERVE, [
-      id,
-      key.organization_id,
-      key.workspace_id,
-      key.id,
-      String(cost),
-      JSON.stringify(checks.map(sqlCheck)),
-      now,
-      new Date(now.getTime() + deps.reservationTtlMs),
-    ]);
+    const reserve = reserveQuery(id, key, cost, checks, now, deps.reservationTtlMs);
+    const rows = await queryRows(db, reserve.statement, reserve.values);
     left = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
     deps.spend.forgetOrganization(key.organization_id);
     for (const check of checks)

@@ -46,7 +46,18 @@ export function windowEnd(interval: Interval, now: Date): Date | null {
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
 }
 
-export const sinceOf = (interval: Interval, now: Date): string | null => windowStart(interval, now)?.toISOString().slice(0, 10) ?? null;
+/** Each interval's first day for the UTC day last asked about (every decision asks, for each limit). */
+let since: { day: number; of: Record<Interval, string | null> } | undefined;
+
+/** The first UTC day (YYYY-MM-DD) of the window that contains `now`, or null for lifetime. */
+export function sinceOf(interval: Interval, now: Date): string | null {
+  const day = Math.floor(now.getTime() / 86_400_000);
+  if (since?.day !== day) {
+    const first = (i: Interval) => windowStart(i, now)?.toISOString().slice(0, 10) ?? null;
+    since = { day, of: { daily: first('daily'), weekly: first('weekly'), monthly: first('monthly'), lifetime: null } };
+  }
+  return since.of[interval];
+}
 
 const SPEND = statement(
   `SELECT name, remaining::text AS remaining FROM routing_spend($1, $2::jsonb, $3::timestamptz)`,
@@ -69,13 +80,14 @@ export function sqlCheck({ interval: _interval, ...check }: LimitCheck) {
  * Remaining amounts read for a decision that reserves nothing, kept for USAGE_CACHE_MS: such a
  * decision makes no database round trip while its figures are fresh, and may act on spend up to
  * that old (docs/routing.md). Entries are per organization and set of checks; a reservation or a
- * recording made through this process forgets its organization's.
+ * recording made through this process forgets its organization's. An entry in use is read again
+ * in the background in its last quarter, so that decisions in steady use never wait for the read.
  */
 export class SpendCache {
   readonly #entries: TtlCache<string, { organizationId: string; remaining: Map<string, number> }>;
 
   constructor(ttlMs: number, counter?: CacheCounter) {
-    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter);
+    this.#entries = new TtlCache(ttlMs, 10_000, () => true, counter, ttlMs / 4);
   }
 
   async remaining(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
