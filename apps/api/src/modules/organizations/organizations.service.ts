@@ -109,9 +109,10 @@ async function assertOrganization(db: Db, organizationId: string): Promise<void>
   if (!found) throw new NotFound(`organization ${organizationId}`);
 }
 
-function settingsOf(organizationId: string, row: { free_model_requests_per_minute: number | null; updated_at: Date } | null): OrganizationSettings {
+/** The answer: the organization's id (`of`, the platform's input) and its row's fields, null when unset. */
+function settingsOf(of: string, row: { free_model_requests_per_minute: number | null; updated_at: Date } | null): OrganizationSettings {
   return {
-    organization_id: organizationId,
+    organization_id: of,
     free_model_requests_per_minute: row?.free_model_requests_per_minute ?? null,
     updated_at: row?.updated_at.toISOString() ?? null,
   };
