@@ -182,9 +182,13 @@ describe('refusals become events, one per key, code and minute', () => {
 
     // Another code of the same key, and another key: a row each.
     await ok(server, 'keys.update', { hash, disabled: true });
-    await until(async () => (await authorize(input)).allowed === false && (await authorize(input)).code === 'key_disabled', {
-      what: 'the disabled key to be refused as such',
-    });
+    await until(
+      async () => {
+        const decision = await authorize(input);
+        return !decision.allowed && decision.code === 'key_disabled';
+      },
+      { what: 'the disabled key to be refused as such' },
+    );
     const second = await createKey(server);
     const secondKey = await keyOf(second.hash);
     await refused({ api_key_hash: second.hash, model: 'acme/none' }, 'model_not_found');
@@ -266,7 +270,7 @@ describe('RefusalEvents on the real database', () => {
   it('close() writes the pending events (no timer tick in between)', async () => {
     const { hash } = await createKey(server);
     const key = await keyOf(hash);
-    const events = new RefusalEvents({ db: server.db, now: () => at, metrics: new Metrics(), logger, flushMs: hour });
+    const events = new RefusalEvents({ db: server.db, now: () => at, metrics: new Metrics(() => undefined), logger, flushMs: hour });
     events.note({ status: 404, code: 'model_not_found', message: 'no such model' }, key, 'acme/none');
     expect(events.pending).toBe(1);
     expect(await rowsOf(key.id)).toHaveLength(0);
@@ -284,7 +288,7 @@ describe('RefusalEvents on the real database', () => {
     });
     // Prisma disposes the pool at $disconnect only once it has connected.
     await impatient.$queryRawUnsafe('SELECT 1');
-    const metrics = new Metrics();
+    const metrics = new Metrics(() => undefined);
     const events = new RefusalEvents({ db: impatient, now: () => at, metrics, logger, flushMs: hour, maxEntries: 2 });
     const count = async (name: string, labels: string) =>
       (await metrics.registry.getSingleMetricAsString(name)).split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
