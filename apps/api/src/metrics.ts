@@ -90,6 +90,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly refusalEvents = new Counter({
+    name: `${PREFIX}refusal_events_total`,
+    help: 'Routing refusals as events (the events outbox), by outcome: written (a row this process inserted), deduplicated (folded into an event of the same key, code and minute, in memory or by the unique cause), dropped (the pending map was full, or the organization is gone)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly refusalEventFlushes = new Counter({
+    name: `${PREFIX}refusal_event_flushes_total`,
+    help: 'Batched writes of refusal events to the events outbox, by result (ok, failed: retried at the next tick)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly reservationsExpired = new Counter({
     name: `${PREFIX}reservations_expired_total`,
     help: 'Routing reservations deleted by the sweep because neither a recording nor routing.release came in time',

@@ -26,6 +26,7 @@ import { openReservations, startReservationSweep, WorkspaceRoutingCache } from '
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { Limits, redactedUrl } from './limits/limits.js';
+import { RefusalEvents } from './modules/events/refusal-events.js';
 
 export interface RunningServer {
   url: string;
@@ -37,7 +38,8 @@ export interface RunningServer {
   /** Runs one storage sweep now; null when another replica holds the sweep's lock. */
   sweepStorage(options?: SweepOptions): Promise<SweepReport | null>;
   /**
-   * Stops accepting, drains in-flight requests, stops the storage sweep and the cache listener,
+   * Stops accepting, drains in-flight requests, writes pending refusal events, stops the storage
+   * sweep and the cache listener,
    * closes the pool, stops embedded PostgreSQL.
    */
   /** http://host:port/metrics when METRICS_PORT is set. */
@@ -142,6 +144,7 @@ export async function startServer(
   let reservations: { stop(): Promise<void> } | undefined;
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
+  let refusalEvents: RefusalEvents | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax, ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
@@ -206,6 +209,8 @@ export async function startServer(
       (error) => logger.warn({ err: error }, 'could not delete expired reservations; trying again at the next sweep'),
     );
     metrics.reservations(() => openReservations(openDb, now()));
+    refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
+    const openRefusalEvents = refusalEvents;
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -223,6 +228,7 @@ export async function startServer(
         spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
         limits,
         reservationTtlMs: config.reservationTtlMs,
+        refusalEvents,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit,
@@ -269,6 +275,8 @@ export async function startServer(
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
           await openSweep.stop();
+          // After the drain: no request notes a refusal any more; what is pending is written now.
+          await openRefusalEvents.close();
           await openListener.close().catch(() => undefined);
           await openLimits.close().catch(() => undefined);
           await openDb.$disconnect();
@@ -280,6 +288,7 @@ export async function startServer(
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
     await reservations?.stop().catch(() => undefined);
+    await refusalEvents?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await limits?.close().catch(() => undefined);
     if (metricsListener?.listening) await drain(metricsListener);

@@ -47,6 +47,7 @@ beforeAll(async () => {
     limits: undefined as never,
     freeQuota: undefined as never,
     reservationTtlMs: 0,
+    refusalEvents: undefined as never,
     metrics: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),

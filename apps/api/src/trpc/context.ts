@@ -13,6 +13,7 @@ import type { SpendCache } from '../modules/routing/spend.js';
 import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 import type { FreeModelQuota } from '../modules/routing/free-quota.js';
 import type { Limits } from '../limits/limits.js';
+import type { RefusalEvents } from '../modules/events/refusal-events.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   freeQuota: FreeModelQuota;
   /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
+  /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
+  refusalEvents: RefusalEvents;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */

@@ -17,6 +17,7 @@ import type { SecretBox } from '../byok/secret-box.js';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
+import type { RefusalEvents } from '../events/refusal-events.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import type { FreeModelQuota } from './free-quota.js';
 import { evaluatePolicy, type Region } from './policy.js';
@@ -92,19 +93,21 @@ export interface RoutingDeps {
   /** How long a reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
   metrics: Metrics;
+  /** Refusals as events in the outbox, deduplicated in memory and written off the request path. */
+  refusalEvents: RefusalEvents;
 }
 
 type AuthorizeInput = z.output<typeof RoutingAuthorizeInputSchema>;
 
 /** 401 refusals: the key and its organization, as authenticate() decides them for the API. */
-async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{ refusal: Refusal } | { key: ApiKey }> {
+async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{ refusal: Refusal; key?: ApiKey } | { key: ApiKey }> {
   const found = await deps.keys.find(deps.db, hash);
   if (found?.kind !== 'tenant') return { refusal: refusal('key_unknown') };
   const key = found.key;
-  if (key.deleted_at) return { refusal: refusal('key_deleted') };
-  if (key.disabled) return { refusal: refusal('key_disabled') };
-  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return { refusal: refusal('key_expired', { at: key.expires_at.toISOString() }) };
-  if (found.organizationDisabled) return { refusal: refusal('organization_disabled') };
+  if (key.deleted_at) return { refusal: refusal('key_deleted'), key };
+  if (key.disabled) return { refusal: refusal('key_disabled'), key };
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return { refusal: refusal('key_expired', { at: key.expires_at.toISOString() }), key };
+  if (found.organizationDisabled) return { refusal: refusal('organization_disabled'), key };
   return { key };
 }
 
@@ -213,13 +216,16 @@ function endpointOf(secrets: SecretBox, r: { provider: string; tag: string | nul
 export async function authorize(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
   // What a rule counted that a refusal by a later rule gives back (the free-model quota per minute).
   const undo: (() => Promise<void>)[] = [];
-  const decision = await decide(deps, input, undo);
+  // The key the decision was about, when it was known: a refusal becomes an event of its organization.
+  const asked: { key?: ApiKey } = {};
+  const decision = await decide(deps, input, undo, asked);
   if (!decision.allowed) await Promise.all(undo.map((giveBack) => giveBack()));
+  if (!decision.allowed) deps.refusalEvents.note(decision, asked.key ?? null, input.model);
   deps.metrics.routingDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'refused', code: decision.allowed ? 'ok' : decision.code });
   return decision;
 }
 
-async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Promise<void>)[]): Promise<RoutingDecision> {
+async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Promise<void>)[], asked: { key?: ApiKey }): Promise<RoutingDecision> {
   const { db } = deps;
   const now = deps.now();
   // What each rule said, for `explain` (switchyard route check --explain).
@@ -232,6 +238,7 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Pro
   };
 
   const who = await keyRefusal(deps, input.api_key_hash, now);
+  asked.key = who.key;
   if ('refusal' in who) return refused(who.refusal);
   const key = who.key;
   said('key', `enabled, unexpired, organization enabled: ${key.label} of ${key.organization_id}, workspace ${key.workspace_id}`);
