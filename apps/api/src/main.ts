@@ -19,7 +19,7 @@ const logger = createLogger(config.logLevel, readableLogs(config.logFormat));
 // `pnpm start` says what it lacks.
 const missingFlags = NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
 if (missingFlags.length > 0) {
-  logger.warn({ missing: missingFlags }, `node was started without ${missingFlags.join(' ')}: see the README's Memory section`);
+  logger.warn({ missing: missingFlags }, `node was started without ${missingFlags.join(' ')}: see docs/operations.md, section Memory`);
 }
 try {
   const server = await startServer(config, logger);
