@@ -88,6 +88,8 @@ function fieldValue(world: World, namespace: string, field: string, fields: stri
       return world.workspaceId;
     case 'generation_id':
       return world.generationId;
+    case 'organization_id':
+      return world.organizationId;
     default:
       return undefined;
   }
