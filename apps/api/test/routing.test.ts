@@ -8,7 +8,7 @@ import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { expireReservations } from '../src/modules/routing/routing.service.js';
 import { REFUSAL_ORDER } from '../src/modules/routing/refusals.js';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
-import { addUsage, createOrganization, useServer } from './fixtures.js';
+import { addUsage, createOrganization, until, useServer } from './fixtures.js';
 import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
@@ -152,8 +152,12 @@ describe('404 and 403: the model and the guardrails', () => {
     const zdr = await ok(env.server, 'guardrails.create', { name: 'zdr', enforce_zdr: true });
     await ok(env.server, 'guardrails.assignKeys', { id: zdr.data.id, key_hashes: [other.hash] });
     await refusedWith({ api_key_hash: other.hash, model: 'openai/gpt-4o' }, 403, 'no_endpoint');
-    // The catalog marks an endpoint ZDR: it is the one left.
+    // The catalog marks an endpoint ZDR: it is the one left. Written straight to the table, the change
+    // reaches the cached catalog within CACHE_TTL_MS: wait for it.
     await env.server.db.modelEndpoint.updateMany({ where: { model_id: 'anthropic/claude-sonnet-4' }, data: { zdr: true } });
+    await until(async () => (await authorize({ api_key_hash: other.hash, model: 'anthropic/claude-sonnet-4' })).allowed, {
+      what: 'the ZDR endpoint to reach the cached catalog',
+    });
     const zdrAnswer = await allowed({ api_key_hash: other.hash, model: 'anthropic/claude-sonnet-4' });
     expect(zdrAnswer.endpoints.every((e) => e.zdr)).toBe(true);
   });
