@@ -1,29 +1,16 @@
-// The limiter (src/limits/) and the free-model quota per minute it counts for routing.authorize, on
-// both counter stores: PostgreSQL (the default) and a real redis-server started here
-// (fixtures-redis.ts). The limiter alone: up to the limit and not past it, refunds, the window's
-// end, exactly L of N concurrent callers, two limiters (two replicas) sharing one count. Through the
-// real server: the quota per key and per organization, the settings row over the default, the exact
-// refusal, nothing counted for refused or paid requests, the metric, and two server replicas sharing
-// the store. Windows are the limiter's own (they start with a key's first request, not at the
-// clock's minute), so every test stays inside one window of 60 s, except the one that waits, on the
-// condition, for a 1-second window to end.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@switchyard/db/testing';
 import { RoutingAuthorizeOutputSchema } from '@switchyard/schema';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { type LimitAnswer, Limits } from '../src/limits/limits.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { FREE_MODEL_MINUTE } from '../src/modules/routing/free-quota.js';
 import { REFUSAL_ORDER } from '../src/modules/routing/refusals.js';
-import { startServer, type RunningServer } from '../src/server.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { addUsage, createOrganization, until } from './fixtures.js';
 import { createKey, importDemoCatalog } from './fixtures-catalog.js';
 import { REDIS_SKIP_REASON, skipRedis, startRedis, type TestRedis } from './fixtures-redis.js';
+import { inProcessReplica } from './fixtures-replica.js';
 import { ok, type Requester, trpcRaw } from './fixtures-trpc.js';
 
 type Store = 'postgres' | 'redis';
@@ -155,37 +142,6 @@ for (const store of STORES) {
       expect((await b.peek('shared', key)).remaining).toBe(0);
     });
   });
-}
-
-/** A server replica sharing another's database (and counter store), in this process. */
-async function replicaOf(server: TestServer, env: Record<string, string>): Promise<RunningServer & Requester & { platformKey: string; managementKey: string }> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-replica-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: server.databaseUrl,
-    LOG_LEVEL: 'silent',
-    SWITCHYARD_PLATFORM_KEY: server.platformKey,
-    DATABASE_POOL_MAX: '5',
-    ...env,
-  });
-  const running = await startServer(config, pino({ level: 'silent' }));
-  return {
-    ...running,
-    platformKey: server.platformKey,
-    managementKey: server.managementKey,
-    request(pathname, init = {}) {
-      const { key = server.managementKey, headers, ...rest } = init;
-      const h = new Headers(headers);
-      if (key !== null) h.set('authorization', `Bearer ${key}`);
-      return fetch(`${running.url}${pathname}`, { ...rest, headers: h });
-    },
-    async close() {
-      await running.close();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 for (const store of STORES) {
@@ -320,7 +276,7 @@ for (const store of STORES) {
     });
 
     it('two server replicas sharing the store share the counts: 40 concurrent authorizations across both allow exactly 5', async () => {
-      const replica = await replicaOf(server, env());
+      const replica = await inProcessReplica(server, { env: env() });
       try {
         const org = await createOrganization(server.db, 'Two replicas');
         await server.db.organizationSettings.create({ data: { organization_id: org.organizationId, free_model_requests_per_minute: 5 } });

@@ -1,23 +1,15 @@
-// Routing refusals as events in the outbox (table `events`), on the real server and PostgreSQL: one
-// row per key, code and minute however many refusals and replicas; each organization's rows its
-// own; the request path never waits for the outbox (a lock held on the table blocks only the
-// writer); close() writes what is pending; a failed write is retried; the pending map is bounded.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { createDb, type Db } from '@switchyard/db';
 import { RoutingAuthorizeOutputSchema } from '@switchyard/schema';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { Metrics } from '../src/metrics.js';
 import { emitEvent } from '../src/modules/events/emit.js';
 import { RefusalEvents } from '../src/modules/events/refusal-events.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { type RunningServer, startServer } from '../src/server.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { createOrganization, type OrgFixture, until } from './fixtures.js';
 import { createKey, importDemoCatalog } from './fixtures-catalog.js';
+import { type InProcessReplica, inProcessReplica } from './fixtures-replica.js';
 import { ok, type Requester, trpcRaw } from './fixtures-trpc.js';
 
 let server: TestServer;
@@ -95,37 +87,12 @@ async function blockedWriters(db: Db): Promise<number> {
   return row?.count ?? 0;
 }
 
-/** Another server process on the same database, with the same fixed clock; its warnings are kept. */
-async function replica(): Promise<RunningServer & Via & { warnings: string[] }> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-events-replica-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: server.databaseUrl,
-    LOG_LEVEL: 'warn',
-    SWITCHYARD_PLATFORM_KEY: server.platformKey,
-    DATABASE_POOL_MAX: '3',
-  });
+/** Another server on the same database, with the same fixed clock; its warnings are kept. */
+async function replica(): Promise<InProcessReplica & { warnings: string[] }> {
   const warnings: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
-  const running = await startServer(config, logger, { now: () => at });
-  return {
-    ...running,
-    warnings,
-    platformKey: server.platformKey,
-    managementKey: server.managementKey,
-    request(pathname, init = {}) {
-      const { key = server.managementKey, headers, ...rest } = init;
-      const h = new Headers(headers);
-      if (key !== null) h.set('authorization', `Bearer ${key}`);
-      return fetch(`${running.url}${pathname}`, { ...rest, headers: h });
-    },
-    async close() {
-      await running.close();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  const running = await inProcessReplica(server, { env: { LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '3' }, logger, now: () => at });
+  return Object.assign(running, { warnings });
 }
 
 /** Refuses a new key and waits for its row: every refusal noted before it is in the outbox by then. */
