@@ -19,6 +19,10 @@ if (!command) {
 
 // Short, so that Unix socket paths under it stay within their 107 bytes.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-test-'));
+// mkdtemp makes it 0700. Run as root, an embedded PostgreSQL runs as the `postgres` user, which
+// must pass through this directory to reach a data directory a test makes in it: others may
+// traverse it (0711), not list it.
+fs.chmodSync(tmp, 0o711);
 // tsx (which the tests' server processes load) keeps a compile cache in the temporary directory
 // (tsx-<uid>/) for later runs, and so does Node 22's module compile cache (node-compile-cache/),
 // which pnpm turns on for itself: a run that is to leave nothing there runs without either.
