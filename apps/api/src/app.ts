@@ -6,6 +6,7 @@ import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
+import { requireHost } from './http/client-error.js';
 import { corsFor } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
 import { loggerOf, requestLog } from './http/request-log.js';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics, new Set(Object.keys(appRouter._def.procedures))));
+  app.use(requireHost);
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 
   app.get('/healthz', (_req, res) => {

@@ -250,7 +250,8 @@ export async function startServer(
       logger.info({ url: `${urlOf(metricsListener, config.metrics.host)}/metrics` }, 'serving metrics');
     }
     // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
-    const server = createServer(app);
+    // No Host header: the envelope from the app (requireHost), not Node's bare 400.
+    const server = createServer({ requireHostHeader: false }, app);
     answerClientErrors(server, logger);
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;

@@ -297,6 +297,31 @@ describe("Node's HTTP parser errors are the envelope", () => {
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
   });
 
+  it('a malformed chunk in a chunked body, once the operation has started: 400 as JSON, then the connection closes', async () => {
+    const head =
+      `POST /api/v1/generation/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.managementKey}\r\n` +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+    // A chunk size that is not hex, and a chunk longer than its size.
+    for (const body of ['zz\r\n{}\r\n0\r\n\r\n', `2\r\n${feedbackBody()}\r\n0\r\n\r\n`]) {
+      const answer = await rawExchange(head + body);
+      expect(answer.status, answer.headers).toBe(400);
+      expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
+      expect(answer.headers.toLowerCase()).toContain('connection: close');
+      expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: ERROR_MESSAGES[400] } });
+    }
+    // The server goes on answering.
+    expect((await server.request('/api/v1/key')).status).toBe(200);
+  });
+
+  it('an HTTP/1.1 request without Host: 400 as JSON; HTTP/1.0 may leave it out', async () => {
+    const auth = `Authorization: Bearer ${server.managementKey}\r\n`;
+    const answer = await rawExchange(`GET /api/v1/key HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 400, message: ERROR_MESSAGES[400], metadata: { reason: 'no Host header' } } });
+    expect((await rawExchange(`GET /api/v1/key HTTP/1.0\r\n${auth}\r\n`)).status).toBe(200);
+  });
+
   it('an oversized request right after a download on the same keep-alive connection: 431 as JSON, every time', async () => {
     // The client may send the next request as soon as it has the download's last byte, before the
     // download's answer has finished on the server's side: the 431 must come after it, not a reset.

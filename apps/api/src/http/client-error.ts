@@ -1,12 +1,15 @@
 // Requests Node's HTTP parser refuses before express sees them (no route, no request object): a
 // malformed request line or header, a URL plus headers over --max-http-header-size (16 KB), a
 // request not received within the server's timeouts. Node's default answer is a bare status line;
-// here it is the envelope, as JSON, like every other error, and the connection is closed.
+// here it is the envelope, as JSON, like every other error, and the connection is closed. A request
+// whose body the parser refuses once its handler runs (a malformed chunk) gets the same answer,
+// through its own response.
 import type { Server } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
-import { envelopeOf } from '../errors.js';
+import { envelopeOf, Invalid } from '../errors.js';
 
 const REASONS: Partial<Record<ErrorStatus, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
@@ -17,7 +20,14 @@ function statusOf(code: string | undefined): ErrorStatus {
 }
 
 /** The answer a socket is still sending (keep-alive: the previous request's), if any. */
-type Outgoing = { writableFinished: boolean; req?: { complete: boolean }; once(event: 'finish' | 'close', listener: () => void): unknown };
+type Outgoing = {
+  writableFinished: boolean;
+  headersSent: boolean;
+  req?: { complete: boolean };
+  once(event: 'finish' | 'close', listener: () => void): unknown;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  end(body: string): unknown;
+};
 
 export function answerClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -39,10 +49,18 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     // byte of the previous answer, before that answer has finished on this side (a download's
     // stream ends after its last chunk is out). Answer after it, never inside it.
     const current = (socket as Duplex & { _httpMessage?: Outgoing | null })._httpMessage;
-    // The error is about the request being answered (its body ended early: the client went away
-    // mid-upload): nobody is left to answer, and its handler must see the request close.
     if (current?.req && !current.req.complete) {
-      socket.destroy();
+      // The error is about the body of the request being answered. Its body ended early (the client
+      // went away mid-upload): nobody is left to answer, and its handler must see the request close.
+      if (error.code === 'HPE_INVALID_EOF_STATE' || current.headersSent) {
+        socket.destroy();
+        return;
+      }
+      // A malformed body (a bad chunk size or chunk end): the envelope, through the request's own
+      // response. Once it is out the connection closes, and the handler, still reading the body,
+      // sees the request end and finds its answer already sent.
+      current.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+      current.end(body);
       return;
     }
     if (current && !current.writableFinished) {
@@ -60,3 +78,14 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     answer();
   });
 }
+
+/**
+ * An HTTP/1.1 request without a Host header is malformed (RFC 9112, section 3.2). Node answers it
+ * with a bare 400 unless the server is made with `requireHostHeader: false`, as this one is: this
+ * middleware answers it instead, with the envelope, after the request log and metrics saw it.
+ */
+export const requireHost: RequestHandler = (req, _res, next) => {
+  const http11 = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
+  if (http11 && req.headers.host === undefined) return next(new Invalid('the request has no Host header', { reason: 'no Host header' }));
+  next();
+};
