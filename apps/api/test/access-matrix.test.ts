@@ -123,6 +123,7 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'organizations.list': { input: () => ({}) },
   'organizations.settings': { input: (fx) => ({ organization_id: fx.server.organizationId }) },
   'organizations.updateSettings': { input: (fx) => ({ organization_id: fx.server.organizationId }) },
+  'organizations.issueManagementKey': { input: async (fx) => ({ organization_id: (await createOrganization(fx.server.db, 'Issued')).organizationId }) },
   'organizations.disable': { input: async (fx) => ({ organization_id: (await createOrganization(fx.server.db, 'Doomed')).organizationId }) },
   'workspaces.addMembers': { input: async (fx) => ({ id: fx.server.workspaceId, user_ids: [await member(fx)] }), scoped: true },
   'workspaces.members': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },

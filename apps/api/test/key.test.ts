@@ -189,8 +189,8 @@ describe('GET /key', () => {
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
     });
     it('with an expired key', async () => {
-      const { key } = await createKey({ expires_at: '2026-01-01T00:00:00Z' });
       server.setNow(new Date('2025-12-31T23:59:59Z'));
+      const { key } = await createKey({ expires_at: '2026-01-01T00:00:00Z' });
       expect((await getKey(key)).status).toBe(200);
       server.setNow(new Date('2026-01-01T00:00:00Z'));
       expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });

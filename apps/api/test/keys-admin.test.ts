@@ -101,6 +101,22 @@ describe('POST /keys', () => {
     }
   });
 
+  it('400 for an expires_at that is not in the future (a key that could never be used); 201 a second after now', async () => {
+    const now = new Date('2026-06-01T12:00:00.000Z');
+    env.server.setNow(now);
+    try {
+      for (const expires_at of ['2026-06-01T12:00:00.000Z', '2026-06-01T11:59:59.999Z', '2020-01-01T00:00:00Z']) {
+        const res = await post({ name: 'k', expires_at });
+        expectEnvelope(res, 400);
+        expect(res.body).toMatchObject({ error: { metadata: { reason: 'expires_at in the past' } } });
+      }
+      const { data } = await created({ expires_at: '2026-06-01T12:00:01.000Z' });
+      expect(data.expires_at).toBe('2026-06-01T12:00:01.000Z');
+    } finally {
+      env.server.setNow(null);
+    }
+  });
+
   it('stores the limit and expiry exactly as given: a tiny limit, an instant in UTC', async () => {
     const { data } = await created({ limit: 0.0000001, expires_at: '2099-12-31T23:59:59.999Z' });
     expect(data).toMatchObject({ limit: 0.0000001, limit_remaining: 0.0000001, expires_at: '2099-12-31T23:59:59.999Z' });
@@ -376,5 +392,56 @@ describe('DELETE /keys/{hash}', () => {
     const { data } = await created();
     expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE', key: null }), 401);
     expectEnvelope(await rest(env.server, `/keys/${data.hash}`, { method: 'DELETE', key: (await createRegularKey(env.server)).key }), 403);
+  });
+});
+
+describe("an organization's last enabled management key", () => {
+  const patch = (hash: string, json: unknown, key: string) => rest(env.server, `/keys/${hash}`, { method: 'PATCH', json, key });
+  const del = (hash: string, key: string) => rest(env.server, `/keys/${hash}`, { method: 'DELETE', key });
+  const lastKey = { error: { metadata: { reason: 'last management key' } } };
+
+  it('cannot be disabled (400) nor deleted (400, unlisted): the key still works; another may go once a second exists', async () => {
+    const org = await createOrganization(env.server.db);
+    const own = hashApiKey(org.managementKey);
+    for (const res of [await patch(own, { disabled: true }, org.managementKey), await del(own, org.managementKey)]) {
+      expectEnvelope(res, 400);
+      expect(res.body).toMatchObject(lastKey);
+    }
+    // Nothing changed: the key answers, enabled and not deleted.
+    expect((await rest(env.server, '/key', { key: org.managementKey })).status).toBe(200);
+    expect(await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: own } })).toMatchObject({ disabled: false, deleted_at: null });
+    // A change that disables nothing is not refused.
+    expect((await patch(own, { name: 'renamed', disabled: false }, org.managementKey)).status).toBe(200);
+
+    // With a second management key, the first may be disabled, then the second is the last.
+    const second = await post({ name: 'second', is_management_key: true }, org.managementKey);
+    expect(second.status).toBe(201);
+    const { key: secondKey, data: secondData } = Created.parse(second.body);
+    expect((await patch(own, { disabled: true }, secondKey)).status).toBe(200);
+    expectEnvelope(await del(secondData.hash, secondKey), 400);
+    // An expired management key does not count as one left.
+    expect((await patch(own, { disabled: false }, secondKey)).status).toBe(200);
+    await env.server.db.apiKey.update({ where: { hash: own }, data: { expires_at: new Date(Date.now() - 1000) } });
+    expectEnvelope(await patch(secondData.hash, { disabled: true }, secondKey), 400);
+    // Regular keys come and go as before.
+    const regular = await createRegularKey(env.server, undefined, secondKey);
+    expect((await patch(regular.hash, { disabled: true }, secondKey)).status).toBe(200);
+    expect((await del(regular.hash, secondKey)).status).toBe(200);
+  });
+
+  it('two management keys disabling each other at once: one wins, the other is refused, one stays enabled', async () => {
+    const org = await createOrganization(env.server.db);
+    const second = Created.parse((await post({ name: 'second', is_management_key: true }, org.managementKey)).body);
+    const first = hashApiKey(org.managementKey);
+    const answers = await Promise.all([patch(second.data.hash, { disabled: true }, org.managementKey), patch(first, { disabled: true }, second.key)]);
+    // The loser waited for the winner's lock and found itself the last (400), or, authenticated
+    // after the winner's commit, found its own key disabled (401).
+    const [won, lost] = answers.map((a) => a.status).sort();
+    expect(won).toBe(200);
+    expect([400, 401]).toContain(lost);
+    const enabled = await env.server.db.apiKey.count({
+      where: { organization_id: org.organizationId, is_management_key: true, disabled: false, deleted_at: null },
+    });
+    expect(enabled).toBe(1);
   });
 });

@@ -4,7 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, demoCatalog, generationId, record } from './fixtures-catalog.js';
 import { createOrganization, useServer } from './fixtures.js';
-import { type OrganizationSettings, OrganizationSettingsOutputSchema } from '@switchyard/schema';
+import { CreateKeyOutputSchema, type OrganizationSettings, OrganizationSettingsOutputSchema } from '@switchyard/schema';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
 
 const PLATFORM_ONLY = 'Only platform keys can perform this operation';
@@ -149,6 +150,31 @@ describe('organizations, by the platform', () => {
     expect((await trpc(env.server, 'organizations.disable', { organization_id: 'org_nope' })).status).toBe(404);
     // Everyone else is untouched.
     expect((await env.server.request('/api/v1/key', { key: env.other.managementKey })).status).toBe(200);
+  });
+
+  it('issues a new management key to an organization that lost its own: only the platform may; 404 for none', async () => {
+    const org = await createOrganization(env.server.db, 'Locked out');
+    // Its management key disabled by another process (straight to the database): nothing of its own can make another.
+    await env.server.db.apiKey.updateMany({ where: { organization_id: org.organizationId }, data: { disabled: true } });
+    const input = { organization_id: org.organizationId, name: 'Recovery' };
+    expect((await trpc(env.server, 'organizations.issueManagementKey', input, { key: org.managementKey })).status).toBe(401);
+    expect((await trpc(env.server, 'organizations.issueManagementKey', input, { key: env.server.managementKey })).status).toBe(403);
+    expect((await trpc(env.server, 'organizations.issueManagementKey', input, { key: null })).status).toBe(401);
+    expect((await trpc(env.server, 'organizations.issueManagementKey', { organization_id: 'org_nope' })).status).toBe(404);
+
+    const issued = await trpc(env.server, 'organizations.issueManagementKey', input);
+    expect(issued.status).toBe(200);
+    const { data, key } = CreateKeyOutputSchema.parse(issued.data);
+    expect(data).toMatchObject({ name: 'Recovery', is_management_key: true, disabled: false, workspace_id: org.workspaceId });
+    expect(hashApiKey(key)).toBe(data.hash);
+    // It is the organization's, made by its owner, and manages it at once.
+    expect(await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: data.hash } })).toMatchObject({
+      organization_id: org.organizationId,
+      creator_user_id: org.userId,
+    });
+    expect((await env.server.request('/api/v1/keys', { key })).status).toBe(200);
+    const own = (await (await env.server.request('/api/v1/key', { key })).json()) as { data: { organization_id: string } };
+    expect(own.data.organization_id).toBe(org.organizationId);
   });
 });
 

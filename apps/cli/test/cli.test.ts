@@ -468,9 +468,14 @@ describe('help and errors', () => {
     expect((await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '-1'])).code).toBe(2);
     const tenant = await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '1000'], { SWITCHYARD_PLATFORM_KEY: created.management_key });
     expect(tenant).toMatchObject({ code: 1, stderr: expect.stringContaining('Only platform keys can perform this operation') });
+    // A new management key, shown once; the organization's first one may then be disabled.
+    const issued = JSON.parse((await cli(['orgs', 'issue-management-key', created.organization_id, '--name', 'spare', '--json'])).stdout);
+    expect(issued).toMatchObject({ key: expect.stringMatching(/^sk-sy-v1-/), data: { name: 'spare', is_management_key: true } });
+    expect((await cli(['orgs', 'issue-management-key', created.organization_id])).stdout).toMatch(/key\s+sk-sy-v1-/);
+    expect((await cli(['keys', 'disable', created.management_key_hash], { SWITCHYARD_API_KEY: issued.key })).code).toBe(0);
     const disabled = JSON.parse((await cli(['orgs', 'disable', created.organization_id, '--json'])).stdout);
     expect(disabled).toMatchObject({ id: created.organization_id, disabled: true });
-    expect(await cli(['keys', 'list'], { SWITCHYARD_API_KEY: created.management_key })).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
+    expect(await cli(['keys', 'list'], { SWITCHYARD_API_KEY: issued.key })).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 
   it('route check prints the decision, every rule under --explain, and leaves nothing held', async () => {

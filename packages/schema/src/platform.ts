@@ -47,6 +47,12 @@ export const ListOrganizationsOutputSchema = listOf(OrganizationSchema);
 export const OrganizationRefInputSchema = z.object({ organization_id: OrganizationIdSchema });
 export type OrganizationRefInput = z.infer<typeof OrganizationRefInputSchema>;
 
+/** organizations.issueManagementKey: a new management key for the organization (platform keys only). */
+export const IssueManagementKeyInputSchema = OrganizationRefInputSchema.extend({
+  name: z.string().min(1).max(200).optional().describe('default: "Management key"'),
+});
+export type IssueManagementKeyInput = z.infer<typeof IssueManagementKeyInputSchema>;
+
 /**
  * An organization's settings row (platform keys only): the quotas the platform grants it. A null
  * field takes the server's default (its environment variable).

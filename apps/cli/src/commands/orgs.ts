@@ -1,5 +1,5 @@
-// The platform's commands: organizations are created, listed and disabled, and their quotas set, with
-// the platform key.
+// The platform's commands: organizations are created, listed and disabled, their quotas set, and a
+// new management key issued, with the platform key.
 import {
   optionalNumber,
   optionalString,
@@ -55,6 +55,22 @@ export const orgCommands: Command[] = [
     async run(ctx) {
       const organization = await ctx.client.organizations.disable.mutate({ organization_id: positional(ctx, 0, '<organization-id>') });
       return { json: organization, human: renderRecord({ ...organization }) };
+    },
+  },
+  {
+    path: ['orgs', 'issue-management-key'],
+    summary: 'Issue a new management key for an organization (its secret shown once), in its default workspace',
+    credential: PLATFORM_KEY,
+    args: ['<organization-id>'],
+    options: {
+      name: { type: 'string', value: '<name>', description: "the key's name (default: Management key)" },
+    },
+    async run(ctx) {
+      const issued = await ctx.client.organizations.issueManagementKey.mutate({
+        organization_id: positional(ctx, 0, '<organization-id>'),
+        name: optionalString(ctx, 'name'),
+      });
+      return { json: issued, human: renderRecord({ key: issued.key, hash: issued.data.hash, name: issued.data.name, workspace_id: issued.data.workspace_id }) };
     },
   },
   {

@@ -47,7 +47,7 @@ export const keysRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `name, limit, limit_reset, expires_at (seconds required) or external.api_key refused; creator_user_id not a member; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 429, 500],
@@ -101,7 +101,7 @@ export const keysRouter = router({
         description: 'Changes the fields given; a disabled key is refused from the next request on. Management key required.',
       },
       statuses: answers({
-        400: `name, limit, limit_reset or include_byok_in_limit refused; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset or include_byok_in_limit refused; disabling the organization's last enabled management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
@@ -121,8 +121,9 @@ export const keysRouter = router({
         description: 'The key authenticates no request from then on; its generations and spend history stay. Management key required.',
       },
       statuses: answers({
+        400: "deleting the organization's last enabled management key (unlisted; once declared, it also answers a hash no key can have: too long, NUL, a lone surrogate, a malformed percent-encoding)",
         403: WHY.managementOnly,
-        404: `no key with that hash in the key's organization, or a deleted one; ${WHY.namesNothing}`,
+        404: "no key with that hash in the key's organization, or a deleted one",
       }),
       listed: [401, 404, 429, 500],
     })

@@ -5,7 +5,7 @@ import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } f
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
-import { resolveWorkspace } from '../../access/workspaces.js';
+import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
 import type { UsageCache } from './usage-cache.js';
@@ -268,6 +268,10 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, ...tenantWhere(actor), 
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
+  // A key that expired before it was made could never be used.
+  if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) {
+    throw new Invalid('expires_at is not in the future', { reason: 'expires_at in the past' });
+  }
   // null: the organization's default, found by the insert itself.
   const workspaceId = input.workspace_id !== undefined ? (await resolveWorkspace(db, actor, input.workspace_id)).id : null;
   const creator = input.creator_user_id ?? actor.userId;
@@ -289,6 +293,36 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
   const key = withLimit(row);
   // A key made a moment ago has spent nothing: its usage is zero, without a query.
   return { secret, key: managedKeyOf(key, NO_USAGE(key.id)) };
+}
+
+/**
+ * organizations.issueManagementKey (platform keys only): a new management key in the organization's
+ * default workspace, for when it has none left that anyone holds. Its creator is the organization's
+ * oldest admin (else its oldest member). The secret is returned once.
+ */
+export async function issueManagementKey(
+  db: Db,
+  input: { organization_id: string; name?: string | undefined },
+  now: Date,
+): Promise<{ secret: string; key: ManagedKey }> {
+  const organization = await platformOrganization(db, input.organization_id);
+  const tenant = { organizationId: organization.id };
+  const creator =
+    (await db.organizationMember.findFirst({ where: { ...tenantWhere(tenant), role: 'admin' }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] })) ??
+    (await db.organizationMember.findFirst({ where: tenantWhere(tenant), orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }));
+  if (!creator) throw new Invalid(`organization ${organization.id} has no member to record as the key's creator`, { reason: 'no member' });
+  const secret = generateApiKey();
+  const insert = createKeyQuery(
+    organization.id,
+    null,
+    creator.user_id,
+    { name: input.name ?? 'Management key', is_management_key: true },
+    { id: randomUUID(), secret },
+    now,
+  );
+  const [row] = await queryRows(db, insert.statement, insert.values);
+  if (!row) throw new Error(`organization ${organization.id} or its default workspace not found`);
+  return { secret, key: managedKeyOf(withLimit(row), NO_USAGE(row.id)) };
 }
 
 /**
@@ -335,11 +369,45 @@ export function createKeyQuery(
  */
 export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput, now: Date): Promise<ManagedKey> {
   const { hash, ...changes } = input;
-  const result = await db.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
+  const update = (tx: Prisma.TransactionClient) => tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
+  // Disabling may take the organization's last management key: that is checked, under its lock.
+  const result = changes.disabled ? await db.$transaction((tx) => keepingManagementKey(tx, actor, now, update)) : await update(db);
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
   return managedKey(db, key, now);
+}
+
+/**
+ * Runs `change` (which disables or deletes keys of the actor's organization) under the
+ * organization's row lock, and refuses it (400, nothing changed) when it leaves the organization
+ * without an enabled, unexpired management key: nothing could then make it a new one but the
+ * platform. The lock makes two such changes at once (two management keys disabling each other)
+ * wait for each other, so that the second sees the first.
+ */
+async function keepingManagementKey<T>(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  now: Date,
+  change: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${actor.organizationId} FOR UPDATE`;
+  const result = await change(tx);
+  const left = await tx.apiKey.count({
+    where: {
+      ...tenantWhere(actor),
+      is_management_key: true,
+      disabled: false,
+      deleted_at: null,
+      OR: [{ expires_at: null }, { expires_at: { gt: now } }],
+    },
+  });
+  if (left === 0) {
+    throw new Invalid("the organization's last enabled management key cannot be disabled or deleted", {
+      reason: 'last management key',
+    });
+  }
+  return result;
 }
 
 /**
@@ -349,12 +417,14 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
  * assignments go.
  */
 export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string, now: Date): Promise<{ deleted: true }> {
-  const deleted = await db.$transaction(async (tx) => {
-    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: now, disabled: true } });
-    if (!key) return false;
-    await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });
-    return true;
-  });
+  const deleted = await db.$transaction((tx) =>
+    keepingManagementKey(tx, actor, now, async (tx) => {
+      const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: now, disabled: true } });
+      if (!key) return false;
+      await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });
+      return true;
+    }),
+  );
   keys.forget(hash);
   if (!deleted) throw new NotFound(`key ${hash}`);
   return { deleted: true };

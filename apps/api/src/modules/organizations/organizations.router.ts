@@ -1,18 +1,21 @@
 import {
+  CreateKeyOutputSchema,
   CreateOrganizationInputSchema,
   CreateOrganizationOutputSchema,
   ListOrganizationsInputSchema,
   ListOrganizationsOutputSchema,
+  IssueManagementKeyInputSchema,
   OrganizationRefInputSchema,
   OrganizationSchema,
   OrganizationSettingsOutputSchema,
   UpdateOrganizationSettingsInputSchema,
 } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
+import { issueManagementKey } from '../keys/keys.service.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 
-// Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, and
-// sets the quotas it grants each (its settings row).
+// Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, sets
+// the quotas it grants each (its settings row), and issues one a new management key.
 export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema)
@@ -26,6 +29,13 @@ export const organizationsRouter = router({
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
     .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now())),
+  issueManagementKey: platformProcedure
+    .input(IssueManagementKeyInputSchema)
+    .output(CreateKeyOutputSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now());
+      return { data: key, key: secret };
+    }),
   settings: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSettingsOutputSchema)
