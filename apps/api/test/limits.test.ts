@@ -1,3 +1,12 @@
+// The limiter (src/limits/) and the free-model quota per minute it counts for routing.authorize, on
+// both counter stores: PostgreSQL (the default) and a real redis-server started here
+// (fixtures-redis.ts). The limiter alone: up to the limit and not past it, refunds, the window's
+// end, exactly L of N concurrent callers, two limiters (two replicas) sharing one count. Through the
+// real server: the quota per key and per organization, the settings row over the default, the exact
+// refusal, nothing counted for refused or paid requests, the metric, and two server replicas sharing
+// the store. Windows are the limiter's own (they start with a key's first request, not at the
+// clock's minute), so every test stays inside one window of 60 s, except the one that waits, on the
+// condition, for a 1-second window to end.
 import { createTestDatabase, type TestDatabase } from '@switchyard/db/testing';
 import { RoutingAuthorizeOutputSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -1,3 +1,7 @@
+// Routing refusals as events in the outbox (table `events`), on the real server and PostgreSQL: one
+// row per key, code and minute however many refusals and replicas; each organization's rows its
+// own; the request path never waits for the outbox (a lock held on the table blocks only the
+// writer); close() writes what is pending; a failed write is retried; the pending map is bounded.
 import { createDb, type Db } from '@switchyard/db';
 import { RoutingAuthorizeOutputSchema } from '@switchyard/schema';
 import { pino } from 'pino';
