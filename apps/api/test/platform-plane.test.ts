@@ -156,6 +156,11 @@ describe('organizations, by the platform', () => {
     const org = await createOrganization(env.server.db, 'Locked out');
     // Its management key disabled by another process (straight to the database): nothing of its own can make another.
     await env.server.db.apiKey.updateMany({ where: { organization_id: org.organizationId }, data: { disabled: true } });
+    // A plain member older than the owner: the key's creator is still the oldest admin.
+    await env.server.db.user.create({ data: { id: `user_old_${org.organizationId}`, email: `old-${org.organizationId}@example.com` } });
+    await env.server.db.organizationMember.create({
+      data: { organization_id: org.organizationId, user_id: `user_old_${org.organizationId}`, role: 'member', created_at: new Date('2000-01-01T00:00:00Z') },
+    });
     const input = { organization_id: org.organizationId, name: 'Recovery' };
     expect((await trpc(env.server, 'organizations.issueManagementKey', input, { key: org.managementKey })).status).toBe(401);
     expect((await trpc(env.server, 'organizations.issueManagementKey', input, { key: env.server.managementKey })).status).toBe(403);

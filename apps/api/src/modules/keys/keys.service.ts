@@ -307,9 +307,11 @@ export async function issueManagementKey(
 ): Promise<{ secret: string; key: ManagedKey }> {
   const organization = await platformOrganization(db, input.organization_id);
   const tenant = { organizationId: organization.id };
-  const creator =
-    (await db.organizationMember.findFirst({ where: { ...tenantWhere(tenant), role: 'admin' }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] })) ??
-    (await db.organizationMember.findFirst({ where: tenantWhere(tenant), orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }));
+  // org_role sorts in its declared order: admins first.
+  const creator = await db.organizationMember.findFirst({
+    where: tenantWhere(tenant),
+    orderBy: [{ role: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+  });
   if (!creator) throw new Invalid(`organization ${organization.id} has no member to record as the key's creator`, { reason: 'no member' });
   const secret = generateApiKey();
   const insert = createKeyQuery(
