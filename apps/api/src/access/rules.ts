@@ -16,6 +16,13 @@ import type { Actor, Caller, PlatformActor } from './callers.js';
 export const ACCESS_RULES = ['public', 'tenant', 'management', 'platform'] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
 
+/**
+ * The permission an operation needs, `<resource>:<read|write>` (files:write, presets:write...).
+ * New operations declare it in their meta, so that scoped management keys (the audit issue's)
+ * can be granted some operations and not others; until those land, every management key holds all.
+ */
+export type PermissionScope = `${string}:${'read' | 'write'}`;
+
 export const PLATFORM_ONLY_MESSAGE = 'Only platform keys can perform this operation';
 
 /** The tenant behind a caller allowed by `rule` ('tenant' or 'management'); 403 otherwise. */

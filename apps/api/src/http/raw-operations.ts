@@ -5,6 +5,7 @@
 import type { Request } from 'express';
 import { ContainerFilePathInputSchema, DocumentInputSchema, OrganizationQuerySchema, VideoContentInputSchema } from '@switchyard/schema';
 import type { z } from 'zod';
+import type { PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
 import { answers, WHY, type OperationStatuses } from './statuses.js';
@@ -19,6 +20,8 @@ export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends O
   input: Input;
   /** The request body: raw bytes of any type, or none read. */
   body: 'bytes' | 'none';
+  /** The permission scope it needs (access/rules.ts). */
+  scope?: PermissionScope;
 }
 
 export const CONTAINER_FILE_CONTENT = {

@@ -5,16 +5,17 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { OperationStatuses } from '../http/statuses.js';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
-import { admitPlatform, admitTenant, type AccessRule } from '../access/rules.js';
+import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
 import type { Context } from './context.js';
 
 /**
  * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), the
  * status of a successful REST answer (default 200; existing clients expect 201 from creates), and,
- * for a REST operation, the error statuses it answers (http/statuses.ts).
+ * for a REST operation, the error statuses it answers (http/statuses.ts), and the permission scope
+ * it needs (access/rules.ts).
  */
-export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201 } & Partial<OperationStatuses>;
+export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201; scope?: PermissionScope } & Partial<OperationStatuses>;
 
 const t = initTRPC
   .context<Context>()
