@@ -99,8 +99,8 @@ describe('GET /model/{author}/{slug}', () => {
     });
     expect((await getModel('mistralai/mistral-large-2411')).expiration_date).toBe('2026-12-31T00:00:00.000Z');
     expect((await getModel('cohere/command-r-plus-08-2024')).per_request_limits).toEqual({
-      prompt_tokens: '4000000',
-      completion_tokens: '1000000',
+      prompt_tokens: 4_000_000,
+      completion_tokens: 1_000_000,
     });
   });
 

@@ -358,6 +358,18 @@ describe('switchyard administration commands', () => {
     });
     const shown = await json(['generations', 'show', 'gen-cli-1', '--content']);
     expect(shown).toMatchObject({ data: { id: 'gen-cli-1', model: 'openai/gpt-4o' }, content: { output: { completion: 'hello' } } });
+
+    // The catalog's lists: all models, ZDR ones, image and video models, and what the key may use.
+    const zdr = await json(['models', 'list', '--zdr', '--modalities', 'all']);
+    expect(zdr.data.length).toBeGreaterThan(0);
+    expect(zdr.data.map((m: { id: string }) => m.id)).not.toContain('openai/gpt-4o');
+    const images = await json(['models', 'list', '--images']);
+    expect(images.data.map((m: { id: string }) => m.id)).toContain('openai/gpt-image-1');
+    expect((await cli(['models', 'list', '--videos'])).stdout).toMatch(/google\/veo-3\s+Google: Veo 3\s+4, 6, 8/);
+    expect((await cli(['models', 'list', '--images', '--videos'])).code).toBe(2);
+    const mine = await json(['models', 'user', '--limit', '2']);
+    expect(mine).toMatchObject({ data: [expect.anything(), expect.anything()], links: { next: expect.stringContaining('/models/user?offset=2&limit=2') } });
+    expect((await cli(['models', 'user'])).stdout).toMatch(/model\(s\) the key may use$/m);
     expect((await cli(['generations', 'show', 'gen-missing'])).stderr).toContain('404 Resource not found');
   });
 });

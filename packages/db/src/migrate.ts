@@ -68,6 +68,12 @@ export async function migrate(databaseUrl: string, options: { dir?: string; log?
   const log = options.log ?? (() => undefined);
   const migrations = await readMigrations(options.dir);
   const client = new pg.Client({ connectionString: databaseUrl });
+  // What a migration reports of the rows it changes (RAISE NOTICE), e.g. a value it could not
+  // convert; not the runner's own statements' notices (the history table already exists).
+  let running: string | undefined;
+  client.on('notice', (notice) => {
+    if (running) log(`${running}: ${notice.message}`);
+  });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
@@ -95,6 +101,7 @@ export async function migrate(databaseUrl: string, options: { dir?: string; log?
         }
         continue;
       }
+      running = migration.name;
       try {
         await client.query('BEGIN');
         const id = randomUUID();

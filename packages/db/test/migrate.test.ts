@@ -396,3 +396,44 @@ describe('20261123203103_credit_totals and 20261123205533_activity_daily', () =>
     ]);
   });
 });
+
+describe('20261127084124_catalog_media_and_limits', () => {
+  const NAME = '20261127084124_catalog_media_and_limits';
+
+  it('types per_request_limits: numeric strings become numbers, anything else null, each logged with its model id', async () => {
+    const db = await emptyDatabase();
+    await migrate(db.url, { dir: await migrationsBeforeOf(NAME) });
+    const model = (id: string, limits: string) =>
+      `('${id}', lower('${id}'), 'a', 'b', '${id}', '${id}', 0, 1000, '{text}', '{text}', 'Other', '0', '0', 1000, '{}', ${limits}, now())`;
+    await query(
+      db.url,
+      `INSERT INTO models (id, lookup, author, slug, canonical_slug, name, created, context_length, input_modalities, output_modalities,
+                           tokenizer, pricing_prompt, pricing_completion, top_context_length, supported_parameters, per_request_limits, updated_at)
+       VALUES ${[
+         model('a/strings', `'{"prompt_tokens": "4000000", "completion_tokens": " 1000000 "}'`),
+         model('a/numbers', `'{"prompt_tokens": 10, "completion_tokens": 2.5}'`),
+         model('a/words', `'{"prompt_tokens": "many", "completion_tokens": "1"}'`),
+         model('a/extra', `'{"prompt_tokens": 1, "completion_tokens": 1, "images": 2}'`),
+         model('a/list', `'[1, 2]'`),
+         model('a/json-null', `'null'`),
+         model('a/none', 'NULL'),
+       ].join(',\n')}`,
+    );
+    const logged: string[] = [];
+    expect((await migrate(db.url, { dir: await migrationsThrough(NAME), log: (m) => logged.push(m) })).applied).toEqual([NAME]);
+
+    const rows = await query<{ id: string; limits: unknown }>(db.url, 'SELECT id, per_request_limits AS limits FROM models ORDER BY id');
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.limits]))).toEqual({
+      'a/extra': null,
+      'a/json-null': null,
+      'a/list': null,
+      'a/none': null,
+      'a/numbers': { prompt_tokens: 10, completion_tokens: 2.5 },
+      'a/strings': { prompt_tokens: 4_000_000, completion_tokens: 1_000_000 },
+      'a/words': null,
+    });
+    const notices = logged.filter((m) => m.startsWith(`${NAME}: `));
+    expect(notices).toHaveLength(3);
+    for (const id of ['a/extra', 'a/list', 'a/words']) expect(notices.some((m) => m.includes(`model ${id}: per_request_limits`))).toBe(true);
+  });
+});

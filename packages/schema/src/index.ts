@@ -17,3 +17,5 @@ export * from './platform.js';
 export * from './file-ids.js';
 export * from './routing.js';
 export * from './openapi-names.js';
+export * from './media-specs.js';
+export * from './media-models.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TimestampSchema, dataOf } from './common.js';
+import { CatalogImageEndpointSchema, CatalogVideoModelSchema } from './media-specs.js';
 
 /** A decimal numeral as a string, exactly as published: "0", "0.0000025", "12". */
 export const PriceSchema = z
@@ -18,6 +19,15 @@ export const ModelReasoningSchema = z
   })
   .describe('How the model reasons');
 export type ModelReasoning = z.infer<typeof ModelReasoningSchema>;
+
+/** The most tokens one request may carry (admin-api.md, the Model record): two numbers, or null. */
+export const PerRequestLimitsSchema = z
+  .strictObject({
+    prompt_tokens: z.number().nonnegative().describe('Most prompt tokens per request'),
+    completion_tokens: z.number().nonnegative().describe('Most completion tokens per request'),
+  })
+  .describe('Per-request token limits');
+export type PerRequestLimits = z.infer<typeof PerRequestLimitsSchema>;
 
 export const ModelPricingSchema = z.object({
   prompt: PriceSchema.describe('Per prompt token'),
@@ -50,7 +60,7 @@ export const ModelSchema = z
     supported_parameters: z.array(z.string()),
     supported_voices: z.array(z.unknown()).nullable(),
     default_parameters: z.record(z.string(), z.unknown()).nullable(),
-    per_request_limits: z.record(z.string(), z.unknown()).nullable(),
+    per_request_limits: PerRequestLimitsSchema.nullable(),
     expiration_date: TimestampSchema.nullable(),
     knowledge_cutoff: z.string().nullable(),
     links: z.object({ details: z.string().describe("Path of the model's endpoints listing") }),
@@ -171,6 +181,9 @@ export const CatalogEndpointSchema = z.object({
   supports_tool_choice: ToolChoiceSupportSchema.nullish().describe('Defaults to all true when the parameters include tool_choice, else all false'),
   status: z.number().int().min(-100).max(100).default(0).describe('0 = serving; known values 0, -1, -2, -3, -5, -10'),
   zdr: z.boolean().default(false).describe('Zero data retention: the provider keeps no prompt or completion of a request to this endpoint'),
+  image: CatalogImageEndpointSchema.nullish().describe(
+    "An image model's endpoint: its parameters, passthrough options, streaming and prices (GET /images/models)",
+  ),
 });
 export type CatalogEndpoint = z.infer<typeof CatalogEndpointSchema>;
 
@@ -199,7 +212,7 @@ export const CatalogModelSchema = z.object({
   supported_parameters: z.array(z.string()).default([]),
   supported_voices: z.array(z.unknown()).nullish(),
   default_parameters: z.record(z.string(), z.unknown()).nullish(),
-  per_request_limits: z.record(z.string(), z.unknown()).nullish(),
+  per_request_limits: PerRequestLimitsSchema.nullish().describe('{ prompt_tokens, completion_tokens } numbers, or null'),
   expiration_date: z.iso.datetime({ offset: true }).nullish(),
   knowledge_cutoff: z.string().nullish(),
   reasoning: ModelReasoningSchema.nullish(),
@@ -209,6 +222,7 @@ export const CatalogModelSchema = z.object({
     .describe("Other <author>/<slug> names that resolve to this model; when given, replaces the model's aliases"),
   variants: z.array(CatalogVariantSchema).optional().describe("The model's variants; when given, replaces them"),
   endpoints: z.array(CatalogEndpointSchema).max(200).optional().describe("The providers' offers of the model, in the order listed; when given, replaces them"),
+  video: CatalogVideoModelSchema.nullish().describe("A video model's parameters (GET /videos/models)"),
 });
 export type CatalogModel = z.infer<typeof CatalogModelSchema>;
 
@@ -317,7 +331,7 @@ export const ListModelsInputSchema = z.object({
   max_age_days: z.number().int().min(0).nullish(),
   category: z.string().max(100).optional().describe('Not kept by this catalog: 400'),
   distillable: z.string().max(10).optional().describe('Not kept by this catalog: 400'),
-  zdr: z.string().max(10).optional().describe('Not kept by this catalog: 400'),
+  zdr: z.literal('true').optional().describe('Only `true`: models with at least one zero-data-retention endpoint (another value: 400)'),
   region: z.string().max(10).optional().describe('Not kept by this catalog: 400'),
   min_intelligence_index: nullableNumber.describe('Not kept by this catalog: 400'),
   max_intelligence_index: nullableNumber.describe('Not kept by this catalog: 400'),

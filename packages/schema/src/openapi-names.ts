@@ -50,6 +50,7 @@ import {
   ModelPricingSchema,
   ModelReasoningSchema,
   ModelSchema,
+  PerRequestLimitsSchema,
   PriceSchema,
   ProviderSchema,
   ReasoningEffortSchema,
@@ -63,6 +64,17 @@ import {
   PresetVersionSchema,
   PresetWithVersionSchema,
 } from './presets.js';
+import {
+  ImageEndpointSchema,
+  ImageModelEndpointsSchema,
+  ImageModelSchema,
+  ListImageModelsOutputSchema,
+  ListUserModelsOutputSchema,
+  ListVideoModelsOutputSchema,
+  ListZdrEndpointsOutputSchema,
+  VideoModelSchema,
+} from './media-models.js';
+import { ImageCapabilitySchema, ImagePricingLineSchema } from './media-specs.js';
 import { ListScimGroupMappingsOutputSchema, ScimGroupMappingSchema } from './scim.js';
 import { ListVideoJobsOutputSchema, VideoJobSchema, VideoJobStatusRecordSchema, VideoJobStatusSchema, VideoOutputSchema } from './videos.js';
 import { ListWorkspaceMembersOutputSchema, ListWorkspacesOutputSchema, WorkspaceMemberSchema, WorkspaceRoleSchema, WorkspaceSchema } from './workspaces.js';
@@ -91,6 +103,17 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
   ModelEndpoints: ModelEndpointsSchema,
   Endpoint: EndpointSchema,
   Provider: ProviderSchema,
+  PerRequestLimits: PerRequestLimitsSchema,
+  UserModelList: ListUserModelsOutputSchema,
+  ImageModel: ImageModelSchema,
+  ImageModelList: ListImageModelsOutputSchema,
+  ImageCapability: ImageCapabilitySchema,
+  ImagePricingLine: ImagePricingLineSchema,
+  ImageEndpoint: ImageEndpointSchema,
+  ImageModelEndpoints: ImageModelEndpointsSchema,
+  VideoModel: VideoModelSchema,
+  VideoModelList: ListVideoModelsOutputSchema,
+  ZdrEndpointList: ListZdrEndpointsOutputSchema,
 
   Generation: GenerationSchema,
   GenerationContent: GenerationContentSchema,

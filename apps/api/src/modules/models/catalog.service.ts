@@ -1,10 +1,33 @@
-// Reads of the shared catalog (admin-api.md B1-B4): the model listing with its filters, the count,
-// a model's endpoints (which providers serve it, at what price and limits), and the providers. All
-// are answered from the in-memory snapshot (catalog-cache.ts): the catalog is small and read often.
-import { Prisma, type Model as ModelRow, type ModelEndpoint as EndpointRow, type Provider as ProviderRow } from '@switchyard/db';
-import type { CountModelsInput, Endpoint, EndpointPricing, ListModelsInput, ListModelsOutput, ModelEndpoints, Provider } from '@switchyard/schema';
+// Reads of the shared catalog (admin-api.md B1-B4, platform-api.md D1-D5): the model listing with
+// its filters, the count, a model's endpoints (which providers serve it, at what price and limits),
+// the providers, the image and video models, the ZDR endpoints, and the listing as a key could
+// route to it. All are answered from the in-memory snapshot (catalog-cache.ts): the catalog is
+// small and read often.
+import { Prisma, type Db, type Model as ModelRow, type ModelEndpoint as EndpointRow, type Provider as ProviderRow } from '@switchyard/db';
+import type {
+  CatalogImageEndpoint,
+  CatalogVideoModel,
+  CountModelsInput,
+  Endpoint,
+  EndpointPricing,
+  ImageCapability,
+  ImageEndpoint,
+  ImageModel,
+  ImageModelEndpoints,
+  ListModelsInput,
+  ListModelsOutput,
+  ListUserModelsInput,
+  ListUserModelsOutput,
+  ModelEndpoints,
+  Provider,
+  VideoModel,
+} from '@switchyard/schema';
+import type { Actor } from '../../access/callers.js';
 import { Invalid, NotFound } from '../../errors.js';
-import type { CatalogSnapshot } from './catalog-cache.js';
+import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
+import { evaluatePolicy } from '../routing/policy.js';
+import type { WorkspaceRoutingCache } from '../routing/routing.service.js';
+import type { CatalogCache, CatalogSnapshot } from './catalog-cache.js';
 import { modelOf, resolveModel, type ApiRoot } from './models.service.js';
 
 const DEFAULT_LIMIT = 500;
@@ -14,7 +37,6 @@ const DAY_SECONDS = 86_400;
 const UNKEPT_FILTERS = [
   'category',
   'distillable',
-  'zdr',
   'region',
   'min_intelligence_index',
   'max_intelligence_index',
@@ -83,6 +105,8 @@ function matches(snapshot: CatalogSnapshot, input: ListModelsInput, nowSeconds: 
     const named = (p: ProviderRow | undefined) => p !== undefined && (providers.includes(p.slug) || providers.includes(p.name.toLowerCase()));
     filters.push((m) => (snapshot.endpoints.get(m.id) ?? []).some((e) => named(snapshot.providers.get(e.provider_slug))));
   }
+  // zdr=true (the only value the schema takes): models with at least one ZDR endpoint.
+  if (input.zdr) filters.push((m) => (snapshot.endpoints.get(m.id) ?? []).some((e) => e.zdr));
   if (input.min_age_days != null) filters.push((m) => nowSeconds - m.created >= input.min_age_days! * DAY_SECONDS);
   if (input.max_age_days != null) filters.push((m) => nowSeconds - m.created <= input.max_age_days! * DAY_SECONDS);
   const found = snapshot.all.filter((m) => filters.every((f) => f(m)));
@@ -109,6 +133,60 @@ export function listModels(snapshot: CatalogSnapshot, input: ListModelsInput, no
     next = `${api.url}/models?${params}`;
   }
   return { data: rows.map((model) => modelOf({ model, variant: null }, api.path)), total_count: found.length, links: { next } };
+}
+
+const USER_MODELS_DEFAULT_LIMIT = 500;
+
+/**
+ * GET /models/user: the catalog as the key could route to it, in id order (B1's). Each model of the
+ * requested output modalities is put to the routing policy (modules/routing/policy.ts), as
+ * routing.authorize puts it, with the guardrails that apply to the key and its workspace's BYOK
+ * credentials, before any request: no region and no provider preferences. So a model a guardrail
+ * keeps out, or whose every endpoint the provider lists or ZDR enforcement drop, is not listed.
+ * 404 when the key's workspace is gone.
+ */
+export async function listUserModels(
+  db: Db,
+  caches: { catalog: CatalogCache; guardrails: GuardrailCache; workspaceRouting: WorkspaceRoutingCache },
+  actor: Actor,
+  input: ListUserModelsInput,
+  api: ApiRoot,
+): Promise<ListUserModelsOutput> {
+  const [snapshot, guardrails, workspace] = await Promise.all([
+    caches.catalog.snapshot(db),
+    caches.guardrails.applicable(db, actor),
+    caches.workspaceRouting.of(db, actor.organizationId, actor.workspaceId),
+  ]);
+  if (!workspace) throw new NotFound(`workspace ${actor.workspaceId}`);
+  const wanted = outputFilter(input.output_modalities);
+  const key = { hash: actor.key.hash, userId: actor.key.creator_user_id };
+  const routable = snapshot.all.filter((model) => {
+    if (!wanted(model)) return false;
+    const verdict = evaluatePolicy({
+      guardrails,
+      model: { model, variant: null },
+      route: {
+        endpoints: snapshot.endpoints.get(model.id) ?? [],
+        credentials: workspace.credentials,
+        key,
+        region: null,
+        preferences: {},
+        defaultSort: workspace.defaultProviderSort,
+      },
+    });
+    return verdict.refusal === null;
+  });
+  const offset = input.offset ?? 0;
+  const limit = input.limit ?? USER_MODELS_DEFAULT_LIMIT;
+  const rows = routable.slice(offset, offset + limit);
+  const nextOffset = offset + rows.length;
+  let next: string | null = null;
+  if (nextOffset < routable.length) {
+    const params = new URLSearchParams({ offset: String(nextOffset), limit: String(limit) });
+    if (input.output_modalities !== undefined) params.set('output_modalities', input.output_modalities);
+    next = `${api.url}/models/user?${params}`;
+  }
+  return { data: rows.map((model) => modelOf({ model, variant: null }, api.path)), total_count: routable.length, links: { next } };
 }
 
 /** GET /models/count: how many models output any of `output_modalities` (default text). */
@@ -179,4 +257,115 @@ export function listProviders(snapshot: CatalogSnapshot): Provider[] {
       headquarters: p.headquarters,
       datacenters: Array.isArray(p.datacenters) ? p.datacenters.filter((c): c is string => typeof c === 'string') : null,
     }));
+}
+
+// ---- Image and video models, ZDR endpoints (platform-api.md D1-D3, D5) --------------------------
+
+const isImageModel = (m: ModelRow) => m.output_modalities.includes('image');
+const isVideoModel = (m: ModelRow) => m.output_modalities.includes('video');
+
+/** An endpoint's image description as imported (models.import validates it), or none: nothing declared. */
+function imageOf(e: EndpointRow): CatalogImageEndpoint {
+  const image = e.image as CatalogImageEndpoint | null;
+  return {
+    supported_parameters: image?.supported_parameters ?? {},
+    allowed_passthrough_parameters: image?.allowed_passthrough_parameters ?? [],
+    supports_streaming: image?.supports_streaming ?? false,
+    pricing: image?.pricing ?? [],
+  };
+}
+
+/**
+ * Two endpoints' statements about one parameter, as one: enum values united (first seen first), the
+ * widest range; where the kinds differ, the first endpoint's stands (D2 has each endpoint's truth).
+ */
+function unite(a: ImageCapability, b: ImageCapability): ImageCapability {
+  if (a.type === 'enum' && b.type === 'enum') return { type: 'enum', values: [...new Set([...a.values, ...b.values])] };
+  if (a.type === 'range' && b.type === 'range') return { type: 'range', min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) };
+  return a;
+}
+
+function imageModelOf(m: ModelRow, endpoints: readonly EndpointRow[], apiPath: string): ImageModel {
+  const parameters: Record<string, ImageCapability> = {};
+  let streams = false;
+  for (const e of endpoints) {
+    const image = imageOf(e);
+    streams ||= image.supports_streaming;
+    for (const [name, capability] of Object.entries(image.supported_parameters)) {
+      const known = parameters[name];
+      parameters[name] = known ? unite(known, capability) : capability;
+    }
+  }
+  return {
+    id: m.id,
+    name: m.name,
+    description: m.description,
+    created: m.created,
+    architecture: { input_modalities: m.input_modalities, output_modalities: m.output_modalities },
+    endpoints: `${apiPath}/images/models/${m.id}/endpoints`,
+    supported_parameters: parameters,
+    supports_streaming: streams,
+  };
+}
+
+/** GET /images/models: every model that outputs images, in id order. */
+export function listImageModels(snapshot: CatalogSnapshot, apiPath: string): ImageModel[] {
+  return snapshot.all.filter(isImageModel).map((m) => imageModelOf(m, snapshot.endpoints.get(m.id) ?? [], apiPath));
+}
+
+/** GET /images/models/{author}/{slug}/endpoints: each provider's offer of an image model (aliases and case resolve). */
+export function imageModelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string): ImageModelEndpoints {
+  const id = `${author}/${slug}`;
+  const resolved = resolveModel(snapshot, id);
+  // A variant names a price, not an image model of its own.
+  if (!resolved || resolved.variant || !isImageModel(resolved.model)) throw new NotFound(`image model ${id}`);
+  const { model } = resolved;
+  return {
+    id,
+    endpoints: (snapshot.endpoints.get(model.id) ?? []).map((e): ImageEndpoint => {
+      const image = imageOf(e);
+      return {
+        provider_name: snapshot.providers.get(e.provider_slug)?.name ?? e.provider_slug,
+        provider_slug: e.provider_slug,
+        provider_tag: e.tag,
+        supported_parameters: image.supported_parameters,
+        allowed_passthrough_parameters: image.allowed_passthrough_parameters,
+        supports_streaming: image.supports_streaming,
+        pricing: image.pricing,
+      };
+    }),
+  };
+}
+
+/** GET /videos/models: every model that outputs video, in id order, with the parameters its catalog entry gives (null: not stated). */
+export function listVideoModels(snapshot: CatalogSnapshot): VideoModel[] {
+  return snapshot.all.filter(isVideoModel).map((m) => {
+    const video = m.video as CatalogVideoModel | null;
+    return {
+      id: m.id,
+      canonical_slug: m.canonical_slug,
+      name: m.name,
+      created: m.created,
+      description: m.description,
+      allowed_passthrough_parameters: video?.allowed_passthrough_parameters ?? [],
+      supported_durations: video?.supported_durations ?? null,
+      supported_resolutions: video?.supported_resolutions ?? null,
+      supported_aspect_ratios: video?.supported_aspect_ratios ?? null,
+      supported_sizes: video?.supported_sizes ?? null,
+      supported_frame_images: video?.supported_frame_images ?? null,
+      generate_audio: video?.generate_audio ?? null,
+      seed: video?.seed ?? null,
+      creativity: video?.creativity ?? null,
+      upscale_factor: video?.upscale_factor ?? null,
+      hugging_face_id: video?.hugging_face_id ?? null,
+      pricing_skus: video?.pricing_skus ?? null,
+    };
+  });
+}
+
+/** GET /endpoints/zdr: every endpoint of the catalog with the ZDR flag, by model id, then in its published order. */
+export function listZdrEndpoints(snapshot: CatalogSnapshot): Endpoint[] {
+  return snapshot.all.flatMap((model) =>
+    (snapshot.endpoints.get(model.id) ?? []).filter((e) => e.zdr).map((e) => endpointOf(model, snapshot.providers.get(e.provider_slug), e, {})),
+  );
 }

@@ -15,13 +15,29 @@ import {
   ModelSchema,
   UpsertAliasInputSchema,
   UpsertVariantInputSchema,
+  ImageModelEndpointsSchema,
+  ListImageModelsOutputSchema,
+  ListUserModelsInputSchema,
+  ListUserModelsOutputSchema,
+  ListVideoModelsOutputSchema,
+  ListZdrEndpointsOutputSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '../../http/paths.js';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import type { Context } from '../../trpc/context.js';
-import { countModels, listModels, listProviders, modelEndpoints } from './catalog.service.js';
+import {
+  countModels,
+  imageModelEndpoints,
+  listImageModels,
+  listModels,
+  listProviders,
+  listUserModels,
+  listVideoModels,
+  listZdrEndpoints,
+  modelEndpoints,
+} from './catalog.service.js';
 import { getModel, importCatalog, type ApiRoot, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
@@ -51,12 +67,12 @@ export const modelsRouter = router({
         tags: ['Models'],
         summary: 'List models',
         description:
-          'The catalog with filters and sorting; no key needed. Without offset and limit, the full list. ' +
-          'Filters on data this catalog does not keep (category, distillable, zdr, region, benchmark indices, tool success rate) answer 400.',
+          'The catalog with filters and sorting; no key needed. Without offset and limit, the full list. zdr=true keeps the models with a zero-data-retention endpoint. ' +
+          'Filters on data this catalog does not keep (category, distillable, region, benchmark indices, tool success rate) answer 400.',
       },
       statuses: answers(
         {
-          400: `a filter on data the catalog does not keep (category, distillable, zdr, region, benchmarks, tool success rate); offset, limit or a number out of range; ${WHY.unstorable}`,
+          400: `a filter on data the catalog does not keep (category, distillable, region, benchmarks, tool success rate); zdr other than true; offset, limit or a number out of range; ${WHY.unstorable}`,
         },
         'public',
       ),
@@ -168,6 +184,100 @@ export const modelsRouter = router({
     // Parsed by the service (once per catalog snapshot for the whole list), not again here.
     .output(trustedOutput(ListEmbeddingsModelsOutputSchema))
     .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, apiRoot(ctx))),
+
+  userModels: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/models/user',
+        protect: true,
+        tags: ['Models'],
+        summary: 'List the models the key may use',
+        description:
+          "The catalog narrowed to what the key could route to: each model is put to the routing policy with the guardrails that apply to the key (allowed and ignored models, provider lists, ZDR enforcement) and its workspace's BYOK credentials. Paged as GET /models, in the same order.",
+      },
+      statuses: answers({
+        400: `offset or limit (1..1000) not an integer in range, given twice, or malformed; ${WHY.unstorable}`,
+        404: "the key's workspace no longer exists",
+      }),
+      listed: [401, 403, 404, 500],
+      scope: 'models:read',
+    })
+    .input(ListUserModelsInputSchema)
+    .output(ListUserModelsOutputSchema)
+    .query(({ ctx, input }) => listUserModels(ctx.db, ctx, ctx.actor, input, apiRoot(ctx))),
+
+  images: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/images/models',
+        protect: false,
+        tags: ['Models'],
+        summary: 'List image models',
+        description:
+          'Every model that outputs images, in id order, with the parameters its endpoints take (their union) and whether one streams. No key needed.',
+      },
+      statuses: answers({}, 'public'),
+      listed: [500],
+    })
+    .input(z.void())
+    .output(ListImageModelsOutputSchema)
+    .query(async ({ ctx }) => ({ data: listImageModels(await ctx.catalog.snapshot(ctx.db), API_PREFIX) })),
+
+  imageEndpoints: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/images/models/{author}/{slug}/endpoints',
+        protect: false,
+        tags: ['Models'],
+        summary: "List an image model's endpoints",
+        description:
+          "Each provider's offer of an image model: the parameters it takes, passthrough options, streaming and prices. Aliases and case resolve as for GET /model. No key needed.",
+      },
+      statuses: answers({ 404: `no image model by that name (a model that outputs no image, a variant); ${WHY.namesNothing}` }, 'public'),
+      listed: [404, 500],
+    })
+    .input(GetModelInputSchema)
+    .output(ImageModelEndpointsSchema)
+    .query(async ({ ctx, input }) => imageModelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug)),
+
+  videos: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/videos/models',
+        protect: false,
+        tags: ['Models'],
+        summary: 'List video models',
+        description:
+          'Every model that outputs video, in id order, with the durations, resolutions, sizes and prices its catalog entry states (null where it states none). No key needed.',
+      },
+      statuses: answers({}, 'public'),
+      listed: [400, 500],
+    })
+    .input(z.void())
+    .output(ListVideoModelsOutputSchema)
+    .query(async ({ ctx }) => ({ data: listVideoModels(await ctx.catalog.snapshot(ctx.db)) })),
+
+  zdrEndpoints: catalogProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/endpoints/zdr',
+        protect: false,
+        tags: ['Models'],
+        summary: 'List zero-data-retention endpoints',
+        description:
+          'What ZDR enforcement leaves available: every endpoint of the catalog whose provider keeps no prompt or completion, by model id. No key needed.',
+      },
+      statuses: answers({}, 'public'),
+      listed: [403, 500],
+    })
+    .input(z.void())
+    .output(ListZdrEndpointsOutputSchema)
+    .query(async ({ ctx }) => ({ data: listZdrEndpoints(await ctx.catalog.snapshot(ctx.db)) })),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
   upsert: platformProcedure

@@ -15,6 +15,7 @@ import type {
   ListEmbeddingsModelsOutput,
   Model,
   ModelReasoning,
+  PerRequestLimits,
   UpsertAliasInput,
   UpsertVariantInput,
 } from '@switchyard/schema';
@@ -92,6 +93,14 @@ function asObject(value: Prisma.JsonValue | null): Record<string, unknown> | nul
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
 }
 
+/** The stored limits (models.import and the migration "catalog_media_and_limits" keep them typed). */
+function asLimits(value: Prisma.JsonValue | null): PerRequestLimits | null {
+  const limits = asObject(value);
+  return limits && typeof limits.prompt_tokens === 'number' && typeof limits.completion_tokens === 'number'
+    ? { prompt_tokens: limits.prompt_tokens, completion_tokens: limits.completion_tokens }
+    : null;
+}
+
 /** A model (or variant) as GET /model answers it; `apiPath`: the REST surface's path (ApiRoot.path). */
 export function modelOf({ model: m, variant: v }: ResolvedModel, apiPath: string): Model {
   const id = v ? v.id : m.id;
@@ -125,7 +134,7 @@ export function modelOf({ model: m, variant: v }: ResolvedModel, apiPath: string
     supported_parameters: m.supported_parameters,
     supported_voices: asList(m.supported_voices),
     default_parameters: asObject(m.default_parameters),
-    per_request_limits: asObject(m.per_request_limits),
+    per_request_limits: asLimits(m.per_request_limits),
     expiration_date: m.expiration_date ? m.expiration_date.toISOString() : null,
     knowledge_cutoff: m.knowledge_cutoff,
     links: { details: `${apiPath}/models/${id}/endpoints` },
@@ -220,6 +229,7 @@ function modelData(entry: CatalogModel) {
     expiration_date: entry.expiration_date ? new Date(entry.expiration_date) : null,
     knowledge_cutoff: entry.knowledge_cutoff ?? null,
     reasoning: json(entry.reasoning),
+    video: json(entry.video),
   };
 }
 
@@ -315,6 +325,7 @@ function endpointData(model: ModelRow, providerName: string, e: CatalogEndpoint,
     supports_tool_choice: e.supports_tool_choice ?? { auto: toolChoice, function: toolChoice, none: toolChoice, required: toolChoice },
     status: e.status,
     zdr: e.zdr,
+    image: e.image == null ? Prisma.DbNull : (e.image as Prisma.InputJsonValue),
     position,
   };
 }

@@ -1,6 +1,7 @@
 // The one policy: whether a key may use a model, and through which endpoints, by the guardrails that
 // apply to it, its workspace's BYOK credentials and the request's own preferences. GET /model asks
-// it about the model alone (no endpoints); routing.authorize about the whole route. It is a pure
+// it about the model alone (no endpoints); routing.authorize about the whole route; GET /models/user
+// about each model's route before any request (no region, no preferences). It is a pure
 // function of what it is given: the callers read the rows from their caches.
 import type { ByokCredential, ModelEndpoint as EndpointRow } from '@switchyard/db';
 import type { Prisma } from '@switchyard/db';
@@ -34,7 +35,8 @@ export interface PolicyInput {
     endpoints: readonly EndpointRow[];
     credentials: readonly ByokCredential[];
     key: { hash: string; userId: string };
-    region: Region;
+    /** null: no request yet, so no region to check (GET /models/user asks what the key could route to). */
+    region: Region | null;
     preferences: ProviderPreferences;
     /** The workspace's default_provider_sort: "price" orders by price; anything else keeps the catalog's order. */
     defaultSort: string | null;
@@ -110,7 +112,7 @@ export function evaluatePolicy(input: PolicyInput): PolicyVerdict {
 
   for (const g of guardrails) {
     const regions = lowerList(g.allowed_data_regions);
-    if (regions && !regions.includes(route.region)) {
+    if (regions && route.region !== null && !regions.includes(route.region)) {
       return { refusal: refusal('region_not_allowed', { region: route.region, guardrail: g.id, allowed: regions.join(', ') }) };
     }
   }
