@@ -29,6 +29,11 @@ import {
   ListPresetsOutputSchema,
   ListScimGroupMappingsOutputSchema,
   ScimGroupMappingOutputSchema,
+  ImageModelEndpointsSchema,
+  ListImageModelsOutputSchema,
+  ListUserModelsOutputSchema,
+  ListVideoModelsOutputSchema,
+  ListZdrEndpointsOutputSchema,
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { DemoSummary } from '../src/commands/demo.js';
@@ -349,6 +354,38 @@ describe('switchyard demo', () => {
         await json(`/guardrails/${summary.guardrail_id}/assignments/members`, summary.management_key),
       );
       expect(body.total_count).toBe(2);
+    });
+  });
+
+  describe("its catalog answers platform-api.md's catalog operations", () => {
+    const json = async (path: string, key: string) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const body: unknown = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return body;
+    };
+
+    it('D1 and D2: image models, and the endpoints of each', async () => {
+      const { data } = ListImageModelsOutputSchema.parse(await json('/images/models', summary.key));
+      expect(data.length).toBeGreaterThanOrEqual(1);
+      for (const model of data) {
+        const endpoints = ImageModelEndpointsSchema.parse(await json(model.endpoints.slice('/api/v1'.length), summary.key));
+        expect(endpoints.endpoints.length, model.id).toBeGreaterThanOrEqual(1);
+      }
+    });
+
+    it('D3: video models', async () => {
+      expect(ListVideoModelsOutputSchema.parse(await json('/videos/models', summary.key)).data.length).toBeGreaterThanOrEqual(1);
+    });
+
+    it("D4: the models the demo's key may use, narrowed by its guardrails", async () => {
+      const page = ListUserModelsOutputSchema.parse(await json('/models/user?offset=0&limit=500', summary.key));
+      expect(page.total_count).toBeGreaterThanOrEqual(1);
+      expect(page.data.map((m) => m.id)).toContain(summary.model);
+    });
+
+    it('D5: the ZDR endpoints', async () => {
+      expect(ListZdrEndpointsOutputSchema.parse(await json('/endpoints/zdr', summary.key)).data.length).toBeGreaterThanOrEqual(1);
     });
   });
 });
