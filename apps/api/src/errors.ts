@@ -35,8 +35,8 @@ export class InsufficientCredits extends DomainError {
   }
 }
 export class Forbidden extends DomainError {
-  constructor(detail = 'management key required', publicMessage?: string) {
-    super(403, detail, undefined, publicMessage);
+  constructor(detail = 'management key required', publicMessage?: string, metadata?: Record<string, unknown>) {
+    super(403, detail, metadata, publicMessage);
   }
 }
 export class NotFound extends DomainError {

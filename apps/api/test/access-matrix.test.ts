@@ -101,6 +101,10 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'models.endpoints': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
   'models.providers': { input: () => undefined },
   'models.embeddings': { input: () => ({}) },
+  'auth.createCode': { input: () => ({ callback_url: `https://app-${unique()}.example/callback` }) },
+  'auth.exchangeCode': {
+    input: async (fx) => ({ code: (await ok(fx.server, 'auth.createCode', { callback_url: `https://app-${unique()}.example/callback` })).data.id }),
+  },
   'models.userModels': { input: () => ({ offset: 0, limit: 5 }) },
   'models.images': { input: () => undefined },
   'models.imageEndpoints': { input: () => ({ author: 'openai', slug: 'gpt-image-1' }) },

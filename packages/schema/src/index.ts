@@ -19,3 +19,4 @@ export * from './routing.js';
 export * from './openapi-names.js';
 export * from './media-specs.js';
 export * from './media-models.js';
+export * from './identity.js';

@@ -3,7 +3,7 @@ import { QueryBooleanSchema, TimestampSchema, dataOf } from './common.js';
 import { WorkspaceRefSchema } from './workspaces.js';
 
 /** A USD amount a key's limit may hold: bounded so that it fits its column (DECIMAL(28,12)). */
-const LimitUsdSchema = z.number().nonnegative().max(1e15);
+export const LimitUsdSchema = z.number().nonnegative().max(1e15);
 
 export const LimitResetSchema = z.enum(['daily', 'weekly', 'monthly']);
 export const DataRegionSchema = z.enum(['global', 'europe', 'us']);

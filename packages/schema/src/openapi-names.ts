@@ -64,6 +64,7 @@ import {
   PresetVersionSchema,
   PresetWithVersionSchema,
 } from './presets.js';
+import { AuthorizationCodeSchema, CodeChallengeMethodSchema, ExchangedKeySchema } from './identity.js';
 import {
   ImageEndpointSchema,
   ImageModelEndpointsSchema,
@@ -103,6 +104,9 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
   ModelEndpoints: ModelEndpointsSchema,
   Endpoint: EndpointSchema,
   Provider: ProviderSchema,
+  AuthorizationCode: AuthorizationCodeSchema,
+  ExchangedKey: ExchangedKeySchema,
+  CodeChallengeMethod: CodeChallengeMethodSchema,
   PerRequestLimits: PerRequestLimitsSchema,
   UserModelList: ListUserModelsOutputSchema,
   ImageModel: ImageModelSchema,

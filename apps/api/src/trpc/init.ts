@@ -73,6 +73,12 @@ function tenant(rule: 'tenant' | 'management') {
 /** Anyone, key or not: reads of the shared catalog. The procedure never sees a caller. */
 export const catalogProcedure = t.procedure.meta({ access: 'public' });
 
+/**
+ * Anyone, key or not, for an operation whose input is its own credential (the exchange of an
+ * authorization code for a key): a key, if sent, is not read.
+ */
+export const keylessProcedure = t.procedure.meta({ access: 'public' });
+
 /** Any valid, enabled, unexpired tenant key. ctx.actor is the key with its organization and workspace. */
 export const authedProcedure = tenant('tenant');
 

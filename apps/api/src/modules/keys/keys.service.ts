@@ -159,7 +159,7 @@ export async function usageOf(db: Db, keyId: string, now: Date): Promise<KeyUsag
 }
 
 /** What is left of a key's limit in its current limit_reset period; null when unlimited. */
-function limitRemainingOf(key: Pick<ApiKey, 'limit' | 'limit_reset' | 'include_byok_in_limit'>, u: KeyUsageRow): number | null {
+export function limitRemainingOf(key: Pick<ApiKey, 'limit' | 'limit_reset' | 'include_byok_in_limit'>, u: KeyUsageRow): number | null {
   if (key.limit === null) return null;
   const period = { daily: [u.usage_daily, u.byok_daily], weekly: [u.usage_weekly, u.byok_weekly], monthly: [u.usage_monthly, u.byok_monthly] };
   const [spentUsage, spentByok] = key.limit_reset ? period[key.limit_reset] : [u.usage, u.byok_usage];

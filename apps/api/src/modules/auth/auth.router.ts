@@ -1,0 +1,59 @@
+import {
+  CreateAuthorizationCodeInputSchema,
+  CreateAuthorizationCodeOutputSchema,
+  ExchangeAuthorizationCodeInputSchema,
+  ExchangedKeySchema,
+} from '@switchyard/schema';
+import { answers, WHY } from '../../http/statuses.js';
+import { authedProcedure, keylessProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
+import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
+
+const authRoute = routesOf('Authorization');
+
+// Keys issued through the authorization-code flow with PKCE (platform-api.md D10, D11).
+export const authRouter = router({
+  createCode: authedProcedure
+    .meta({
+      ...authRoute(
+        'POST',
+        '/auth/keys/code',
+        'Create an authorization code',
+        "The user's approval, on behalf of the user who owns the calling key: a single-use code, valid for 10 minutes, for a key with the label, limit, reset interval, expiry and workspace given. A regular key asks for its own workspace only, and for a limit no higher than its own remaining limit.",
+      ),
+      statuses: answers({
+        400: `callback_url not https (nor http on localhost or 127.0.0.1); code_challenge malformed, or its method without it; expires_at not in the future or without seconds; workspace_id naming no workspace of the organization; ${WHY.invalidBody}; ${WHY.unstorable}`,
+        403: 'a regular key asking for another workspace, for more than its remaining limit, or for a resetting limit while it has one',
+        409: 'the user already holds an unexpired, unused code for this application and challenge',
+      }),
+      listed: [400, 401, 403, 409, 500],
+      scope: 'keys:write',
+    })
+    .input(CreateAuthorizationCodeInputSchema)
+    .output(CreateAuthorizationCodeOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx.db, ctx.actor, input, ctx.now()) })),
+
+  exchangeCode: keylessProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/keys',
+        protect: false,
+        tags: ['Authorization'],
+        summary: 'Exchange an authorization code for a key',
+        description:
+          'No key needed (an Authorization header is ignored): the code, with its verifier when it was made with a challenge, is the credential. Once per code; the key is shown in this answer only.',
+      },
+      statuses: answers(
+        {
+          400: `an unknown, used or expired code; a code_verifier missing (the code has a challenge) or malformed; a code_challenge_method other than the code's; ${WHY.invalidBody}; ${WHY.unstorable}`,
+          403: "the code_verifier does not answer the code's challenge; the key that made the code, or its organization, is disabled, deleted or expired since",
+        },
+        'public',
+      ),
+      listed: [400, 403, 500],
+    })
+    .input(ExchangeAuthorizationCodeInputSchema)
+    .output(ExchangedKeySchema)
+    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now())),
+});

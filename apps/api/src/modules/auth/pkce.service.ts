@@ -1,0 +1,202 @@
+// Keys issued through the authorization-code flow with PKCE (platform-api.md D10, D11; RFC 7636).
+// Creating a code is the user's approval: the code is issued on behalf of the user who owns the
+// calling key, for the application its callback URL names. The application then exchanges the code
+// (with the verifier, when the code carries a challenge) for a key, once, within CODE_TTL_MS; the
+// code is the credential of that exchange, so it is stored only as a hash, as keys are.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { rawRows, type Db } from '@switchyard/db';
+import {
+  PKCE_VALUE,
+  type AuthorizationCode,
+  type CreateAuthorizationCodeInput,
+  type ExchangeAuthorizationCodeInput,
+  type ExchangedKey,
+} from '@switchyard/schema';
+import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
+import { Conflict, Forbidden, Invalid } from '../../errors.js';
+import { generateApiKey, hashApiKey } from '../keys/key-format.js';
+import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
+
+/** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
+export const CODE_TTL_MS = 10 * 60_000;
+
+const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** 403 with why in error.metadata.reason (the message is the spec's text for 403). */
+const denied = (reason: string) => new Forbidden(reason, undefined, { reason });
+
+/** 400 naming the parameter refused, and why. */
+const refused = (parameter: string, reason: string) => new Invalid(`${parameter}: ${reason}`, { parameter, reason });
+
+/** The application a callback URL names: its origin. https, or http on the local machine (local tools); anything else is 400. */
+function applicationOf(callbackUrl: string): { origin: string; name: string } {
+  let url: URL;
+  try {
+    url = new URL(callbackUrl);
+  } catch {
+    throw refused('callback_url', 'callback_url is not a URL');
+  }
+  const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
+  if (url.protocol !== 'https:' && !local) {
+    throw refused('callback_url', 'callback_url must be an https URL, or http on localhost or 127.0.0.1');
+  }
+  if (url.username || url.password) throw refused('callback_url', 'callback_url must not carry credentials');
+  return { origin: url.origin, name: url.host };
+}
+
+/**
+ * The limit the new key may have. A key with a limit cannot give more than it has left: the new
+ * key's limit is at most its remaining limit (by default exactly that), and never resets (a reset
+ * would hand out the amount again every period). Management keys and unlimited keys give any limit.
+ */
+async function grantedLimit(
+  db: Db,
+  actor: Actor,
+  input: CreateAuthorizationCodeInput,
+  now: Date,
+): Promise<{ limit: number | null; reset: typeof input.usage_limit_type | null }> {
+  const asked = { limit: input.limit ?? null, reset: input.usage_limit_type ?? null };
+  if (actor.key.is_management_key || actor.key.limit === null) return asked;
+  const usage = await usageOf(db, actor.key.id, now);
+  const remaining = usage ? limitRemainingOf(actor.key, usage) : null;
+  if (remaining === null) return asked;
+  if (asked.limit !== null && asked.limit > remaining) {
+    throw denied(`limit ${asked.limit} is more than the calling key has left (${remaining} USD)`);
+  }
+  if (asked.reset !== null) throw denied('a key with a limit cannot grant a limit that resets (usage_limit_type)');
+  return { limit: asked.limit ?? remaining, reset: null };
+}
+
+/**
+ * POST /auth/keys/code (D10): a code for a key in the caller's workspace (a management key may name
+ * another of its organization's). 409 while the same user holds an unexpired, unused code for the
+ * same application and challenge.
+ */
+export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date): Promise<AuthorizationCode> {
+  const app = applicationOf(input.callback_url);
+  if (input.code_challenge_method && !input.code_challenge) {
+    throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');
+  }
+  const method = input.code_challenge ? (input.code_challenge_method ?? 'plain') : null;
+  if (method === 'S256' && !/^[A-Za-z0-9_-]{43}$/.test(input.code_challenge!)) {
+    throw refused('code_challenge', 'an S256 code_challenge is 43 base64url characters (the SHA-256 of the verifier, without padding)');
+  }
+  if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) {
+    throw refused('expires_at', 'expires_at is not in the future');
+  }
+  const workspace = input.workspace_id === undefined ? { id: actor.workspaceId } : await resolveWorkspace(db, actor, input.workspace_id);
+  assertWorkspaceAccess(actor, workspace.id);
+  const granted = await grantedLimit(db, actor, input, now);
+
+  const code = randomBytes(32).toString('base64url');
+  const created = await db.$transaction(async (tx) => {
+    const application = await tx.oAuthApp.upsert({
+      where: { organization_id_origin: { ...tenantWhere(actor), origin: app.origin } },
+      create: { ...tenantData(actor), origin: app.origin, name: app.name },
+      update: {},
+    });
+    // One code at a time per user, application and challenge: concurrent calls queue here.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`auth-code ${actor.userId} ${application.id}`}, 0))`;
+    const pending = await tx.authorizationCode.findFirst({
+      where: {
+        ...tenantWhere(actor),
+        user_id: actor.userId,
+        app_id: application.id,
+        code_challenge: input.code_challenge ?? null,
+        used_at: null,
+        expires_at: { gt: now },
+      },
+      select: { id: true },
+    });
+    if (pending) throw new Conflict('an unused code for this application and challenge is still pending', { reason: 'code pending' });
+    return tx.authorizationCode.create({
+      data: {
+        ...tenantData(actor),
+        workspace_id: workspace.id,
+        app_id: application.id,
+        code_hash: sha256Hex(code),
+        user_id: actor.userId,
+        creator_key_hash: actor.key.hash,
+        callback_url: input.callback_url,
+        code_challenge: input.code_challenge ?? null,
+        code_challenge_method: method,
+        key_name: input.key_label ?? app.name,
+        limit: granted.limit,
+        limit_reset: granted.reset,
+        key_expires_at: input.expires_at ? new Date(input.expires_at) : null,
+        created_at: now,
+        expires_at: new Date(now.getTime() + CODE_TTL_MS),
+      },
+      select: { app_id: true, created_at: true },
+    });
+  });
+  return { id: code, app_id: created.app_id, created_at: created.created_at.toISOString() };
+}
+
+const CODE_REFUSED = 'unknown, used or expired code';
+
+/** Whether the verifier answers the challenge (RFC 7636 §4.6), compared in constant time. */
+function verifies(method: string, challenge: string, verifier: string): boolean {
+  const made = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+  const a = Buffer.from(made);
+  const b = Buffer.from(challenge);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * POST /auth/keys (D11): the code, once, for the key it describes. No key is needed (the code and
+ * verifier are the credential). 400: an unknown, used or expired code, or a missing or malformed
+ * verifier; 403: a verifier that does not answer the challenge, or a code whose maker can no longer
+ * act (its key or organization disabled, deleted or expired since). Two concurrent exchanges of one
+ * code make one key: the claim and the key are written in one transaction, and the second claim
+ * finds the code used.
+ */
+export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date): Promise<ExchangedKey> {
+  const row = await db.authorizationCode.findUnique({ where: { code_hash: sha256Hex(input.code) } });
+  if (!row || row.used_at || row.expires_at.getTime() <= now.getTime()) throw refused('code', CODE_REFUSED);
+  if (row.code_challenge && row.code_challenge_method) {
+    if (input.code_challenge_method && input.code_challenge_method !== row.code_challenge_method) {
+      throw refused('code_challenge_method', `the code was made with code_challenge_method ${row.code_challenge_method}`);
+    }
+    if (!input.code_verifier) throw refused('code_verifier', 'code_verifier is required: the code was made with a code_challenge');
+    if (!PKCE_VALUE.test(input.code_verifier)) throw refused('code_verifier', 'code_verifier: 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)');
+    if (!verifies(row.code_challenge_method, row.code_challenge, input.code_verifier))
+      throw denied('the code_verifier does not match the code_challenge');
+  }
+  const tenant = { organizationId: row.organization_id };
+  const maker = await db.apiKey.findFirst({
+    where: { ...tenantWhere(tenant), hash: row.creator_key_hash },
+    include: { organization: { select: { disabled_at: true } } },
+  });
+  if (!maker || maker.disabled || maker.deleted_at || (maker.expires_at && maker.expires_at <= now) || maker.organization.disabled_at) {
+    throw denied('the key that made the code is disabled, deleted or expired, or its organization is disabled');
+  }
+
+  const secret = generateApiKey();
+  const insert = createKeyQuery(
+    row.organization_id,
+    row.workspace_id,
+    row.user_id,
+    {
+      name: row.key_name,
+      limit: row.limit === null ? null : row.limit.toNumber(),
+      limit_reset: row.limit_reset,
+      expires_at: row.key_expires_at ? row.key_expires_at.toISOString() : null,
+    },
+    { id: randomUUID(), secret },
+    now,
+  );
+  await db.$transaction(async (tx) => {
+    const claimed = await tx.authorizationCode.updateMany({
+      where: { id: row.id, used_at: null, expires_at: { gt: now } },
+      data: { used_at: now, key_hash: hashApiKey(secret) },
+    });
+    if (claimed.count === 0) throw refused('code', CODE_REFUSED);
+    const [key] = await rawRows(tx, insert.statement.row, { text: insert.statement.text, values: insert.values });
+    // The workspace was deleted since the code was made.
+    if (!key) throw refused('code', "the code's workspace no longer exists");
+  });
+  return { key: secret, user_id: row.user_id };
+}
