@@ -252,7 +252,10 @@ export const PresetFromResponsesInputSchema = z.object({
   ...commonRequestFields,
   store: z.boolean().optional().describe('Dropped'),
   service_tier: z.string().nullable().optional().describe('Dropped'),
-  input: z.union([z.string(), z.array(z.unknown())]).optional().describe('Dropped'),
+  input: z
+    .union([z.string(), z.array(z.unknown())])
+    .optional()
+    .describe('Dropped'),
   instructions: SystemPromptSchema.optional().describe("The version's system_prompt"),
   max_output_tokens: IntegerOrNull.optional(),
   max_tool_calls: IntegerOrNull.optional().describe('Dropped'),

@@ -118,7 +118,9 @@ export const presetsRouter = router({
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now()) })),
   fromMessages: authedProcedure
-    .meta(fromRequest('/presets/{slug}/messages', 'messages-style', '`model` missing or not a string, or the `messages` key missing or neither an array nor null'))
+    .meta(
+      fromRequest('/presets/{slug}/messages', 'messages-style', '`model` missing or not a string, or the `messages` key missing or neither an array nor null'),
+    )
     .input(PresetFromMessagesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now()) })),
