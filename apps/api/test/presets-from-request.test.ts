@@ -1,6 +1,7 @@
 // D6–D8 (platform-api.md "Presets from inference bodies"): POST /presets/{slug}/chat/completions,
 // /messages and /responses make a preset, or its next version, of an inference request body, over
 // REST and tRPC (the typed client's own test is in packages/client/test/presets-from-request.test.ts).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GetPresetOutputSchema, PRESET_REQUEST_KEPT, PresetVersionDetailSchema, PresetWithVersionSchema } from '@switchyard/schema';
 import { until, useServer } from './fixtures.js';
@@ -529,5 +530,21 @@ describe('D6–D8: callers', () => {
     await created('responses', slug, { input: 'hi', model: 'openai/gpt-4o', background: true });
     expect(await env.server.db.generation.count()).toBe(before);
     expect(await env.server.db.generation.count({ where: { organization_id: env.server.organizationId } })).toBe(0);
+  });
+});
+
+describe('D6–D8: the docs', () => {
+  it('docs/api.md lists exactly the fields each kind keeps', () => {
+    const doc = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('**What a version keeps**'), doc.indexOf('**What is dropped**'));
+    const listed = (label: string) => {
+      const start = section.indexOf(`  - ${label}: `);
+      expect(start, label).toBeGreaterThan(-1);
+      const end = section.indexOf('\n  - ', start + 1);
+      return [...section.slice(start, end === -1 ? undefined : end).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    };
+    expect(listed('D6')).toEqual([...PRESET_REQUEST_KEPT.chat]);
+    expect(listed('D7')).toEqual([...PRESET_REQUEST_KEPT.messages]);
+    expect(listed('D8')).toEqual([...PRESET_REQUEST_KEPT.responses]);
   });
 });

@@ -39,7 +39,7 @@ const openapi = (path: `/${string}`, summary: string, description: string) => pr
  * D6–D8 (platform-api.md): one answer, one set of statuses; only the body differs. Any key: a
  * regular key writes in its own workspace, a management key in its own (the organization's default).
  */
-const fromRequest = (path: `/${string}`, body: string, required: string) => ({
+const fromRequest = (path: `/${string}`, body: string, refused: string) => ({
   ...presetRoute(
     'POST',
     path,
@@ -48,7 +48,7 @@ const fromRequest = (path: `/${string}`, body: string, required: string) => ({
   ),
   scope: 'presets:write' as const,
   statuses: answers({
-    400: `a slug that is not 1 to 100 URL-safe characters; ${required}; a field of the wrong type (error.metadata names it); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+    400: `a slug that is not 1 to 100 URL-safe characters; ${refused}; a field of the wrong type (error.metadata names it); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
     404: "the slug names a preset the key cannot write: another workspace's (for a regular key), or one whose workspace was deleted (presets themselves cannot be deleted)",
     409: 'a concurrent call created the same new preset first; nothing was written, and retrying adds the next version',
   }),
@@ -119,18 +119,22 @@ export const presetsRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now()) })),
   fromMessages: authedProcedure
     .meta(
-      fromRequest('/presets/{slug}/messages', 'messages-style', '`model` missing or not a string, or the `messages` key missing or neither an array nor null'),
+      fromRequest(
+        '/presets/{slug}/messages',
+        'messages-style',
+        '`model` missing or not a string, or the `messages` key missing or neither an array nor null; `system` over 100,000 characters (text blocks joined)',
+      ),
     )
     .input(PresetFromMessagesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now()) })),
   fromResponses: authedProcedure
-    .meta(fromRequest('/presets/{slug}/responses', 'responses-style', 'no field is required'))
+    .meta(fromRequest('/presets/{slug}/responses', 'responses-style', '`instructions` over 100,000 characters'))
     .input(PresetFromResponsesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'responses', body: input }, ctx.now()) })),
 
-  // Internal (tRPC only): no client of the API writes presets (admin-api.md gives no such operation).
+  // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
   create: managementProcedure
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)
