@@ -25,6 +25,9 @@ const PLATFORM_OPERATIONS = [
   'GET /api/v1/endpoints/zdr',
   'POST /api/v1/auth/keys/code',
   'POST /api/v1/auth/keys',
+  'POST /api/v1/presets/{slug}/chat/completions',
+  'POST /api/v1/presets/{slug}/messages',
+  'POST /api/v1/presets/{slug}/responses',
 ];
 
 describe('declared statuses', () => {

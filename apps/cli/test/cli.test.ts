@@ -300,6 +300,43 @@ describe('switchyard administration commands', () => {
     expect((await cli(['presets', 'list'])).stdout).toMatch(/^SLUG\s+NAME\s+STATUS/);
   });
 
+  it('makes a preset, then its next version, from request bodies (presets from-request)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
+    try {
+      const write = async (name: string, body: unknown) => {
+        await fs.writeFile(path.join(dir, name), JSON.stringify(body));
+        return path.join(dir, name);
+      };
+      const chat = await write('chat.json', { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, stream: false });
+      const made = await json(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', chat]);
+      expect(made).toMatchObject({
+        slug: 'cli-from-request',
+        name: 'cli-from-request',
+        status: 'active',
+        designated_version: { version: 1, config: { model: 'openai/gpt-4o', temperature: 0.2 }, system_prompt: null },
+      });
+      const messages = await write('messages.json', { model: 'anthropic/claude-sonnet-4', messages: null, system: 'Be brief.', max_tokens: 100 });
+      const human = await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'messages', '--file', messages]);
+      expect(human).toMatchObject({ code: 0, stderr: '' });
+      expect(human.stdout).toMatch(/version\s+2/);
+      expect(human.stdout).toMatch(/system_prompt\s+Be brief\./);
+      const responses = await write('responses.json', { instructions: 'Be kind.', input: 'hi', store: false });
+      expect(await json(['presets', 'from-request', 'cli-from-request', '--kind', 'responses', '--file', responses])).toMatchObject({
+        designated_version: { version: 3, config: {}, system_prompt: 'Be kind.' },
+      });
+      // The server's refusal (a chat body without messages: 400), and mistakes in the call (exit 2).
+      const refused = await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', responses]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('400 Invalid request parameters');
+      expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'completions', '--file', chat])).code).toBe(2);
+      expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat'])).code).toBe(2);
+      expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', path.join(dir, 'missing.json')])).code).toBe(2);
+      expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', await write('list.json', [])])).code).toBe(2);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('maps, lists, shows and unmaps SCIM groups', async () => {
     const group = '6f1c2a7e-0b1d-4c3e-9f00-123456789abc';
     const mapped = await json(['scim', 'map', '--group', group, '--workspace', 'default', '--role', 'admin']);

@@ -12,15 +12,48 @@ import {
   ListPresetsOutputSchema,
   ListPresetVersionsInputSchema,
   ListPresetVersionsOutputSchema,
+  PresetFromChatInputSchema,
+  PresetFromMessagesInputSchema,
+  PresetFromRequestOutputSchema,
+  PresetFromResponsesInputSchema,
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
-import { createPreset, createPresetVersion, deletePresetVersion, getPreset, getPresetVersion, listPresets, listPresetVersions } from './presets.service.js';
+import {
+  createPreset,
+  createPresetVersion,
+  deletePresetVersion,
+  getPreset,
+  getPresetVersion,
+  listPresets,
+  listPresetVersions,
+  presetFromRequest,
+} from './presets.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 const presetRoute = routesOf('Presets');
 const openapi = (path: `/${string}`, summary: string, description: string) => presetRoute('GET', path, summary, description);
+
+/**
+ * D6–D8 (platform-api.md): one answer, one set of statuses; only the body differs. Any key: a
+ * regular key writes in its own workspace, a management key in its own (the organization's default).
+ */
+const fromRequest = (path: `/${string}`, body: string, refused: string) => ({
+  ...presetRoute(
+    'POST',
+    path,
+    `Create or version a preset from a ${body} body`,
+    `Stores what a preset version's config can hold of a ${body} request body (model, provider, sampling, token limits, stop, reasoning, response format, tools, plugins) as a new version, numbered one above the highest, and designates it; a new slug creates the preset (status active, name = slug) in the key's workspace. Everything else of the body is dropped; nothing is sent to any provider.`,
+  ),
+  scope: 'presets:write' as const,
+  statuses: answers({
+    400: `a slug that is not 1 to 100 URL-safe characters; ${refused}; a field of the wrong type (error.metadata names it); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+    404: "the slug names a preset the key cannot write: another workspace's (for a regular key), or one whose workspace was deleted (presets themselves cannot be deleted)",
+    409: 'a concurrent call created the same new preset first; nothing was written, and retrying adds the next version',
+  }),
+  listed: [400, 401, 403, 404, 409, 500] as const,
+});
 
 // Any key; a regular key sees the presets of its own workspace only.
 export const presetsRouter = router({
@@ -79,8 +112,29 @@ export const presetsRouter = router({
     .input(GetPresetVersionInputSchema)
     .output(GetPresetVersionOutputSchema)
     .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx.db, ctx.actor, input) })),
+  fromChat: authedProcedure
+    .meta(fromRequest('/presets/{slug}/chat/completions', 'chat-completions', '`messages` missing or not an array'))
+    .input(PresetFromChatInputSchema)
+    .output(PresetFromRequestOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now()) })),
+  fromMessages: authedProcedure
+    .meta(
+      fromRequest(
+        '/presets/{slug}/messages',
+        'messages-style',
+        '`model` missing or not a string, or the `messages` key missing or neither an array nor null; `system` over 100,000 characters (text blocks joined)',
+      ),
+    )
+    .input(PresetFromMessagesInputSchema)
+    .output(PresetFromRequestOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now()) })),
+  fromResponses: authedProcedure
+    .meta(fromRequest('/presets/{slug}/responses', 'responses-style', '`instructions` over 100,000 characters'))
+    .input(PresetFromResponsesInputSchema)
+    .output(PresetFromRequestOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'responses', body: input }, ctx.now()) })),
 
-  // Internal (tRPC only): no client of the API writes presets (admin-api.md gives no such operation).
+  // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
   create: managementProcedure
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)

@@ -12,10 +12,14 @@ import type {
   Preset,
   PresetVersion,
   PresetVersionDetail,
+  PresetFromChatInput,
+  PresetFromMessagesInput,
+  PresetFromResponsesInput,
   PresetWithVersion,
 } from '@switchyard/schema';
+import { PRESET_REQUEST_KEPT, SystemPromptSchema } from '@switchyard/schema';
 import { refuseDuplicates } from '../../db-errors.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Conflict, Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { tenantData, tenantWhere, visibleRows } from '../../access/tenancy.js';
@@ -109,58 +113,141 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
     () =>
       db.$transaction(async (tx) => {
         const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
-        const created = await tx.preset.create({
-          data: {
-            ...tenantData(actor),
-            workspace_id: workspace.id,
-            slug: input.slug,
-            name: input.name,
-            creator_user_id: actor.userId,
-            created_at: now,
-            updated_at: now,
-          },
-        });
-        const version = await tx.presetVersion.create({
-          data: {
-            ...tenantData(actor),
-            preset_id: created.id,
-            version: 1,
-            config: input.config as Prisma.InputJsonObject,
-            system_prompt: input.system_prompt ?? null,
-            creator_id: actor.userId,
-            created_at: now,
-            updated_at: now,
-          },
-        });
-        const preset = await tx.preset.update({ where: { id: created.id }, data: { designated_version_id: version.id, updated_at: now } });
+        const created = await insertPreset(tx, actor, { workspaceId: workspace.id, slug: input.slug, name: input.name }, now);
+        const { preset, version } = await addVersion(tx, actor, created.id, input, now);
         return { preset: presetOf(preset), version: versionOf(version)! };
       }),
     () => new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug }),
   );
 }
 
-/** The next version number, under a lock on the preset row so concurrent calls number in turn. */
+/** The next version of a preset. */
 export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput, now: Date) {
   return db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
-    await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
-    const last = await tx.presetVersion.aggregate({ where: { preset_id: preset.id }, _max: { version: true } });
-    const version = await tx.presetVersion.create({
-      data: {
-        ...tenantData(actor),
-        preset_id: preset.id,
-        version: (last._max.version ?? 0) + 1,
-        config: input.config as Prisma.InputJsonObject,
-        system_prompt: input.system_prompt ?? null,
-        creator_id: actor.userId,
-        created_at: now,
-        updated_at: now,
-      },
-    });
-    // The newest version is the one in force.
-    await tx.preset.update({ where: { id: preset.id }, data: { updated_at: version.created_at, designated_version_id: version.id } });
+    const { version } = await addVersion(tx, actor, preset.id, input, now);
     return versionOf(version)!;
   });
+}
+
+/** What a version holds. */
+interface VersionContent {
+  config: Record<string, unknown>;
+  system_prompt?: string | null;
+}
+
+/** A new preset row (status active), with no version yet. */
+function insertPreset(tx: Prisma.TransactionClient, actor: Actor, preset: { workspaceId: string; slug: string; name: string }, now: Date) {
+  return tx.preset.create({
+    data: {
+      ...tenantData(actor),
+      workspace_id: preset.workspaceId,
+      slug: preset.slug,
+      name: preset.name,
+      creator_user_id: actor.userId,
+      created_at: now,
+      updated_at: now,
+    },
+  });
+}
+
+/**
+ * The one way a version is made: numbered one above the highest (deleted ones count, so a number is
+ * never reused), under a lock on the preset row so that concurrent calls number in turn, and
+ * designated, since the newest version is the one in force.
+ */
+async function addVersion(tx: Prisma.TransactionClient, actor: Actor, presetId: string, content: VersionContent, now: Date) {
+  await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${presetId}::uuid FOR UPDATE`;
+  const last = await tx.presetVersion.aggregate({ where: { preset_id: presetId }, _max: { version: true } });
+  const version = await tx.presetVersion.create({
+    data: {
+      ...tenantData(actor),
+      preset_id: presetId,
+      version: (last._max.version ?? 0) + 1,
+      config: content.config as Prisma.InputJsonObject,
+      system_prompt: content.system_prompt ?? null,
+      creator_id: actor.userId,
+      created_at: now,
+      updated_at: now,
+    },
+  });
+  const preset = await tx.preset.update({ where: { id: presetId }, data: { updated_at: version.created_at, designated_version_id: version.id } });
+  return { preset, version };
+}
+
+/** D6–D8: the body of an inference request of one kind, as each of them takes it. */
+export type PresetRequest =
+  | { kind: 'chat'; body: PresetFromChatInput }
+  | { kind: 'messages'; body: PresetFromMessagesInput }
+  | { kind: 'responses'; body: PresetFromResponsesInput };
+
+/**
+ * What a version keeps of an inference request body: the fields of PRESET_REQUEST_KEPT for its kind,
+ * under their wire names (a kept field sent as null is left out: null sets nothing), and the system
+ * prompt (`system` of a messages body, its text blocks joined by a blank line; `instructions` of a
+ * responses body; none for chat completions). Nothing else of the body is kept.
+ */
+export function versionContentOf(request: PresetRequest): { config: Record<string, unknown>; system_prompt: string | null } {
+  const body = request.body as Record<string, unknown>;
+  const config: Record<string, unknown> = {};
+  for (const field of PRESET_REQUEST_KEPT[request.kind]) {
+    const value = body[field];
+    if (value !== undefined && value !== null) config[field] = value;
+  }
+  return { config, system_prompt: systemPromptOf(request) };
+}
+
+function systemPromptOf(request: PresetRequest): string | null {
+  switch (request.kind) {
+    case 'chat':
+      return null;
+    case 'responses':
+      return request.body.instructions ?? null;
+    case 'messages': {
+      const { system } = request.body;
+      if (system === undefined) return null;
+      const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
+      const limit = SystemPromptSchema.maxLength ?? Number.POSITIVE_INFINITY;
+      if (text.length > limit) throw new Invalid(`system prompt over ${limit} characters`, { reason: 'system prompt too long', field: 'system' });
+      return text;
+    }
+  }
+}
+
+/**
+ * D6–D8: a new version of the preset with this slug, made of an inference request body and
+ * designated; a slug with no preset in the organization creates one (status active, name = slug) in
+ * the caller's own workspace. Nothing is sent to any provider and no generation is recorded.
+ * - 404: the slug is taken in the organization by a preset the caller cannot reach: one in another
+ *   workspace (for a regular key), or one whose workspace was deleted (presets themselves cannot be
+ *   deleted; a deleted workspace takes its presets with it, though their rows stay).
+ * - 409: a concurrent call created the same slug first (its version 1 and ours would race); nothing
+ *   was written, and the same call again adds the next version.
+ */
+export async function presetFromRequest(db: Db, actor: Actor, request: PresetRequest, now: Date): Promise<PresetWithVersion> {
+  const { slug } = request.body;
+  const content = versionContentOf(request);
+  return refuseDuplicates(
+    () =>
+      db.$transaction(async (tx) => {
+        let target = await tx.preset.findUnique({
+          where: { organization_id_slug: { ...tenantWhere(actor), slug } },
+          include: { workspace: { select: { deleted_at: true } } },
+        });
+        if (target && (!canSeeWorkspace(actor, target.workspace_id) || target.workspace.deleted_at)) throw new NotFound(`preset ${slug}`);
+        if (!target) {
+          const workspace = await resolveWorkspaceOrOwn(tx, actor, undefined);
+          target = { ...(await insertPreset(tx, actor, { workspaceId: workspace.id, slug, name: slug }, now)), workspace };
+        }
+        const { preset, version } = await addVersion(tx, actor, target.id, content, now);
+        return { ...presetOf(preset), designated_version: versionDetailOf(version) };
+      }),
+    () =>
+      new Conflict(`preset ${slug} was created by a concurrent call`, {
+        reason: 'a concurrent call created this preset; retrying adds the next version',
+        slug,
+      }),
+  );
 }
 
 /** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
