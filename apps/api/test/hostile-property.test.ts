@@ -284,12 +284,10 @@ const FILENAMES = fc.oneof(
  * boundary, hostile filenames and part headers).
  */
 function multipartBody(formed: boolean): fc.Arbitrary<{ headers: Record<string, string>; body?: Buffer }> {
-  const wellFormedBody = fc
-    .tuple(PART_CONTENT, fc.constantFrom('a.txt', 'report.pdf', 'Zoë.md'))
-    .map(([bytes, filename]) => ({
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-      body: multipart([{ name: 'file', filename, bytes }]),
-    }));
+  const wellFormedBody = fc.tuple(PART_CONTENT, fc.constantFrom('a.txt', 'report.pdf', 'Zoë.md')).map(([bytes, filename]) => ({
+    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body: multipart([{ name: 'file', filename, bytes }]),
+  }));
   if (formed) return wellFormedBody;
   const part = fc.record({
     name: PART_NAMES,
