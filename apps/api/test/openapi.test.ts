@@ -169,7 +169,7 @@ describe('the OpenAPI document', () => {
   it('describes the upload (POST /files) beside the listing: a multipart body of one binary part, the File record on 200', () => {
     const files = document.paths['/files']!;
     expect(Object.keys(files).sort()).toEqual(['get', 'post']);
-    const post = files.post! as typeof files.post & { requestBody: { required: boolean; content: Record<string, { schema: unknown }> } };
+    const post = files.post! as Operation & { operationId: string; requestBody: { required: boolean; content: Record<string, { schema: unknown }> } };
     expect(post.operationId).toBe('files-upload');
     expect(post.parameters!.map((p) => `${p.in} ${p.name} ${p.required}`)).toEqual(['query workspace_id false', 'query provider false']);
     expect(post.requestBody.required).toBe(true);
