@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { DocumentPageSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyText } from '../src/modules/files/content-type.js';
 import { TEST_STORES, type TestServer } from '../src/testing.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { readStored, storedKeys, testServerWith } from './fixtures-files.js';
@@ -302,3 +303,27 @@ for (const store of TEST_STORES) {
     });
   });
 }
+
+describe('classifyText (the structure of an uploaded text)', () => {
+  it.each([
+    ['{"a": 1}', true, 'application/json'],
+    ['  [1, 2, 3]\n', true, 'application/json'],
+    ['"just a string"', true, 'text/plain'],
+    ['{"a": 1}\n{"b": 2}\n', true, 'application/x-ndjson'],
+    ['{"a": 1}\n{"b": 2}\n{"c"', false, 'application/x-ndjson'],
+    ['{\n  "long": [1, 2,', false, 'application/json'],
+    ['{ not json }', true, 'text/plain'],
+    ['id,name\n1,"a, b"\n2,"c ""quoted"""\n', true, 'text/csv'],
+    ['id,name\n1,a\n2,b,c\n', true, 'text/plain'],
+    ['id,name\n1,"never closed\n', true, 'text/plain'],
+    ['only,one,record\n', true, 'text/plain'],
+    ['# Title\ntext', true, 'text/markdown'],
+    ['```ts\nconst a = 1;\n```\n', true, 'text/markdown'],
+    ['- one, two\n- three, four\n', true, 'text/markdown'],
+    ['Some **bold** words.\nAnd a [link](https://example.com).\n', true, 'text/markdown'],
+    ['Hello there.\nNothing to see here\n', true, 'text/plain'],
+    ['\uFEFF{"bom": true}', true, 'application/json'],
+  ] as const)('%j (whole: %s) is %s', (text, complete, type) => {
+    expect(classifyText(text, complete)).toBe(type);
+  });
+});
