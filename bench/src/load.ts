@@ -1,7 +1,9 @@
 // The load generators: autocannon for HTTP scenarios, N concurrent @switchyard/client callers for
 // recording generations one call each (over tRPC), and N callers sharing the client's generation
 // recorder (the batch path a routing process uses).
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type RouterInputs } from '@switchyard/client';
 import { readCpuMs, readTreeCpu, cpuSince } from './processes.js';
@@ -164,6 +166,85 @@ export async function runDownloads(options: {
   const cpuMs = cpu();
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
+  return summarise(latencies, statusCodes, errors, seconds, cpuMs);
+}
+
+/**
+ * POST /files: `connections` uploads at a time, `perConnection` each, every one a multipart body
+ * whose one `file` part is `file` on disk, streamed (node:http: read only as fast as the socket
+ * drains). An answer is an error unless it is 200 with a File record of `fileBytes` bytes.
+ */
+export async function runUploads(options: {
+  url: string;
+  spec: LoadSpec;
+  file: string;
+  fileBytes: number;
+  connections: number;
+  perConnection: number;
+  timeoutMs: number;
+  pid?: number;
+  dbPid?: number;
+}): Promise<Measurement> {
+  const target = new URL(options.spec.path, options.url);
+  const boundary = `bench-${Math.random().toString(16).slice(2)}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(options.file)}"\r\nContent-Type: text/csv\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const t = performance.now();
+      const req = http.request(target, {
+        method: 'POST',
+        agent: false,
+        timeout: options.timeoutMs,
+        headers: {
+          ...options.spec.headers,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + options.fileBytes + tail.length),
+        },
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+          if (status === 200) {
+            const record = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { size_bytes?: number };
+            if (record.size_bytes !== options.fileBytes) errors++;
+          }
+          latencies.push(performance.now() - t);
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.write(head);
+      const source = fs.createReadStream(options.file, { highWaterMark: 256 * 1024 });
+      source.pipe(req, { end: false });
+      source.on('end', () => req.end(tail));
+      source.on('error', () => req.destroy());
+    });
+  const started = performance.now();
+  const cpu = cpuMeter(options.pid, options.dbPid);
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      for (let i = 0; i < options.perConnection; i++) await once();
+    }),
+  );
+  const cpuMs = cpu();
+  const seconds = (performance.now() - started) / 1000;
   return summarise(latencies, statusCodes, errors, seconds, cpuMs);
 }
 

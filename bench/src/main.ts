@@ -38,7 +38,7 @@ import {
   type ScenarioResult,
   type SizeRun,
 } from './report.js';
-import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, type LoadSpec } from './load.js';
+import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, runUploads, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import type { StatementFile } from './floor.js';
 import { seed, seededGenerationId, SIZES } from './seed.js';
@@ -52,6 +52,7 @@ const USAGE = `pnpm bench [options]
   --pending <n>             recordings each caller keeps waiting for their answers, batch recorder (default 128)
   --file-mib <n>            size of the downloaded container file in MiB (default 100)
   --downloads <n>           downloads per connection in the download scenario (default 2; node:http client)
+  --uploads <n>             concurrent uploads in the upload scenario, one --file-mib file each (default 2)
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
   --only <a,b>              run only the scenarios whose names contain one of these words
   --cpu-prof <dir>          run the server under node --cpu-prof; its .cpuprofile lands in <dir> when it stops
@@ -67,6 +68,7 @@ interface Options {
   pending: number;
   fileMiB: number;
   downloads: number;
+  uploads: number;
   logLevel: string;
   only: string[];
   smoke: boolean;
@@ -84,6 +86,7 @@ function options(): Options {
       pending: { type: 'string', default: '128' },
       'file-mib': { type: 'string' },
       downloads: { type: 'string', default: '2' },
+      uploads: { type: 'string', default: '2' },
       'log-level': { type: 'string', default: 'info' },
       only: { type: 'string', default: '' },
       smoke: { type: 'boolean', default: false },
@@ -112,6 +115,7 @@ function options(): Options {
     pending: number('pending', values.pending, 1),
     fileMiB: number('file-mib', values['file-mib'] ?? (smoke ? '8' : '100'), 1),
     downloads: number('downloads', values.downloads, 1),
+    uploads: number('uploads', values.uploads, 1),
     logLevel: values['log-level'],
     only: values.only
       .split(',')
@@ -282,6 +286,29 @@ async function uploadContainerFile(stack: Stack, tmp: string, mib: number): Prom
   return { path: `/api/v1/containers/${container.container_id}/files/${fileId}/content`, file };
 }
 
+/**
+ * Writes the file the upload scenario sends: `mib` MiB of CSV (text, so the server checks UTF-8 to
+ * its last byte: its most expensive type), exactly `mib` MiB long.
+ */
+async function writeUploadFile(tmp: string, mib: number): Promise<{ file: string; bytes: number }> {
+  const file = path.join(tmp, 'upload.csv');
+  const bytes = mib * 1024 * 1024;
+  const out = fs.createWriteStream(file);
+  const header = 'id,value,checksum\n';
+  out.write(header);
+  let written = header.length;
+  const rows: string[] = [];
+  for (let i = 0; i < 16_384; i++) rows.push(`${i},${randomBytes(12).toString('hex')},${randomBytes(4).toString('hex')}\n`);
+  const block = Buffer.from(rows.join(''));
+  while (written < bytes) {
+    const chunk = block.subarray(0, Math.min(block.length, bytes - written));
+    written += chunk.length;
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return { file, bytes };
+}
+
 interface Scenario {
   name: string;
   kind: ScenarioResult['kind'];
@@ -295,6 +322,8 @@ interface Extras {
   stack: Stack;
   size: string;
   routingKeyHash?: string;
+  /** The file the upload scenario sends (written when that scenario runs). */
+  upload?: { file: string; bytes: number };
 }
 
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
@@ -463,6 +492,12 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       name: `GET container file (${opts.fileMiB} MiB)`,
       kind: 'download',
       spec: { method: 'GET', path: download.path, headers: regular },
+    },
+    {
+      // Measured without floors or a probe: every answer is checked (200, the File record's size).
+      name: `POST /files upload (${opts.fileMiB} MiB, ${opts.uploads} at a time)`,
+      kind: 'upload',
+      spec: { method: 'POST', path: '/api/v1/files', headers: regular },
     },
   ];
   return list.filter((scenario) => selected(opts, scenario.name));
@@ -645,6 +680,20 @@ async function measure(
       recordInput(extras.stack, extras.size),
     );
   }
+  if (scenario.kind === 'upload') {
+    const upload = extras.upload!;
+    return runUploads({
+      url,
+      pid,
+      dbPid,
+      spec: scenario.spec,
+      file: upload.file,
+      fileBytes: upload.bytes,
+      connections: opts.uploads,
+      perConnection: 1,
+      timeoutMs: 300_000,
+    });
+  }
   if (scenario.kind === 'download') {
     return runDownloads({
       url,
@@ -695,24 +744,28 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       }
     }
     for await (const scenario of all()) {
+      if (scenario.kind === 'upload') extras.upload ??= await writeUploadFile(tmp, opts.fileMiB);
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
       const probe = recordInput(stack, `${size}-probe`)(0);
       const routing = scenario.kind === 'authorize' || scenario.kind === 'authorize-settle';
+      // The upload sends no probe (each one stores a file): its measurement checks every answer.
       const answer =
-        scenario.kind === 'record'
-          ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: probe }) }, bodyFile)
-          : scenario.kind === 'record-batch'
-            ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ generations: [probe] }) }, bodyFile)
-            : routing
-              ? await captureAnswer(
-                  stack.url,
-                  { ...scenario.spec, body: JSON.stringify({ 0: authorizeInput(extras.routingKeyHash!, scenario.kind)() }) },
-                  bodyFile,
-                )
-              : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
+        scenario.kind === 'upload'
+          ? { status: 200, contentType: 'application/json', bytes: 0 }
+          : scenario.kind === 'record'
+            ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ 0: probe }) }, bodyFile)
+            : scenario.kind === 'record-batch'
+              ? await captureAnswer(stack.url, { ...scenario.spec, body: JSON.stringify({ generations: [probe] }) }, bodyFile)
+              : routing
+                ? await captureAnswer(
+                    stack.url,
+                    { ...scenario.spec, body: JSON.stringify({ 0: authorizeInput(extras.routingKeyHash!, scenario.kind)() }) },
+                    bodyFile,
+                  )
+                : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
       if (routing) await checkDecision(stack, bodyFile!, scenario.name);
-      const floors: Floors | null = scenario.kind === 'record-batch' ? null : ({} as never);
+      const floors: Floors | null = scenario.kind === 'record-batch' || scenario.kind === 'upload' ? null : ({} as never);
       let statementFile: string | undefined;
       if (scenario.statement) {
         statementFile = path.join(tmp, 'statement.json');

@@ -17,12 +17,13 @@ export interface ScenarioResult extends Measurement {
    * record-batch: through @switchyard/client's generation recorder; its figures count generations, not requests.
    * authorize: routing.authorize holding nothing; authorize-settle: holding an estimated cost, each
    * decision's generation then recorded through the batch recorder, which settles it.
+   * upload: POST /files, multipart bodies streamed from a file on disk.
    */
-  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download' | 'authorize' | 'authorize-settle';
+  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download' | 'upload' | 'authorize' | 'authorize-settle';
   answerBytes: number;
   /** Peak VmRSS of the server process during the measured run (warm-up included). */
   peakRssBytes: number | null;
-  /** null when the scenario has none (record-batch). */
+  /** null when the scenario has none (record-batch, upload). */
   floors: Floors | null;
   /** Recording only: ms until GET /key showed the recorded spend (null: not within 5 s). */
   spendVisibleMs?: number | null;

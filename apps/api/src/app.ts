@@ -14,6 +14,7 @@ import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
+import { UPLOAD_ROUTES } from './http/uploads.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
 
@@ -80,7 +81,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   );
 
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
-  app.use(API_PREFIX, rawRoutes(deps, DOWNLOAD_ROUTES));
+  app.use(API_PREFIX, rawRoutes(deps, [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES]));
   app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());

@@ -19,6 +19,7 @@ import type { AccessRule } from '../src/access/rules.js';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '../src/http/paths.js';
 import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
+import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { declaredAnswer } from '../src/http/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import { appRouter } from '../src/router.js';
@@ -26,6 +27,7 @@ import type { TestServer } from '../src/testing.js';
 import { demoCatalog, generationId, record } from './fixtures-catalog.js';
 import { createOrganization, useServer, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
+import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform';
@@ -208,7 +210,7 @@ const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boole
 
 interface RawSample {
   url: (fx: Fixture) => string;
-  body?: string;
+  body?: string | (() => { body: Buffer; contentType: string });
   scoped?: boolean;
 }
 
@@ -220,13 +222,24 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
   [`GET ${API_PREFIX}/files/:file_id/content`]: { url: (fx) => `${API_PREFIX}/files/${fx.documentId}/content`, scoped: true },
   [`GET ${API_PREFIX}/videos/:jobId/content`]: { url: (fx) => `${API_PREFIX}/videos/${fx.videoJobId}/content`, scoped: true },
+  [`POST ${API_PREFIX}/files`]: {
+    url: () => `${API_PREFIX}/files`,
+    body: () => ({
+      body: multipart([{ name: 'file', filename: 'note.md', bytes: Buffer.from('# A note\n') }]),
+      contentType: `multipart/form-data; boundary=${BOUNDARY}`,
+    }),
+  },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
     url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
     body: 'written by the platform',
   },
 };
 
-const RAW_ROUTES = [...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })), ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX }))];
+const RAW_ROUTES = [
+  ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
+];
 
 type Outcome = 'ok' | 401 | 403 | 404;
 
@@ -366,10 +379,12 @@ describe('the access matrix', () => {
       const want: Record<string, Outcome> = {};
       for (const caller of CALLERS) {
         want[caller] = expected(route.access, caller, sample.scoped ?? false);
+        const body =
+          typeof sample.body === 'function' ? sample.body() : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {
           method: route.method.toUpperCase(),
           key: keys[caller],
-          ...(sample.body === undefined ? {} : { body: sample.body, headers: { 'content-type': 'text/plain' } }),
+          ...(body === undefined ? {} : { body: body.body, headers: { 'content-type': body.contentType } }),
         });
         await res.arrayBuffer();
         seen[caller] = outcomeOf(res.status);

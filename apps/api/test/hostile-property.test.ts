@@ -19,6 +19,7 @@ import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
 import { buildWorld, type World } from './fixtures-world.js';
+import { BINARY_SAMPLES, BOUNDARY, multipart, TEXT_SAMPLES } from './fixtures-upload.js';
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 1414);
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 80);
@@ -263,6 +264,57 @@ const MALFORMED_KEYS = (management: string) =>
   fc.constantFrom('Bearer', 'Bearer ', `Basic ${management}`, `Bearer sk-sy-v1-${'z'.repeat(64)}`, `Bearer ${'k'.repeat(20_000)}`);
 
 /** A request for `op`: clean a quarter of the time, one hostile field half of the time, else wild. */
+/** Content a `file` part may carry: accepted types, unknown bytes, empty, text that is almost UTF-8. */
+const PART_CONTENT = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...[...BINARY_SAMPLES, ...TEXT_SAMPLES].map((sample) => sample.bytes)) },
+  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 4096 }).map((bytes) => Buffer.from(bytes)) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((text) => Buffer.from(text, 'utf8')) },
+  { weight: 1, arbitrary: fc.constantFrom(Buffer.alloc(0), Buffer.from([0xc3]), Buffer.from('a\u0000b'), Buffer.from('PK\u0003\u0004', 'latin1')) },
+);
+const PART_NAMES = fc.constantFrom('file', 'file', 'file', 'files', 'FILE', '', 'file"', 'purpose');
+const FILENAMES = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('a.txt', 'report.pdf', 'Zoë.md', 'x') },
+  { weight: 2, arbitrary: hostileStrings.map((text) => text.replace(/["\r\n]/g, '')) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
+
+/**
+ * A multipart/form-data body for POST /files: well-formed (one `file` part with a filename), or
+ * not (other part names, no filename, extra fields and files, a cut-off body, a wrong or missing
+ * boundary, hostile filenames and part headers).
+ */
+function multipartBody(formed: boolean): fc.Arbitrary<{ headers: Record<string, string>; body?: Buffer }> {
+  const wellFormedBody = fc.tuple(PART_CONTENT, fc.constantFrom('a.txt', 'report.pdf', 'Zoë.md')).map(([bytes, filename]) => ({
+    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body: multipart([{ name: 'file', filename, bytes }]),
+  }));
+  if (formed) return wellFormedBody;
+  const part = fc.record({
+    name: PART_NAMES,
+    filename: FILENAMES,
+    bytes: PART_CONTENT,
+    type: fc.constantFrom('text/plain', 'application/octet-stream', '\u00ff/\u00ff', ''),
+  });
+  const contentType = fc.constantFrom(
+    `multipart/form-data; boundary=${BOUNDARY}`,
+    `multipart/form-data; boundary=${BOUNDARY}`,
+    'multipart/form-data',
+    'multipart/form-data; boundary=other',
+    `multipart/mixed; boundary=${BOUNDARY}`,
+    `multipart/form-data; boundary="${BOUNDARY}"; charset=latin1`,
+    'application/x-www-form-urlencoded',
+    '',
+  );
+  const wild = fc
+    .tuple(fc.array(part, { maxLength: 3 }), contentType, fc.boolean(), fc.nat(), fc.boolean())
+    .map(([parts, type, unterminated, cut, truncate]) => {
+      let body = multipart(parts, { unterminated });
+      if (truncate) body = body.subarray(0, cut % (body.length + 1));
+      return { headers: type ? { 'content-type': type } : ({} as Record<string, string>), body };
+    });
+  return fc.oneof({ weight: 1, arbitrary: wellFormedBody }, { weight: 3, arbitrary: wild });
+}
+
 function requestOf(op: OperationEntry, real: RealValues, keys: Record<string, string>): fc.Arbitrary<HostileRequest> {
   // An empty registry: the records' names (@switchyard/schema's openapi-names.ts) would turn them
   // into $refs, which the generators here do not follow; every schema inline, as they expect.
@@ -291,7 +343,7 @@ function requestFor(op: OperationEntry, schema: JsonSchema, real: RealValues, ke
   });
 
   const query =
-    op.body === 'none'
+    op.body === 'none' || op.body === 'multipart'
       ? fc
           .tuple(
             objectOf(schema, real, pathNames, plan),
@@ -349,14 +401,18 @@ function requestFor(op: OperationEntry, schema: JsonSchema, real: RealValues, ke
   const body: fc.Arbitrary<Sent> =
     op.body === 'bytes'
       ? bytes
-      : op.body === 'json'
+      : op.body === 'multipart'
         ? formed
-          ? json.map((text) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from(text) }))
-          : wildJson
-        : formed
-          ? fc.constant({ headers: {} })
-          : // Operations without a body sometimes get one anyway (to be ignored).
-            fc.oneof({ weight: 4, arbitrary: fc.constant({ headers: {} }) }, { weight: 1, arbitrary: wildJson });
+          ? multipartBody(true)
+          : fc.oneof({ weight: 6, arbitrary: multipartBody(false) }, { weight: 1, arbitrary: bytes }, { weight: 1, arbitrary: wildJson })
+        : op.body === 'json'
+          ? formed
+            ? json.map((text) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from(text) }))
+            : wildJson
+          : formed
+            ? fc.constant({ headers: {} })
+            : // Operations without a body sometimes get one anyway (to be ignored).
+              fc.oneof({ weight: 4, arbitrary: fc.constant({ headers: {} }) }, { weight: 1, arbitrary: wildJson });
 
   return fc.tuple(path, query, key, body).map(([p, q, k, b]) => {
     const headers: Record<string, string> = { ...b.headers };
@@ -459,6 +515,7 @@ describe('every REST operation, with random and hostile requests', () => {
         'GET /guardrails',
         'GET /guardrails/{id}/assignments/members',
         'PUT /internal/containers/{container_id}/files/{file_id}',
+        'POST /files',
       ]),
     );
   });

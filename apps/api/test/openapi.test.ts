@@ -15,6 +15,7 @@ import { forEachOpenApiProcedure } from 'trpc-to-openapi';
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
+import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { pathShape } from '../src/http/openapi.js';
 import { OPENAPI_FILE, openApiText } from '../src/openapi-file.js';
 import { appRouter } from '../src/router.js';
@@ -141,7 +142,7 @@ describe('the OpenAPI document', () => {
     const served = new Set<string>();
     forEachOpenApiProcedure(appRouter._def.procedures, ({ meta: { openapi } }) => void served.add(`${openapi.method} ${pathShape(openapi.path)}`));
     // The download routes as express has them (":param" -> "{param}").
-    for (const route of DOWNLOAD_ROUTES) served.add(`${route.method.toUpperCase()} ${pathShape(route.path.replace(/:(\w+)/g, '{$1}'))}`);
+    for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES]) served.add(`${route.method.toUpperCase()} ${pathShape(route.path.replace(/:(\w+)/g, '{$1}'))}`);
     const documented = new Set(Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${pathShape(p)}`)));
     expect([...documented].sort()).toEqual([...served].sort());
     // The 21 operations of the contract and every operation added since.
@@ -163,6 +164,22 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(video.responses['206']!.headers!)).toContain('Content-Range');
     // Its declared statuses (http/raw-operations.ts): 403 for a platform key, 431 from Node's parser.
     expect(Object.keys(video.responses)).toEqual(['200', '206', '400', '401', '403', '404', '431', '500', '502']);
+  });
+
+  it('describes the upload (POST /files) beside the listing: a multipart body of one binary part, the File record on 200', () => {
+    const files = document.paths['/files']!;
+    expect(Object.keys(files).sort()).toEqual(['get', 'post']);
+    const post = files.post! as Operation & { operationId: string; requestBody: { required: boolean; content: Record<string, { schema: unknown }> } };
+    expect(post.operationId).toBe('files-upload');
+    expect(post.parameters!.map((p) => `${p.in} ${p.name} ${p.required}`)).toEqual(['query workspace_id false', 'query provider false']);
+    expect(post.requestBody.required).toBe(true);
+    expect(post.requestBody.content['multipart/form-data']!.schema).toMatchObject({
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary' } },
+    });
+    expect(post.responses['200']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/File' } } });
+    expect(Object.keys(post.responses)).toEqual(['200', '400', '401', '403', '413', '431', '500', '503']);
   });
 
   it('is the committed openapi.json (run `pnpm openapi` after changing the contract)', async () => {

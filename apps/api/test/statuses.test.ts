@@ -28,6 +28,7 @@ const PLATFORM_OPERATIONS = [
   'POST /api/v1/presets/{slug}/chat/completions',
   'POST /api/v1/presets/{slug}/messages',
   'POST /api/v1/presets/{slug}/responses',
+  'POST /api/v1/files',
 ];
 
 describe('declared statuses', () => {

@@ -10,6 +10,7 @@ import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { catalogCommands } from './commands/catalog.js';
 import { demoCommands } from './commands/demo.js';
+import { fileCommands } from './commands/files.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
 import { orgCommands } from './commands/orgs.js';
@@ -32,6 +33,7 @@ export const commands: Command[] = [
   ...orgCommands,
   ...routeCommands,
   ...analyticsCommands,
+  ...fileCommands,
 ];
 
 /** What `switchyard <group>` alone, or with --help, says about the group. */
@@ -47,6 +49,7 @@ const GROUPS: Record<string, string> = {
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',
   analytics: "Analytics over the organization's generations",
+  files: 'Workspace documents: upload files',
 };
 
 export interface Io {

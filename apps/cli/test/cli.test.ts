@@ -212,6 +212,15 @@ describe('switchyard administration commands', () => {
     expect(await ran(['budgets', 'delete', 'cli-slugs', 'weekly'])).toEqual({ deleted: true });
     const mapping = await ran(['scim', 'map', '--group', '5b0f4a4e-7d1e-4c55-9a51-0f0c7c1a2b3c', '--workspace', 'cli-slugs', '--role', 'member']);
     expect(mapping).toMatchObject({ workspace_id: ws.id });
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-slug-'));
+    try {
+      await fs.writeFile(path.join(dir, 'a.csv'), 'a,b\n1,2\n');
+      const uploaded = await ran(['files', 'upload', path.join(dir, 'a.csv'), '--workspace', 'cli-slugs']);
+      const page = await fetch(`${server.url}/api/v1/files?workspace_id=${ws.id}`, { headers: { authorization: `Bearer ${server.managementKey}` } });
+      expect(((await page.json()) as { data: { id: string }[] }).data.map((f) => f.id)).toEqual([uploaded.id]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
     // The workspaces commands take a slug too (the tests above and below); every other command
     // that names a workspace is covered here.
     const naming = commands
@@ -332,6 +341,35 @@ describe('switchyard administration commands', () => {
       expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat'])).code).toBe(2);
       expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', path.join(dir, 'missing.json')])).code).toBe(2);
       expect((await cli(['presets', 'from-request', 'cli-from-request', '--kind', 'chat', '--file', await write('list.json', [])])).code).toBe(2);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('files upload: streams a file from disk, prints the File record; the server refuses what it cannot take', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-upload-'));
+    try {
+      const file = path.join(dir, 'notes.md');
+      await fs.writeFile(file, '# Notes\n\n- one\n- two\n');
+      const uploaded = await cli(['files', 'upload', file, '--json']);
+      expect(uploaded).toMatchObject({ code: 0, stderr: '' });
+      const record = JSON.parse(uploaded.stdout) as { id: string; filename: string; mime_type: string; size_bytes: number; downloadable: boolean };
+      expect(record).toMatchObject({ _shape: 'native', filename: 'notes.md', mime_type: 'text/markdown', size_bytes: 21, downloadable: false });
+      const listed = await fetch(`${server.url}/api/v1/files?workspace_id=default`, { headers: { authorization: `Bearer ${server.managementKey}` } });
+      expect(((await listed.json()) as { data: { id: string }[] }).data.map((f) => f.id)).toContain(record.id);
+
+      const human = await cli(['files', 'upload', file, '--workspace', 'default']);
+      expect(human.stdout).toMatch(/mime_type\s+text\/markdown/);
+
+      const empty = path.join(dir, 'empty.txt');
+      await fs.writeFile(empty, '');
+      const refused = await cli(['files', 'upload', empty]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^switchyard: 400 /);
+      const missing = await cli(['files', 'upload', path.join(dir, 'nope.txt')]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('is not a file');
+      expect((await cli(['files', 'upload', file, '--workspace', 'no-such-workspace'])).stderr).toMatch(/^switchyard: 400 /);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

@@ -24,7 +24,7 @@ const nativeFields = {
   mime_type: z.string(),
   size_bytes: z.number().int().nonnegative(),
   created_at: TimestampSchema,
-  downloadable: z.boolean().describe('Promoted documents are downloadable'),
+  downloadable: z.boolean().describe('Promoted documents are downloadable (GET /files/{file_id}/content); uploaded ones (POST /files) are not'),
 };
 
 export const FileNativeSchema = z.object({ _shape: z.literal('native'), ...nativeFields }).describe('File, native shape (the default)');
@@ -174,6 +174,10 @@ export type DocumentPage = z.infer<typeof DocumentPageSchema>;
 
 export const DocumentInputSchema = z.object({ file_id: DocumentIdSchema, ...documentScope });
 export type DocumentInput = z.infer<typeof DocumentInputSchema>;
+
+/** POST /files: the query of an upload (the bytes are the multipart body's one `file` part). */
+export const UploadDocumentQuerySchema = z.object({ ...documentScope });
+export type UploadDocumentQuery = z.infer<typeof UploadDocumentQuerySchema>;
 
 export const DocumentDeletionSchema = z
   .discriminatedUnion('_shape', [

@@ -8,7 +8,7 @@ import { keyHashOf, type AppDeps } from '../trpc/context.js';
 import { labelRoute } from './request-metrics.js';
 
 interface RawRouteBase {
-  method: 'get' | 'put';
+  method: 'get' | 'put' | 'post';
   /** Express path, relative to where the routes are mounted. */
   path: string;
   /** Its entry in the OpenAPI document (routes under /api/v1). */
@@ -24,6 +24,8 @@ export interface RawRouteDoc {
   /** Media type of a successful answer's bytes. */
   contentType: string;
   query?: Array<{ name: string; description: string; type: 'string' | 'integer' }>;
+  /** A multipart/form-data body with one binary part, `file` (POST /files); the answer is a JSON File record. */
+  multipart?: boolean;
 }
 export type RawRoute =
   | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> })

@@ -11,6 +11,7 @@ import type { ProcedureMeta } from '../trpc/init.js';
 import { InsufficientCredits } from '../errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { DOWNLOAD_ROUTES } from './downloads.js';
+import { UPLOAD_ROUTES } from './uploads.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from './statuses.js';
 import { VERSION } from '../version.js';
@@ -166,7 +167,10 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     const { '200': success, ...others } = operation.responses;
     operation.responses = { [String(successStatus)]: success, ...others };
   });
-  document.paths = { ...document.paths, ...rawRoutePaths(), ...downloadPaths() } as Document['paths'];
+  // Raw routes join the procedures' paths method by method (POST /files sits beside GET /files).
+  const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
+  for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths() })) paths[path] = { ...paths[path], ...item };
+  document.paths = paths as Document['paths'];
   // Every operation lists exactly the error statuses it declares (http/statuses.ts), each with the
   // error envelope's schema, not trpc-to-openapi's own error body.
   const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op.statuses]));
@@ -223,7 +227,7 @@ function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unk
  */
 function rawRoutePaths(): Record<string, Json> {
   const paths: Record<string, Json> = {};
-  for (const route of DOWNLOAD_ROUTES) {
+  for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES]) {
     if (!route.doc) continue;
     const doc = route.doc;
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -238,9 +242,29 @@ function rawRoutePaths(): Record<string, Json> {
         tags: doc.tags,
         security: [{ bearerAuth: [] }],
         parameters: [...pathParams, ...query],
-        responses: {
-          200: { description: 'The bytes', content: { [doc.contentType]: { schema: BINARY } } },
-        },
+        ...(doc.multipart
+          ? {
+              requestBody: {
+                required: true,
+                content: {
+                  'multipart/form-data': {
+                    schema: {
+                      type: 'object',
+                      properties: { file: { ...BINARY, description: 'The bytes, with a filename; the only part' } },
+                      required: ['file'],
+                      additionalProperties: false,
+                    },
+                  },
+                },
+              },
+              responses: {
+                200: {
+                  description: "The new File record, bare, in the request's File shape",
+                  content: { [doc.contentType]: { schema: { $ref: '#/components/schemas/File' } } },
+                },
+              },
+            }
+          : { responses: { 200: { description: 'The bytes', content: { [doc.contentType]: { schema: BINARY } } } } }),
       },
     };
   }

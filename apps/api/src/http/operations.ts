@@ -17,8 +17,8 @@ export interface OperationEntry extends OperationStatuses {
   procedure?: string;
   /** Its input schema: path parameters with the query (or the JSON body's fields). */
   input: ZodType;
-  /** What its body is: a JSON object, raw bytes, or none (the input is in the path and query). */
-  body: 'json' | 'bytes' | 'none';
+  /** What its body is: a JSON object, raw bytes, a multipart form, or none (the input is in the path and query). */
+  body: 'json' | 'bytes' | 'multipart' | 'none';
 }
 
 /** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */

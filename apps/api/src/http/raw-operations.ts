@@ -3,7 +3,13 @@
 // The routes read their input through rawInputOf(); the hostile-input property test drives them
 // from these declarations, as it drives procedures from the router.
 import type { Request } from 'express';
-import { ContainerFilePathInputSchema, DocumentInputSchema, OrganizationQuerySchema, VideoContentInputSchema } from '@switchyard/schema';
+import {
+  ContainerFilePathInputSchema,
+  DocumentInputSchema,
+  OrganizationQuerySchema,
+  UploadDocumentQuerySchema,
+  VideoContentInputSchema,
+} from '@switchyard/schema';
 import type { z } from 'zod';
 import type { PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
@@ -11,15 +17,15 @@ import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
 import { answers, WHY, type OperationStatuses } from './statuses.js';
 
 export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends OperationStatuses {
-  method: 'GET' | 'PUT';
+  method: 'GET' | 'PUT' | 'POST';
   /** Where the route is mounted (/api/v1 or /internal). */
   prefix: string;
   /** Path under `prefix`, with `{name}` for each path parameter (OpenAPI's form). */
   path: string;
   /** Path parameters and query parameters, as one object. */
   input: Input;
-  /** The request body: raw bytes of any type, or none read. */
-  body: 'bytes' | 'none';
+  /** The request body: raw bytes of any type, a multipart/form-data form, or none read. */
+  body: 'bytes' | 'multipart' | 'none';
   /** The permission scope it needs (access/rules.ts). */
   scope?: PermissionScope;
 }
@@ -45,7 +51,7 @@ export const DOCUMENT_CONTENT = {
   input: DocumentInputSchema,
   body: 'none',
   statuses: answers({
-    400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), a Range past the end; ${WHY.unstorable}`,
+    400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), an uploaded file (not downloadable), a Range past the end; ${WHY.unstorable}`,
     404: 'no such document visible to the key (another workspace for a regular key, another organization)',
     503: 'the stored bytes cannot be read',
   }),
@@ -86,7 +92,25 @@ export const CONTAINER_FILE_WRITE = {
   listed: [400, 401, 403, 404, 413, 500, 503],
 } as const satisfies RawOperation;
 
-export const RAW_OPERATIONS: readonly RawOperation[] = [CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, VIDEO_CONTENT, CONTAINER_FILE_WRITE];
+export const DOCUMENT_UPLOAD = {
+  method: 'POST',
+  prefix: API_PREFIX,
+  path: '/files',
+  input: UploadDocumentQuerySchema,
+  body: 'multipart',
+  scope: 'files:write',
+  statuses: answers({
+    400:
+      'not a multipart/form-data body, or not exactly one part named "file" with a filename (no part, two parts, a form field, a malformed or cut-off body, ' +
+      `a filename with control characters or over 255 bytes); an empty file; content of no supported type; the upload aborted by the client; provider given (only the platform's own storage); ${WHY.unknownWorkspace}; ${WHY.unstorable}`,
+    403: 'a regular key asking for another workspace',
+    413: 'the file exceeds MAX_FILE_BYTES (100 MiB by default), or the workspace storage quota would be exceeded (nothing stored)',
+    503: 'storage cannot be written (nothing stored)',
+  }),
+  listed: [400, 401, 403, 413, 429, 500, 502, 503],
+} as const satisfies RawOperation;
+
+export const RAW_OPERATIONS: readonly RawOperation[] = [CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, VIDEO_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_UPLOAD];
 
 /** The express form of an operation's path (`:name` parameters). */
 export function expressPath(operation: RawOperation): string {

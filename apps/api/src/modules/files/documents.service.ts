@@ -1,16 +1,20 @@
-// Workspace documents (admin-api.md B7-B10): list, read, download and delete the files promote
-// made. Every operation acts in one workspace: the one the caller names (UUID or slug), or its key's
+// Workspace documents (admin-api.md B7-B10, platform-api.md D9): upload, list, read, download and
+// delete the files promote made and the ones clients upload. Every operation acts in one workspace: the one the caller names (UUID or slug), or its key's
 // own; a regular key may name only its own (403). Answers take the File shape of the request
 // (file-shapes.ts). Only the platform's own storage is served: `provider` (a tenant's provider
 // credential) is refused with 400, as are the listing features that storage does not have.
 import { queryRows, statement, type Db, type Document } from '@switchyard/db';
 import { z } from 'zod';
-import type { DocumentDeletion, DocumentInput, DocumentPage, File, FileShape, ListDocumentsInput } from '@switchyard/schema';
+import type { DocumentDeletion, DocumentInput, DocumentPage, File, FileShape, ListDocumentsInput, UploadDocumentQuery } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
+import { tenantData } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound, PayloadTooLarge } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';
+import { ContentSniffer } from './content-type.js';
 import { fileRecordOf } from './file-shapes.js';
 import type { Download } from './files.service.js';
 
@@ -98,7 +102,8 @@ export async function getDocument(db: Db, actor: Actor, input: DocumentInput, sh
 
 /**
  * GET /files/{file_id}/content: the stored bytes, for streaming (all of them, or the range `range`
- * picks, as for container files). Every stored document is server-made, so downloadable.
+ * picks, as for container files). Only the documents the server made (promote) are downloadable;
+ * an uploaded one is refused (400), as admin-api.md B9 says.
  */
 export async function openDocument(
   db: Db,
@@ -108,6 +113,7 @@ export async function openDocument(
   range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
 ): Promise<Download> {
   const document = await findDocument(db, actor, input);
+  if (!document.downloadable) throw unsupported('file_id', 'uploaded files are not downloadable (only documents the server made are)');
   const wanted = range(Number(document.size_bytes), document.sha256);
   const stored = await media.storage.get(document.storage_key, wanted ? { range: wanted } : {});
   return {
@@ -154,4 +160,98 @@ export async function deleteDocument(
   return shape === 'compat_b'
     ? { _shape: 'compat_b', id: input.file_id, object: 'file', deleted: true }
     : { _shape: shape, id: input.file_id, type: 'file_deleted' };
+}
+
+// ---- Upload (D9) ---------------------------------------------------------------------------------
+
+/** Uploaded documents are the user's own data (compat_b's `purpose`). */
+const UPLOADED_PURPOSE = 'user_data';
+
+/** Where an upload goes, decided before a byte of it is read. */
+export interface UploadTarget {
+  /** The caller's organization (the document's tenant). */
+  organizationId: string;
+  workspaceId: string;
+  /** The most bytes it may have: the size bound, or what is left of the quota if that is less. */
+  maxBytes: number;
+}
+
+/**
+ * POST /files, before the body is read: the workspace (as for B7-B10: provider refused, the
+ * caller's access), and how many bytes the upload may have. 413 at once when the quota is used up.
+ */
+export async function uploadTarget(db: Db, media: MediaDeps, actor: Actor, input: UploadDocumentQuery): Promise<UploadTarget> {
+  const workspaceId = await workspaceOf(db, actor, input);
+  const workspace = await db.workspace.findUniqueOrThrow({
+    where: { id: workspaceId },
+    select: { storage_used_bytes: true, storage_quota_bytes: true },
+  });
+  const quota = workspace.storage_quota_bytes ?? BigInt(media.storageQuotaBytes);
+  const left = quota - workspace.storage_used_bytes;
+  if (left <= 0n) throw new PayloadTooLarge(`workspace quota ${quota} bytes is used up`);
+  return {
+    organizationId: actor.organizationId,
+    workspaceId,
+    maxBytes: left < BigInt(media.maxFileBytes) ? Number(left) : media.maxFileBytes,
+  };
+}
+
+export interface DocumentUpload {
+  /** The part's filename (already checked: a plain name). */
+  filename: string;
+  /** The part's bytes. */
+  body: AsyncIterable<Uint8Array>;
+  /**
+   * Settles once the whole request body is read: rejects when the form turns out to be malformed
+   * (a second part after the file, say) or the client goes away. Nothing is committed before.
+   */
+  complete: Promise<void>;
+}
+
+/**
+ * POST /files: streams the part's bytes into the store (claimed, so the sweep leaves them alone,
+ * and atomic, so nothing half-written is ever visible under the key) while their type is told from
+ * them, then commits the document and its share of the quota in one transaction. The quota is
+ * reserved by a conditional UPDATE there, so concurrent uploads never overshoot it together. Any
+ * failure (a refused type, an empty file, a size or quota overrun, a malformed form, the client
+ * leaving) leaves no row, no claim and no bytes; a crash leaves at most a claim and bytes (or a temp
+ * upload) that the storage sweep removes.
+ */
+export async function uploadDocument(db: Db, media: MediaDeps, target: UploadTarget, upload: DocumentUpload, now: Date, shape: FileShape): Promise<File> {
+  const documentId = newId('file');
+  const storageKey = documentObjectKey(target.workspaceId, documentId);
+  const sniffer = new ContentSniffer();
+  const stored = await putClaimed(db, media.storage, storageKey, sniffer.wrap(upload.body), { maxBytes: target.maxBytes });
+  let document: Document;
+  try {
+    await upload.complete;
+    document = await db.$transaction(async (tx) => {
+      const reserved = await tx.$executeRaw`
+        UPDATE workspaces
+           SET storage_used_bytes = storage_used_bytes + ${stored.size}, updated_at = ${now}
+         WHERE id = ${target.workspaceId}::uuid
+           AND storage_used_bytes + ${stored.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
+      if (reserved !== 1) throw new PayloadTooLarge('workspace quota would be exceeded');
+      await settleClaim(tx, storageKey);
+      return tx.document.create({
+        data: {
+          id: documentId,
+          ...tenantData(target),
+          workspace_id: target.workspaceId,
+          filename: upload.filename,
+          mime_type: sniffer.type,
+          size_bytes: stored.size,
+          sha256: stored.sha256,
+          purpose: UPLOADED_PURPOSE,
+          storage_key: storageKey,
+          downloadable: false,
+          created_at: now,
+        },
+      });
+    });
+  } catch (error) {
+    await discardClaimed(db, media.storage, storageKey);
+    throw error;
+  }
+  return fileRecordOf(document, shape);
 }

@@ -39,6 +39,6 @@ export function fileRecordOf(document: Document, shape: FileShape): File {
     mime_type: document.mime_type,
     size_bytes: Number(document.size_bytes),
     created_at: document.created_at.toISOString(),
-    downloadable: true,
+    downloadable: document.downloadable,
   } satisfies File;
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "documents" ADD COLUMN     "downloadable" BOOLEAN NOT NULL DEFAULT true;
