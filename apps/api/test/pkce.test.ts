@@ -66,7 +66,13 @@ describe('POST /auth/keys/code and POST /auth/keys', () => {
     const owner = (await keyOf(env.server.managementKey)).creator_user_id;
     expect(exchanged.user_id).toBe(owner);
     const key = await keyOf(exchanged.key);
-    expect(key).toMatchObject({ label: expect.stringMatching(/^sk-sy-v1-/), limit: 12.5, limit_reset: 'weekly', is_management_key: false, creator_user_id: owner });
+    expect(key).toMatchObject({
+      label: expect.stringMatching(/^sk-sy-v1-/),
+      limit: 12.5,
+      limit_reset: 'weekly',
+      is_management_key: false,
+      creator_user_id: owner,
+    });
     expect(key.expires_at).toBe('2099-01-01T00:00:00.000Z');
     // Like a key made by POST /keys: listed, named as asked.
     const listed = ListKeysOutputSchema.parse((await (await env.server.request('/api/v1/keys', { key: env.server.managementKey })).json()) as unknown);
@@ -113,7 +119,14 @@ describe('POST /auth/keys/code and POST /auth/keys', () => {
     }
     const callback = app();
     await code({ callback_url: callback, code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' });
-    expectError(await post('/auth/keys/code', { callback_url: `${callback}/again`, code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' }, env.server.managementKey), 409);
+    expectError(
+      await post(
+        '/auth/keys/code',
+        { callback_url: `${callback}/again`, code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' },
+        env.server.managementKey,
+      ),
+      409,
+    );
     // Another challenge for the same application is another code.
     await code({ callback_url: callback });
   });

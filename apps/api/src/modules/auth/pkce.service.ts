@@ -162,8 +162,7 @@ export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthoriza
     }
     if (!input.code_verifier) throw refused('code_verifier', 'code_verifier is required: the code was made with a code_challenge');
     if (!PKCE_VALUE.test(input.code_verifier)) throw refused('code_verifier', 'code_verifier: 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)');
-    if (!verifies(row.code_challenge_method, row.code_challenge, input.code_verifier))
-      throw denied('the code_verifier does not match the code_challenge');
+    if (!verifies(row.code_challenge_method, row.code_challenge, input.code_verifier)) throw denied('the code_verifier does not match the code_challenge');
   }
   const tenant = { organizationId: row.organization_id };
   const maker = await db.apiKey.findFirst({
