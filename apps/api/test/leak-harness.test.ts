@@ -105,6 +105,11 @@ const READ_MUTATIONS: Record<string, (world: World) => unknown> = {
   }),
 };
 
+/** Reads whose fields name something other than their namespace's usual record (an image model, not a chat model). */
+const FIELD_OVERRIDES: Record<string, Record<string, unknown>> = {
+  'models.imageEndpoints': { author: 'openai', slug: 'gpt-image-1' },
+};
+
 /** Queries whose input the harness cannot derive, with the reason (none today: every query's is). */
 const UNDERIVABLE: Record<string, string> = {};
 
@@ -138,7 +143,7 @@ function deriveInput(path: string, def: ProcedureDef, world: World): { input: un
   const input: Record<string, unknown> = {};
   for (const field of fields) {
     if (shape[field]!.safeParse(undefined).success) continue;
-    const value = fieldValue(world, namespace, field, fields);
+    const value = FIELD_OVERRIDES[path]?.[field] ?? fieldValue(world, namespace, field, fields);
     if (value === undefined) return null;
     input[field] = value;
   }
