@@ -19,13 +19,13 @@ const echoRouter = router({
     .query(({ input }) => input),
   touch: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/touch/{id}' } })
-    .input(z.object({ id: z.string(), note: z.string().optional() }))
-    .output(z.object({ id: z.string(), note: z.string().nullable() }))
-    .mutation(({ input }) => ({ id: input.id, note: input.note ?? null })),
+    .input(z.object({ id: z.string(), note: z.string().optional(), n: z.number().optional(), flag: z.boolean().optional() }))
+    .output(z.object({ id: z.string(), note: z.string().nullable(), n: z.number().optional(), flag: z.boolean().optional() }))
+    .mutation(({ input }) => ({ id: input.id, note: input.note ?? null, n: input.n, flag: input.flag })),
   count: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/count' } })
-    .input(z.object({ n: z.number().int(), tags: z.array(z.string()).optional() }))
-    .output(z.object({ n: z.number(), tags: z.array(z.string()).optional() }))
+    .input(z.object({ n: z.number().int(), tags: z.array(z.string()).optional(), all: z.boolean().optional() }))
+    .output(z.object({ n: z.number(), tags: z.array(z.string()).optional(), all: z.boolean().optional() }))
     .query(({ input }) => input),
 });
 
@@ -107,6 +107,14 @@ describe('REST bodies', () => {
   });
 });
 
+describe('REST JSON bodies', () => {
+  it('keep their own types: a string where a number or boolean belongs is a 400, not converted', async () => {
+    const post = (body: unknown) => fetch(`${base}/touch/x1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(await (await post({ n: 3, flag: false })).json()).toEqual({ id: 'x1', note: null, n: 3, flag: false });
+    for (const body of [{ n: '3' }, { flag: 'false' }, { flag: 'true' }]) expect((await post(body)).status, JSON.stringify(body)).toBe(400);
+  });
+});
+
 describe('REST query strings', () => {
   it('coerce to the schema (numbers), and a parameter given twice is an array', async () => {
     const ok = await fetch(`${base}/count?n=3&tags=a`);
@@ -114,6 +122,17 @@ describe('REST query strings', () => {
     expect(await (await fetch(`${base}/count?n=4&tags=a&tags=b`)).json()).toEqual({ n: 4, tags: ['a', 'b'] });
     const bad = await fetch(`${base}/count?n=three`);
     expect(bad.status).toBe(400);
+  });
+
+  it('take a boolean as true or false only ("false" is not true), anything else is a 400', async () => {
+    expect(await (await fetch(`${base}/count?n=1&all=false`)).json()).toEqual({ n: 1, all: false });
+    expect(await (await fetch(`${base}/count?n=1&all=true`)).json()).toEqual({ n: 1, all: true });
+    for (const text of ['0', 'yes', 'False', '']) {
+      const res = await fetch(`${base}/count?n=1&all=${text}`);
+      // An empty parameter is no parameter (queryOf skips it).
+      if (text === '') expect(await res.json()).toEqual({ n: 1 });
+      else expect(res.status, text).toBe(400);
+    }
   });
 
   it('are coerced for REST only: the shared input schema still refuses "3" from tRPC callers', async () => {

@@ -43,7 +43,7 @@ interface Route {
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
-  /** The REST input with its strings coerced to the schema's numbers, booleans, bigints and dates. */
+  /** The REST input's text (query string, path parameters) coerced to the schema's numbers, booleans, bigints and dates. */
   coerce: Coercion;
   /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
   statuses: Statuses | undefined;
@@ -94,14 +94,16 @@ type Coercion = (value: unknown) => unknown;
 // copy of the REST input only; the procedure's schema then validates the result.
 // Only strings (what query strings and path parameters carry) are converted: any other value goes
 // to the schema as it came, so that an array or object where a number belongs is a 400, however
-// deep (Number() of a deeply nested array recursed until the stack overflowed: a 500).
+// deep (Number() of a deeply nested array recursed until the stack overflowed: a 500). A boolean is
+// `true` or `false` and nothing else (zod's coerce would take "false", like any non-empty string,
+// as true); any other text goes to the schema, which refuses it.
 const fromString =
   (convert: (text: string) => unknown): Coercion =>
   (value) =>
     typeof value === 'string' ? convert(value) : value;
 const coercions: Record<string, Coercion> = {
   number: fromString(Number),
-  boolean: fromString(Boolean),
+  boolean: fromString((text) => (text === 'true' ? true : text === 'false' ? false : text)),
   bigint: fromString((text) => {
     try {
       return BigInt(text);
@@ -306,8 +308,11 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
           // Read when the procedure reads its input, i.e. after authentication (401 comes first).
           getRawInput: async () => {
             if (found.voidInput) return undefined;
-            const input = useBody ? await (body ??= readJsonBody(req, res)) : queryOf(req, found.arrayParams);
-            return found.coerce({ ...input, ...decodedParams(params) });
+            // Only what arrives as text is converted: the query string and path parameters. A JSON
+            // body carries its own types: "3" where a number belongs is the schema's 400.
+            const path = decodedParams(params);
+            if (useBody) return { ...(await (body ??= readJsonBody(req, res))), ...found.coerce(path) };
+            return found.coerce({ ...queryOf(req, found.arrayParams), ...path });
           },
           input: undefined,
           signal: undefined,
