@@ -311,7 +311,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
             // Only what arrives as text is converted: the query string and path parameters. A JSON
             // body carries its own types: "3" where a number belongs is the schema's 400.
             const path = decodedParams(params);
-            if (useBody) return { ...(await (body ??= readJsonBody(req, res))), ...found.coerce(path) };
+            if (useBody) return { ...(await (body ??= readJsonBody(req, res))), ...(found.coerce(path) as Record<string, unknown>) };
             return found.coerce({ ...queryOf(req, found.arrayParams), ...path });
           },
           input: undefined,
