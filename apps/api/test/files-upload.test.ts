@@ -3,6 +3,10 @@
 // provider), the 413s (size bound, quota), who may upload where, that a refused or aborted upload
 // leaves nothing (no row, no claim, no bytes, no temp upload), and that the file is listed by B7,
 // refused by B9 and deleted by B10 with its quota freed.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DocumentPageSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,6 +211,28 @@ for (const store of TEST_STORES) {
         expectError(settled, 400);
       }
       await until(async () => JSON.stringify(await state(workspace.id)) === JSON.stringify(NOTHING), { what: 'nothing left behind' });
+    });
+
+    it('a refusal made before the body is read reaches a fetch client still sending it (the rest is read and dropped)', async () => {
+      // fetch writes the whole body before it reads the answer, and a file-backed Blob (as the CLI
+      // sends) is written after the headers, from disk: had the server closed the connection under
+      // it, the call would fail with a broken pipe (seen on Node 22) instead of answering 400.
+      const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'switchyard-refused-'));
+      for (const size of [21, 64 * 1024, 8 * 1024 * 1024]) {
+        const file = path.join(dir, `refused-${size}.txt`);
+        await fsp.writeFile(file, Buffer.alloc(size, 'a'));
+        const body = new FormData();
+        body.append('file', await fs.openAsBlob(file), 'refused.txt');
+        for (let round = 0; round < 10; round++) {
+          const res = await fetch(`${server.url}/api/v1/files?workspace_id=no-such-workspace`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${server.managementKey}` },
+            body,
+          });
+          expectError({ status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? '' }, body: (await res.json()) as unknown }, 400);
+        }
+      }
+      await fsp.rm(dir, { recursive: true, force: true });
     });
 
     it('413 past MAX_FILE_BYTES, and past the workspace quota; an exact fit is stored; B10 frees the quota', async () => {

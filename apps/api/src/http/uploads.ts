@@ -143,6 +143,33 @@ function readForm(req: Request): Form {
   };
 }
 
+/** How much of a refused body is read and dropped, and for how long, before the connection is cut. */
+const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
+
+/**
+ * The rest of a refused body, read and dropped. A client still sending it gets the answer once it
+ * has sent it: fetch (undici) writes the whole body before it reads an answer, and a connection
+ * closed under it fails the call with a broken pipe (seen on Node 22) instead of the 400 or 413.
+ * Past DRAIN_MAX_BYTES (more than any upload may hold) or DRAIN_MAX_MS, the connection is cut.
+ */
+function drainRefused(req: Request): void {
+  let bytes = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DRAIN_MAX_MS).unref();
+  const done = () => clearTimeout(timer);
+  req.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > DRAIN_MAX_BYTES) {
+      done();
+      cut();
+    }
+  });
+  req.once('end', done);
+  req.once('close', done);
+  req.resume();
+}
+
 export const UPLOAD_ROUTES: readonly RawRoute[] = [
   {
     method: 'post',
@@ -187,8 +214,7 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
           res.destroy();
           return;
         }
-        // The rest of a refused body is not read: close the connection after the answer.
-        if (!req.complete) res.setHeader('Connection', 'close');
+        if (!req.complete) drainRefused(req);
         sendError(res, error);
       }
     },
