@@ -129,44 +129,77 @@ export async function runDownloads(options: {
 }): Promise<Measurement> {
   const target = new URL(options.spec.path, options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const t = performance.now();
-      const req = http.get(target, { agent, headers: options.spec.headers, timeout: options.timeoutMs }, (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
-          if (status >= 200 && status < 300 && bytes !== options.expectedBytes) errors++;
-          latencies.push(performance.now() - t);
-          resolve();
-        });
-        res.on('error', () => {
-          errors++;
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
+  const measurement = await driveRequests(options, (tally, done) => {
+    const t = performance.now();
+    let bytes = 0;
+    const req = http.get(target, { agent, headers: options.spec.headers, timeout: options.timeoutMs });
+    settle(req, tally, t, done, {
+      data: (chunk) => (bytes += chunk.length),
+      wrong: (status) => status >= 200 && status < 300 && bytes !== options.expectedBytes,
     });
+  });
+  agent.destroy();
+  return measurement;
+}
+
+/** The answers of a run, as they come: status counts, latencies and errors. */
+interface Tally {
+  latencies: number[];
+  statusCodes: Record<string, number>;
+  errors: number;
+}
+
+/**
+ * `connections` loops of `perConnection` requests each, one at a time per loop; `send` starts one
+ * and calls `done` once it is settled (settle()). The server's and database's CPU are measured over
+ * the whole run.
+ */
+async function driveRequests(
+  options: { connections: number; perConnection: number; pid?: number; dbPid?: number },
+  send: (tally: Tally, done: () => void) => void,
+): Promise<Measurement> {
+  const tally: Tally = { latencies: [], statusCodes: {}, errors: 0 };
   const started = performance.now();
   const cpu = cpuMeter(options.pid, options.dbPid);
   await Promise.all(
     Array.from({ length: options.connections }, async () => {
-      for (let i = 0; i < options.perConnection; i++) await once();
+      for (let i = 0; i < options.perConnection; i++) await new Promise<void>((done) => send(tally, done));
     }),
   );
   const cpuMs = cpu();
   const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  return summarise(latencies, statusCodes, errors, seconds, cpuMs);
+  return summarise(tally.latencies, tally.statusCodes, tally.errors, seconds, cpuMs);
+}
+
+/**
+ * Counts one request's outcome once it ends: its status and latency (from `t`), an error when
+ * `answer.wrong` says the answer is not the one expected, or an error when the request or its
+ * answer fails. `answer.data` sees the body's chunks as they come.
+ */
+function settle(
+  req: http.ClientRequest,
+  tally: Tally,
+  t: number,
+  done: () => void,
+  answer: { data: (chunk: Buffer) => void; wrong: (status: number) => boolean },
+): void {
+  const failed = () => {
+    tally.errors++;
+    done();
+  };
+  req.on('response', (res) => {
+    res.on('data', answer.data);
+    res.on('end', () => {
+      const status = res.statusCode ?? 0;
+      tally.statusCodes[String(status)] = (tally.statusCodes[String(status)] ?? 0) + 1;
+      if (answer.wrong(status)) tally.errors++;
+      tally.latencies.push(performance.now() - t);
+      done();
+    });
+    res.on('error', failed);
+  });
+  req.on('timeout', () => req.destroy(new Error('timeout')));
+  req.on('error', failed);
 }
 
 /**
@@ -191,61 +224,29 @@ export async function runUploads(options: {
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(options.file)}"\r\nContent-Type: text/csv\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const t = performance.now();
-      const req = http.request(target, {
-        method: 'POST',
-        agent: false,
-        timeout: options.timeoutMs,
-        headers: {
-          ...options.spec.headers,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': String(head.length + options.fileBytes + tail.length),
-        },
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
-          if (status === 200) {
-            const record = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { size_bytes?: number };
-            if (record.size_bytes !== options.fileBytes) errors++;
-          }
-          latencies.push(performance.now() - t);
-          resolve();
-        });
-        res.on('error', () => {
-          errors++;
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.write(head);
-      const source = fs.createReadStream(options.file, { highWaterMark: 256 * 1024 });
-      source.pipe(req, { end: false });
-      source.on('end', () => req.end(tail));
-      source.on('error', () => req.destroy());
+  return driveRequests(options, (tally, done) => {
+    const t = performance.now();
+    const req = http.request(target, {
+      method: 'POST',
+      agent: false,
+      timeout: options.timeoutMs,
+      headers: {
+        ...options.spec.headers,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + options.fileBytes + tail.length),
+      },
     });
-  const started = performance.now();
-  const cpu = cpuMeter(options.pid, options.dbPid);
-  await Promise.all(
-    Array.from({ length: options.connections }, async () => {
-      for (let i = 0; i < options.perConnection; i++) await once();
-    }),
-  );
-  const cpuMs = cpu();
-  const seconds = (performance.now() - started) / 1000;
-  return summarise(latencies, statusCodes, errors, seconds, cpuMs);
+    const chunks: Buffer[] = [];
+    settle(req, tally, t, done, {
+      data: (chunk) => chunks.push(chunk),
+      wrong: (status) => status === 200 && (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { size_bytes?: number }).size_bytes !== options.fileBytes,
+    });
+    req.write(head);
+    const source = fs.createReadStream(options.file, { highWaterMark: 256 * 1024 });
+    source.pipe(req, { end: false });
+    source.on('end', () => req.end(tail));
+    source.on('error', () => req.destroy());
+  });
 }
 
 function summarise(
