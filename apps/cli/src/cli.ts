@@ -17,6 +17,7 @@ import { orgCommands } from './commands/orgs.js';
 import { routeCommands } from './commands/route.js';
 import { presetCommands } from './commands/presets.js';
 import { scimCommands } from './commands/scim.js';
+import { federationCommands } from './commands/federation.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
@@ -28,6 +29,7 @@ export const commands: Command[] = [
   ...byokCommands,
   ...presetCommands,
   ...scimCommands,
+  ...federationCommands,
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
@@ -45,6 +47,7 @@ const GROUPS: Record<string, string> = {
   byok: 'Provider keys (BYOK), stored encrypted',
   presets: 'Presets and their versions',
   scim: 'SCIM group mappings',
+  'federation-policies': 'Federation policies: workload tokens exchanged for access tokens (POST /oauth/token)',
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',
