@@ -36,6 +36,9 @@ const EnvSchema = z.object({
   USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
   RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   RESERVATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  // The job runner (jobs/runner.ts): how often each replica looks for queued jobs, and how long it holds one.
+  JOB_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -164,6 +167,10 @@ export interface Config {
   reservationTtlMs: number;
   /** How often expired reservations are deleted (RESERVATION_SWEEP_INTERVAL_MS); 0: never. */
   reservationSweepIntervalMs: number;
+  /** How often each replica looks for queued jobs (JOB_POLL_MS; 0: only when this replica queues one). */
+  jobPollMs: number;
+  /** How long a replica holds a queued job before another may take it again (JOB_LEASE_MS). */
+  jobLeaseMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -305,6 +312,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageCacheMs: e.USAGE_CACHE_MS,
     reservationTtlMs: e.RESERVATION_TTL_MS,
     reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
+    jobPollMs: e.JOB_POLL_MS,
+    jobLeaseMs: e.JOB_LEASE_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

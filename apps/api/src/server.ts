@@ -22,7 +22,8 @@ import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 import { listenForCacheEvents } from './cache-events.js';
-import { openReservations, startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { JobRunner } from './jobs/runner.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -46,6 +47,8 @@ export interface RunningServer {
    */
   /** http://host:port/metrics when METRICS_PORT is set. */
   metricsUrl: string | undefined;
+  /** The job runner (periodic and queued jobs); tests drain its queue. */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -143,7 +146,7 @@ export async function startServer(
   let db: Db | undefined;
   let listener: Listener | undefined;
   let sweeper: StorageSweeper | undefined;
-  let reservations: { stop(): Promise<void> } | undefined;
+  let jobs: JobRunner | undefined;
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
   let refusalEvents: RefusalEvents | undefined;
@@ -207,13 +210,14 @@ export async function startServer(
     listener = await listenForCacheEvents(database.url, caches, logger);
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
-    reservations = startReservationSweep(
-      db,
-      now,
-      config.reservationSweepIntervalMs,
-      (count) => metrics.reservationsExpired.inc(count),
-      (error) => logger.warn({ err: error }, 'could not delete expired reservations; trying again at the next sweep'),
-    );
+    jobs = new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
+    // Expired reservations count against no limit; deleting them keeps the table small (one replica a round).
+    jobs.periodic({
+      name: 'reservation expiry',
+      intervalMs: config.reservationSweepIntervalMs,
+      lock: RESERVATION_SWEEP_LOCK,
+      run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
+    });
     metrics.reservations(() => openReservations(openDb, now()));
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
     const openRefusalEvents = refusalEvents;
@@ -267,7 +271,8 @@ export async function startServer(
 
     const openListener = listener;
     const openSweeper = sweeper;
-    const openSweep = reservations;
+    const openJobs = jobs;
+    openJobs.start();
     const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
@@ -278,11 +283,12 @@ export async function startServer(
       databaseUrl: database.url,
       storage: media.storage,
       sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
+      jobs: openJobs,
       close() {
         closing ??= (async () => {
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
-          await openSweep.stop();
+          await openJobs.stop();
           // After the drain: no request notes a refusal any more; what is pending is written now.
           await openRefusalEvents.close();
           await openListener.close().catch(() => undefined);
@@ -295,7 +301,7 @@ export async function startServer(
     };
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
-    await reservations?.stop().catch(() => undefined);
+    await jobs?.stop().catch(() => undefined);
     await refusalEvents?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await limits?.close().catch(() => undefined);

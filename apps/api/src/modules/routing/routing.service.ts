@@ -379,21 +379,5 @@ export async function openReservations(db: Db, now: Date): Promise<{ count: numb
   return row ?? { count: 0, amount: 0 };
 }
 
-/**
- * Deletes expired reservations every `intervalMs` (0: never) until stopped. Any replica may run it:
- * a reservation is deleted, and counted, once.
- */
-export function startReservationSweep(db: Db, now: () => Date, intervalMs: number, expired: (count: number) => void, failed: (error: unknown) => void) {
-  if (intervalMs === 0) return { stop: async () => undefined };
-  let running: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = expireReservations(db, now()).then(expired, failed);
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
+/** The advisory lock of the reservation expiry job (jobs/runner.ts: one replica a round). */
+export const RESERVATION_SWEEP_LOCK = 0x5253_5650; // "RSVP"
