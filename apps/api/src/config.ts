@@ -39,6 +39,7 @@ const EnvSchema = z.object({
   // The job runner (jobs/runner.ts): how often each replica looks for queued jobs, and how long it holds one.
   JOB_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
+  KEY_EXPIRY_SCAN_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -171,6 +172,8 @@ export interface Config {
   jobPollMs: number;
   /** How long a replica holds a queued job before another may take it again (JOB_LEASE_MS). */
   jobLeaseMs: number;
+  /** How often keys about to expire are looked for, for their key.expiring events (KEY_EXPIRY_SCAN_INTERVAL_MS; 0: never). */
+  keyExpiryScanIntervalMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
     jobPollMs: e.JOB_POLL_MS,
     jobLeaseMs: e.JOB_LEASE_MS,
+    keyExpiryScanIntervalMs: e.KEY_EXPIRY_SCAN_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

@@ -24,6 +24,7 @@ import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/s
 import { listenForCacheEvents } from './cache-events.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { JobRunner } from './jobs/runner.js';
+import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -217,6 +218,12 @@ export async function startServer(
       intervalMs: config.reservationSweepIntervalMs,
       lock: RESERVATION_SWEEP_LOCK,
       run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
+    });
+    jobs.periodic({
+      name: 'key expiry notices',
+      intervalMs: config.keyExpiryScanIntervalMs,
+      lock: KEY_EXPIRY_LOCK,
+      run: () => emitKeyExpiryNotices(openDb, now()),
     });
     metrics.reservations(() => openReservations(openDb, now()));
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
