@@ -188,7 +188,6 @@ export function scimRoutes(deps: AppDeps): Router {
   );
 
   router.use((req: Request, res: Response) => {
-    labelRoute(req, res);
     sendError(res, new ScimError(404, undefined, `no SCIM endpoint ${req.method} ${req.path}`));
   });
   // Every error, malformed JSON and oversized bodies included, in the SCIM error format.

@@ -26,11 +26,15 @@ export function scimErrorBody(status: number, detail: string, scimType?: string)
   return { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
 }
 
-/** Any error SCIMMY throws while reading a request (its SCIMError, or TypeError for a bad value) as a ScimError. */
-export function scimErrorOf(error: unknown): ScimError | null {
+/**
+ * A ScimError, or SCIMMY's own error, as a ScimError. With `reading`, also the TypeError or
+ * SyntaxError that SCIMMY throws for a bad value while it reads a request (nowhere else: there, such
+ * an error is a defect, a 500).
+ */
+export function scimErrorOf(error: unknown, reading = false): ScimError | null {
   if (error instanceof ScimError) return error;
   if (error instanceof SCIMMY.Types.Error) return new ScimError(error.status, error.scimType, error.message);
-  if (error instanceof TypeError || error instanceof SyntaxError) return new ScimError(400, 'invalidValue', error.message);
+  if (reading && (error instanceof TypeError || error instanceof SyntaxError)) return new ScimError(400, 'invalidValue', error.message);
   return null;
 }
 
@@ -114,7 +118,7 @@ export function parseResource(kind: 'User' | 'Group', body: unknown): Record<str
   try {
     return JSON.parse(JSON.stringify(new schema(input, 'in'))) as Record<string, unknown>;
   } catch (error) {
-    throw scimErrorOf(error) ?? error;
+    throw scimErrorOf(error, true) ?? error;
   }
 }
 
@@ -160,7 +164,7 @@ export async function applyPatch(kind: 'User' | 'Group', current: Record<string,
     const result = await patch.apply(instance);
     return JSON.parse(JSON.stringify(result ?? instance)) as Record<string, unknown>;
   } catch (error) {
-    throw scimErrorOf(error) ?? error;
+    throw scimErrorOf(error, true) ?? error;
   }
 }
 
@@ -183,7 +187,7 @@ export function parseFilter(filter: string): Comparison[][] {
   try {
     parsed = new SCIMMY.Types.Filter(filter);
   } catch (error) {
-    const scim = scimErrorOf(error);
+    const scim = scimErrorOf(error, true);
     throw new ScimError(400, 'invalidFilter', scim?.message ?? 'the filter cannot be parsed');
   }
   const branches: Comparison[][] = [];
@@ -193,7 +197,9 @@ export function parseFilter(filter: string): Comparison[][] {
       if (!Array.isArray(expression) || typeof expression[0] !== 'string') {
         throw new ScimError(400, 'invalidFilter', `the filter on ${attribute} is not supported (only comparisons of top-level attributes)`);
       }
-      comparisons.push({ attribute, op: expression[0].toLowerCase(), value: expression[1] });
+      const op = expression[0].toLowerCase();
+      if (op !== 'pr' && expression.length < 2) throw new ScimError(400, 'invalidFilter', `the comparison of ${attribute} has no value`);
+      comparisons.push({ attribute, op, value: expression[1] });
     }
     branches.push(comparisons);
   }
