@@ -136,7 +136,17 @@ function normalizedPatch(body: unknown): Record<string, unknown> {
     if (leaf && BOOLEAN_ATTRIBUTES.has(leaf)) value = booleanOf(value);
     else if (value !== null && typeof value === 'object' && !Array.isArray(value)) value = withBooleans(withoutEnterprise(value as Record<string, unknown>));
     else value = withBooleans(value);
-    return [{ ...op, op: typeof op.op === 'string' ? op.op.toLowerCase() : op.op, ...(value === undefined ? {} : { value }) }];
+    const name = typeof op.op === 'string' ? op.op.toLowerCase() : op.op;
+    // Entra removes members as { op: Remove, path: members, value: [{ value: id }] }: the RFC's form
+    // is a filter in the path, one removal per member.
+    if (name === 'remove' && path && /^\w+$/.test(path) && Array.isArray(value) && value.length > 0) {
+      return value.map((item) => {
+        const id = (item as { value?: unknown } | null)?.value;
+        if (typeof id !== 'string') throw new ScimError(400, 'invalidValue', `every value removed from ${path} needs a value`);
+        return { op: 'remove', path: `${path}[value eq ${JSON.stringify(id)}]` };
+      });
+    }
+    return [{ ...op, op: name, ...(value === undefined ? {} : { value }) }];
   });
   return { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: kept };
 }
