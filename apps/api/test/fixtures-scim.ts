@@ -20,7 +20,12 @@ export interface ScimAnswer {
 }
 
 /** A request to /scim/v2 with `token` (null: none); a body is sent as application/scim+json. */
-export async function scim(server: TestServer, token: string | null, path: string, init: { method?: string; body?: unknown; raw?: string; contentType?: string } = {}): Promise<ScimAnswer> {
+export async function scim(
+  server: TestServer,
+  token: string | null,
+  path: string,
+  init: { method?: string; body?: unknown; raw?: string; contentType?: string } = {},
+): Promise<ScimAnswer> {
   const headers: Record<string, string> = {};
   if (init.body !== undefined || init.raw !== undefined) headers['content-type'] = init.contentType ?? 'application/scim+json';
   const res = await server.request(`/scim/v2${path}`, {

@@ -148,7 +148,10 @@ describe('Microsoft Entra ID', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const user = created.body;
     // userName is not an e-mail here: the person is the primary work e-mail.
-    expect(user).toMatchObject({ userName: 'Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1', emails: [{ value: 'test_user_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com' }] });
+    expect(user).toMatchObject({
+      userName: 'Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1',
+      emails: [{ value: 'test_user_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com' }],
+    });
 
     const found = await scim(env.server, token, `/Users?filter=${encodeURIComponent('userName eq "Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1"')}`);
     expect(found.body).toMatchObject({ totalResults: 1, Resources: [{ id: user.id }] });
@@ -208,7 +211,12 @@ describe('Microsoft Entra ID', () => {
     const member = (
       await scim(env.server, token, '/Users', {
         method: 'POST',
-        body: { schemas: [USER_SCHEMA], userName: 'entra.member@testuser.com', active: true, emails: [{ primary: true, type: 'work', value: 'entra.member@testuser.com' }] },
+        body: {
+          schemas: [USER_SCHEMA],
+          userName: 'entra.member@testuser.com',
+          active: true,
+          emails: [{ primary: true, type: 'work', value: 'entra.member@testuser.com' }],
+        },
       })
     ).body;
 

@@ -47,7 +47,9 @@ describe('SCIM tokens (tRPC)', () => {
     expect(JSON.stringify(listed)).not.toContain(made.token);
 
     // Another organization's management key neither sees nor revokes it.
-    expect((await ok(env.server, 'scim.listTokens', undefined, { key: env.other.managementKey, query: true })).data.map((t) => t.id)).not.toContain(made.data.id);
+    expect((await ok(env.server, 'scim.listTokens', undefined, { key: env.other.managementKey, query: true })).data.map((t) => t.id)).not.toContain(
+      made.data.id,
+    );
     expect((await trpc(env.server, 'scim.revokeToken', { id: made.data.id }, { key: env.other.managementKey })).status).toBe(404);
     expect((await trpc(env.server, 'scim.revokeToken', { id: 'not-a-uuid' })).status).toBe(404);
 
@@ -160,22 +162,37 @@ describe('RFC 7643 / 7644 MUSTs', () => {
   it('errors: missing userName 400, a taken userName 409 uniqueness, malformed JSON 400 invalidSyntax, unknown ids 404', async () => {
     const token = await scimToken(env.server);
     expectScimError(await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA] } }), 400, 'invalidValue');
-    expectScimError(await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName: 'no-email-here' } }), 400, 'invalidValue');
+    expectScimError(
+      await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName: 'no-email-here' } }),
+      400,
+      'invalidValue',
+    );
     expectScimError(await scim(env.server, token, '/Users', { method: 'POST', body: ['x'] }), 400);
     expectScimError(await scim(env.server, token, '/Users', { method: 'POST', raw: '{' }), 400, 'invalidSyntax');
     const userName = email('dup');
     await createScimUser(env.server, token, userName);
-    expectScimError(await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName: userName.toUpperCase() } }), 409, 'uniqueness');
+    expectScimError(
+      await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName: userName.toUpperCase() } }),
+      409,
+      'uniqueness',
+    );
     for (const id of [randomUUID(), 'not-a-uuid']) {
       expectScimError(await scim(env.server, token, `/Users/${id}`), 404);
       expectScimError(await scim(env.server, token, `/Groups/${id}`), 404);
       expectScimError(await scim(env.server, token, `/Groups/${id}`, { method: 'PATCH', body: patchOp({ op: 'add', path: 'members', value: [] }) }), 404);
     }
     expectScimError(await scim(env.server, token, '/Groups', { method: 'POST', body: { schemas: [GROUP_SCHEMA] } }), 400, 'invalidValue');
-    expectScimError(await scim(env.server, token, '/Groups', { method: 'POST', body: { schemas: [GROUP_SCHEMA], displayName: 'x', members: [{ value: randomUUID() }] } }), 400, 'invalidValue');
+    expectScimError(
+      await scim(env.server, token, '/Groups', { method: 'POST', body: { schemas: [GROUP_SCHEMA], displayName: 'x', members: [{ value: randomUUID() }] } }),
+      400,
+      'invalidValue',
+    );
     const group = await createScimGroup(env.server, token, 'errs');
     expectScimError(await scim(env.server, token, `/Groups/${group.id}`, { method: 'PATCH', body: { Operations: 'x' } }), 400);
-    expectScimError(await scim(env.server, token, `/Groups/${group.id}`, { method: 'PATCH', body: patchOp({ op: 'jump', path: 'displayName', value: 'x' }) }), 400);
+    expectScimError(
+      await scim(env.server, token, `/Groups/${group.id}`, { method: 'PATCH', body: patchOp({ op: 'jump', path: 'displayName', value: 'x' }) }),
+      400,
+    );
   });
 
   it('filter (userName, externalId, displayName eq), startIndex and count in a ListResponse', async () => {
@@ -203,7 +220,10 @@ describe('RFC 7643 / 7644 MUSTs', () => {
     expect((await scim(env.server, token, `/Users?filter=${encodeURIComponent('externalId eq "EXT-1"')}`)).body.totalResults).toBe(0);
     const either = await scim(env.server, token, `/Users?filter=${encodeURIComponent('externalId eq "ext-0" or externalId eq "ext-2"')}&count=1&startIndex=2`);
     expect(either.body).toMatchObject({ totalResults: 2, itemsPerPage: 1, Resources: [{ id: users[2]!.id }] });
-    expect((await scim(env.server, token, `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`)).body).toMatchObject({ totalResults: 0, Resources: [] });
+    expect((await scim(env.server, token, `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`)).body).toMatchObject({
+      totalResults: 0,
+      Resources: [],
+    });
 
     await createScimGroup(env.server, token, 'Engineering', [users[0]!.id]);
     await createScimGroup(env.server, token, 'Sales');
@@ -230,7 +250,10 @@ describe('the lifecycle through group mappings', () => {
     const person = await personOf(userName);
     expect(await workspaceRoles(person.id)).toEqual({});
 
-    const added = await scim(env.server, token, `/Groups/${group.id}`, { method: 'PATCH', body: patchOp({ op: 'add', path: 'members', value: [{ value: user.id }] }) });
+    const added = await scim(env.server, token, `/Groups/${group.id}`, {
+      method: 'PATCH',
+      body: patchOp({ op: 'add', path: 'members', value: [{ value: user.id }] }),
+    });
     expect(added.status).toBe(200);
     expect(added.body.members).toEqual([expect.objectContaining({ value: user.id })]);
     expect(await workspaceRoles(person.id)).toEqual({ [ws.id]: 'admin' });
@@ -244,7 +267,9 @@ describe('the lifecycle through group mappings', () => {
     expect(off.body.active).toBe(false);
     expect(await workspaceRoles(person.id)).toEqual({});
     expectEnvelope(await rest(env.server, '/key', { key }), 401);
-    const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: (await env.server.db.apiKey.findFirstOrThrow({ where: { creator_user_id: person.id } })).hash } });
+    const row = await env.server.db.apiKey.findUniqueOrThrow({
+      where: { hash: (await env.server.db.apiKey.findFirstOrThrow({ where: { creator_user_id: person.id } })).hash },
+    });
     expect(row).toMatchObject({ disabled: true, deleted_at: null });
 
     // Active again: the group grants the role again (the keys stay disabled until an admin enables them).
@@ -310,7 +335,10 @@ describe('isolation between organizations', () => {
 
     expectScimError(await scim(env.server, theirs, `/Users/${user.id}`), 404);
     expectScimError(await scim(env.server, theirs, `/Groups/${group.id}`), 404);
-    expectScimError(await scim(env.server, theirs, `/Users/${user.id}`, { method: 'PATCH', body: patchOp({ op: 'replace', path: 'active', value: false }) }), 404);
+    expectScimError(
+      await scim(env.server, theirs, `/Users/${user.id}`, { method: 'PATCH', body: patchOp({ op: 'replace', path: 'active', value: false }) }),
+      404,
+    );
     expectScimError(await scim(env.server, theirs, `/Users/${user.id}`, { method: 'PUT', body: { schemas: [USER_SCHEMA], userName: user.userName } }), 404);
     expectScimError(await scim(env.server, theirs, `/Users/${user.id}`, { method: 'DELETE' }), 404);
     expectScimError(await scim(env.server, theirs, `/Groups/${group.id}`, { method: 'PATCH', body: patchOp({ op: 'remove', path: 'members' }) }), 404);
@@ -319,7 +347,11 @@ describe('isolation between organizations', () => {
     expect(list.body.totalResults).toBe(0);
     expect(JSON.stringify((await scim(env.server, theirs, '/Groups')).body)).not.toContain(group.id);
     // Their group cannot take my user as a member.
-    expectScimError(await scim(env.server, theirs, '/Groups', { method: 'POST', body: { schemas: [GROUP_SCHEMA], displayName: 'x', members: [{ value: user.id }] } }), 400, 'invalidValue');
+    expectScimError(
+      await scim(env.server, theirs, '/Groups', { method: 'POST', body: { schemas: [GROUP_SCHEMA], displayName: 'x', members: [{ value: user.id }] } }),
+      400,
+      'invalidValue',
+    );
     // The same person provisioned by both organizations: two Users, each its organization's.
     const twin = await createScimUser(env.server, theirs, user.userName);
     expect(twin.id).not.toBe(user.id);
@@ -394,7 +426,12 @@ describe('D14 GET /api/v1/scim/groups', () => {
     expect(Strict.parse((await rest(env.server, '/scim/groups?offset=3&limit=50', { key: org.managementKey })).body)).toEqual({ data: [], total_count: 3 });
     // Only mappings: a directory with no groups yet.
     const mapped = await createOrganization(env.server.db, 'D14 mapped');
-    await ok(env.server, 'scim.createGroupMapping', { scim_group_id: randomUUID(), workspace_id: mapped.workspaceId, role: 'member' }, { key: mapped.managementKey });
+    await ok(
+      env.server,
+      'scim.createGroupMapping',
+      { scim_group_id: randomUUID(), workspace_id: mapped.workspaceId, role: 'member' },
+      { key: mapped.managementKey },
+    );
     expect(Strict.parse((await rest(env.server, '/scim/groups', { key: mapped.managementKey })).body)).toEqual({ data: [], total_count: 0 });
     // Over tRPC, the same.
     expect((await ok(env.server, 'scim.listGroups', { limit: 2 }, { key: org.managementKey, query: true })).data).toHaveLength(2);

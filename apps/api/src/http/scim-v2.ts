@@ -21,7 +21,16 @@ import {
   type ScimQuery,
   type WriteEffects,
 } from '../modules/scim/directory.service.js';
-import { resourceTypes, SCIM_CONTENT_TYPE, schemas, scimErrorBody, scimErrorOf, ScimError, listResponse, serviceProviderConfig } from '../modules/scim/scim-protocol.js';
+import {
+  resourceTypes,
+  SCIM_CONTENT_TYPE,
+  schemas,
+  scimErrorBody,
+  scimErrorOf,
+  ScimError,
+  listResponse,
+  serviceProviderConfig,
+} from '../modules/scim/scim-protocol.js';
 import { forgetDisabledKeys } from '../modules/scim/scim.service.js';
 import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
 import { keyHashOf, requestOrigin, type AppDeps } from '../trpc/context.js';

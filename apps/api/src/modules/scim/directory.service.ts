@@ -63,7 +63,8 @@ function meta(kind: 'User' | 'Group', row: { id: string; created_at: Date; updat
 }
 
 export function userResource(row: UserWithPerson, base: string): Record<string, unknown> {
-  const name = row.given_name !== null || row.family_name !== null ? { givenName: row.given_name ?? undefined, familyName: row.family_name ?? undefined } : undefined;
+  const name =
+    row.given_name !== null || row.family_name !== null ? { givenName: row.given_name ?? undefined, familyName: row.family_name ?? undefined } : undefined;
   return {
     schemas: [USER_SCHEMA],
     id: row.id,
@@ -84,7 +85,9 @@ export function groupResource(row: GroupWithMembers, base: string, excludeMember
     id: row.id,
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     displayName: row.display_name,
-    ...(excludeMembers ? {} : { members: row.members.map(({ user }) => ({ value: user.id, display: user.user_name, $ref: `${base}/Users/${user.id}`, type: 'User' })) }),
+    ...(excludeMembers
+      ? {}
+      : { members: row.members.map(({ user }) => ({ value: user.id, display: user.user_name, $ref: `${base}/Users/${user.id}`, type: 'User' })) }),
     meta: meta('Group', row, base),
   };
 }
@@ -209,7 +212,12 @@ export async function getGroup(db: Db, tenant: Tenant, id: string, base: string,
  * and disables the keys of memberships lost. A key disabled is checked by the keys module's rule (the
  * organization keeps an enabled management key), which refuses the whole write otherwise.
  */
-async function directoryWrite<T>(db: Db, tenant: Tenant, now: Date, write: (tx: Tx, losses: Loss[]) => Promise<T>): Promise<{ result: T; effects: WriteEffects }> {
+async function directoryWrite<T>(
+  db: Db,
+  tenant: Tenant,
+  now: Date,
+  write: (tx: Tx, losses: Loss[]) => Promise<T>,
+): Promise<{ result: T; effects: WriteEffects }> {
   try {
     return await db.$transaction(
       async (tx) => {
@@ -276,11 +284,15 @@ async function reconcile(tx: Tx, tenant: Tenant): Promise<Loss[]> {
     for (const userId of byGroup.get(mapping.scim_group_id) ?? []) {
       const key = `${userId}|${mapping.workspace_id}`;
       const known = desired.get(key);
-      if (!known || mapping.role === 'admin') desired.set(key, { userId, workspaceId: mapping.workspace_id, role: known?.role === 'admin' ? 'admin' : mapping.role });
+      if (!known || mapping.role === 'admin')
+        desired.set(key, { userId, workspaceId: mapping.workspace_id, role: known?.role === 'admin' ? 'admin' : mapping.role });
     }
   }
 
-  const granted = await tx.workspaceMember.findMany({ where: { ...tenantWhere(tenant), scim_granted: true }, select: { id: true, user_id: true, workspace_id: true, role: true } });
+  const granted = await tx.workspaceMember.findMany({
+    where: { ...tenantWhere(tenant), scim_granted: true },
+    select: { id: true, user_id: true, workspace_id: true, role: true },
+  });
   const losses: Loss[] = [];
   const gone: string[] = [];
   for (const row of granted) {
@@ -492,7 +504,9 @@ export async function deleteGroup(db: Db, tenant: Tenant, id: string, now: Date)
  */
 export async function applyScimMappings(db: Db, tenant: Tenant, now: Date): Promise<{ synced_groups: number; deleted_groups: number } & WriteEffects> {
   const { result, effects } = await directoryWrite(db, tenant, now, async (tx) => {
-    const mapped = [...new Set((await tx.scimGroupMapping.findMany({ where: tenantWhere(tenant), select: { scim_group_id: true } })).map((m) => m.scim_group_id))];
+    const mapped = [
+      ...new Set((await tx.scimGroupMapping.findMany({ where: tenantWhere(tenant), select: { scim_group_id: true } })).map((m) => m.scim_group_id)),
+    ];
     const existing = mapped.length ? await tx.scimGroup.count({ where: { ...tenantWhere(tenant), id: { in: mapped } } }) : 0;
     return { synced_groups: existing, deleted_groups: mapped.length - existing };
   });
@@ -510,7 +524,10 @@ export async function changeMappings<T>(db: Db, tenant: Tenant, now: Date, chang
 
 /** Marks the memberships this mapping grants (its workspace, its group's members) as kept by hand. */
 export async function keepMappingMembers(tx: Tx, tenant: Tenant, mapping: { workspace_id: string; scim_group_id: string }) {
-  const members = await tx.scimGroupMember.findMany({ where: { ...tenantWhere(tenant), group_id: mapping.scim_group_id }, select: { user: { select: { user_id: true } } } });
+  const members = await tx.scimGroupMember.findMany({
+    where: { ...tenantWhere(tenant), group_id: mapping.scim_group_id },
+    select: { user: { select: { user_id: true } } },
+  });
   if (members.length === 0) return;
   await tx.workspaceMember.updateMany({
     where: { ...tenantWhere(tenant), workspace_id: mapping.workspace_id, scim_granted: true, user_id: { in: members.map((m) => m.user.user_id) } },

@@ -127,7 +127,7 @@ function normalizedPatch(body: unknown): Record<string, unknown> {
   const message = objectBody(body);
   const operations = Array.isArray(message.Operations) ? message.Operations : message.operations;
   if (!Array.isArray(operations)) throw new ScimError(400, 'invalidSyntax', 'PatchOp request body must contain an Operations array');
-  const kept = operations.flatMap((operation: unknown) => {
+  const kept = operations.flatMap((operation: unknown): Record<string, unknown>[] => {
     const op = objectBody(operation);
     const path = typeof op.path === 'string' ? op.path : undefined;
     if (path?.startsWith(ENTERPRISE_USER)) return [];
