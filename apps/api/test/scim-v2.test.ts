@@ -82,6 +82,21 @@ describe('/scim/v2 authentication', () => {
     expectEnvelope(await rest(env.server, '/scim/groups', { key: token }), 401);
     expect((await trpc(env.server, 'scim.listTokens', undefined, { key: token, query: true })).status).toBe(401);
   });
+
+  it("a disabled organization's SCIM tokens are refused", async () => {
+    const org = await createOrganization(env.server.db, 'Disabled');
+    const token = await scimToken(env.server, org.managementKey);
+    expect((await scim(env.server, token, '/Users')).status).toBe(200);
+    await ok(env.server, 'organizations.disable', { organization_id: org.organizationId });
+    expectScimError(await scim(env.server, token, '/Users'), 401);
+  });
+
+  it('NUL or a lone surrogate in any value is 400 invalidValue, before any write', async () => {
+    const token = await scimToken(env.server);
+    for (const userName of ['a\u0000b@example.com', 'x\ud800@example.com']) {
+      expectScimError(await scim(env.server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName } }), 400, 'invalidValue');
+    }
+  });
 });
 
 describe('RFC 7643 / 7644 MUSTs', () => {

@@ -4,7 +4,8 @@
 // Only a SCIM token of the organization (scim.createToken) authenticates here; API keys do not, and
 // a SCIM token authenticates nothing else.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { httpErrorOf } from '../errors.js';
+import { httpErrorOf, Invalid } from '../errors.js';
+import { assertStorable } from '../storable-input.js';
 import {
   createGroup,
   createUser,
@@ -97,6 +98,13 @@ export function scimRoutes(deps: AppDeps): Router {
     res.locals.keyHash = hash;
     const caller = hash ? await scimCallerOf(deps.db, hash, deps.now()) : null;
     if (!caller) throw new ScimError(401, undefined, 'a SCIM token of the organization is required (Authorization: Bearer <token>)');
+    // What PostgreSQL cannot store (NUL, lone surrogates) or nesting too deep: 400 before any query.
+    try {
+      assertStorable({ query: req.query, params: req.params, body: req.body });
+    } catch (error) {
+      if (error instanceof Invalid) throw new ScimError(400, 'invalidValue', error.message);
+      throw error;
+    }
     await handler(deps, req, res, caller);
   };
   const written = (res: Response, status: number, result: { resource?: unknown; effects: WriteEffects }) => {
@@ -205,6 +213,7 @@ export function scimRoutes(deps: AppDeps): Router {
     if (scim) return sendError(res, scim);
     const bodyError = error as { type?: string; status?: number };
     if (bodyError.type === 'entity.parse.failed') return sendError(res, new ScimError(400, 'invalidSyntax', 'the request body is not valid JSON'));
+    if (error instanceof URIError) return sendError(res, new ScimError(400, 'invalidValue', 'a malformed percent-encoding in the path'));
     if (bodyError.type === 'entity.too.large') return sendError(res, new ScimError(413, undefined, `the request body exceeds ${MAX_BODY}`));
     if (bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported') {
       return sendError(res, new ScimError(415, undefined, 'unsupported request body encoding'));

@@ -57,10 +57,14 @@ export interface ScimCaller extends Tenant {
   tokenId: string;
 }
 
-/** The organization whose token hashes to `hash`, or null (unknown or revoked). Notes its last use (at most once a minute). */
+/** The organization whose token hashes to `hash`, or null (unknown, revoked, or its organization disabled). Notes its last use (at most once a minute). */
 export async function scimCallerOf(db: Db, hash: string, now: Date): Promise<ScimCaller | null> {
-  const row = await db.scimToken.findUnique({ where: { hash }, select: { id: true, organization_id: true, last_used_at: true } });
-  if (!row) return null;
+  const row = await db.scimToken.findUnique({
+    where: { hash },
+    select: { id: true, organization_id: true, last_used_at: true, organization: { select: { disabled_at: true } } },
+  });
+  // A disabled organization's tokens are refused, as its keys are.
+  if (!row || row.organization.disabled_at) return null;
   if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
     await db.scimToken.updateMany({ where: { id: row.id }, data: { last_used_at: now } });
   }
