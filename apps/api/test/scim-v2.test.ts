@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ListScimGroupsOutputSchema, ScimGroupSchema } from '@switchyard/schema';
+import { applyScimMappings } from '../src/modules/scim/directory.service.js';
 import { createOrganization, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 import { ok, trpc } from './fixtures-trpc.js';
@@ -338,6 +339,27 @@ describe('the lifecycle through group mappings', () => {
     expectEnvelope(await rest(env.server, '/key', { key }), 401);
     // A key in a workspace they keep (the default one) stays enabled.
     expect((await rest(env.server, '/key', { key: elsewhere })).status).toBe(200);
+  });
+});
+
+describe('applyScimMappings (what a sync job will call)', () => {
+  it('re-applies every mapping of the organization and counts the groups synced and those that no longer exist', async () => {
+    const org = await createOrganization(env.server.db, 'Sync');
+    const token = await scimToken(env.server, org.managementKey);
+    const ws = await createWorkspace(env.server, 'sync-ws', org.managementKey);
+    const user = await createScimUser(env.server, token, email('sync'));
+    const person = await personOf(user.userName);
+    const group = await createScimGroup(env.server, token, 'Sync', [user.id]);
+    const gone = await createScimGroup(env.server, token, 'Gone', [user.id]);
+    for (const id of [group.id, gone.id, randomUUID()]) {
+      await ok(env.server, 'scim.createGroupMapping', { scim_group_id: id, workspace_id: ws.id, role: 'member' }, { key: org.managementKey });
+    }
+    expect((await scim(env.server, token, `/Groups/${gone.id}`, { method: 'DELETE' })).status).toBe(204);
+    // A grant lost outside the directory's writes (e.g. removed by hand) comes back.
+    await env.server.db.workspaceMember.deleteMany({ where: { user_id: person.id, workspace_id: ws.id } });
+    const result = await applyScimMappings(env.server.db, { organizationId: org.organizationId }, new Date());
+    expect(result).toEqual({ synced_groups: 1, deleted_groups: 2, disabledKeyHashes: [] });
+    expect(await workspaceRoles(person.id)).toEqual({ [ws.id]: 'member' });
   });
 });
 
