@@ -34,7 +34,8 @@ import {
 } from '../modules/scim/scim-protocol.js';
 import { forgetDisabledKeys } from '../modules/scim/scim.service.js';
 import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
-import { keyHashOf, requestOrigin, type AppDeps } from '../trpc/context.js';
+import { hashApiKey } from '../modules/keys/key-format.js';
+import { requestOrigin, type AppDeps } from '../trpc/context.js';
 import { logIfInternal } from './error-response.js';
 import { loggerOf } from './request-log.js';
 import { labelRoute } from './request-metrics.js';
@@ -83,6 +84,14 @@ function listQuery(req: Request): ScimQuery {
   };
 }
 
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The SHA-256 of the request's bearer token (a SCIM token is kept only as its hash), or null. */
+function bearerHash(req: Request): string | null {
+  const token = req.headers.authorization ? BEARER.exec(req.headers.authorization)?.[1] : undefined;
+  return token ? hashApiKey(token) : null;
+}
+
 const base = (req: Request) => `${requestOrigin(req)}${SCIM_PREFIX}`;
 
 type Handler = (deps: AppDeps, req: Request, res: Response, caller: ScimCaller) => Promise<void>;
@@ -94,7 +103,7 @@ export function scimRoutes(deps: AppDeps): Router {
 
   const route = (handler: Handler) => async (req: Request, res: Response) => {
     labelRoute(req, res);
-    const hash = keyHashOf(req);
+    const hash = bearerHash(req);
     res.locals.keyHash = hash;
     const caller = hash ? await scimCallerOf(deps.db, hash, deps.now()) : null;
     if (!caller) throw new ScimError(401, undefined, 'a SCIM token of the organization is required (Authorization: Bearer <token>)');
