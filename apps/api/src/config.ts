@@ -42,6 +42,9 @@ const EnvSchema = z.object({
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL (Redis or Valkey); unset keeps the counters in PostgreSQL')
     .optional(),
   FREE_MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  // The token exchange (POST /oauth/token): exchanges per client address per minute, and how long a signing key signs.
+  TOKEN_EXCHANGES_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  SIGNING_KEY_ROTATION_DAYS: z.coerce.number().min(0.001).max(365).default(30),
   SWITCHYARD_SECRET_KEY: parsedWith(parseSecretKeyRing, 'comma-separated for rotation, newest first').optional(),
   // Files and media (container files, promoted documents, video downloads).
   STORAGE_QUOTA_BYTES: z.coerce
@@ -168,6 +171,10 @@ export interface Config {
    * organization's settings row says otherwise; 0: none.
    */
   freeModelRequestsPerMinute: number;
+  /** Token exchanges (POST /oauth/token) a client address may make per minute (TOKEN_EXCHANGES_PER_MINUTE); 0: none. */
+  tokenExchangesPerMinute: number;
+  /** How long one of Switchyard's token-signing keys signs before a new one takes over (SIGNING_KEY_ROTATION_DAYS). */
+  signingKeyRotationMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
   secretKeys: Buffer[] | undefined;
   media: MediaConfig;
@@ -300,6 +307,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
+    tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,
+    signingKeyRotationMs: Math.round(e.SIGNING_KEY_ROTATION_DAYS * 86_400_000),
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,
     media: {

@@ -10,7 +10,7 @@ import { modelsRouter } from './modules/models/models.router.js';
 import { organizationRouter } from './modules/organization/organization.router.js';
 import { organizationsRouter } from './modules/organizations/organizations.router.js';
 import { presetsRouter } from './modules/presets/presets.router.js';
-import { authRouter } from './modules/auth/auth.router.js';
+import { authRouter, federationPoliciesRouter } from './modules/auth/auth.router.js';
 import { routingRouter } from './modules/routing/routing.router.js';
 import { scimRouter } from './modules/scim/scim.router.js';
 import { videosRouter } from './modules/videos/videos.router.js';
@@ -35,6 +35,7 @@ export const appRouter = router({
   videos: videosRouter,
   routing: routingRouter,
   auth: authRouter,
+  federationPolicies: federationPoliciesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -25,6 +25,8 @@ import { listenForCacheEvents } from './cache-events.js';
 import { openReservations, startReservationSweep, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
+import { workloadIdentity } from './modules/auth/identity.js';
+import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { Limits, redactedUrl } from './limits/limits.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
 
@@ -174,7 +176,10 @@ export async function startServer(
     const limitLog = logger.child({ component: 'limits' });
     limits = await Limits.open({
       store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
-      rules: { [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute) },
+      rules: {
+        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute),
+        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60 },
+      },
       rejected: (name) => metrics.limiterRejections.inc({ limit: name }),
       storeState: (state, error) =>
         state === 'lost'
@@ -182,6 +187,7 @@ export async function startServer(
           : limitLog.info('the counter store is reachable again'),
     });
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
+    metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
     limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
     const openLimits = limits;
     const caches = {
@@ -227,6 +233,7 @@ export async function startServer(
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
         limits,
+        identity: workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs }),
         reservationTtlMs: config.reservationTtlMs,
         refusalEvents,
         trustProxy: config.trustProxy,

@@ -29,6 +29,8 @@ import { createOrganization, useServer, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
+import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
+import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform'];
@@ -47,6 +49,7 @@ interface Fixture {
   fileId: string;
   videoJobId: string;
   documentId: string;
+  idp: IdentityProvider;
 }
 
 interface Sample<P extends ProcedurePath> {
@@ -89,6 +92,11 @@ async function preset(fx: Fixture): Promise<string> {
   return slug;
 }
 
+/** A federation policy of the owning organization, for its regular key, trusting the local identity provider. */
+function policyInput(fx: Fixture) {
+  return { issuer: ISSUER, audience: AUDIENCE, subject: `workload-${unique()}`, jwks: fx.idp.jwks as { keys: [{ kty: 'EC' }] }, key_hash: fx.regular.hash };
+}
+
 /** One sample input per procedure, naming the owning organization's resources where it takes any. */
 const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'keys.current': { input: () => undefined },
@@ -107,6 +115,10 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'auth.exchangeCode': {
     input: async (fx) => ({ code: (await ok(fx.server, 'auth.createCode', { callback_url: `https://app-${unique()}.example/callback` })).data.id }),
   },
+  'auth.jwks': { input: () => undefined },
+  'federationPolicies.list': { input: () => ({}) },
+  'federationPolicies.create': { input: (fx) => policyInput(fx), scoped: true },
+  'federationPolicies.delete': { input: async (fx) => ({ id: (await ok(fx.server, 'federationPolicies.create', policyInput(fx))).id }), scoped: true },
   'models.userModels': { input: () => ({ offset: 0, limit: 5 }) },
   'models.images': { input: () => undefined },
   'models.imageEndpoints': { input: () => ({ author: 'openai', slug: 'gpt-image-1' }) },
@@ -215,7 +227,7 @@ const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boole
 
 interface RawSample {
   url: (fx: Fixture) => string;
-  body?: string | (() => { body: Buffer; contentType: string });
+  body?: string | ((fx: Fixture) => { body: Buffer | string; contentType: string } | Promise<{ body: Buffer | string; contentType: string }>);
   scoped?: boolean;
 }
 
@@ -234,6 +246,13 @@ const RAW_SAMPLES: Record<string, RawSample> = {
       contentType: `multipart/form-data; boundary=${BOUNDARY}`,
     }),
   },
+  [`POST ${API_PREFIX}/oauth/token`]: {
+    url: () => `${API_PREFIX}/oauth/token`,
+    body: async (fx) => {
+      const policy = await ok(fx.server, 'federationPolicies.create', policyInput(fx));
+      return { body: exchangeForm(policy.id, await fx.idp.sign(policy.subject, { aud: AUDIENCE })), contentType: 'application/x-www-form-urlencoded' };
+    },
+  },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
     url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
     body: 'written by the platform',
@@ -243,6 +262,7 @@ const RAW_SAMPLES: Record<string, RawSample> = {
 const RAW_ROUTES = [
   ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...OAUTH_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
 ];
 
@@ -303,7 +323,7 @@ beforeAll(async () => {
   const created = await ok(server, 'keys.create', { name: 'regular' });
   const regular = { key: created.key, hash: created.data.hash };
   const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } })).hash;
-  const partial = { server, other, regular } as Fixture;
+  const partial = { server, other, regular, idp: await identityProvider() } as Fixture;
   await ok(server, 'budgets.set', { workspace_ref: server.workspaceId, interval: 'monthly', limit_usd: 100 });
   const containerId = await openContainer(server, 'matrix');
   const written = await putFile(server, containerId, fileIdOf('out/result.txt'), Buffer.from('result'));
@@ -349,7 +369,7 @@ describe('the access matrix', () => {
     const names = RAW_ROUTES.map((r) => `${r.method.toUpperCase()} ${r.prefix}${r.path}`);
     expect(names.filter((name) => !RAW_SAMPLES[name])).toEqual([]);
     expect(Object.keys(RAW_SAMPLES).filter((name) => !names.includes(name))).toEqual([]);
-    for (const route of RAW_ROUTES) expect(['tenant', 'management', 'platform']).toContain(route.access);
+    for (const route of RAW_ROUTES) expect(['public', 'tenant', 'management', 'platform']).toContain(route.access);
   });
 
   for (const { path, def } of procedures) {
@@ -385,7 +405,7 @@ describe('the access matrix', () => {
       for (const caller of CALLERS) {
         want[caller] = expected(route.access, caller, sample.scoped ?? false);
         const body =
-          typeof sample.body === 'function' ? sample.body() : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
+          typeof sample.body === 'function' ? await sample.body(fx) : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {
           method: route.method.toUpperCase(),
           key: keys[caller],

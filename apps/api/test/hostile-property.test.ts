@@ -7,12 +7,13 @@
 // Fixed seed and bounded runs; a failure names the seed and the request (HOSTILE_SEED and
 // HOSTILE_RUNS override them, e.g. HOSTILE_RUNS=500 for a longer hunt). Besides the answer, the
 // server's log must show no internal error and no value a schema let through to the database.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ERROR_MESSAGES, ErrorEnvelopeSchema, type ErrorStatus } from '@switchyard/schema';
+import { ERROR_MESSAGES, ErrorEnvelopeSchema, OAuthErrorBodySchema, type ErrorStatus } from '@switchyard/schema';
 import { PLATFORM_ONLY_MESSAGE } from '../src/access/rules.js';
 import { restOperations, type OperationEntry } from '../src/http/operations.js';
 import { appRouter } from '../src/router.js';
@@ -398,21 +399,49 @@ function requestFor(op: OperationEntry, schema: JsonSchema, real: RealValues, ke
   const bytes: fc.Arbitrary<Sent> = fc
     .tuple(fc.uint8Array({ maxLength: 4096 }), fc.constantFrom(undefined, 'text/plain', 'application/json', 'image/png; x=y', '\u00ff/\u00ff', 'a'.repeat(300)))
     .map(([data, type]) => ({ headers: type ? { 'content-type': type } : ({} as Record<string, string>), body: Buffer.from(data) }));
+  // A form (POST /oauth/token): its fields, given, missing, repeated, with the exact values or hostile ones.
+  const FORM_FIELDS = ['grant_type', 'subject_token', 'subject_token_type', 'federation_policy_id', 'requested_token_type', 'scope'];
+  const formValue = fc.oneof(
+    fc.constantFrom(
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:token-type:jwt',
+      'urn:ietf:params:oauth:token-type:access_token',
+      'inference',
+      'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+      'eyJhbGciOiJFUzI1NiJ9.e30.AAAA',
+      randomUUID(),
+      '%00',
+      '%zz',
+      '',
+    ),
+    fc.string({ maxLength: 40 }),
+  );
+  const form: fc.Arbitrary<Sent> = fc
+    .tuple(
+      fc.array(fc.tuple(fc.constantFrom(...FORM_FIELDS, 'x'), formValue), { maxLength: 8 }),
+      fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'text/plain', 'application/json'),
+    )
+    .map(([pairs, type]) => ({
+      headers: { 'content-type': type },
+      body: Buffer.from(pairs.map(([name, value]) => `${name}=${value.startsWith('%') ? value : encodeURIComponent(value)}`).join('&')),
+    }));
   const body: fc.Arbitrary<Sent> =
-    op.body === 'bytes'
-      ? bytes
-      : op.body === 'multipart'
-        ? formed
-          ? multipartBody(true)
-          : fc.oneof({ weight: 6, arbitrary: multipartBody(false) }, { weight: 1, arbitrary: bytes }, { weight: 1, arbitrary: wildJson })
-        : op.body === 'json'
+    op.body === 'form'
+      ? fc.oneof({ weight: 6, arbitrary: form }, { weight: 1, arbitrary: bytes }, { weight: 1, arbitrary: wildJson })
+      : op.body === 'bytes'
+        ? bytes
+        : op.body === 'multipart'
           ? formed
-            ? json.map((text) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from(text) }))
-            : wildJson
-          : formed
-            ? fc.constant({ headers: {} })
-            : // Operations without a body sometimes get one anyway (to be ignored).
-              fc.oneof({ weight: 4, arbitrary: fc.constant({ headers: {} }) }, { weight: 1, arbitrary: wildJson });
+            ? multipartBody(true)
+            : fc.oneof({ weight: 6, arbitrary: multipartBody(false) }, { weight: 1, arbitrary: bytes }, { weight: 1, arbitrary: wildJson })
+          : op.body === 'json'
+            ? formed
+              ? json.map((text) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from(text) }))
+              : wildJson
+            : formed
+              ? fc.constant({ headers: {} })
+              : // Operations without a body sometimes get one anyway (to be ignored).
+                fc.oneof({ weight: 4, arbitrary: fc.constant({ headers: {} }) }, { weight: 1, arbitrary: wildJson });
 
   return fc.tuple(path, query, key, body).map(([p, q, k, b]) => {
     const headers: Record<string, string> = { ...b.headers };
@@ -474,6 +503,12 @@ function check(op: OperationEntry, answer: Answer, logged: Record<string, unknow
   }
   expect(Object.keys(op.statuses).map(Number), `${where} (not a status the operation declares)`).toContain(answer.status);
   expect(answer.contentType, where).toMatch(/^application\/json/);
+  // 431 is Node's, before any operation runs: the envelope, whatever the operation's own error body.
+  if (op.errorBody === 'oauth' && answer.status !== 431) {
+    const body = OAuthErrorBodySchema.strict().parse(JSON.parse(text));
+    expect(OAUTH_ERRORS, where).toContain(body.error);
+    return;
+  }
   const envelope = ErrorEnvelopeSchema.strict().parse(JSON.parse(text));
   expect(envelope.error.code, where).toBe(answer.status);
   const message = ERROR_MESSAGES[answer.status as ErrorStatus];
@@ -482,6 +517,9 @@ function check(op: OperationEntry, answer: Answer, logged: Record<string, unknow
   else if (answer.status === 403) expect([message, PLATFORM_ONLY_MESSAGE], where).toContain(envelope.error.message);
   else expect(envelope.error.message, where).toBe(message);
 }
+
+/** RFC 6749 §5.2's error codes (and RFC 8693's use of them) that POST /oauth/token answers. */
+const OAUTH_ERRORS = ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'temporarily_unavailable'];
 
 const operations = restOperations(appRouter);
 

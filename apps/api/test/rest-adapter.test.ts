@@ -49,6 +49,7 @@ beforeAll(async () => {
     reservationTtlMs: 0,
     refusalEvents: undefined as never,
     metrics: undefined as never,
+    identity: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

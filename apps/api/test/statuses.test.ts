@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, type ErrorStatus } from '@switchyard/schema';
+import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, OAuthErrorBodySchema, type ErrorStatus } from '@switchyard/schema';
 import { openApiDocument, pathShape } from '../src/http/openapi.js';
 import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } from '../src/http/operations.js';
 import { API_PREFIX } from '../src/http/paths.js';
+import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 import { COMMON, declaredAnswer } from '../src/http/statuses.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
@@ -14,7 +15,14 @@ import { testServer } from './fixtures.js';
 
 const operations = restOperations(appRouter);
 const procedureMeta = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { access?: string } } }>;
-const isPublic = (op: (typeof operations)[number]) => op.procedure !== undefined && procedureMeta[op.procedure]?._def.meta?.access === 'public';
+/** Raw routes that take no key (POST /oauth/token), as "<METHOD> <OpenAPI path>". */
+const PUBLIC_RAW = new Set(
+  OAUTH_ROUTES.filter((route) => route.access === 'public').map(
+    (route) => `${route.method.toUpperCase()} ${API_PREFIX}${route.path.replace(/:(\w+)/g, '{$1}')}`,
+  ),
+);
+const isPublic = (op: (typeof operations)[number]) =>
+  op.procedure !== undefined ? procedureMeta[op.procedure]?._def.meta?.access === 'public' : PUBLIC_RAW.has(`${op.method} ${op.path}`);
 
 /** The operations of platform-api.md served so far (D1-D21 as they are built). */
 const PLATFORM_OPERATIONS = [
@@ -30,6 +38,8 @@ const PLATFORM_OPERATIONS = [
   'POST /api/v1/presets/{slug}/responses',
   'POST /api/v1/files',
   'GET /api/v1/scim/groups',
+  'POST /api/v1/oauth/token',
+  'GET /api/v1/oauth/jwks',
 ];
 
 describe('declared statuses', () => {
@@ -104,6 +114,11 @@ describe('the OpenAPI document', () => {
         const response = responses[status]!;
         expect(response.description).toBe(op.statuses[Number(status) as ErrorStatus]);
         const json = response.content['application/json']!;
+        if (op.errorBody === 'oauth' && status !== '431') {
+          expect(json.schema).toEqual({ $ref: '#/components/schemas/OAuthError' });
+          OAuthErrorBodySchema.strict().parse(json.example);
+          continue;
+        }
         expect(json.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
         const example = ErrorEnvelopeSchema.parse(json.example);
         expect(example.error.code).toBe(Number(status));

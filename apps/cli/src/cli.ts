@@ -17,6 +17,7 @@ import { orgCommands } from './commands/orgs.js';
 import { routeCommands } from './commands/route.js';
 import { presetCommands } from './commands/presets.js';
 import { scimCommands } from './commands/scim.js';
+import { federationCommands } from './commands/federation.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
@@ -28,6 +29,7 @@ export const commands: Command[] = [
   ...byokCommands,
   ...presetCommands,
   ...scimCommands,
+  ...federationCommands,
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
@@ -47,6 +49,7 @@ const GROUPS: Record<string, string> = {
   scim: "SCIM: group mappings, the directory's groups, SCIM tokens",
   tokens: 'SCIM bearer tokens: they authenticate /scim/v2 only',
   groups: 'SCIM groups provisioned by the identity provider',
+  'federation-policies': 'Federation policies: workload tokens exchanged for access tokens (POST /oauth/token)',
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',

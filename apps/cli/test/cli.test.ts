@@ -167,8 +167,8 @@ describe('switchyard keys', () => {
 });
 
 describe('switchyard administration commands', () => {
-  const json = async (args: string[], env: Record<string, string | undefined> = {}) => {
-    const res = await cli([...args, '--json'], env);
+  const json = async (args: string[], env: Record<string, string | undefined> = {}, cwd?: string) => {
+    const res = await cli([...args, '--json'], env, cwd);
     expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
     return JSON.parse(res.stdout);
   };
@@ -412,6 +412,42 @@ describe('switchyard administration commands', () => {
     expect(await json(['scim', 'tokens', 'revoke', mine.id])).toEqual({ deleted: true });
     expect((await scimFetch()).status).toBe(401);
     expect((await cli(['scim', 'tokens', 'revoke', mine.id])).code).toBe(1);
+  });
+
+  it('creates, lists and deletes federation policies, with keys from a file or a URL', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
+    try {
+      const key = await json(['keys', 'create', '--name', 'workload']);
+      const jwks = {
+        keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' }],
+      };
+      await fs.writeFile(path.join(dir, 'jwks.json'), JSON.stringify(jwks));
+      const base = [
+        'federation-policies',
+        'create',
+        '--issuer',
+        'https://idp.example',
+        '--audience',
+        'switchyard',
+        '--subject',
+        'ci',
+        '--key-hash',
+        key.data.hash,
+      ];
+      const inline = await json([...base, '--jwks-file', 'jwks.json'], {}, dir);
+      expect(inline).toMatchObject({ issuer: 'https://idp.example', key_hash: key.data.hash, jwks_url: null, jwks });
+      const fetched = await json([...base, '--jwks-url', 'https://idp.example/.well-known/jwks.json']);
+      expect(fetched.jwks_url).toBe('https://idp.example/.well-known/jwks.json');
+      const listed = (await json(['federation-policies', 'list'])).data.map((p: { id: string }) => p.id);
+      expect(listed).toEqual(expect.arrayContaining([inline.id, fetched.id]));
+      expect((await cli([...base])).code).toBe(2);
+      expect((await cli([...base, '--jwks-file', 'missing.json'], {}, dir)).code).toBe(2);
+      expect((await cli([...base.slice(0, -1), 'f'.repeat(64), '--jwks-file', 'jwks.json'], {}, dir)).stderr).toContain('404');
+      expect(await json(['federation-policies', 'delete', inline.id])).toEqual({ deleted: true });
+      expect((await cli(['federation-policies', 'delete', inline.id])).code).toBe(1);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('adds and rotates a BYOK credential without ever printing the secret', async () => {

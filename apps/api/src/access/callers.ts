@@ -6,6 +6,7 @@ import type { ApiKey, Db, PlatformKey } from '@switchyard/db';
 import { TtlCache } from '../cache.js';
 import type { CacheCounter } from '../metrics.js';
 import { Unauthorized } from '../errors.js';
+import type { AccessTokens } from '../modules/auth/access-tokens.js';
 
 /** A tenant caller: its key (row), organization, workspace and user. */
 export interface Actor {
@@ -72,11 +73,25 @@ export class KeyCache {
   }
 }
 
-/** The caller of a key; 401 unless the key is known, enabled, unexpired and (tenant) its organization enabled. */
-export async function authenticate(db: Db, keys: KeyCache, keyHash: string | null, now: Date): Promise<Caller> {
+/**
+ * The caller of a key; 401 unless the key is known, enabled, unexpired and (tenant) its organization
+ * enabled. An access token of the token exchange (`accessToken`, verified by `tokens`) is the key it
+ * acts as, under the same checks, until it expires: it never has more rights than that key.
+ */
+export async function authenticate(
+  db: Db,
+  keys: KeyCache,
+  keyHash: string | null,
+  now: Date,
+  accessToken?: string | null,
+  tokens?: AccessTokens,
+): Promise<Caller> {
   if (!keyHash) throw new Unauthorized('no bearer token');
-  const found = await keys.find(db, keyHash);
+  const grant = accessToken && tokens ? await tokens.verify(accessToken, keyHash, now) : undefined;
+  const found = await keys.find(db, grant ? grant.keyHash : keyHash);
   if (!found) throw new Unauthorized('unknown key');
+  // A token names a key of the organization it was exchanged in, never a platform key.
+  if (grant && (found.kind !== 'tenant' || found.key.organization_id !== grant.organizationId)) throw new Unauthorized('invalid access token');
   if (found.key.disabled) throw new Unauthorized('disabled key');
   if (found.kind === 'tenant' && found.key.deleted_at) throw new Unauthorized('deleted key');
   if (found.kind === 'platform') return { kind: 'platform', keyId: found.key.id, name: found.key.name };

@@ -4,7 +4,7 @@
 import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant } from '../access/rules.js';
-import { keyHashOf, type AppDeps } from '../trpc/context.js';
+import { credentialOf, type AppDeps } from '../trpc/context.js';
 import { labelRoute } from './request-metrics.js';
 
 interface RawRouteBase {
@@ -28,14 +28,15 @@ export interface RawRouteDoc {
   multipart?: boolean;
 }
 export type RawRoute =
+  | (RawRouteBase & { access: 'public'; handle(deps: AppDeps, req: Request, res: Response): Promise<void> })
   | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> })
   | (RawRouteBase & { access: 'platform'; handle(deps: AppDeps, req: Request, res: Response, platform: PlatformActor): Promise<void> });
 
 async function callerOf(deps: AppDeps, req: Request, res: Response) {
-  const keyHash = keyHashOf(req);
+  const credential = credentialOf(req);
   // The request log names the key by its hash, never by the key.
-  res.locals.keyHash = keyHash;
-  return authenticate(deps.db, deps.keys, keyHash, deps.now());
+  res.locals.keyHash = credential.keyHash;
+  return authenticate(deps.db, deps.keys, credential.keyHash, deps.now(), credential.accessToken, deps.identity.tokens);
 }
 
 /** An express router serving `routes`, each behind its access rule (401 / 403 before the handler). */
@@ -44,6 +45,8 @@ export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       labelRoute(req, res);
+      // Its own input is its credential: no key is read (an Authorization header is ignored).
+      if (route.access === 'public') return route.handle(deps, req, res);
       const caller = await callerOf(deps, req, res);
       if (route.access === 'platform') await route.handle(deps, req, res, admitPlatform(caller));
       else await route.handle(deps, req, res, admitTenant(caller, route.access));

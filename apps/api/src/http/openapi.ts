@@ -3,7 +3,17 @@
 // operations are written here, from the same zod schemas, with their binary media types, Range /
 // 206 and Content-Disposition. The document is committed as openapi.json at the repository root
 // (`pnpm openapi` rewrites it; a test compares it with the served one).
-import { ContainerFileIdSchema, ContainerIdSchema, ERROR_MESSAGES, ErrorEnvelopeSchema, VideoContentQuerySchema, type ErrorStatus } from '@switchyard/schema';
+import {
+  ContainerFileIdSchema,
+  ContainerIdSchema,
+  ERROR_MESSAGES,
+  ErrorEnvelopeSchema,
+  OAuthErrorBodySchema,
+  TokenAnswerSchema,
+  VideoContentQuerySchema,
+  type ErrorStatus,
+} from '@switchyard/schema';
+import { TOKEN_EXCHANGE } from './raw-operations.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
@@ -36,31 +46,76 @@ function parameter(where: 'path' | 'query' | 'header', name: string, schema: Jso
 }
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
+const OAUTH_ERROR = 'OAuthError';
+const TOKEN_ANSWER = 'TokenAnswer';
 
 /** The message an answer with this status carries (402's adds the link to add credits). */
 function messageOf(status: ErrorStatus): string {
   return status === 402 ? new InsufficientCredits(ADD_CREDITS_URL).publicMessage! : ERROR_MESSAGES[status];
 }
 
-/** Each declared status, answered with the spec's envelope (not trpc-to-openapi's own error body). */
-function errorResponses(statuses: Statuses) {
+/**
+ * Each declared status, answered with the spec's envelope (not trpc-to-openapi's own error body), or
+ * with the OAuth error body for POST /oauth/token (but its 431).
+ */
+function errorResponses(statuses: Statuses, errorBody: 'envelope' | 'oauth') {
   return Object.fromEntries(
     Object.entries(statuses).map(([key, why]) => {
       const status = Number(key) as ErrorStatus;
-      return [
-        key,
-        {
-          description: why,
+      // 431 is Node's, answered before any operation runs: always the envelope.
+      const content =
+        errorBody === 'oauth' && status !== 431
+          ? {
+              schema: { $ref: `#/components/schemas/${OAUTH_ERROR}` },
+              example: { error: status === 400 ? 'invalid_grant' : status === 500 ? 'server_error' : 'temporarily_unavailable', error_description: why },
+            }
+          : { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` }, example: { error: { code: status, message: messageOf(status) } } };
+      return [key, { description: why, content: { 'application/json': content } }];
+    }),
+  );
+}
+
+/** POST /oauth/token (D12): a form in, the Token answer or the OAuth error body out, no key. */
+function tokenExchangePaths(): Record<string, Json> {
+  const exact = (value: string) => ({ type: 'string', enum: [value] });
+  return {
+    [TOKEN_EXCHANGE.path]: {
+      post: {
+        operationId: 'oauth-token',
+        summary: 'Exchange a workload identity token for an access token',
+        description:
+          "RFC 8693 token exchange. A JWT signed by an identity provider that a federation policy of the organization trusts (signature, iss, aud, sub, exp and nbf checked) is exchanged for an ES256 access token valid for at most 900 seconds, and never beyond the subject token's expiry. The access token is a bearer on /api/v1 and /trpc with exactly the rights of the policy's key, until it expires; a key disabled or deleted refuses its tokens too. No key needed (an Authorization header is not read). Errors are the OAuth error body, not the envelope.",
+        tags: ['Authorization'],
+        security: [],
+        requestBody: {
+          required: true,
           content: {
-            'application/json': {
-              schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` },
-              example: { error: { code: status, message: messageOf(status) } },
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                properties: {
+                  grant_type: exact('urn:ietf:params:oauth:grant-type:token-exchange'),
+                  subject_token: { type: 'string', description: 'The JWT issued by the trusted identity provider' },
+                  subject_token_type: exact('urn:ietf:params:oauth:token-type:jwt'),
+                  federation_policy_id: { type: 'string', description: 'The federation policy to evaluate; it binds the exchange to one organization' },
+                  requested_token_type: exact('urn:ietf:params:oauth:token-type:access_token'),
+                  scope: exact('inference'),
+                },
+                required: ['grant_type', 'subject_token', 'subject_token_type', 'federation_policy_id'],
+              },
             },
           },
         },
-      ];
-    }),
-  );
+        responses: {
+          200: {
+            description: 'The access token',
+            headers: { 'Cache-Control': header('no-store') },
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${TOKEN_ANSWER}` } } },
+          },
+        },
+      },
+    },
+  };
 }
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
@@ -146,7 +201,7 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     // The records are named components through their ids in zod's registry (@switchyard/schema's
     // openapi-names.ts); the envelope is listed here too, as only the error responses written
     // below refer to it.
-    defs: { [ERROR_ENVELOPE]: ErrorEnvelopeSchema },
+    defs: { [ERROR_ENVELOPE]: ErrorEnvelopeSchema, [OAUTH_ERROR]: OAuthErrorBodySchema, [TOKEN_ANSWER]: TokenAnswerSchema },
   });
   // The catalog's public reads take no key (a key, if sent, is not read): `security: []` says so
   // on each. trpc-to-openapi leaves security out of them, which says nothing (Redocly's
@@ -169,17 +224,17 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   });
   // Raw routes join the procedures' paths method by method (POST /files sits beside GET /files).
   const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
-  for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths() })) paths[path] = { ...paths[path], ...item };
+  for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths(), ...tokenExchangePaths() })) paths[path] = { ...paths[path], ...item };
   document.paths = paths as Document['paths'];
   // Every operation lists exactly the error statuses it declares (http/statuses.ts), each with the
   // error envelope's schema, not trpc-to-openapi's own error body.
-  const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op.statuses]));
+  const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op]));
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item as Record<string, { responses?: Record<string, unknown> }>)) {
-      const statuses = declared.get(`${method} ${baseUrl}${path}`);
-      if (!statuses) throw new Error(`${method.toUpperCase()} ${path} declares no statuses`);
+      const op = declared.get(`${method} ${baseUrl}${path}`);
+      if (!op) throw new Error(`${method.toUpperCase()} ${path} declares no statuses`);
       const success = Object.fromEntries(Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2')));
-      operation.responses = { ...success, ...errorResponses(statuses) };
+      operation.responses = { ...success, ...errorResponses(op.statuses, op.errorBody) };
     }
   }
   // trpc-to-openapi's own error bodies are no longer referenced.

@@ -18,7 +18,9 @@ export interface OperationEntry extends OperationStatuses {
   /** Its input schema: path parameters with the query (or the JSON body's fields). */
   input: ZodType;
   /** What its body is: a JSON object, raw bytes, a multipart form, or none (the input is in the path and query). */
-  body: 'json' | 'bytes' | 'multipart' | 'none';
+  body: 'json' | 'bytes' | 'multipart' | 'form' | 'none';
+  /** What its error answers are: the envelope, or the OAuth error body (POST /oauth/token). */
+  errorBody: 'envelope' | 'oauth';
 }
 
 /** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */
@@ -35,10 +37,19 @@ export function restOperations(router: AnyRouter): OperationEntry[] {
       listed,
       input: getInputOutputParsers(procedure).inputParser as ZodType,
       body: acceptsRequestBody(openapi.method) ? 'json' : 'none',
+      errorBody: 'envelope',
     });
   });
   for (const raw of RAW_OPERATIONS) {
-    entries.push({ method: raw.method, path: `${raw.prefix}${raw.path}`, statuses: raw.statuses, listed: raw.listed, input: raw.input, body: raw.body });
+    entries.push({
+      method: raw.method,
+      path: `${raw.prefix}${raw.path}`,
+      statuses: raw.statuses,
+      listed: raw.listed,
+      input: raw.input,
+      body: raw.body,
+      errorBody: raw.errorBody ?? 'envelope',
+    });
   }
   return entries;
 }

@@ -10,7 +10,7 @@ import {
   UploadDocumentQuerySchema,
   VideoContentInputSchema,
 } from '@switchyard/schema';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
@@ -24,11 +24,16 @@ export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends O
   path: string;
   /** Path parameters and query parameters, as one object. */
   input: Input;
-  /** The request body: raw bytes of any type, a multipart/form-data form, or none read. */
-  body: 'bytes' | 'multipart' | 'none';
+  /** The request body: raw bytes of any type, a multipart/form-data form, a form (application/x-www-form-urlencoded), or none read. */
+  body: 'bytes' | 'multipart' | 'form' | 'none';
+  /** What its error answers are: the envelope (default), or the OAuth error body of RFC 6749 §5.2 (POST /oauth/token). */
+  errorBody?: 'envelope' | 'oauth';
   /** The permission scope it needs (access/rules.ts). */
   scope?: PermissionScope;
 }
+
+/** An operation that takes no query or path parameter (any given are refused as unknown). */
+const NoQuerySchema = z.object({}).strict();
 
 export const CONTAINER_FILE_CONTENT = {
   method: 'GET',
@@ -110,7 +115,35 @@ export const DOCUMENT_UPLOAD = {
   listed: [400, 401, 403, 413, 429, 500, 502, 503],
 } as const satisfies RawOperation;
 
-export const RAW_OPERATIONS: readonly RawOperation[] = [CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, VIDEO_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_UPLOAD];
+export const TOKEN_EXCHANGE = {
+  method: 'POST',
+  prefix: API_PREFIX,
+  path: '/oauth/token',
+  input: NoQuerySchema,
+  body: 'form',
+  errorBody: 'oauth',
+  statuses: answers(
+    {
+      400:
+        'invalid_request: not an application/x-www-form-urlencoded body (UTF-8, at most 64 KiB), a field missing, given twice or not the exact value; ' +
+        'unsupported_grant_type: another grant_type; invalid_scope: a scope other than inference; ' +
+        "invalid_grant: an unknown federation policy, a subject token whose signature, iss, aud, sub, exp or nbf fails the policy, issuer keys that cannot be fetched, or the policy's key deleted, disabled or expired",
+      429: 'temporarily_unavailable: more than TOKEN_EXCHANGES_PER_MINUTE exchanges from the address in a minute (Retry-After)',
+      503: 'temporarily_unavailable: the signing key cannot be used (not made, or sealed with a secret key this server lacks)',
+    },
+    'public',
+  ),
+  listed: [400, 429, 500, 503],
+} as const satisfies RawOperation;
+
+export const RAW_OPERATIONS: readonly RawOperation[] = [
+  CONTAINER_FILE_CONTENT,
+  DOCUMENT_CONTENT,
+  VIDEO_CONTENT,
+  CONTAINER_FILE_WRITE,
+  DOCUMENT_UPLOAD,
+  TOKEN_EXCHANGE,
+];
 
 /** The express form of an operation's path (`:name` parameters). */
 export function expressPath(operation: RawOperation): string {

@@ -15,6 +15,8 @@ import type { FreeModelQuota } from '../modules/routing/free-quota.js';
 import type { Limits } from '../limits/limits.js';
 import type { RefusalEvents } from '../modules/events/refusal-events.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
+import { looksLikeJwt } from '../modules/auth/access-tokens.js';
+import type { WorkloadIdentity } from '../modules/auth/identity.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
 import type { TrustProxy } from '../config.js';
@@ -55,6 +57,8 @@ export interface AppDeps {
   refusalEvents: RefusalEvents;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
+  /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
+  identity: WorkloadIdentity;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
   analyticsQueryTimeoutMs?: number;
   /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
@@ -68,6 +72,8 @@ export interface AppDeps {
 export interface Context extends AppDeps {
   /** SHA-256 of the bearer token, or null when the request carries none. */
   keyHash: string | null;
+  /** The bearer token when it is shaped as an access token (a JWT), to be verified; null otherwise. */
+  accessToken: string | null;
   /** The request's headers (e.g. promote picks its response shape from them). */
   headers: IncomingHttpHeaders;
   /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
@@ -78,12 +84,18 @@ export interface Context extends AppDeps {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** Reads the bearer token's hash; the key itself is resolved lazily by authed procedures. */
-export function keyHashOf(req: IncomingMessage): string | null {
+/** What a request's bearer token is, for authenticate(): its hash, and itself when it is an access token (JWT). */
+export interface Credential {
+  keyHash: string | null;
+  accessToken: string | null;
+}
+
+/** Reads the bearer token (its hash: a key's secret is never kept); the key itself is resolved lazily by authed procedures. */
+export function credentialOf(req: IncomingMessage): Credential {
   const header = req.headers.authorization;
-  if (!header) return null;
-  const match = BEARER.exec(header);
-  return match?.[1] ? hashApiKey(match[1]) : null;
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  if (!token) return { keyHash: null, accessToken: null };
+  return { keyHash: hashApiKey(token), accessToken: looksLikeJwt(token) ? token : null };
 }
 
 /** A host as a link may carry it: a DNS name, an IPv4 address or a bracketed IPv6 one, and a port. */
@@ -113,16 +125,18 @@ export function requestOrigin(req: IncomingMessage): string {
  */
 class RequestScope {
   readonly keyHash: string | null;
+  readonly accessToken: string | null;
   readonly headers: IncomingHttpHeaders;
   readonly origin: () => string;
   readonly clientGone: () => boolean;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 
-  constructor(req: IncomingMessage, keyHash: string | null, logger: Logger, shared: Omit<AppDeps, 'logger'>) {
+  constructor(req: IncomingMessage, credential: Credential, logger: Logger, shared: Omit<AppDeps, 'logger'>) {
     // The dependencies first: the request's own values below win over any of the same name.
     Object.assign(this, shared);
-    this.keyHash = keyHash;
+    this.keyHash = credential.keyHash;
+    this.accessToken = credential.accessToken;
     this.headers = req.headers;
     this.origin = () => requestOrigin(req);
     // A function of its own (not a method): procedures pass it on as it is.
@@ -145,9 +159,9 @@ export function contextFactory(deps: AppDeps) {
   // once: the app's dependencies do not change after start).
   const { logger, ...shared } = deps;
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
-    const keyHash = keyHashOf(req);
+    const credential = credentialOf(req);
     // The request log names the key by its hash, never by the key.
-    if (res.locals) res.locals.keyHash = keyHash;
-    return new RequestScope(req, keyHash, logger, shared) as RequestScope & AppDeps;
+    if (res.locals) res.locals.keyHash = credential.keyHash;
+    return new RequestScope(req, credential, logger, shared) as RequestScope & AppDeps;
   };
 }

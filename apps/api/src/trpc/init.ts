@@ -62,7 +62,7 @@ function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ct
  */
 function tenant(rule: 'tenant' | 'management') {
   return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput }) => {
-    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
+    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
     const actor = admitTenant(caller, rule);
     // After the key (401 and 403 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
@@ -101,7 +101,7 @@ export const guardrailWriteProcedure = managementProcedure.use(async ({ ctx, nex
 
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
-    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now());
+    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
     const platform = admitPlatform(caller);
     if (checkInput) assertStorable(await getRawInput());
     return next(withCaller(ctx, { platform }));

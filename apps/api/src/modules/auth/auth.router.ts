@@ -2,12 +2,21 @@ import {
   CreateAuthorizationCodeInputSchema,
   CreateAuthorizationCodeOutputSchema,
   ExchangeAuthorizationCodeInputSchema,
+  CreateFederationPolicyInputSchema,
+  DeletedOutputSchema,
   ExchangedKeySchema,
+  FederationPolicyIdInputSchema,
+  FederationPolicySchema,
+  JwksOutputSchema,
+  ListFederationPoliciesInputSchema,
+  ListFederationPoliciesOutputSchema,
 } from '@switchyard/schema';
+import { z } from 'zod';
 import { answers, WHY } from '../../http/statuses.js';
-import { authedProcedure, keylessProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
+import { createFederationPolicy, deleteFederationPolicy, listFederationPolicies } from './federation.service.js';
 
 const authRoute = routesOf('Authorization');
 
@@ -56,4 +65,43 @@ export const authRouter = router({
     .input(ExchangeAuthorizationCodeInputSchema)
     .output(ExchangedKeySchema)
     .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now())),
+
+  jwks: keylessProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/oauth/jwks',
+        protect: false,
+        tags: ['Authorization'],
+        summary: "Switchyard's token-signing keys",
+        description:
+          'The public keys (ES256) that verify the access tokens POST /oauth/token issues: the current key and, after a rotation, the previous ones until the last token they signed has expired, plus 15 minutes. No key needed.',
+      },
+      statuses: answers({}, 'public'),
+      listed: [500],
+    })
+    .input(z.void())
+    .output(JwksOutputSchema)
+    .query(async ({ ctx }) => ({ keys: await ctx.identity.signingKeys.published() })),
+});
+
+// Federation policies: which external JWTs POST /oauth/token exchanges, for which key (tRPC only).
+export const federationPoliciesRouter = router({
+  list: managementProcedure
+    .meta({ scope: 'keys:read' })
+    .input(ListFederationPoliciesInputSchema)
+    .output(ListFederationPoliciesOutputSchema)
+    .query(({ ctx, input }) => listFederationPolicies(ctx.db, ctx.actor, input)),
+
+  create: managementProcedure
+    .meta({ scope: 'keys:write' })
+    .input(CreateFederationPolicyInputSchema)
+    .output(FederationPolicySchema)
+    .mutation(({ ctx, input }) => createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts)),
+
+  delete: managementProcedure
+    .meta({ scope: 'keys:write' })
+    .input(FederationPolicyIdInputSchema)
+    .output(DeletedOutputSchema)
+    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx.db, ctx.actor, input.id)),
 });

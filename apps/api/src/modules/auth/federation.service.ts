@@ -1,0 +1,109 @@
+// Federation policies (issue 39): which external JWTs the token exchange (D12) trusts, and which key
+// of the organization their access tokens act as. An organization's management keys manage its own
+// policies (tRPC federationPolicies.*, `switchyard federation-policies`); a policy names a key of the
+// same organization, never a platform key (platform keys are another table: no policy can name one).
+import type { Db, FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
+import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPolicy } from '@switchyard/schema';
+import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { isAllowedHost, type AllowedHost } from '../videos/upstream-policy.js';
+
+export { IssuerJwkSetSchema as JwkSetSchema };
+
+/** An organization holds at most this many policies. */
+export const MAX_POLICIES = 100;
+
+type Row = PolicyRow & { api_key: { hash: string } };
+
+function recordOf(row: Row): FederationPolicy {
+  return {
+    id: row.id,
+    name: row.name,
+    issuer: row.issuer,
+    audience: row.audience,
+    subject: row.subject,
+    jwks_url: row.jwks_url,
+    jwks: row.jwks === null ? null : IssuerJwkSetSchema.parse(row.jwks),
+    key_hash: row.api_key.hash,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** A JWKS URL the exchange may fetch: https, or http to a host the operator allowed. */
+function checkedJwksUrl(value: string, allowedHosts: readonly AllowedHost[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Invalid('jwks_url is not an absolute URL', { parameter: 'jwks_url', reason: 'not an absolute URL' });
+  }
+  const plainAllowed = url.protocol === 'http:' && isAllowedHost(url, allowedHosts);
+  if (url.protocol !== 'https:' && !plainAllowed) {
+    throw new Invalid('jwks_url must be https (http only to a host UPSTREAM_ALLOWED_HOSTS allows)', { parameter: 'jwks_url', reason: 'not https' });
+  }
+  if (url.username || url.password) throw new Invalid('jwks_url must not carry credentials', { parameter: 'jwks_url', reason: 'credentials' });
+  return url.href;
+}
+
+export async function createFederationPolicy(
+  db: Db,
+  actor: Actor,
+  input: CreateFederationPolicyInput,
+  allowedHosts: readonly AllowedHost[],
+): Promise<FederationPolicy> {
+  const jwksUrl = input.jwks_url === undefined ? null : checkedJwksUrl(input.jwks_url, allowedHosts);
+  return db.$transaction(async (tx) => {
+    // The organization's row lock: two creates cannot both take the last place.
+    await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${actor.organizationId} FOR UPDATE`;
+    const key = await tx.apiKey.findFirst({ where: { ...tenantWhere(actor), hash: input.key_hash, deleted_at: null }, select: { id: true } });
+    if (!key) throw new NotFound('no key with that hash in the organization');
+    const held = await tx.federationPolicy.count({ where: tenantWhere(actor) });
+    if (held >= MAX_POLICIES) {
+      throw new Invalid(`an organization holds at most ${MAX_POLICIES} federation policies`, { parameter: 'key_hash', reason: 'too many policies' });
+    }
+    const row = await tx.federationPolicy.create({
+      data: {
+        ...tenantData(actor),
+        name: input.name ?? null,
+        issuer: input.issuer,
+        audience: input.audience,
+        subject: input.subject,
+        jwks_url: jwksUrl,
+        jwks: input.jwks === undefined ? undefined : (input.jwks as Prisma.InputJsonObject),
+        api_key_id: key.id,
+      },
+      include: { api_key: { select: { hash: true } } },
+    });
+    return recordOf(row);
+  });
+}
+
+export async function listFederationPolicies(
+  db: Db,
+  actor: Actor,
+  page: { offset: number; limit: number },
+): Promise<{ data: FederationPolicy[]; total_count: number }> {
+  const where = tenantWhere(actor);
+  const [rows, total] = await Promise.all([
+    db.federationPolicy.findMany({
+      where,
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      skip: page.offset,
+      take: page.limit,
+      include: { api_key: { select: { hash: true } } },
+    }),
+    db.federationPolicy.count({ where }),
+  ]);
+  return { data: rows.map(recordOf), total_count: total };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Deletes a policy: no new exchange under it; tokens already issued live until they expire (at most 15 minutes). */
+export async function deleteFederationPolicy(db: Db, actor: Actor, id: string): Promise<{ deleted: true }> {
+  const { count } = UUID.test(id) ? await db.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } }) : { count: 0 };
+  if (count === 0) throw new NotFound('no federation policy with that id in the organization');
+  return { deleted: true };
+}

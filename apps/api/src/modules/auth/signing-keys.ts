@@ -1,0 +1,156 @@
+// Switchyard's own token-signing keys (ES256), for the access tokens of the token exchange
+// (platform-api.md D12) and published at GET /oauth/jwks (D13). They live in PostgreSQL (table
+// signing_keys), private halves sealed with the secret box, so every replica signs with the same key
+// and verifies every replica's tokens.
+//
+// - The newest unretired key signs. When it is older than the rotation period (SIGNING_KEY_ROTATION_DAYS),
+//   the first replica that needs to sign makes a new one, under an advisory lock, and retires the old.
+// - A retired key stays published until every token it can have signed has expired (the longest
+//   token lives ACCESS_TOKEN_MAX_S; a replica may sign with a key up to its cache time after it was
+//   retired), plus 15 minutes, so that verifiers holding a copy of our JWKS keep working.
+// - A key sealed with an older secret key (after a SWITCHYARD_SECRET_KEY rotation) is resealed with
+//   the current one when this process loads it: the job byok.resealSecrets does for an organization's
+//   credentials, done by the server itself for these platform rows (decision 0022).
+import type { Prisma, Db } from '@switchyard/db';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { TtlCache } from '../../cache.js';
+import type { SecretBox } from '../byok/secret-box.js';
+
+/** The longest an access token lives (D12: at most 900 seconds). */
+export const ACCESS_TOKEN_MAX_S = 900;
+/** How long a retired key stays published after its last token can have expired. */
+export const PUBLISHED_AFTER_LAST_TOKEN_MS = 15 * 60 * 1000;
+/** The advisory lock under which a replica makes a new signing key (any constant no other lock uses). */
+const ROTATION_LOCK = 0x534b_4559; // "SKEY"
+
+/** A public signing key as D13 publishes it. */
+export interface PublicJwk {
+  kty: 'EC';
+  crv: 'P-256';
+  alg: 'ES256';
+  use: 'sig';
+  kid: string;
+  x: string;
+  y: string;
+}
+
+/** The key that signs now. */
+export interface Signer {
+  kid: string;
+  key: CryptoKey;
+}
+
+/** The signing keys cannot be used: D12 answers 503 (temporarily_unavailable). */
+export class SigningKeyUnavailable extends Error {}
+
+interface Loaded {
+  /** The newest unretired key, still sealed. */
+  current: { kid: string; sealed: string; createdAt: Date } | null;
+  published: PublicJwk[];
+}
+
+export interface SigningKeysOptions {
+  db: Db;
+  secrets: SecretBox;
+  now: () => Date;
+  /** How long a key signs before a new one takes over. */
+  rotationMs: number;
+  /** How long this process reuses what it read (CACHE_TTL_MS): a new key elsewhere is seen within it. */
+  cacheTtlMs: number;
+}
+
+const associatedData = (kid: string) => `signing-key:${kid}`;
+
+export class SigningKeys {
+  readonly #options: SigningKeysOptions;
+  readonly #loaded: TtlCache<'keys', Loaded>;
+  /** The current key, opened (kept while it stays current). */
+  #opened: Signer | null = null;
+
+  constructor(options: SigningKeysOptions) {
+    this.#options = options;
+    this.#loaded = new TtlCache(options.cacheTtlMs, 1);
+  }
+
+  /** How long after its retirement a key is still published. */
+  get publishedForMs(): number {
+    return ACCESS_TOKEN_MAX_S * 1000 + this.#options.cacheTtlMs + PUBLISHED_AFTER_LAST_TOKEN_MS;
+  }
+
+  /** The public keys to publish and to verify tokens with: the signing one and those retired recently. */
+  async published(): Promise<PublicJwk[]> {
+    return (await this.#load()).published;
+  }
+
+  /** The key to sign with, made (or rotated) first when none is current. */
+  async signer(): Promise<Signer> {
+    const now = this.#options.now();
+    let { current } = await this.#load();
+    if (!current || now.getTime() - current.createdAt.getTime() >= this.#options.rotationMs) {
+      await this.#rotate(now);
+      this.#loaded.clear();
+      ({ current } = await this.#load());
+    }
+    if (!current) throw new SigningKeyUnavailable('no signing key could be made');
+    if (this.#opened?.kid !== current.kid) this.#opened = await this.#open(current.kid, current.sealed);
+    return this.#opened;
+  }
+
+  /** Forgets what was read (tests, after changing rows). */
+  forget(): void {
+    this.#loaded.clear();
+    this.#opened = null;
+  }
+
+  #load(): Promise<Loaded> {
+    return this.#loaded.get('keys', async () => {
+      const { db, now } = this.#options;
+      const since = new Date(now().getTime() - this.publishedForMs);
+      const rows = await db.signingKey.findMany({
+        where: { OR: [{ retired_at: null }, { retired_at: { gt: since } }] },
+        orderBy: { created_at: 'desc' },
+      });
+      const current = rows.find((row) => row.retired_at === null) ?? null;
+      return {
+        current: current ? { kid: current.kid, sealed: current.private_jwk, createdAt: current.created_at } : null,
+        published: rows.map((row) => row.public_jwk as unknown as PublicJwk),
+      };
+    });
+  }
+
+  async #open(kid: string, sealed: string): Promise<Signer> {
+    const { secrets, db } = this.#options;
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(secrets.open(sealed, associatedData(kid))) as JWK;
+    } catch (error) {
+      throw new SigningKeyUnavailable(`signing key ${kid} cannot be opened: ${(error as Error).message}`);
+    }
+    if (!sealed.startsWith(`v1.${secrets.currentKeyId}.`)) {
+      // Conditional on what was read: a concurrent reseal by another replica is not overwritten.
+      await db.signingKey.updateMany({ where: { kid, private_jwk: sealed }, data: { private_jwk: secrets.seal(JSON.stringify(jwk), associatedData(kid)) } });
+    }
+    return { kid, key: (await importJWK(jwk, 'ES256')) as CryptoKey };
+  }
+
+  /** Makes a new signing key and retires the others, unless another replica just did. */
+  async #rotate(now: Date): Promise<void> {
+    const { db, secrets, rotationMs } = this.#options;
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const published: PublicJwk = { kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid, x: publicJwk.x!, y: publicJwk.y! };
+    const sealed = secrets.seal(JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'ES256' }), associatedData(kid));
+    await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK})`;
+      const current = await tx.signingKey.findFirst({ where: { retired_at: null }, orderBy: { created_at: 'desc' } });
+      if (current && now.getTime() - current.created_at.getTime() < rotationMs) return;
+      await tx.signingKey.updateMany({ where: { retired_at: null }, data: { retired_at: now } });
+      // Keys past their publication are of no further use.
+      await tx.signingKey.deleteMany({ where: { retired_at: { lt: new Date(now.getTime() - this.publishedForMs) } } });
+      await tx.signingKey.create({
+        data: { kid, private_jwk: sealed, public_jwk: published as unknown as Prisma.InputJsonObject, created_at: now },
+      });
+    });
+  }
+}
