@@ -14,6 +14,7 @@ import { loggerOf, requestLog } from './http/request-log.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
+import { SCIM_PREFIX, scimRoutes } from './http/scim-v2.js';
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from './http/uploads.js';
 import { appRouter } from './router.js';
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
   app.use(API_PREFIX, rawRoutes(deps, [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES]));
   app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
+  // The SCIM 2.0 service provider: its own credential (SCIM tokens), formats and errors.
+  app.use(SCIM_PREFIX, scimRoutes(deps));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());
   app.use(API_PREFIX, restHandler(appRouter, deps));

@@ -194,6 +194,11 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID(), role: 'member' }), scoped: true },
   'scim.getGroupMapping': { input: (fx) => ({ id: fx.scimMappingId }), scoped: true },
   'scim.deleteGroupMapping': { input: async (fx) => ({ id: await scimMapping(fx), keep_members: 'false' }), scoped: true },
+  // The owning organization has a SCIM directory (its group mapping); the other has none: 404.
+  'scim.listGroups': { input: () => ({}), scoped: true },
+  'scim.createToken': { input: () => undefined },
+  'scim.listTokens': { input: () => undefined },
+  'scim.revokeToken': { input: async (fx) => ({ id: (await ok(fx.server, 'scim.createToken', undefined)).data.id }), scoped: true },
   'analytics.meta': { input: () => undefined },
   'analytics.query': { input: () => ({ metrics: ['request_count', 'p99_latency'], dimensions: ['model'], granularity: 'day' }) },
   'files.promote': { input: (fx) => ({ container_id: fx.containerId, file_id: fx.fileId }), scoped: true },

@@ -37,6 +37,7 @@ const PLATFORM_OPERATIONS = [
   'POST /api/v1/presets/{slug}/messages',
   'POST /api/v1/presets/{slug}/responses',
   'POST /api/v1/files',
+  'GET /api/v1/scim/groups',
   'POST /api/v1/oauth/token',
   'GET /api/v1/oauth/jwks',
 ];

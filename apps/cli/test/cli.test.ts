@@ -390,6 +390,30 @@ describe('switchyard administration commands', () => {
     expect((await cli(['scim', 'show', mapped.id])).code).toBe(1);
   });
 
+  it('makes, lists and revokes SCIM tokens, and lists SCIM groups', async () => {
+    const made = await json(['scim', 'tokens', 'create', '--json']);
+    expect(Object.keys(made)).toEqual(['token']);
+    expect(made.token).toMatch(/^sy-scim-v1-[0-9a-f]{64}$/);
+    const scimFetch = (init: RequestInit = {}) =>
+      fetch(`${server.url}/scim/v2/Groups`, { ...init, headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/scim+json' } });
+    const group = (await (
+      await scimFetch({ method: 'POST', body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'CLI group' }) })
+    ).json()) as { id: string };
+    const groups = await json(['scim', 'groups', 'list']);
+    expect(groups.data.map((g: { id: string }) => g.id)).toContain(group.id);
+    expect((await cli(['scim', 'groups', 'list'])).stdout).toContain('CLI group');
+
+    const listed = await json(['scim', 'tokens', 'list']);
+    const mine = listed.data.find((t: { label: string }) => made.token.startsWith(t.label.slice(0, 14)));
+    expect(mine).toBeDefined();
+    expect(JSON.stringify(listed)).not.toContain(made.token);
+    const human = await cli(['scim', 'tokens', 'create']);
+    expect(human.stdout).toMatch(/token\s+sy-scim-v1-[0-9a-f]{64}/);
+    expect(await json(['scim', 'tokens', 'revoke', mine.id])).toEqual({ deleted: true });
+    expect((await scimFetch()).status).toBe(401);
+    expect((await cli(['scim', 'tokens', 'revoke', mine.id])).code).toBe(1);
+  });
+
   it('creates, lists and deletes federation policies, with keys from a file or a URL', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
     try {

@@ -76,7 +76,7 @@ import {
   VideoModelSchema,
 } from './media-models.js';
 import { ImageCapabilitySchema, ImagePricingLineSchema } from './media-specs.js';
-import { ListScimGroupMappingsOutputSchema, ScimGroupMappingSchema } from './scim.js';
+import { ListScimGroupMappingsOutputSchema, ListScimGroupsOutputSchema, ScimGroupMappingSchema, ScimGroupSchema } from './scim.js';
 import { ListVideoJobsOutputSchema, VideoJobSchema, VideoJobStatusRecordSchema, VideoJobStatusSchema, VideoOutputSchema } from './videos.js';
 import { ListWorkspaceMembersOutputSchema, ListWorkspacesOutputSchema, WorkspaceMemberSchema, WorkspaceRoleSchema, WorkspaceSchema } from './workspaces.js';
 
@@ -162,6 +162,8 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
 
   ScimGroupMapping: ScimGroupMappingSchema,
   ScimGroupMappingList: ListScimGroupMappingsOutputSchema,
+  ScimGroup: ScimGroupSchema,
+  ScimGroupList: ListScimGroupsOutputSchema,
 
   AnalyticsMeta: AnalyticsMetaSchema,
   AnalyticsDisplayFormat: AnalyticsDisplayFormatSchema,

@@ -53,3 +53,39 @@ export const DeleteScimGroupMappingInputSchema = z.object({
 });
 export type DeleteScimGroupMappingInput = z.infer<typeof DeleteScimGroupMappingInputSchema>;
 export const DeleteScimGroupMappingOutputSchema = z.object({ deleted: z.literal(true) });
+
+/** A SCIM group (platform-api.md D14): provisioned by the organization's identity provider over /scim/v2. */
+export const ScimGroupSchema = z
+  .object({
+    id: z.string().describe('The group id (a UUID); what scim_group_id of a SCIM group mapping refers to'),
+    organization_id: z.string(),
+    display_name: z.string(),
+    external_id: z.string().nullable().describe("The identity provider's own id for the group"),
+    created_at: TimestampSchema.describe('With millisecond fraction'),
+    updated_at: TimestampSchema.describe('With millisecond fraction'),
+  })
+  .describe('A SCIM group of the organization');
+export type ScimGroup = z.infer<typeof ScimGroupSchema>;
+
+/** GET /scim/groups (D14): offset (>= 0 or null, default 0), limit (1..100, default 50). */
+export const ListScimGroupsInputSchema = z.object({
+  offset: z.number().int().min(0).nullish().describe('Number of groups to skip (default 0)'),
+  limit: z.number().int().min(1).max(100).default(50).describe('Maximum groups to return (1..100)'),
+});
+export type ListScimGroupsInput = z.infer<typeof ListScimGroupsInputSchema>;
+export const ListScimGroupsOutputSchema = listOf(ScimGroupSchema);
+
+/** A SCIM bearer token of the organization (tRPC only): it authenticates /scim/v2 and nothing else. */
+export const ScimTokenSchema = z.object({
+  id: z.string().describe('Token id (UUID); what scim.revokeToken takes'),
+  label: z.string().describe('Masked form of the token'),
+  creator_user_id: z.string(),
+  created_at: TimestampSchema,
+  last_used_at: TimestampSchema.nullable(),
+});
+export type ScimToken = z.infer<typeof ScimTokenSchema>;
+/** scim.createToken: the token itself, shown this once, and its record. */
+export const CreateScimTokenOutputSchema = z.object({ token: z.string(), data: ScimTokenSchema });
+export const ListScimTokensOutputSchema = z.object({ data: z.array(ScimTokenSchema) });
+export const ScimTokenIdInputSchema = z.object({ id: z.string().min(1).max(200).describe('Token id') });
+export type ScimTokenIdInput = z.infer<typeof ScimTokenIdInputSchema>;

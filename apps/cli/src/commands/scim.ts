@@ -58,4 +58,44 @@ export const scimCommands: Command[] = [
       return { json: result, human: `deleted SCIM group mapping ${id}` };
     },
   },
+  {
+    path: ['scim', 'groups', 'list'],
+    summary: "List the organization's SCIM groups (GET /scim/groups), oldest first",
+    options: paginationOptions,
+    async run(ctx) {
+      const page = await ctx.client.scim.listGroups.query(pagination(ctx));
+      const rows = page.data.map((g) => [g.id, g.display_name, g.external_id ?? '', g.updated_at]);
+      return { json: page, human: { columns: ['id', 'display_name', 'external_id', 'updated_at'], rows } };
+    },
+  },
+  {
+    path: ['scim', 'tokens', 'create'],
+    summary: 'Make a SCIM token for the identity provider (printed once)',
+    async run(ctx) {
+      const { token, data } = await ctx.client.scim.createToken.mutate();
+      return {
+        json: { token },
+        human: `${renderRecord({ ...data })}\ntoken        ${token}\n\nGive the token to the identity provider as its bearer token for <server>/scim/v2; it is not shown again.`,
+      };
+    },
+  },
+  {
+    path: ['scim', 'tokens', 'list'],
+    summary: "List the organization's SCIM tokens (masked)",
+    async run(ctx) {
+      const page = await ctx.client.scim.listTokens.query();
+      const rows = page.data.map((t) => [t.id, t.label, t.created_at, t.last_used_at ?? '-']);
+      return { json: page, human: { columns: ['id', 'label', 'created_at', 'last_used_at'], rows } };
+    },
+  },
+  {
+    path: ['scim', 'tokens', 'revoke'],
+    summary: 'Revoke a SCIM token: it authenticates nothing from now on',
+    args: ['<token-id>'],
+    async run(ctx) {
+      const id = positional(ctx, 0, '<token-id>');
+      const result = await ctx.client.scim.revokeToken.mutate({ id });
+      return { json: result, human: `revoked SCIM token ${id}` };
+    },
+  },
 ];

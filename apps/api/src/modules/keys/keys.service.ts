@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
-import { tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
+import { tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
@@ -387,9 +387,9 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
  * platform. The lock makes two such changes at once (two management keys disabling each other)
  * wait for each other, so that the second sees the first.
  */
-async function keepingManagementKey<T>(
+export async function keepingManagementKey<T>(
   tx: Prisma.TransactionClient,
-  actor: Actor,
+  actor: Tenant,
   now: Date,
   change: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {

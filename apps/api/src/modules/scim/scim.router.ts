@@ -1,5 +1,11 @@
 import {
   CreateScimGroupMappingInputSchema,
+  CreateScimTokenOutputSchema,
+  DeletedOutputSchema,
+  ListScimGroupsInputSchema,
+  ListScimGroupsOutputSchema,
+  ListScimTokensOutputSchema,
+  ScimTokenIdInputSchema,
   DeleteScimGroupMappingInputSchema,
   DeleteScimGroupMappingOutputSchema,
   ListScimGroupMappingsInputSchema,
@@ -12,6 +18,9 @@ import { managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import { createScimGroupMapping, deleteScimGroupMapping, getScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { z } from 'zod';
+import { listScimGroups } from './directory.service.js';
+import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.service.js';
 
 const openapi = routesOf('SCIM');
 
@@ -39,7 +48,7 @@ export const scimRouter = router({
     })
     .input(CreateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   listGroupMappings: managementProcedure
     .meta({
       ...openapi(
@@ -86,7 +95,7 @@ export const scimRouter = router({
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   deleteGroupMapping: managementProcedure
     .meta({
       ...openapi(
@@ -104,5 +113,41 @@ export const scimRouter = router({
     })
     .input(DeleteScimGroupMappingInputSchema)
     .output(DeleteScimGroupMappingOutputSchema)
-    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
+  listGroups: managementProcedure
+    .meta({
+      ...openapi(
+        'GET',
+        '/scim/groups',
+        'List SCIM groups',
+        "Lists the organization's SCIM groups (provisioned by its identity provider at /scim/v2), oldest first. 404 when the organization has no SCIM directory (no groups and no group mappings). Management key required.",
+      ),
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.managementOnly,
+        404: 'the organization has no SCIM directory (no SCIM groups and no group mappings)',
+      }),
+      listed: [401, 404, 500],
+      scope: 'scim:read',
+    })
+    .input(ListScimGroupsInputSchema)
+    .output(ListScimGroupsOutputSchema)
+    .query(({ ctx, input }) => listScimGroups(ctx.db, ctx.actor, input)),
+
+  // Internal (tRPC only): the organization's SCIM bearer tokens, which authenticate /scim/v2 only.
+  createToken: managementProcedure
+    .meta({ scope: 'scim:write' })
+    .input(z.void())
+    .output(CreateScimTokenOutputSchema)
+    .mutation(({ ctx }) => createScimToken(ctx.db, ctx.actor, ctx.now())),
+  listTokens: managementProcedure
+    .meta({ scope: 'scim:read' })
+    .input(z.void())
+    .output(ListScimTokensOutputSchema)
+    .query(({ ctx }) => listScimTokens(ctx.db, ctx.actor)),
+  revokeToken: managementProcedure
+    .meta({ scope: 'scim:write' })
+    .input(ScimTokenIdInputSchema)
+    .output(DeletedOutputSchema)
+    .mutation(({ ctx, input }) => revokeScimToken(ctx.db, ctx.actor, input)),
 });

@@ -10,10 +10,16 @@ import type {
 } from '@switchyard/schema';
 import { isUniqueViolation } from '../../db-errors.js';
 import { Conflict, NotFound } from '../../errors.js';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
+import { changeMappings, keepMappingMembers, type WriteEffects } from './directory.service.js';
+
+/** After a directory write committed: this process's key cache forgets the keys it disabled (other processes hear it from the database). */
+export function forgetDisabledKeys(keys: KeyCache, effects: WriteEffects): void {
+  for (const hash of effects.disabledKeyHashes) keys.forget(hash);
+}
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
   return {
@@ -51,12 +57,10 @@ export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroup
 /**
  * Maps a group to a workspace (UUID or slug) with a role. The same mapping again (same role) succeeds
  * and answers the stored one; another role for a mapped group and workspace is 409 (change it with
- * PATCH). Concurrent creates of one pair make one row (unique constraint).
- *
- * "Applies it again to the group's members": this service keeps no SCIM group membership (there is
- * no SCIM provisioning endpoint here), so there are no group members to apply it to.
+ * PATCH). Concurrent creates of one pair make one row (unique constraint). The mapping then applies
+ * to the group's current members (directory.service.ts): they get the role in the workspace.
  */
-export async function createScimGroupMapping(db: Db, actor: Actor, input: CreateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
+export async function createScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: CreateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
   const pair = { workspace_id: workspace.id, scim_group_id: input.scim_group_id.toLowerCase() };
   let row = await db.scimGroupMapping.findUnique({ where: { workspace_id_scim_group_id: pair } });
@@ -77,28 +81,36 @@ export async function createScimGroupMapping(db: Db, actor: Actor, input: Create
       role: row.role,
     });
   }
+  forgetDisabledKeys(keys, (await changeMappings(db, actor, now, async () => undefined)).effects);
   return mappingOf(row);
 }
 
 /**
- * Deletes the mapping. keep_members=false would remove the workspace members this mapping granted;
- * this service records no grants by SCIM (members are added only by POST /workspaces/{id}/members/add),
- * so no member came from a mapping and both values leave the workspace's members as they are.
+ * Deletes the mapping. keep_members=false removes from the workspace the members this mapping
+ * granted (unless another mapping grants them too; memberships made by hand are never removed), and
+ * disables their keys there; keep_members=true keeps them as members made by hand.
  */
-export async function deleteScimGroupMapping(db: Db, actor: Actor, input: DeleteScimGroupMappingInput) {
-  // input.keep_members ('true' | 'false') changes nothing here: see above.
+export async function deleteScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: DeleteScimGroupMappingInput, now: Date) {
   const row = await findMapping(db, actor, input.id);
-  const { count } = await db.scimGroupMapping.deleteMany({ where: { id: row.id } });
+  const { result: count, effects } = await changeMappings(db, actor, now, async (tx) => {
+    if (input.keep_members === 'true') await keepMappingMembers(tx, actor, row);
+    return (await tx.scimGroupMapping.deleteMany({ where: { id: row.id } })).count;
+  });
+  forgetDisabledKeys(keys, effects);
   if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
   return { deleted: true as const };
 }
 
-/** Changes the role (and updated_at) of the organization's mapping; another organization's is 404. */
-export async function updateScimGroupMapping(db: Db, actor: Actor, input: UpdateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
-  const [row] = await db.scimGroupMapping.updateManyAndReturn({
-    where: { id: input.id.toLowerCase(), ...tenantWhere(actor) },
-    data: { role: input.role, updated_at: now },
+/** Changes the role (and updated_at) of the organization's mapping, and of the memberships it granted; another organization's is 404. */
+export async function updateScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: UpdateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
+  const { result: row, effects } = await changeMappings(db, actor, now, async (tx) => {
+    const [row] = await tx.scimGroupMapping.updateManyAndReturn({
+      where: { id: input.id.toLowerCase(), ...tenantWhere(actor) },
+      data: { role: input.role, updated_at: now },
+    });
+    return row;
   });
+  forgetDisabledKeys(keys, effects);
   if (!row) throw new NotFound(`scim group mapping ${input.id}`);
   return mappingOf(row);
 }

@@ -1,0 +1,235 @@
+// The SCIM 2.0 service provider (RFC 7643, RFC 7644) at /scim/v2: the organization's identity
+// provider provisions its users and groups here. It speaks SCIM, not the /api/v1 conventions:
+// application/scim+json bodies, the SCIM error format, ListResponse lists with startIndex / count.
+// Only a SCIM token of the organization (scim.createToken) authenticates here; API keys do not, and
+// a SCIM token authenticates nothing else.
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { httpErrorOf, Invalid } from '../errors.js';
+import { assertStorable } from '../storable-input.js';
+import {
+  createGroup,
+  createUser,
+  deleteGroup,
+  deleteUser,
+  getGroup,
+  getUser,
+  listGroups,
+  listUsers,
+  patchGroup,
+  patchUser,
+  replaceGroup,
+  replaceUser,
+  type ScimQuery,
+  type WriteEffects,
+} from '../modules/scim/directory.service.js';
+import {
+  resourceTypes,
+  SCIM_CONTENT_TYPE,
+  schemas,
+  scimErrorBody,
+  scimErrorOf,
+  ScimError,
+  listResponse,
+  serviceProviderConfig,
+} from '../modules/scim/scim-protocol.js';
+import { forgetDisabledKeys } from '../modules/scim/scim.service.js';
+import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
+import { hashApiKey } from '../modules/keys/key-format.js';
+import { requestOrigin, type AppDeps } from '../trpc/context.js';
+import { logIfInternal } from './error-response.js';
+import { loggerOf } from './request-log.js';
+import { labelRoute } from './request-metrics.js';
+
+export const SCIM_PREFIX = '/scim/v2';
+
+/** The largest request body accepted (a Group with its members list). */
+const MAX_BODY = '1mb';
+
+function send(res: Response, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.status(status).end();
+    return;
+  }
+  res.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+function sendError(res: Response, error: ScimError): void {
+  if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="SCIM"');
+  send(res, error.status, scimErrorBody(error.status, error.message, error.scimType));
+}
+
+/** One query parameter as a single string (given twice: 400). */
+function queryParam(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ScimError(400, 'invalidValue', `${name} given more than once`);
+  return value;
+}
+
+function integerParam(req: Request, name: string, fallback: number): number {
+  const raw = queryParam(req, name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d{1,9}$/.test(raw)) throw new ScimError(400, 'invalidValue', `${name} must be an integer`);
+  return Number(raw);
+}
+
+/** filter, startIndex (1-based; below 1 means 1) and count (0..100, default 100), RFC 7644 §3.4.2. */
+function listQuery(req: Request): ScimQuery {
+  const excluded = queryParam(req, 'excludedAttributes');
+  return {
+    filter: queryParam(req, 'filter') || undefined,
+    startIndex: Math.max(1, integerParam(req, 'startIndex', 1)),
+    count: Math.min(100, Math.max(0, integerParam(req, 'count', 100))),
+    excludeMembers: excluded?.split(',').some((name) => name.trim().toLowerCase() === 'members') ?? false,
+  };
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The SHA-256 of the request's bearer token (a SCIM token is kept only as its hash), or null. */
+function bearerHash(req: Request): string | null {
+  const token = req.headers.authorization ? BEARER.exec(req.headers.authorization)?.[1] : undefined;
+  return token ? hashApiKey(token) : null;
+}
+
+const base = (req: Request) => `${requestOrigin(req)}${SCIM_PREFIX}`;
+
+type Handler = (deps: AppDeps, req: Request, res: Response, caller: ScimCaller) => Promise<void>;
+
+/** The /scim/v2 routes: authenticated by SCIM token, answered in SCIM's formats. */
+export function scimRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.use(express.json({ type: ['application/scim+json', 'application/json'], limit: MAX_BODY }));
+
+  const route = (handler: Handler) => async (req: Request, res: Response) => {
+    labelRoute(req, res);
+    const hash = bearerHash(req);
+    res.locals.keyHash = hash;
+    const caller = hash ? await scimCallerOf(deps.db, hash, deps.now()) : null;
+    if (!caller) throw new ScimError(401, undefined, 'a SCIM token of the organization is required (Authorization: Bearer <token>)');
+    // What PostgreSQL cannot store (NUL, lone surrogates) or nesting too deep: 400 before any query.
+    try {
+      assertStorable({ query: req.query, params: req.params, body: req.body });
+    } catch (error) {
+      if (error instanceof Invalid) throw new ScimError(400, 'invalidValue', error.message);
+      throw error;
+    }
+    await handler(deps, req, res, caller);
+  };
+  const written = (res: Response, status: number, result: { resource?: unknown; effects: WriteEffects }) => {
+    forgetDisabledKeys(deps.keys, result.effects);
+    if (status === 201 && result.resource) res.setHeader('Location', String((result.resource as { meta: { location: string } }).meta.location));
+    send(res, status, result.resource);
+  };
+
+  router.get(
+    '/ServiceProviderConfig',
+    route(async (_deps, _req, res) => send(res, 200, await serviceProviderConfig())),
+  );
+  router.get(
+    '/ResourceTypes',
+    route(async (_deps, _req, res) => send(res, 200, await resourceTypes())),
+  );
+  router.get(
+    '/ResourceTypes/:id',
+    route(async (_deps, req, res) => send(res, 200, await resourceTypes(String(req.params.id)))),
+  );
+  router.get(
+    '/Schemas',
+    route(async (_deps, _req, res) => send(res, 200, await schemas())),
+  );
+  router.get(
+    '/Schemas/:id',
+    route(async (_deps, req, res) => send(res, 200, await schemas(String(req.params.id)))),
+  );
+
+  router.get(
+    '/Users',
+    route(async ({ db }, req, res, caller) => {
+      const query = listQuery(req);
+      const { resources, total } = await listUsers(db, caller, query, base(req));
+      send(res, 200, listResponse(resources, total, query.startIndex));
+    }),
+  );
+  router.post(
+    '/Users',
+    route(async ({ db, now, memberOrder }, req, res, caller) => {
+      const result = await createUser(db, caller, req.body, now(), base(req));
+      memberOrder.forget(caller.organizationId);
+      written(res, 201, result);
+    }),
+  );
+  router.get(
+    '/Users/:id',
+    route(async ({ db }, req, res, caller) => send(res, 200, await getUser(db, caller, String(req.params.id), base(req)))),
+  );
+  router.put(
+    '/Users/:id',
+    route(async ({ db, now, memberOrder }, req, res, caller) => {
+      const result = await replaceUser(db, caller, String(req.params.id), req.body, now(), base(req));
+      memberOrder.forget(caller.organizationId);
+      written(res, 200, result);
+    }),
+  );
+  router.patch(
+    '/Users/:id',
+    route(async ({ db, now, memberOrder }, req, res, caller) => {
+      const result = await patchUser(db, caller, String(req.params.id), req.body, now(), base(req));
+      memberOrder.forget(caller.organizationId);
+      written(res, 200, result);
+    }),
+  );
+  router.delete(
+    '/Users/:id',
+    route(async ({ db, now }, req, res, caller) => written(res, 204, await deleteUser(db, caller, String(req.params.id), now()))),
+  );
+
+  router.get(
+    '/Groups',
+    route(async ({ db }, req, res, caller) => {
+      const query = listQuery(req);
+      const { resources, total } = await listGroups(db, caller, query, base(req));
+      send(res, 200, listResponse(resources, total, query.startIndex));
+    }),
+  );
+  router.post(
+    '/Groups',
+    route(async ({ db, now }, req, res, caller) => written(res, 201, await createGroup(db, caller, req.body, now(), base(req)))),
+  );
+  router.get(
+    '/Groups/:id',
+    route(async ({ db }, req, res, caller) => send(res, 200, await getGroup(db, caller, String(req.params.id), base(req), listQuery(req).excludeMembers))),
+  );
+  router.put(
+    '/Groups/:id',
+    route(async ({ db, now }, req, res, caller) => written(res, 200, await replaceGroup(db, caller, String(req.params.id), req.body, now(), base(req)))),
+  );
+  router.patch(
+    '/Groups/:id',
+    route(async ({ db, now }, req, res, caller) => written(res, 200, await patchGroup(db, caller, String(req.params.id), req.body, now(), base(req)))),
+  );
+  router.delete(
+    '/Groups/:id',
+    route(async ({ db, now }, req, res, caller) => written(res, 204, await deleteGroup(db, caller, String(req.params.id), now()))),
+  );
+
+  router.use((req: Request, res: Response) => {
+    sendError(res, new ScimError(404, undefined, `no SCIM endpoint ${req.method} ${req.path}`));
+  });
+  // Every error, malformed JSON and oversized bodies included, in the SCIM error format.
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const scim = scimErrorOf(error);
+    if (scim) return sendError(res, scim);
+    const bodyError = error as { type?: string; status?: number };
+    if (bodyError.type === 'entity.parse.failed') return sendError(res, new ScimError(400, 'invalidSyntax', 'the request body is not valid JSON'));
+    if (error instanceof URIError) return sendError(res, new ScimError(400, 'invalidValue', 'a malformed percent-encoding in the path'));
+    if (bodyError.type === 'entity.too.large') return sendError(res, new ScimError(413, undefined, `the request body exceeds ${MAX_BODY}`));
+    if (bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported') {
+      return sendError(res, new ScimError(415, undefined, 'unsupported request body encoding'));
+    }
+    const http = httpErrorOf(error);
+    logIfInternal(loggerOf(req, deps.logger), http, { route: `${SCIM_PREFIX}${req.path}` });
+    sendError(res, new ScimError(http.status, undefined, http.message));
+  });
+  return router;
+}

@@ -1,0 +1,72 @@
+// SCIM bearer tokens: an organization's identity provider authenticates /scim/v2 with one. Only
+// the SHA-256 hex of a token is stored; the token is shown once, when it is made. A token is no API
+// key: its hash is in scim_tokens, not api_keys, so /api/v1 and /trpc refuse it, and /scim/v2
+// refuses API keys.
+import { randomBytes } from 'node:crypto';
+import type { Db, ScimToken as TokenRow } from '@switchyard/db';
+import type { ScimToken, ScimTokenIdInput } from '@switchyard/schema';
+import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { isUuid } from '../../access/workspaces.js';
+import { NotFound } from '../../errors.js';
+import { hashApiKey } from '../keys/key-format.js';
+
+export const SCIM_TOKEN_PREFIX = 'sy-scim-v1-';
+
+function tokenOf(row: TokenRow): ScimToken {
+  return {
+    id: row.id,
+    label: row.label,
+    creator_user_id: row.creator_user_id,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+  } satisfies ScimToken;
+}
+
+/** Makes a token for the caller's organization; the answer is the only place the token appears. */
+export async function createScimToken(db: Db, actor: Actor, now: Date): Promise<{ token: string; data: ScimToken }> {
+  const secret = randomBytes(32).toString('hex');
+  const token = SCIM_TOKEN_PREFIX + secret;
+  const row = await db.scimToken.create({
+    data: {
+      ...tenantData(actor),
+      hash: hashApiKey(token),
+      label: `${SCIM_TOKEN_PREFIX}${secret.slice(0, 3)}...${secret.slice(-3)}`,
+      creator_user_id: actor.userId,
+      created_at: now,
+    },
+  });
+  return { token, data: tokenOf(row) };
+}
+
+/** The organization's tokens, oldest first (a handful per organization: no pages). */
+export async function listScimTokens(db: Db, actor: Actor): Promise<{ data: ScimToken[] }> {
+  const rows = await db.scimToken.findMany({ where: tenantWhere(actor), orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+  return { data: rows.map(tokenOf) };
+}
+
+/** Revokes (deletes) the organization's token: it authenticates nothing from the next request on. */
+export async function revokeScimToken(db: Db, actor: Actor, input: ScimTokenIdInput): Promise<{ deleted: true }> {
+  const { count } = isUuid(input.id) ? await db.scimToken.deleteMany({ where: { id: input.id.toLowerCase(), ...tenantWhere(actor) } }) : { count: 0 };
+  if (count === 0) throw new NotFound(`scim token ${input.id}`);
+  return { deleted: true };
+}
+
+/** The SCIM caller: the organization a token belongs to. */
+export interface ScimCaller extends Tenant {
+  tokenId: string;
+}
+
+/** The organization whose token hashes to `hash`, or null (unknown, revoked, or its organization disabled). Notes its last use (at most once a minute). */
+export async function scimCallerOf(db: Db, hash: string, now: Date): Promise<ScimCaller | null> {
+  const row = await db.scimToken.findUnique({
+    where: { hash },
+    select: { id: true, organization_id: true, last_used_at: true, organization: { select: { disabled_at: true } } },
+  });
+  // A disabled organization's tokens are refused, as its keys are.
+  if (!row || row.organization.disabled_at) return null;
+  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
+    await db.scimToken.updateMany({ where: { id: row.id }, data: { last_used_at: now } });
+  }
+  return { tokenId: row.id, organizationId: row.organization_id };
+}
