@@ -15,7 +15,7 @@ import { TEST_STORES, type TestServer } from '../src/testing.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { readStored, storedKeys, testServerWith } from './fixtures-files.js';
 import { trpc } from './fixtures-trpc.js';
-import { BINARY_SAMPLES, multipart, TEXT_SAMPLES, upload, uploadFile, type Answer } from './fixtures-upload.js';
+import { BINARY_SAMPLES, BOUNDARY, multipart, TEXT_SAMPLES, upload, uploadFile, type Answer } from './fixtures-upload.js';
 
 const MAX_FILE_BYTES = 512 * 1024;
 const COMPAT_A = { 'anthropic-version': '2023-06-01' };
@@ -194,6 +194,13 @@ for (const store of TEST_STORES) {
         ['a field, then the file', upload(server, multipart([{ name: 'purpose', bytes: Buffer.from('x') }, file(text)]), { key: server.managementKey, query })],
         ['two files', upload(server, multipart([file(text, 'a.txt'), file(text, 'b.txt')]), { key: server.managementKey, query })],
         ['wrong part name', upload(server, multipart([{ name: 'document', filename: 'a.txt', bytes: text }]), { key: server.managementKey, query })],
+        [
+          'a part without a name',
+          upload(server, Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; filename="a.txt"\r\n\r\nhello\r\n--${BOUNDARY}--\r\n`), {
+            key: server.managementKey,
+            query,
+          }),
+        ],
         ['empty filename', upload(server, multipart([file(text, '')]), { key: server.managementKey, query })],
         ['control character in the filename', upload(server, multipart([file(text, 'a\tb.txt')]), { key: server.managementKey, query })],
         ['filename over 255 bytes', upload(server, multipart([file(text, `${'é'.repeat(130)}.txt`)]), { key: server.managementKey, query })],

@@ -106,7 +106,9 @@ function readForm(req: Request): Form {
     seen = true;
     if (name !== 'file') {
       stream.resume();
-      fail(badForm(`the part is named ${JSON.stringify(name.slice(0, 100))}, not "file"`));
+      // busboy gives no name (undefined, whatever its types say) for a part whose disposition has none.
+      const named = typeof name === 'string' ? `named ${JSON.stringify(name.slice(0, 100))}` : 'without a name';
+      fail(badForm(`the part is ${named}, not "file"`));
       return;
     }
     let filename: string;
