@@ -1,5 +1,5 @@
-// Which addresses an upstream fetch (GET /videos/{jobId}/content) may connect to. Deny by default:
-// an address is admitted only when it is public unicast, so that a video job cannot make the server
+// Which addresses an outbound fetch (video upstreams, webhook deliveries, JWKS) may connect to. Deny
+// by default: an address is admitted only when it is public unicast, so that a stored URL cannot make the server
 // reach loopback, its private networks, link-local metadata services, CGNAT, or itself. The ranges
 // come from ipaddr.js; what is written here is only the policy over them and the IPv6 forms that
 // embed an IPv4 address (mapped, NAT64), which are judged by the IPv4 address they carry.
@@ -100,4 +100,32 @@ export function serverAddresses(listenHost: string): Set<string> {
   if (ipaddr.parse(host).range() !== 'unspecified') return new Set([canonicalAddress(host)]);
   const all = Object.values(os.networkInterfaces()).flatMap((list) => list ?? []);
   return new Set(all.map((i) => canonicalAddress(i.address)));
+}
+
+/** Loopback hosts as URLs spell them (after normalisation by URL). */
+function isLoopbackHost(hostname: string): boolean {
+  const host = withoutTrailingDot(hostname.toLowerCase()).replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return ipaddr.isValid(host) && effective(ipaddr.parse(host)).range() === 'loopback';
+}
+
+/**
+ * Why a URL that the server will later fetch on a tenant's behalf (a webhook, an OTLP endpoint, a
+ * service's base URL) may not be stored, or null when it may. The rule: an absolute `https` URL
+ * without credentials; `http` only to a loopback host that the operator allowed in
+ * UPSTREAM_ALLOWED_HOSTS (development and tests; a receiver on this machine). Where the name
+ * resolves to is checked again at each fetch (guardedAddresses), since DNS answers change.
+ */
+export function storedUrlProblem(value: string, allowed: readonly AllowedHost[]): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (url.username || url.password) return 'credentials in the URL are not accepted (use headers)';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname) && isAllowedHost(url, allowed)) return null;
+  if (url.protocol === 'http:') return 'http is accepted only to a loopback host allowed in UPSTREAM_ALLOWED_HOSTS; use https';
+  return `scheme ${url.protocol} is not accepted; use https`;
 }
