@@ -29,6 +29,11 @@ const PLATFORM_OPERATIONS = [
   'POST /api/v1/presets/{slug}/messages',
   'POST /api/v1/presets/{slug}/responses',
   'POST /api/v1/files',
+  'GET /api/v1/observability/destinations',
+  'POST /api/v1/observability/destinations',
+  'GET /api/v1/observability/destinations/{id}',
+  'PATCH /api/v1/observability/destinations/{id}',
+  'DELETE /api/v1/observability/destinations/{id}',
 ];
 
 describe('declared statuses', () => {
