@@ -164,8 +164,8 @@ const destinationBase = {
 function answeredConfigSchema(type: DestinationType) {
   const { required, optional } = DESTINATION_CONFIG_KEYS[type];
   const shape: Record<string, z.ZodType> = {};
-  for (const key of required) shape[key] = key === 'method' ? z.string() : z.string().describe(DESTINATION_SECRET_KEYS.includes(key) ? 'Masked' : '');
-  for (const key of optional) shape[key] = z.string().optional();
+  for (const key of required) shape[key] = DESTINATION_SECRET_KEYS.includes(key) ? z.string().describe('Masked') : z.string();
+  for (const key of optional) shape[key] = (DESTINATION_SECRET_KEYS.includes(key) ? z.string().describe('Masked') : z.string()).optional();
   shape.headers = z.record(z.string(), z.string()).optional().describe('Values masked');
   return z.object(shape);
 }
