@@ -5,7 +5,7 @@ import express from 'express';
 import { z } from 'zod';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
-import { parseAllowedHosts, type AllowedHost } from './modules/videos/upstream-policy.js';
+import { parseAllowedHosts, type AllowedHost } from './upstream/policy.js';
 
 /** A variable read by `parse`; what it throws becomes the variable's message, with `hint`. */
 function parsedWith<T>(parse: (value: string) => T, hint: string) {

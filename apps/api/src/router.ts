@@ -2,6 +2,7 @@ import { accountRouter } from './modules/account/account.router.js';
 import { analyticsRouter } from './modules/analytics/analytics.router.js';
 import { budgetsRouter } from './modules/budgets/budgets.router.js';
 import { byokRouter } from './modules/byok/byok.router.js';
+import { destinationsRouter } from './modules/destinations/destinations.router.js';
 import { filesRouter } from './modules/files/files.router.js';
 import { generationsRouter } from './modules/generations/generations.router.js';
 import { guardrailsRouter } from './modules/guardrails/guardrails.router.js';
@@ -36,6 +37,7 @@ export const appRouter = router({
   routing: routingRouter,
   auth: authRouter,
   federationPolicies: federationPoliciesRouter,
+  destinations: destinationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

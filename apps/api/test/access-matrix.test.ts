@@ -50,6 +50,7 @@ interface Fixture {
   videoJobId: string;
   documentId: string;
   idp: IdentityProvider;
+  destinationId: string;
 }
 
 interface Sample<P extends ProcedurePath> {
@@ -85,6 +86,11 @@ async function document(fx: Fixture): Promise<string> {
   const fileId = fileIdOf(`doc-${unique()}.txt`);
   expect((await putFile(fx.server, fx.containerId, fileId, Buffer.from('a document'))).status).toBe(201);
   return (await ok(fx.server, 'files.promote', { container_id: fx.containerId, file_id: fileId })).id;
+}
+/** A webhook destination in a new workspace (so that samples never reach the 5-per-type limit). */
+async function destination(fx: Fixture): Promise<string> {
+  const workspace_id = await workspace(fx);
+  return (await ok(fx.server, 'destinations.create', { type: 'webhook', name: 'D', workspace_id, config: { url: 'https://hooks.example.com/x' } })).data.id;
 }
 async function preset(fx: Fixture): Promise<string> {
   const slug = `p-${unique()}`;
@@ -221,6 +227,13 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'files.documents': { input: () => ({}) },
   'files.document': { input: (fx) => ({ file_id: fx.documentId }), scoped: true },
   'files.deleteDocument': { input: async (fx) => ({ file_id: await document(fx) }), scoped: true },
+  'destinations.list': { input: () => ({}) },
+  'destinations.create': { input: () => ({ type: 'posthog', name: `d-${unique()}`, config: { apiKey: `phc_${hex(20)}` } }) },
+  'destinations.get': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
+  'destinations.update': { input: (fx) => ({ id: fx.destinationId, name: `renamed-${unique()}` }), scoped: true },
+  'destinations.delete': { input: async (fx) => ({ id: await destination(fx) }), scoped: true },
+  'destinations.secret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
+  'destinations.rotateSecret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
 };
 /** The samples by a path read from the router at run time (a procedure without one has none). */
 const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;
@@ -351,7 +364,9 @@ beforeAll(async () => {
     fileId: fileIdOf('out/result.txt'),
     videoJobId: job.data.id,
     documentId: '',
+    destinationId: '',
   };
+  fx.destinationId = await destination(fx);
   fx.documentId = await document(fx);
   keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
 });

@@ -32,6 +32,8 @@ export interface World {
   guardrailId: string;
   otherGuardrailId: string;
   byokId: string;
+  /** A webhook destination of the organization (with a header secret). */
+  destinationId: string;
   presetSlug: string;
   scimMappingId: string;
   userIdNotInWorkspace: string;
@@ -76,6 +78,11 @@ export async function buildWorld(server: TestServer): Promise<World> {
   await ok(server, 'guardrails.assignKeys', { id: guardrail.id, key_hashes: [regular.hash] });
   await ok(server, 'guardrails.assignMembers', { id: guardrail.id, member_user_ids: [member.id] });
   const { data: byok } = await ok(server, 'byok.create', { provider: 'openai', name: 'world', key: 'sk-world-provider-key-0001' });
+  const { data: destination } = await ok(server, 'destinations.create', {
+    type: 'webhook',
+    name: 'world',
+    config: { url: 'https://hooks.example.com/world', headers: { Authorization: 'Bearer world-0123456789' } },
+  });
   await ok(server, 'presets.create', { slug: 'world', name: 'world', config: { model: 'openai/gpt-4o', temperature: 0.2 } });
   const mapping = await ok(server, 'scim.createGroupMapping', { workspace_id: 'default', scim_group_id: randomUUID(), role: 'member' });
   const newcomer = await createMember(server, `${randomUUID().slice(0, 8)}@example.com`);
@@ -91,6 +98,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
     guardrailId: guardrail.id,
     otherGuardrailId: otherGuardrail.id,
     byokId: byok.id,
+    destinationId: destination.id,
     presetSlug: 'world',
     scimMappingId: mapping.data.id,
     userIdNotInWorkspace: newcomer.id,

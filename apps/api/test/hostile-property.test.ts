@@ -561,7 +561,7 @@ describe('every REST operation, with random and hostile requests', () => {
   it.each(operations.map((op, index) => [`${op.method} ${op.path}`, op, index] as const))(
     '%s: never a 5xx; errors are the envelope with a declared status',
     async (_name, op, index) => {
-      const ids = [world.generationId, world.guardrailId, world.otherGuardrailId, world.byokId, world.scimMappingId];
+      const ids = [world.generationId, world.guardrailId, world.otherGuardrailId, world.byokId, world.scimMappingId, world.destinationId];
       const workspaces = ['default', 'second', world.workspaceId, world.secondWorkspaceId, world.other.workspaceId];
       const named: Record<string, string[]> = {
         id: [...workspaces, ...ids],

@@ -32,6 +32,7 @@ interface World {
   guardrailId: string;
   presetSlug: string;
   byokId: string;
+  destinationId: string;
   scimMappingId: string;
   containerId: string;
   fileId: string;
@@ -57,6 +58,7 @@ const ID_OF: Record<string, keyof World> = {
   generations: 'generationId',
   guardrails: 'guardrailId',
   byok: 'byokId',
+  destinations: 'destinationId',
   scim: 'scimMappingId',
   workspaces: 'workspaceId',
   budgets: 'workspaceId',
@@ -187,6 +189,17 @@ async function buildWorld(
   const presetSlug = `${tag}-preset`;
   await ok(server, 'presets.create', { slug: presetSlug, name: tag, workspace_id: workspaceId, config: { model: 'openai/gpt-4o' } }, mk);
   const byok = await ok(server, 'byok.create', { provider: 'openai', name: `${tag}-byok`, key: `sk-${tag}-0123456789abcdef`, workspace_id: workspaceId }, mk);
+  const destination = await ok(
+    server,
+    'destinations.create',
+    {
+      type: 'webhook',
+      name: `${tag}-destination`,
+      workspace_id: workspaceId,
+      config: { url: `https://${tag}.example.com/hook`, headers: { 'X-Tag': `${tag}-header-secret` } },
+    },
+    mk,
+  );
   const mapping = await ok(server, 'scim.createGroupMapping', { workspace_id: workspaceId, scim_group_id: randomUUID(), role: 'member' }, mk);
   await ok(server, 'budgets.set', { workspace_ref: workspaceId, interval: 'monthly', limit_usd: 100 }, mk);
   const containerId = await openContainer(server, `${tag}-session`, { workspaceId });
@@ -211,6 +224,7 @@ async function buildWorld(
     guardrailId: guardrail.data.id,
     presetSlug,
     byokId: byok.data.id,
+    destinationId: destination.data.id,
     scimMappingId: mapping.data.id,
     containerId,
     fileId,
@@ -303,8 +317,10 @@ describe('the leak harness', () => {
     const missing: string[] = [];
     for (const pair of pairs) {
       for (const me of pair.callers) {
-        const { key, byokId, scimMappingId, ...readable } = me.world;
-        const wanted = pair.sameOrganization ? { ...readable, byokId: '', scimMappingId: '' } : { ...readable, byokId, scimMappingId };
+        const { key, byokId, destinationId, scimMappingId, ...readable } = me.world;
+        const wanted = pair.sameOrganization
+          ? { ...readable, byokId: '', destinationId: '', scimMappingId: '' }
+          : { ...readable, byokId, destinationId, scimMappingId };
         for (const [kind, marker] of Object.entries(wanted)) {
           if (typeof marker === 'string' && marker && markersOf(me.world, pair.sameOrganization).includes(marker) && !me.found.has(marker)) {
             missing.push(`${pair.name}: ${me.name} never saw its own ${kind}`);

@@ -40,6 +40,11 @@ const PLATFORM_OPERATIONS = [
   'GET /api/v1/scim/groups',
   'POST /api/v1/oauth/token',
   'GET /api/v1/oauth/jwks',
+  'GET /api/v1/observability/destinations',
+  'POST /api/v1/observability/destinations',
+  'GET /api/v1/observability/destinations/{id}',
+  'PATCH /api/v1/observability/destinations/{id}',
+  'DELETE /api/v1/observability/destinations/{id}',
 ];
 
 describe('declared statuses', () => {

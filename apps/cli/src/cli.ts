@@ -8,6 +8,7 @@ import { API_KEY, resolveCredential, UsageError, type Command, type Credential, 
 import { analyticsCommands } from './commands/analytics.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
+import { destinationsCommands } from './commands/destinations.js';
 import { catalogCommands } from './commands/catalog.js';
 import { demoCommands } from './commands/demo.js';
 import { fileCommands } from './commands/files.js';
@@ -27,6 +28,7 @@ export const commands: Command[] = [
   ...budgetCommands,
   ...guardrailCommands,
   ...byokCommands,
+  ...destinationsCommands,
   ...presetCommands,
   ...scimCommands,
   ...federationCommands,

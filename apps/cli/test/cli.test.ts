@@ -477,6 +477,35 @@ describe('switchyard administration commands', () => {
     expect(await json(['byok', 'delete', everywhere.data.id])).toEqual({ deleted: true });
   });
 
+  it('destinations create | list | show | update | secret | delete, never printing a secret', async () => {
+    const secret = 'Bearer dest-header-0123456789';
+    const res = await cli(['destinations', 'create', '--type', 'webhook', '--name', 'hook', '--regions', 'eu,us'], {
+      SWITCHYARD_DESTINATION_CONFIG: JSON.stringify({ url: 'https://hooks.example.com/in', headers: { Authorization: secret } }),
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toContain(secret);
+    expect(res.stdout).toContain('Bea...6789');
+    const id = (res.stdout.match(/^id\s+(\S+)/m) ?? [])[1]!;
+    const listed = await cli(['destinations', 'list']);
+    expect(listed.stdout).toMatch(/^ID\s+TYPE\s+NAME/);
+    expect(listed.stdout).toContain(id);
+    expect((await json(['destinations', 'show', id])).data).toMatchObject({ type: 'webhook', regions: ['europe', 'us'], delivery: 'supported' });
+    const updated = await json(['destinations', 'update', id, '--disable', '--sampling-rate', '0.5', '--config', '{"method":"PUT"}']);
+    expect(updated.data).toMatchObject({ enabled: false, sampling_rate: 0.5, config: { url: 'https://hooks.example.com/in', method: 'PUT' } });
+    const printed = await json(['destinations', 'secret', id]);
+    expect(printed).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+={0,2}$/) });
+    const rotated = await json(['destinations', 'secret', id, '--rotate']);
+    expect(rotated.secret).not.toBe(printed.secret);
+    expect((await cli(['destinations', 'secret', id])).stdout.trim()).toBe(rotated.secret);
+    // The server's refusals: a missing required config key (400), an unknown type (400).
+    const refused = await cli(['destinations', 'create', '--type', 's3', '--name', 'x', '--config', '{"bucketName":"b"}']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('400');
+    expect((await cli(['destinations', 'create', '--type', 'webhook', '--name', 'x', '--config', 'not json'])).code).toBe(2);
+    expect(await json(['destinations', 'delete', id])).toEqual({ deleted: true });
+    expect((await json(['destinations', 'list'])).data.map((d: { id: string }) => d.id)).not.toContain(id);
+  });
+
   it('imports the demo catalog and shows a recorded generation', async () => {
     const catalog = fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url));
     const imported = await json(['models', 'import', catalog]);

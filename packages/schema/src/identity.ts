@@ -119,7 +119,7 @@ export const CreateFederationPolicyInputSchema = z
     issuer: ClaimSchema,
     audience: ClaimSchema,
     subject: ClaimSchema,
-    jwks_url: z.string().min(1).max(2048).optional().describe('https (http only to a host UPSTREAM_ALLOWED_HOSTS allows)'),
+    jwks_url: z.string().min(1).max(2048).optional().describe('https (http only to a loopback host UPSTREAM_ALLOWED_HOSTS allows)'),
     jwks: IssuerJwkSetSchema.optional(),
     key_hash: IdentifierSchema.describe('A key of the organization (its hash)'),
   })

@@ -20,3 +20,4 @@ export * from './openapi-names.js';
 export * from './media-specs.js';
 export * from './media-models.js';
 export * from './identity.js';
+export * from './destinations.js';

@@ -11,6 +11,14 @@ import { BudgetIntervalSchema, BudgetSchema } from './budgets.js';
 import { ByokCredentialSchema, ListByokOutputSchema } from './byok.js';
 import { DeletedOutputSchema, ErrorEnvelopeSchema } from './common.js';
 import {
+  DESTINATION_TYPES,
+  DESTINATION_VARIANTS,
+  DestinationSchema,
+  DestinationTypeSchema,
+  FilterRulesSchema,
+  ListDestinationsOutputSchema,
+} from './destinations.js';
+import {
   ContainerFileListSchema,
   ContainerFileRecordSchema,
   DocumentDeletionSchema,
@@ -136,6 +144,17 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
   WorkspaceMember: WorkspaceMemberSchema,
   WorkspaceMemberList: ListWorkspaceMembersOutputSchema,
   WorkspaceRole: WorkspaceRoleSchema,
+
+  Destination: DestinationSchema,
+  DestinationList: ListDestinationsOutputSchema,
+  DestinationType: DestinationTypeSchema,
+  FilterRules: FilterRulesSchema,
+  ...Object.fromEntries(
+    DESTINATION_TYPES.map((type, i) => [
+      `Destination${type.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase())}`,
+      DESTINATION_VARIANTS[i]!,
+    ]),
+  ),
 
   Budget: BudgetSchema,
   BudgetInterval: BudgetIntervalSchema,

@@ -85,3 +85,21 @@ export async function platformWorkspace(db: Reader, workspaceId: string): Promis
   if (!workspace || workspace.deleted_at) throw new NotFound(`workspace ${workspaceId}`);
   return workspace;
 }
+
+/**
+ * As resolveWorkspace, for operations whose spec answers 403 when a tenant names another
+ * organization's workspace (platform-api.md part 3: observability destinations): a UUID naming a
+ * workspace of another organization is Forbidden; anything else not found stays NotFound. (A slug
+ * is only unique within its organization, so it never names another organization's workspace.)
+ */
+export async function resolveWorkspaceOrForeign(db: Reader, actor: Actor, ref: string): Promise<Workspace> {
+  try {
+    return await resolveWorkspace(db, actor, ref);
+  } catch (error) {
+    if (error instanceof NotFound && isUuid(ref)) {
+      const foreign = await db.workspace.findUnique({ where: { id: ref.toLowerCase() }, select: { organization_id: true } });
+      if (foreign && foreign.organization_id !== actor.organizationId) throw new Forbidden(`workspace ${ref} belongs to another organization`);
+    }
+    throw error;
+  }
+}

@@ -10,7 +10,7 @@ import { Invalid, Upstream } from '../errors.js';
 import { openDocument } from '../modules/files/documents.service.js';
 import { openContainerFile, type Download } from '../modules/files/files.service.js';
 import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
-import { serverAddresses } from '../modules/videos/upstream-policy.js';
+import { serverAddresses } from '../upstream/index.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';

@@ -7,7 +7,7 @@ import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPo
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { Invalid, NotFound } from '../../errors.js';
-import { isAllowedHost, type AllowedHost } from '../videos/upstream-policy.js';
+import { storedUrlProblem, type AllowedHost } from '../../upstream/index.js';
 
 export { IssuerJwkSetSchema as JwkSetSchema };
 
@@ -31,20 +31,11 @@ function recordOf(row: Row): FederationPolicy {
   };
 }
 
-/** A JWKS URL the exchange may fetch: https, or http to a host the operator allowed. */
+/** A JWKS URL the exchange may fetch: the rule of every URL stored for later fetching (https; http only to an allowed loopback host). */
 function checkedJwksUrl(value: string, allowedHosts: readonly AllowedHost[]): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Invalid('jwks_url is not an absolute URL', { parameter: 'jwks_url', reason: 'not an absolute URL' });
-  }
-  const plainAllowed = url.protocol === 'http:' && isAllowedHost(url, allowedHosts);
-  if (url.protocol !== 'https:' && !plainAllowed) {
-    throw new Invalid('jwks_url must be https (http only to a host UPSTREAM_ALLOWED_HOSTS allows)', { parameter: 'jwks_url', reason: 'not https' });
-  }
-  if (url.username || url.password) throw new Invalid('jwks_url must not carry credentials', { parameter: 'jwks_url', reason: 'credentials' });
-  return url.href;
+  const problem = storedUrlProblem(value, allowedHosts);
+  if (problem) throw new Invalid(`jwks_url: ${problem}`, { parameter: 'jwks_url', reason: problem });
+  return new URL(value).href;
 }
 
 export async function createFederationPolicy(

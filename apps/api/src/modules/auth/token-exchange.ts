@@ -9,8 +9,7 @@ import type { Db } from '@switchyard/db';
 import { Upstream } from '../../errors.js';
 import type { Limits } from '../../limits/limits.js';
 import type { MediaDeps } from '../../storage/media.js';
-import { serverAddresses } from '../videos/upstream-policy.js';
-import { openUpstream } from '../videos/upstream.js';
+import { upstreamFetch, upstreamPolicyOf, type UpstreamPolicy } from '../../upstream/index.js';
 import { ACCESS_TOKEN_MAX_S, SigningKeyUnavailable } from './signing-keys.js';
 import { TOKEN_SCOPE, type AccessTokens } from './access-tokens.js';
 import { JwkSetSchema } from './federation.service.js';
@@ -150,10 +149,12 @@ function reasonOf(error: unknown): string {
 export class IssuerKeys {
   readonly #inline = new Map<string, { version: number; keys: JWTVerifyGetKey }>();
   readonly #remote = new Map<string, JWTVerifyGetKey>();
-  readonly #media: MediaDeps;
+  readonly #policy: UpstreamPolicy;
+  readonly #timeoutMs: number;
 
   constructor(media: MediaDeps) {
-    this.#media = media;
+    this.#policy = upstreamPolicyOf(media);
+    this.#timeoutMs = media.upstreamIdleTimeoutMs;
   }
 
   inline(policyId: string, updatedAt: Date, jwks: unknown): JWTVerifyGetKey {
@@ -173,30 +174,17 @@ export class IssuerKeys {
     return keys;
   }
 
-  /** One GET of a key set under the upstream rules, its body bounded. */
+  /** One GET of a key set under the upstream rules (no redirect followed), its body bounded. */
   async #fetch(href: string, signal: AbortSignal | undefined): Promise<Response> {
-    const media = this.#media;
-    const res = await openUpstream(href, {
-      signal: signal ?? AbortSignal.timeout(media.upstreamIdleTimeoutMs),
-      connectTimeoutMs: media.upstreamConnectTimeoutMs,
-      idleTimeoutMs: media.upstreamIdleTimeoutMs,
-      minBytesPerSecond: media.upstreamMinBytesPerSecond,
-      rateWindowMs: media.upstreamRateWindowMs,
-      maxRedirects: 0,
-      allowedHosts: media.upstreamAllowedHosts,
-      ownAddresses: serverAddresses(media.listenHost),
+    const res = await upstreamFetch(this.#policy, href, {
+      headers: { accept: 'application/json' },
+      timeoutMs: this.#timeoutMs,
+      maxBodyBytes: JWKS_MAX_BYTES,
+      ...(signal ? { signal } : {}),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > JWKS_MAX_BYTES) {
-        res.destroy();
-        throw new Upstream(`the key set at ${new URL(href).host} is over ${JWKS_MAX_BYTES} bytes`);
-      }
-      chunks.push(chunk);
-    }
-    return new Response(Buffer.concat(chunks), { status: res.statusCode === 200 ? 200 : 502, headers: { 'content-type': 'application/json' } });
+    if (res.truncated) throw new Upstream(`the key set at ${new URL(href).host} is over ${JWKS_MAX_BYTES} bytes`);
+    // jose refuses anything but 200, and reads the JSON itself.
+    return new Response(res.body, { status: res.status === 200 ? 200 : 502, headers: { 'content-type': 'application/json' } });
   }
 
   /** A map kept under 1,000 entries: the oldest go first. */

@@ -9,7 +9,7 @@ import {
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { createByok, deleteByok, getByok, listByok, resealByokSecrets, updateByok } from './byok.service.js';
+import { createByok, deleteByok, getByok, listByok, resealOrganizationSecrets, updateByok } from './byok.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 const tags = ['Providers'];
@@ -113,9 +113,10 @@ export const byokRouter = router({
     .output(DeletedOutputSchema)
     .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input, ctx.now())),
 
-  // Internal (tRPC only): re-encryption of the organization's secrets after a SWITCHYARD_SECRET_KEY rotation.
+  // Internal (tRPC only): re-encryption of the organization's secrets (BYOK keys, destination
+  // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
     .input(z.void())
     .output(z.object({ resealed: z.number().int() }))
-    .mutation(({ ctx }) => resealByokSecrets(ctx.db, ctx.secrets, ctx.actor)),
+    .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor)),
 });

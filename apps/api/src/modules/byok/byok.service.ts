@@ -9,6 +9,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
+import { resealDestinationSecrets } from '../destinations/destinations.service.js';
 import type { SecretBox } from './secret-box.js';
 
 /**
@@ -183,4 +184,11 @@ export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): P
     });
   }
   return { resealed: rows.length };
+}
+
+/** byok.resealSecrets: every secret of the organization sealed by an older key (BYOK keys, destination secrets). */
+export async function resealOrganizationSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
+  const byok = await resealByokSecrets(db, box, actor);
+  const destinations = await resealDestinationSecrets(db, box, actor);
+  return { resealed: byok.resealed + destinations.resealed };
 }

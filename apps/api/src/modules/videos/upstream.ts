@@ -9,19 +9,15 @@
 // were checked (the socket's lookup answers with them), so a second DNS answer cannot move it
 // elsewhere (DNS rebinding). A refusal happens before any connection, and answers like any other
 // provider failure (502), so it tells nothing about what listens behind the address.
-import dns from 'node:dns';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Invalid, Upstream } from '../../errors.js';
-import { canonicalAddress, isAllowedHost, refusalOf, type AllowedHost } from './upstream-policy.js';
+import { canonicalAddress, guardedAddresses, pinnedLookup, RefusedUpstream, type ResolvedAddress, type UpstreamPolicy } from '../../upstream/index.js';
 
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
+export { RefusedUpstream };
 
-export interface UpstreamOptions {
+export interface UpstreamOptions extends UpstreamPolicy {
   range?: string;
   signal: AbortSignal;
   connectTimeoutMs: number;
@@ -30,24 +26,14 @@ export interface UpstreamOptions {
   minBytesPerSecond: number;
   rateWindowMs: number;
   maxRedirects?: number;
-  /** Hosts whose addresses are not checked (UPSTREAM_ALLOWED_HOSTS). */
-  allowedHosts: readonly AllowedHost[];
-  /** This server's own addresses, canonical (refused like loopback). */
-  ownAddresses: ReadonlySet<string>;
-  /** Name resolution; every address of the answer. Default: the system resolver (dns.lookup). */
-  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
 }
 
-/** An upstream the server will not fetch: logged with its reason, answered as 502. */
-export class RefusedUpstream extends Upstream {}
-
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const systemResolve = (hostname: string) => dns.promises.lookup(hostname, { all: true });
 
 export async function openUpstream(url: string, options: UpstreamOptions): Promise<IncomingMessage> {
   let target = new URL(url);
   for (let redirects = options.maxRedirects ?? 3; ; redirects--) {
-    const addresses = await checkedAddresses(target, options);
+    const addresses = await guardedAddresses(target, options);
     const res = await requestOnce(target, addresses, options);
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
@@ -67,42 +53,6 @@ export async function openUpstream(url: string, options: UpstreamOptions): Promi
     if (status === 416) throw new Invalid('range not satisfiable', { parameter: 'Range', reason: 'range not satisfiable' });
     throw new Upstream(`upstream answered ${status}`);
   }
-}
-
-/** The addresses one hop may connect to, all of them checked; throws RefusedUpstream otherwise. */
-async function checkedAddresses(url: URL, options: UpstreamOptions): Promise<ResolvedAddress[]> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUpstream(`upstream scheme ${url.protocol}`);
-  if (url.username || url.password) throw new RefusedUpstream(`credentials in the upstream URL of ${url.host}`);
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const family = net.isIP(hostname);
-  let addresses: ResolvedAddress[];
-  if (family) {
-    addresses = [{ address: hostname, family }];
-  } else {
-    addresses = await (options.resolve ?? systemResolve)(hostname).catch((error: NodeJS.ErrnoException) => {
-      throw new Upstream(`cannot resolve ${hostname}: ${error.code ?? error.message}`);
-    });
-    if (addresses.length === 0) throw new Upstream(`${hostname} has no address`);
-  }
-  if (isAllowedHost(url, options.allowedHosts)) return addresses;
-  for (const { address } of addresses) {
-    const reason = refusalOf(address, options.ownAddresses);
-    if (reason) throw new RefusedUpstream(`upstream ${url.host} is ${address} (${reason}); UPSTREAM_ALLOWED_HOSTS can allow it`);
-  }
-  return addresses;
-}
-
-/** A socket lookup that answers with the addresses already checked, never asking DNS again. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-    const list = wanted.length > 0 ? wanted : addresses;
-    // Asynchronous, like dns.lookup itself.
-    process.nextTick(() => {
-      if (options.all) (callback as (err: null, list: ResolvedAddress[]) => void)(null, list);
-      else callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
 }
 
 function requestOnce(url: URL, addresses: ResolvedAddress[], options: UpstreamOptions): Promise<IncomingMessage> {

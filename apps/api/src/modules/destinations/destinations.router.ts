@@ -1,0 +1,132 @@
+import {
+  CreateDestinationInputSchema,
+  DeletedOutputSchema,
+  DestinationOutputSchema,
+  DestinationSecretOutputSchema,
+  GetDestinationInputSchema,
+  ListDestinationsInputSchema,
+  ListDestinationsOutputSchema,
+  UpdateDestinationInputSchema,
+} from '@switchyard/schema';
+import { answers, WHY } from '../../http/statuses.js';
+import type { Context } from '../../trpc/context.js';
+import { managementProcedure, router } from '../../trpc/init.js';
+import { routesOf } from '../../trpc/route.js';
+import {
+  createDestination,
+  deleteDestination,
+  destinationSecret,
+  getDestination,
+  listDestinations,
+  rotateDestinationSecret,
+  updateDestination,
+  type DestinationDeps,
+} from './destinations.service.js';
+
+const route = routesOf('Observability');
+const PATH = '/observability/destinations';
+
+const depsOf = (ctx: Context): DestinationDeps => ({ db: ctx.db, secrets: ctx.secrets, allowedHosts: ctx.media.upstreamAllowedHosts });
+
+const FOREIGN_WORKSPACE = 'workspace_id names a workspace of another organization';
+const CONFIG_400 =
+  "config missing a required key of its type, holding a key the type does not have, or a value of the wrong type (error.metadata.issues names config.<key>); a url, endpoint, baseUrl or otlpEndpoint that is not an absolute https URL (http only to a loopback host allowed in UPSTREAM_ALLOWED_HOSTS); sampling_rate outside 0.0001..1; regions empty; api_key_hashes empty or naming keys that are not the organization's; a regex filter rule that does not compile";
+
+// D17-D21 (platform-api.md part 3): an organization's management keys manage its workspaces' destinations.
+export const destinationsRouter = router({
+  list: managementProcedure
+    .meta({
+      ...route('GET', PATH, 'List observability destinations', "Lists a workspace's destinations that are not deleted, oldest first. Management key required."),
+      scope: 'destinations:read',
+      statuses: answers({
+        400: `${WHY.invalidPage}; ${WHY.unknownWorkspace}; ${WHY.unstorable}`,
+        403: `${WHY.managementOnly}; or ${FOREIGN_WORKSPACE}`,
+      }),
+      listed: [400, 401, 500],
+    })
+    .input(ListDestinationsInputSchema)
+    .output(ListDestinationsOutputSchema)
+    .query(({ ctx, input }) => listDestinations(ctx.db, ctx.actor, input)),
+  create: managementProcedure
+    .meta({
+      ...route(
+        'POST',
+        PATH,
+        'Create an observability destination',
+        "Validates the type's config and stores it; secret values (and header values) are sealed at rest and answered masked. A webhook destination gets a signing secret (tRPC destinations.secret). At most 5 destinations of one type per workspace. Management key required.",
+      ),
+      scope: 'destinations:write',
+      successStatus: 201,
+      statuses: answers({
+        400: `an unknown type; a missing or empty name; ${CONFIG_400}; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: `${WHY.managementOnly}; or ${FOREIGN_WORKSPACE}`,
+        409: 'the workspace already has 5 destinations of that type (deleted ones do not count)',
+      }),
+      listed: [400, 401, 403, 409, 500],
+    })
+    .input(CreateDestinationInputSchema)
+    .output(DestinationOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await createDestination(depsOf(ctx), ctx.actor, input) })),
+  get: managementProcedure
+    .meta({
+      ...route('GET', `${PATH}/{id}`, 'Get an observability destination', 'Secret config values are masked. Management key required.'),
+      scope: 'destinations:read',
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
+    .input(GetDestinationInputSchema)
+    .output(DestinationOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getDestination(ctx.db, ctx.actor, input) })),
+  update: managementProcedure
+    .meta({
+      ...route(
+        'PATCH',
+        `${PATH}/{id}`,
+        'Update an observability destination',
+        'Only the fields given change; config is partial, and a masked value sent back is ignored. type and workspace_id cannot be changed. Management key required.',
+      ),
+      scope: 'destinations:write',
+      statuses: answers({
+        400: `type or workspace_id given, or any other field the operation does not take; ${CONFIG_400}; ${WHY.longId}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no live destination with that id in the key's organization",
+      }),
+      listed: [400, 401, 403, 404, 409, 500],
+    })
+    .input(UpdateDestinationInputSchema)
+    .output(DestinationOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(depsOf(ctx), ctx.actor, input) })),
+  delete: managementProcedure
+    .meta({
+      ...route(
+        'DELETE',
+        `${PATH}/{id}`,
+        'Delete an observability destination',
+        'Soft delete: the destination stops receiving events at once and its secrets are destroyed; it is no longer listed or found. Management key required.',
+      ),
+      scope: 'destinations:write',
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no live destination with that id in the key's organization; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
+    .input(GetDestinationInputSchema)
+    .output(DeletedOutputSchema)
+    .mutation(({ ctx, input }) => deleteDestination(ctx.db, ctx.actor, input, ctx.now())),
+
+  // tRPC only (not part of the REST contract): a webhook destination's Standard Webhooks signing secret.
+  secret: managementProcedure
+    .meta({ scope: 'destinations:read' })
+    .input(GetDestinationInputSchema)
+    .output(DestinationSecretOutputSchema)
+    .query(({ ctx, input }) => destinationSecret(ctx, ctx.actor, input)),
+  rotateSecret: managementProcedure
+    .meta({ scope: 'destinations:write' })
+    .input(GetDestinationInputSchema)
+    .output(DestinationSecretOutputSchema)
+    .mutation(({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input)),
+});

@@ -1,0 +1,399 @@
+// Observability destinations (platform-api.md part 3, D17-D21): a workspace's trace-broadcast
+// targets, managed by the organization's management keys.
+//
+// - Config: validated per type (destinationConfigSchema: required keys, optional keys, headers,
+//   nothing else; 400 naming the field). URL keys must pass storedUrlProblem (../../upstream):
+//   absolute https, http only to a loopback host allowed in UPSTREAM_ALLOWED_HOSTS.
+// - Secrets (DESTINATION_SECRET_KEYS and every header value) are sealed together with the secret box
+//   (one JSON object, bound to the row id) and stored masked in `config`, which is what answers
+//   show. A PATCH value equal to the stored masked form is ignored (the stored secret stays).
+// - A webhook destination gets a Standard Webhooks signing secret at creation (whsec_ + base64 of 32
+//   random bytes), sealed on its own (bound to `<id>:signing`), read and rotated over tRPC only.
+// - At most 5 live destinations of one type per workspace: the workspace row is locked while the
+//   count is read and the row written, so two creates racing for the 5th slot cannot both succeed.
+// - Nothing here logs a config value.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Prisma, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
+import {
+  DELIVERED_DESTINATION_TYPES,
+  DESTINATION_SECRET_KEYS,
+  DESTINATION_URL_KEYS,
+  destinationConfigSchema,
+  type CreateDestinationInput,
+  type Destination,
+  type DestinationType,
+  type FilterRules,
+  type ListDestinationsInput,
+  type UpdateDestinationInput,
+} from '@switchyard/schema';
+import { z } from 'zod';
+import type { Actor } from '../../access/callers.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { defaultWorkspaceId, findOwned, resolveWorkspaceOrForeign } from '../../access/workspaces.js';
+import { Conflict, Invalid, NotFound } from '../../errors.js';
+import { jsonList, listOrNull } from '../../json-list.js';
+import type { AllowedHost } from '../../upstream/index.js';
+import { storedUrlProblem } from '../../upstream/index.js';
+import type { SecretBox } from '../byok/secret-box.js';
+import { pageOf } from '../pages.js';
+
+/** What the service needs besides the database. */
+export interface DestinationDeps {
+  db: Db;
+  secrets: SecretBox;
+  /** UPSTREAM_ALLOWED_HOSTS: which loopback hosts an http URL may name. */
+  allowedHosts: readonly AllowedHost[];
+}
+
+/** At most this many live destinations of one type in one workspace (platform-api.md 3.3). */
+export const DESTINATIONS_PER_TYPE = 5;
+
+/** Defaults stored (and answered) when a create leaves these optional keys out. */
+const CONFIG_DEFAULTS: Partial<Record<DestinationType, Record<string, string>>> = {
+  webhook: { method: 'POST' },
+  s3: { prefix: 'switchyard-traces', pathTemplate: '{prefix}/{date}' },
+  clickhouse: { table: 'switchyard_traces' },
+  langsmith: { project: 'main' },
+  newrelic: { region: 'us' },
+  snowflake: { schema: 'PUBLIC' },
+};
+
+/** A secret as answers show it: first 3 characters, "...", last 4; 8 characters or fewer: "****". */
+export function maskSecret(secret: string): string {
+  return secret.length <= 8 ? '****' : `${secret.slice(0, 3)}...${secret.slice(-4)}`;
+}
+
+type Config = Record<string, unknown> & { headers?: Record<string, string> };
+interface SecretBundle {
+  [key: string]: unknown;
+  headers?: Record<string, string>;
+}
+
+const signingAd = (id: string) => `${id}:signing`;
+
+/** A new Standard Webhooks signing secret: whsec_ + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function destinationOf(row: DestinationRow): Destination {
+  return {
+    id: row.id,
+    type: row.type as DestinationType,
+    name: row.name,
+    workspace_id: row.workspace_id,
+    enabled: row.enabled,
+    config: row.config as Record<string, string>,
+    sampling_rate: row.sampling_rate,
+    privacy_mode: row.privacy_mode,
+    regions: row.regions,
+    api_key_hashes: listOrNull(row.api_key_hashes),
+    broadcast_generation_cost: row.broadcast_generation_cost,
+    broadcast_generation_identity: row.broadcast_generation_identity,
+    broadcast_generation_request_context: row.broadcast_generation_request_context,
+    filter_rules: (row.filter_rules as FilterRules | null) ?? null,
+    delivery: DELIVERED_DESTINATION_TYPES.includes(row.type as DestinationType) ? 'supported' : 'not_supported',
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  } as Destination;
+}
+
+/** The config as `schema` reads it, or 400 naming each refused key (`config.<key>`), as input validation names fields. */
+function parseConfig(schema: z.ZodType, config: unknown): Config {
+  const result = z.object({ config: schema }).safeParse({ config });
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+    throw new Invalid(`config refused: ${issues.map((i) => i.path).join(', ')}`, { issues });
+  }
+  return result.data.config as Config;
+}
+
+/** Validates a whole config of `type` (400 naming config.<key>) and its URLs. */
+function validConfig(type: DestinationType, config: unknown, allowedHosts: readonly AllowedHost[]): Config {
+  const parsed = parseConfig(destinationConfigSchema(type), config);
+  for (const key of DESTINATION_URL_KEYS) {
+    const value = parsed[key];
+    if (typeof value !== 'string') continue;
+    const problem = storedUrlProblem(value, allowedHosts);
+    if (problem) throw new Invalid(`config.${key}: ${problem}`, { parameter: `config.${key}`, reason: problem });
+  }
+  return parsed;
+}
+
+/** The answered config (secrets masked) and the secrets to seal, of a validated plaintext config. */
+function splitConfig(config: Config): { shown: Config; secrets: SecretBundle | null } {
+  const shown: Config = {};
+  const secrets: SecretBundle = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (key === 'headers') continue;
+    if (DESTINATION_SECRET_KEYS.includes(key) && typeof value === 'string') {
+      secrets[key] = value;
+      shown[key] = maskSecret(value);
+    } else {
+      shown[key] = value;
+    }
+  }
+  if (config.headers) {
+    secrets.headers = { ...config.headers };
+    shown.headers = Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name, maskSecret(value)]));
+  }
+  return { shown, secrets: Object.keys(secrets).length > 0 ? secrets : null };
+}
+
+/** The plaintext config of a row: its shown config with the sealed secrets put back. */
+function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
+  const config = { ...(row.config as Config) };
+  if (!row.secrets_ciphertext) return config;
+  const secrets = JSON.parse(box.open(row.secrets_ciphertext, row.id)) as SecretBundle;
+  for (const [key, value] of Object.entries(secrets)) if (key !== 'headers') config[key] = value;
+  if (secrets.headers) config.headers = { ...secrets.headers };
+  return config;
+}
+
+/** regex rules must compile (a broken pattern would match nothing, silently). */
+function assertFilterRules(rules: FilterRules | null | undefined): void {
+  for (const [g, group] of (rules?.groups ?? []).entries()) {
+    for (const [r, rule] of group.rules.entries()) {
+      if (rule.operator !== 'regex' || typeof rule.value !== 'string') continue;
+      try {
+        new RegExp(rule.value);
+      } catch {
+        const parameter = `filter_rules.groups.${g}.rules.${r}.value`;
+        throw new Invalid(`${parameter}: not a regular expression`, { parameter, reason: 'not a regular expression' });
+      }
+    }
+  }
+}
+
+/** Stored form of filter rules: the defaults clients assume written out (enabled true, logic and). */
+function storedFilterRules(rules: FilterRules | null): Prisma.InputJsonValue | null {
+  if (!rules) return null;
+  return { enabled: rules.enabled ?? true, groups: rules.groups.map((g) => ({ logic: g.logic ?? 'and', rules: g.rules })) };
+}
+
+/** eu is stored as europe; duplicates dropped, order kept. */
+function storedRegions(regions: string[]): string[] {
+  return [...new Set(regions.map((region) => (region === 'eu' ? 'europe' : region)))];
+}
+
+/** api_key_hashes must name keys of the caller's organization: any other hash is a 400. */
+async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null | undefined): Promise<void> {
+  if (!hashes) return;
+  const wanted = [...new Set(hashes)];
+  const found = await db.apiKey.findMany({ where: { ...tenantWhere(actor), deleted_at: null, hash: { in: wanted } }, select: { hash: true } });
+  const known = new Set(found.map((row) => row.hash));
+  const unknown = wanted.filter((hash) => !known.has(hash));
+  if (unknown.length > 0) {
+    throw new Invalid("api_key_hashes names keys that are not the organization's", {
+      parameter: 'api_key_hashes',
+      reason: 'unknown or foreign key hashes',
+      invalid_api_key_hashes: unknown,
+    });
+  }
+}
+
+/** The workspace a call names (403: another organization's; 404: none), or the organization's default. */
+async function workspaceOf(db: Db, actor: Actor, ref: string | undefined) {
+  return resolveWorkspaceOrForeign(db, actor, ref ?? (await defaultWorkspaceId(db, actor)));
+}
+
+/** The organization's live destination with this id; 404 otherwise (another organization's, deleted, not a UUID). */
+async function findDestination(db: Db | Prisma.TransactionClient, actor: Actor, id: string): Promise<DestinationRow> {
+  return findOwned(actor, 'destination', id, (where) => db.observabilityDestination.findFirst({ where: { ...where, deleted_at: null } }));
+}
+
+/** D17: a workspace's live destinations, oldest first. */
+export async function listDestinations(db: Db, actor: Actor, input: ListDestinationsInput) {
+  const workspace = await workspaceOf(db, actor, input.workspace_id);
+  const where = { ...tenantWhere(actor), workspace_id: workspace.id, deleted_at: null };
+  return pageOf(
+    input,
+    (slice) => db.observabilityDestination.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
+    () => db.observabilityDestination.count({ where }),
+    destinationOf,
+  );
+}
+
+export async function getDestination(db: Db, actor: Actor, input: { id: string }): Promise<Destination> {
+  return destinationOf(await findDestination(db, actor, input.id));
+}
+
+/** D18: validates everything, then writes under the workspace's lock (the 5-per-type limit). */
+export async function createDestination(deps: DestinationDeps, actor: Actor, input: CreateDestinationInput): Promise<Destination> {
+  const { db, secrets: box } = deps;
+  const config = validConfig(input.type, { ...CONFIG_DEFAULTS[input.type], ...input.config }, deps.allowedHosts);
+  assertFilterRules(input.filter_rules);
+  const workspace = await workspaceOf(db, actor, input.workspace_id);
+  await assertOwnKeyHashes(db, actor, input.api_key_hashes);
+  const id = randomUUID();
+  const { shown, secrets } = splitConfig(config);
+  const row = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspace.id}::uuid FOR UPDATE`;
+    const live = await tx.observabilityDestination.count({ where: { ...tenantWhere(actor), workspace_id: workspace.id, type: input.type, deleted_at: null } });
+    if (live >= DESTINATIONS_PER_TYPE) {
+      throw new Conflict(`workspace ${workspace.id} already has ${live} ${input.type} destinations`, {
+        reason: `at most ${DESTINATIONS_PER_TYPE} destinations of one type per workspace`,
+        type: input.type,
+      });
+    }
+    return tx.observabilityDestination.create({
+      data: {
+        id,
+        ...tenantData(actor),
+        workspace_id: workspace.id,
+        type: input.type,
+        name: input.name,
+        enabled: input.enabled ?? true,
+        config: shown as Prisma.InputJsonValue,
+        secrets_ciphertext: secrets ? box.seal(JSON.stringify(secrets), id) : null,
+        signing_secret_ciphertext: input.type === 'webhook' ? box.seal(newSigningSecret(), signingAd(id)) : null,
+        sampling_rate: input.sampling_rate ?? 1,
+        privacy_mode: input.privacy_mode ?? false,
+        regions: storedRegions(input.regions ?? ['global']),
+        api_key_hashes: jsonList(input.api_key_hashes ?? null),
+        broadcast_generation_cost: input.broadcast_generation_cost ?? false,
+        broadcast_generation_identity: input.broadcast_generation_identity ?? false,
+        broadcast_generation_request_context: input.broadcast_generation_request_context ?? false,
+        filter_rules: storedFilterRules(input.filter_rules ?? null) ?? Prisma.DbNull,
+      },
+    });
+  });
+  return destinationOf(row);
+}
+
+/**
+ * The config a PATCH leaves: the stored plaintext with the keys given replacing theirs, except a
+ * secret equal to the stored masked form (kept); `headers`, when given, replaces the map, a header
+ * value equal to the stored masked form keeping the stored value.
+ */
+function patchedConfig(stored: Config, shownStored: Config, patch: Record<string, unknown>): Config {
+  const next: Config = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === 'headers' && value && typeof value === 'object' && !Array.isArray(value)) {
+      const storedHeaders = stored.headers ?? {};
+      const shownHeaders = shownStored.headers ?? {};
+      next.headers = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([name, v]) => [
+          name,
+          v === shownHeaders[name] && name in storedHeaders ? storedHeaders[name]! : v,
+        ]),
+      ) as Record<string, string>;
+      continue;
+    }
+    if (DESTINATION_SECRET_KEYS.includes(key) && value === shownStored[key] && key in stored) continue;
+    next[key] = value;
+  }
+  return next;
+}
+
+/** D20: only the fields given change; the row is locked so that concurrent PATCHes of secrets do not lose one. */
+export async function updateDestination(deps: DestinationDeps, actor: Actor, input: UpdateDestinationInput): Promise<Destination> {
+  const { db, secrets: box } = deps;
+  const { id: ref, config: configPatch, regions, api_key_hashes, filter_rules, ...flags } = input;
+  assertFilterRules(filter_rules);
+  const existing = await findDestination(db, actor, ref);
+  await assertOwnKeyHashes(db, actor, api_key_hashes);
+  const row = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM observability_destinations WHERE id = ${existing.id}::uuid FOR UPDATE`;
+    const current = await findDestination(tx, actor, ref);
+    let configData: { config: Prisma.InputJsonValue; secrets_ciphertext: string | null } | undefined;
+    if (configPatch !== undefined) {
+      const type = current.type as DestinationType;
+      // The keys given, on their own, first: errors name what the caller sent.
+      parseConfig(destinationConfigSchema(type).partial(), configPatch);
+      const merged = validConfig(type, patchedConfig(plaintextConfig(box, current), current.config as Config, configPatch), deps.allowedHosts);
+      const { shown, secrets } = splitConfig(merged);
+      configData = { config: shown as Prisma.InputJsonValue, secrets_ciphertext: secrets ? box.seal(JSON.stringify(secrets), current.id) : null };
+    }
+    const [updated] = await tx.observabilityDestination.updateManyAndReturn({
+      where: { id: current.id, deleted_at: null },
+      data: {
+        ...flags,
+        ...configData,
+        ...(regions === undefined ? {} : { regions: storedRegions(regions) }),
+        api_key_hashes: jsonList(api_key_hashes),
+        ...(filter_rules === undefined ? {} : { filter_rules: storedFilterRules(filter_rules) ?? Prisma.DbNull }),
+      },
+    });
+    if (!updated) throw new NotFound(`destination ${ref}`);
+    return updated;
+  });
+  return destinationOf(row);
+}
+
+/** D21: soft delete; the sealed secrets are destroyed with it. */
+export async function deleteDestination(db: Db, actor: Actor, input: { id: string }, now: Date): Promise<{ deleted: true }> {
+  const existing = await findDestination(db, actor, input.id);
+  const { count } = await db.observabilityDestination.updateMany({
+    where: { id: existing.id, deleted_at: null },
+    data: { deleted_at: now, enabled: false, secrets_ciphertext: null, signing_secret_ciphertext: null },
+  });
+  if (count === 0) throw new NotFound(`destination ${input.id}`);
+  return { deleted: true };
+}
+
+async function webhookOf(db: Db, actor: Actor, id: string): Promise<DestinationRow> {
+  const row = await findDestination(db, actor, id);
+  if (row.type !== 'webhook' || !row.signing_secret_ciphertext) {
+    throw new Invalid(`destination ${id} is a ${row.type} destination: only webhook destinations have a signing secret`, {
+      parameter: 'id',
+      reason: 'only webhook destinations have a signing secret',
+    });
+  }
+  return row;
+}
+
+/** destinations.secret (tRPC): a webhook destination's signing secret. */
+export async function destinationSecret(deps: Pick<DestinationDeps, 'db' | 'secrets'>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+  const row = await webhookOf(deps.db, actor, input.id);
+  return { secret: deps.secrets.open(row.signing_secret_ciphertext!, signingAd(row.id)) };
+}
+
+/** destinations.rotateSecret (tRPC): a new signing secret replaces the old one at once. */
+export async function rotateDestinationSecret(deps: Pick<DestinationDeps, 'db' | 'secrets'>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+  const row = await webhookOf(deps.db, actor, input.id);
+  const secret = newSigningSecret();
+  const { count } = await deps.db.observabilityDestination.updateMany({
+    where: { id: row.id, deleted_at: null },
+    data: { signing_secret_ciphertext: deps.secrets.seal(secret, signingAd(row.id)) },
+  });
+  if (count === 0) throw new NotFound(`destination ${input.id}`);
+  return { secret };
+}
+
+/**
+ * byok.resealSecrets, for destinations: re-encrypts the organization's destination secrets (config
+ * secrets and signing secrets) still sealed by an older key. Returns how many values were resealed.
+ */
+export async function resealDestinationSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
+  const current = `v1.${box.currentKeyId}.`;
+  const rows = await db.observabilityDestination.findMany({
+    where: {
+      ...tenantWhere(actor),
+      OR: [
+        { secrets_ciphertext: { not: null }, NOT: { secrets_ciphertext: { startsWith: current } } },
+        { signing_secret_ciphertext: { not: null }, NOT: { signing_secret_ciphertext: { startsWith: current } } },
+      ],
+    },
+    select: { id: true, secrets_ciphertext: true, signing_secret_ciphertext: true },
+  });
+  let resealed = 0;
+  for (const row of rows) {
+    // Each conditional on the ciphertext read, so a concurrent write or delete is never overwritten.
+    if (row.secrets_ciphertext && !row.secrets_ciphertext.startsWith(current)) {
+      await db.observabilityDestination.updateMany({
+        where: { id: row.id, secrets_ciphertext: row.secrets_ciphertext },
+        data: { secrets_ciphertext: box.reseal(row.secrets_ciphertext, row.id) },
+      });
+      resealed++;
+    }
+    if (row.signing_secret_ciphertext && !row.signing_secret_ciphertext.startsWith(current)) {
+      await db.observabilityDestination.updateMany({
+        where: { id: row.id, signing_secret_ciphertext: row.signing_secret_ciphertext },
+        data: { signing_secret_ciphertext: box.reseal(row.signing_secret_ciphertext, signingAd(row.id)) },
+      });
+      resealed++;
+    }
+  }
+  return { resealed };
+}
