@@ -87,9 +87,9 @@ export type CreateKeyInput = z.infer<typeof CreateKeyInputSchema>;
 /** The "Managed key" record of admin-api.md (A1–A4): a key as the organization sees it. */
 export const ManagedKeySchema = z
   .object({
-    hash: z.string().describe("SHA-256 hex of the secret; the key's public identifier"),
+    hash: z.string().describe("The key's stable public identifier: SHA-256 hex of its first secret (of its only secret until rotated)"),
     name: z.string(),
-    label: z.string().describe('Masked form of the secret'),
+    label: z.string().describe('Masked form of the current secret'),
     disabled: z.boolean(),
     workspace_id: z.string(),
     creator_user_id: z.string().nullable(),
@@ -136,6 +136,35 @@ export const UpdateKeyInputSchema = z.object({
   include_byok_in_limit: z.boolean().optional(),
 });
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
+
+/** The longest grace period a rotation may give the secret it replaces: 7 days. */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+/** POST /keys/{hash}/rotate (issue 41): a new secret for the same key. */
+export const RotateKeyInputSchema = z.object({
+  hash: KeyHashSchema,
+  grace_period_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_GRACE_PERIOD_SECONDS)
+    .optional()
+    .describe('How long the secrets in use keep working, in seconds (0 to 604800); default 0: they stop at once'),
+});
+export type RotateKeyInput = z.infer<typeof RotateKeyInputSchema>;
+
+/** One secret of a key (keys.secrets): never the secret, only the first characters of its hash. */
+export const KeySecretSchema = z
+  .object({
+    hash_prefix: z.string().describe("The first 12 hex characters of the secret's SHA-256"),
+    current: z.boolean().describe('The secret the key was last rotated to (or its first, if never rotated)'),
+    created_at: TimestampSchema,
+    expires_at: TimestampSchema.nullable().describe('When it stops working (the end of a grace period); null for the current secret'),
+    last_used_at: TimestampSchema.nullable().describe('When it last authenticated a request (recorded at most once a minute)'),
+  })
+  .describe('A secret of a key: the current one, or one rotated away (kept to show its last use)');
+export type KeySecret = z.infer<typeof KeySecretSchema>;
+export const KeySecretsOutputSchema = z.object({ data: z.array(KeySecretSchema) });
 
 /**
  * GET /keys (A2). The spec's query has no limit (clients take one page); `limit` (1..100) is this

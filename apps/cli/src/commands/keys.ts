@@ -125,6 +125,39 @@ export const keyCommands: Command[] = [
     },
   },
   {
+    path: ['keys', 'rotate'],
+    summary: 'Give a key (by hash or unique prefix) a new secret, printed once; same hash, limits and assignments',
+    args: ['<hash>'],
+    options: {
+      grace: { type: 'string', value: '<seconds>', description: 'how long the old secret keeps working (0 to 604800; default 0)' },
+    },
+    async run(ctx) {
+      const hash = await resolveKeyHash(ctx, positional(ctx, 0, '<hash>'));
+      const grace = optionalNumber(ctx, 'grace');
+      const rotated = await ctx.client.keys.rotate.mutate({ hash, ...(grace === undefined ? {} : { grace_period_seconds: grace }) });
+      const until = grace ? `works for ${grace} s more` : 'works no more';
+      return {
+        json: rotated,
+        human: `${renderRecord({ ...rotated.data })}\n\nNew secret (shown once): ${rotated.key}\nThe old secret ${until}.`,
+      };
+    },
+  },
+  {
+    path: ['keys', 'secrets'],
+    summary: "List a key's secrets (by hash or unique prefix): the current one and those rotated away, with their last use",
+    args: ['<hash>'],
+    async run(ctx) {
+      const secrets = await ctx.client.keys.secrets.query({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')) });
+      return {
+        json: secrets,
+        human: {
+          columns: ['secret hash', 'current', 'created', 'expires', 'last used'],
+          rows: secrets.data.map((s) => [s.hash_prefix, s.current ? 'yes' : 'no', s.created_at, s.expires_at, s.last_used_at]),
+        },
+      };
+    },
+  },
+  {
     path: ['keys', 'set-limit'],
     summary: "Set a key's spending limit (by hash or unique prefix)",
     args: ['<hash>'],

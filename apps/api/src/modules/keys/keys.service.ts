@@ -1,7 +1,7 @@
 import { LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
+import type { CreateKeyInput, Key, KeySecret, ListKeysInput, ManagedKey, RotateKeyInput, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
@@ -378,6 +378,56 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
   return managedKey(db, key, now);
+}
+
+/**
+ * POST /keys/{hash}/rotate: a new secret for a key of the caller's organization (another
+ * organization's key, or a deleted one, is not found). The key keeps its stable hash and everything
+ * else: name, limits, usage, guardrail assignments, allow-lists. The secrets in use keep working
+ * for `grace_period_seconds` (default 0: they stop at once), then authenticate nothing: each
+ * request checks its secret's end (KeyCache.find), so a grace period's end needs no announcement.
+ * The label becomes the new secret's masked form; that update announces the key
+ * ("key:<hash>"), so every process forgets the key's secrets it holds and reads their new ends.
+ * One transaction: the key row is locked by its update, so two rotations of one key queue.
+ */
+export async function rotateKey(db: Db, keys: KeyCache, actor: Actor, input: RotateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
+  const secret = generateApiKey();
+  const ends = new Date(now.getTime() + (input.grace_period_seconds ?? 0) * 1000);
+  const row = await db.$transaction(async (tx) => {
+    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, input.hash), data: { label: maskApiKey(secret) } });
+    if (!key) return undefined;
+    // Secrets already ending sooner keep their end: a rotation never lengthens a grace period.
+    await tx.apiKeySecret.updateMany({
+      where: { api_key_id: key.id, OR: [{ expires_at: null }, { expires_at: { gt: ends } }] },
+      data: { expires_at: ends },
+    });
+    await tx.apiKeySecret.create({
+      data: { secret_hash: hashApiKey(secret), api_key_id: key.id, organization_id: key.organization_id, created_at: now },
+    });
+    return key;
+  });
+  keys.forget(input.hash);
+  if (!row) throw new NotFound(`key ${input.hash}`);
+  return { secret, key: await managedKey(db, row, now) };
+}
+
+/** keys.secrets: a key's secrets, newest first, with their ends and last uses; another organization's key is not found. */
+export async function keySecrets(db: Db, actor: Actor, hash: string): Promise<KeySecret[]> {
+  const key = await db.apiKey.findFirst({
+    where: liveKey(actor, hash),
+    select: { secrets: { orderBy: [{ created_at: 'desc' }, { secret_hash: 'asc' }] } },
+  });
+  if (!key) throw new NotFound(`key ${hash}`);
+  return key.secrets.map(
+    (s) =>
+      ({
+        hash_prefix: s.secret_hash.slice(0, 12),
+        current: s.expires_at === null,
+        created_at: s.created_at.toISOString(),
+        expires_at: s.expires_at ? s.expires_at.toISOString() : null,
+        last_used_at: s.last_used_at ? s.last_used_at.toISOString() : null,
+      }) satisfies KeySecret,
+  );
 }
 
 /**
