@@ -65,6 +65,35 @@ export const ExternalApiKeySchema = z
   .max(4096)
   .refine((value) => entropyBits(value) >= 96, 'not enough entropy (at least 32 characters, not repetitive)');
 
+/** What a management key's scope may name (docs/scopes.md). */
+export const SCOPE_RESOURCES = [
+  'keys',
+  'workspaces',
+  'members',
+  'budgets',
+  'guardrails',
+  'byok',
+  'presets',
+  'scim',
+  'analytics',
+  'files',
+  'destinations',
+  'audit',
+] as const;
+export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
+/** Every scope: `<resource>:read` and `<resource>:write` (write implies read). */
+export const SCOPES = SCOPE_RESOURCES.flatMap((resource) => [`${resource}:read`, `${resource}:write`] as const);
+export const ScopeSchema = z.enum(SCOPES as [`${ScopeResource}:read` | `${ScopeResource}:write`, ...(`${ScopeResource}:read` | `${ScopeResource}:write`)[]]);
+export type Scope = z.infer<typeof ScopeSchema>;
+/** A management key's scopes: null or empty for none (every management operation). */
+export const ScopesInputSchema = z
+  .array(ScopeSchema)
+  .max(SCOPES.length * 2)
+  .nullable()
+  .describe(
+    "A management key's scopes (`<resource>:read|write`, write implies read); null or empty: unscoped, every management operation (this API's addition)",
+  );
+
 /** POST /keys (A1). `is_management_key` is this API's addition (tRPC and REST). */
 export const CreateKeyInputSchema = z.object({
   name: z.string().min(1).max(200),
@@ -81,6 +110,7 @@ export const CreateKeyInputSchema = z.object({
     })
     .optional(),
   is_management_key: z.boolean().optional().describe("Create a management key (this API's addition)"),
+  scopes: ScopesInputSchema.optional(),
 });
 export type CreateKeyInput = z.infer<typeof CreateKeyInputSchema>;
 
@@ -110,6 +140,10 @@ export const ManagedKeySchema = z
     updated_at: TimestampSchema.nullable(),
     expires_at: TimestampSchema.nullable(),
     is_management_key: z.boolean().describe("This API's addition"),
+    scopes: z
+      .array(z.string())
+      .nullable()
+      .describe("A management key's scopes; null: unscoped (every management operation). This API's addition (docs/scopes.md)"),
   })
   .describe('A key of the organization (not the Key record of GET /key)');
 export type ManagedKey = z.infer<typeof ManagedKeySchema>;
@@ -134,6 +168,7 @@ export const UpdateKeyInputSchema = z.object({
   limit: LimitUsdSchema.nullable().optional(),
   limit_reset: LimitResetSchema.nullable().optional(),
   include_byok_in_limit: z.boolean().optional(),
+  scopes: ScopesInputSchema.optional(),
 });
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
 

@@ -44,7 +44,7 @@ export type KeyRecord =
 const KEY_BY_SECRET = statement(
   `
   SELECT k.id, k.organization_id, k.workspace_id::text AS workspace_id, k.creator_user_id, k.hash, k.label, k.name,
-         k.is_management_key, k.is_provisioning_key, k.is_free_tier, k."limit"::text AS "limit", k.limit_reset::text AS limit_reset,
+         k.is_management_key, k.scopes, k.is_provisioning_key, k.is_free_tier, k."limit"::text AS "limit", k.limit_reset::text AS limit_reset,
          k.include_byok_in_limit, k.allowed_data_regions::text[] AS allowed_data_regions, k.free_model_daily_limit, k.expires_at,
          k.disabled, k.external_user, k.external_api_key_hash, k.deleted_at, k.usage::text AS usage, k.byok_usage::text AS byok_usage,
          k.created_at, k.updated_at,
@@ -63,6 +63,10 @@ const KEY_BY_SECRET = statement(
       label: z.string(),
       name: z.string(),
       is_management_key: z.boolean(),
+      scopes: z
+        .array(z.string())
+        .nullable()
+        .transform((scopes) => scopes ?? []),
       is_provisioning_key: z.boolean(),
       is_free_tier: z.boolean(),
       limit: z.string().nullable(),

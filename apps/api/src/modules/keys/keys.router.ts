@@ -39,6 +39,7 @@ export const keysRouter = router({
 
   create: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'POST',
         path: '/keys',
@@ -62,6 +63,7 @@ export const keysRouter = router({
     }),
   list: managementProcedure
     .meta({
+      scope: 'keys:read',
       openapi: {
         method: 'GET',
         path: '/keys',
@@ -82,6 +84,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
   get: managementProcedure
     .meta({
+      scope: 'keys:read',
       openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },
       statuses: answers({
         403: WHY.managementOnly,
@@ -94,6 +97,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getKey(ctx.db, ctx.actor, input.hash, ctx.now()) })),
   update: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'PATCH',
         path: '/keys/{hash}',
@@ -114,6 +118,7 @@ export const keysRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   delete: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'DELETE',
         path: '/keys/{hash}',
