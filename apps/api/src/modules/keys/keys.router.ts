@@ -50,7 +50,7 @@ export const keysRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; scopes unknown, or on a regular key; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 429, 500],
@@ -107,7 +107,7 @@ export const keysRouter = router({
         description: 'Changes the fields given; a disabled key is refused from the next request on. Management key required.',
       },
       statuses: answers({
-        400: `name, limit, limit_reset or include_byok_in_limit refused; disabling the organization's last enabled management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, include_byok_in_limit or scopes refused; scopes on a regular key; disabling or scoping the organization's last enabled, unscoped management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
