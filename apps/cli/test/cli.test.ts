@@ -98,6 +98,13 @@ describe('switchyard keys', () => {
     expect((await cli(['keys', 'rotate', made.data.hash, '--grace', 'soon'])).stderr).toContain('--grace must be a number');
   });
 
+  it('creates a scoped management key with --scopes; an unknown scope is refused', async () => {
+    const made = await cli(['keys', 'create', '--name', 'reader', '--management', '--scopes', 'keys:read, analytics:read', '--json']);
+    expect(made, made.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(made.stdout)).toMatchObject({ data: { is_management_key: true, scopes: ['analytics:read', 'keys:read'] } });
+    expect((await cli(['keys', 'create', '--name', 'bad', '--management', '--scopes', 'keys:admin'])).code).not.toBe(0);
+  });
+
   it('takes a unique prefix of a hash wherever a hash is expected', async () => {
     const made = JSON.parse((await cli(['keys', 'create', '--name', 'prefixed', '--json'])).stdout) as { key: string; data: { hash: string } };
     const { hash } = made.data;
