@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { Metrics, metricsServer } from './metrics.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
-import { KeyCache } from './access/callers.js';
+import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { UsageCache } from './modules/keys/usage-cache.js';
 import { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
@@ -151,6 +151,7 @@ export async function startServer(
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
   let refusalEvents: RefusalEvents | undefined;
+  let secretUses: { stop(): Promise<void> } | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, { poolMax: config.databasePoolMax, ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
@@ -209,6 +210,11 @@ export async function startServer(
       ),
     };
     listener = await listenForCacheEvents(database.url, caches, logger);
+    // Secrets' last uses (noted in memory by authentication, at most once a minute per secret), written off the request path.
+    const openSecretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) =>
+      logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded"),
+    );
+    secretUses = openSecretUses;
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
     jobs = new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
@@ -298,6 +304,7 @@ export async function startServer(
           await openJobs.stop();
           // After the drain: no request notes a refusal any more; what is pending is written now.
           await openRefusalEvents.close();
+          await openSecretUses.stop();
           await openListener.close().catch(() => undefined);
           await openLimits.close().catch(() => undefined);
           await openDb.$disconnect();
@@ -310,6 +317,7 @@ export async function startServer(
     await sweeper?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
     await refusalEvents?.close().catch(() => undefined);
+    await secretUses?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await limits?.close().catch(() => undefined);
     if (metricsListener?.listening) await drain(metricsListener);

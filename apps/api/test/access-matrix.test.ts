@@ -8,10 +8,15 @@
 //   management key of the owning org.        2xx     2xx        2xx          403
 //   management key of another organization   2xx     404 / 2xx  404 / 2xx    403
 //   platform key                             2xx     403        403          2xx
+//   scoped management key lacking the scope  2xx     2xx        403          403
+//   scoped management key holding the scope  2xx     2xx        2xx          403
 //
 // (404 when the sample names a resource of the owning organization, "scoped"; else the other
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
-// here, fails the test: whoever adds one says who may call it.
+// here, fails the test: whoever adds one says who may call it. So does a management operation
+// without a permission scope (docs/scopes.md): the key "lacking" holds only audit:read (or
+// destinations:read for an audit operation), and its 403 names the scope the operation needs; the
+// key "holding" it has exactly that scope.
 import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -32,8 +37,8 @@ import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.j
 import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 
-type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform';
-const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform'];
+type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
+const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];
 
 interface Fixture {
   server: TestServer;
@@ -111,6 +116,8 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'keys.get': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
   'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
   'keys.delete': { input: async (fx) => ({ hash: await key(fx) }), scoped: true },
+  'keys.rotate': { input: async (fx) => ({ hash: await key(fx), grace_period_seconds: 60 }), scoped: true },
+  'keys.secrets': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
   'models.get': { input: () => ({ author: 'openai', slug: 'gpt-4o' }) },
   'models.list': { input: () => ({ offset: 0, limit: 5 }) },
   'models.count': { input: () => ({}) },
@@ -288,7 +295,28 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean): Outcome {
   if (caller === 'platform') return 403;
   if (caller === 'regular') return rule === 'tenant' ? 'ok' : 403;
   if (caller === 'other') return scoped ? 404 : 'ok';
+  if (caller === 'lacking') return rule === 'management' ? 403 : 'ok';
   return 'ok';
+}
+
+/** A scope that grants nothing of an operation needing `scope`. */
+const unrelatedTo = (scope: string | undefined) => (scope?.startsWith('audit:') ? 'destinations:read' : 'audit:read');
+/** Management keys of the owning organization holding exactly these scopes, made once each. */
+const scopedKeys = new Map<string, Promise<string>>();
+function scopedKey(scope: string): Promise<string> {
+  let key = scopedKeys.get(scope);
+  if (!key) {
+    key = ok(fx.server, 'keys.create', { name: `scoped ${scope}`, is_management_key: true, scopes: [scope as 'audit:read'] }).then((c) => c.key);
+    scopedKeys.set(scope, key);
+  }
+  return key;
+}
+/** The key a caller sends to an operation needing `scope`. */
+async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined): Promise<string | null> {
+  if (caller === 'lacking') return scopedKey(unrelatedTo(scope));
+  // Scopes narrow management operations only: the others are called with any scoped key.
+  if (caller === 'holding') return scopedKey(rule === 'management' && scope ? scope : 'audit:read');
+  return keys[caller as keyof typeof keys];
 }
 
 /** The outcome over REST: an error status the operation does not declare becomes its declared substitute. */
@@ -327,7 +355,7 @@ function restRequest(openapi: { method: string; path: string }, input: unknown):
 
 const env = useServer('Other');
 let fx: Fixture;
-let keys: Record<Caller, string | null>;
+let keys: Record<Exclude<Caller, 'lacking' | 'holding'>, string | null>;
 
 beforeAll(async () => {
   const { server, other } = env;
@@ -375,6 +403,8 @@ describe('the access matrix', () => {
   it('every procedure declares an access rule and has a sample here', () => {
     const undeclared = procedures.filter((p) => !p.def.meta?.access).map((p) => p.path);
     expect(undeclared, 'procedures without an access rule (build them on authedProcedure, managementProcedure or platformProcedure)').toEqual([]);
+    const unscoped = procedures.filter((p) => p.def.meta?.access === 'management' && !p.def.meta.scope).map((p) => p.path);
+    expect(unscoped, "management procedures without a permission scope (meta.scope, e.g. 'keys:write'; docs/scopes.md)").toEqual([]);
     const unsampled = procedures.filter((p) => !sampleOf[p.path]).map((p) => p.path);
     expect(unsampled, 'procedures without a sample in access-matrix.test.ts').toEqual([]);
     expect(Object.keys(SAMPLES).filter((path) => !procedures.some((p) => p.path === path))).toEqual([]);
@@ -385,6 +415,8 @@ describe('the access matrix', () => {
     expect(names.filter((name) => !RAW_SAMPLES[name])).toEqual([]);
     expect(Object.keys(RAW_SAMPLES).filter((name) => !names.includes(name))).toEqual([]);
     for (const route of RAW_ROUTES) expect(['public', 'tenant', 'management', 'platform']).toContain(route.access);
+    const unscoped = RAW_ROUTES.filter((r) => r.access === 'management' && !('scope' in r && r.scope)).map((r) => `${r.method} ${r.path}`);
+    expect(unscoped, 'management routes without a permission scope (docs/scopes.md)').toEqual([]);
   });
 
   for (const { path, def } of procedures) {
@@ -396,15 +428,19 @@ describe('the access matrix', () => {
       for (const caller of CALLERS) {
         want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false);
         const input = await sample.input(fx);
-        const called = await trpcRaw(fx.server, path, input, { key: keys[caller], query: def.type === 'query' });
+        const key = await keyOf(caller, rule, def.meta?.scope);
+        const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
+        // The refusal of a scoped key names the scope it lacks.
+        if (caller === 'lacking' && rule === 'management') expect(called.error?.message).toContain(def.meta!.scope!);
         if (def.meta?.openapi) {
           // Over REST, an operation answers the declared status that stands for the natural one (http/statuses.ts).
           want[`rest ${caller}`] = restOutcome(def.meta as ProcedureMeta, want[`trpc ${caller}`]!);
           const { url, init } = restRequest(def.meta.openapi, await sample.input(fx));
-          const res = await fx.server.request(url, { ...init, key: keys[caller] });
-          await res.arrayBuffer();
+          const res = await fx.server.request(url, { ...init, key });
+          const text = await res.text();
           seen[`rest ${caller}`] = outcomeOf(res.status);
+          if (caller === 'lacking' && res.status === 403) expect(text).toContain(def.meta!.scope!);
         }
       }
       expect(seen).toEqual(want);
@@ -423,7 +459,7 @@ describe('the access matrix', () => {
           typeof sample.body === 'function' ? await sample.body(fx) : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {
           method: route.method.toUpperCase(),
-          key: keys[caller],
+          key: await keyOf(caller, route.access, 'scope' in route ? (route.scope as string | undefined) : undefined),
           ...(body === undefined ? {} : { body: body.body, headers: { 'content-type': body.contentType } }),
         });
         await res.arrayBuffer();

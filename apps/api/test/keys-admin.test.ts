@@ -63,6 +63,7 @@ describe('POST /keys', () => {
       updated_at: expect.any(String),
       expires_at: '2099-01-01T00:00:00.000Z',
       is_management_key: false,
+      scopes: null,
     });
     // The secret is never readable again; the partner's key is stored only as its hash.
     expect(JSON.stringify((await rest(env.server, `/keys/${data.hash}`)).body)).not.toContain(key);

@@ -42,7 +42,7 @@ export const commands: Command[] = [
 
 /** What `switchyard <group>` alone, or with --help, says about the group. */
 const GROUPS: Record<string, string> = {
-  keys: 'API keys: create, list, show, limit and disable them',
+  keys: 'API keys: create, list, show, limit, rotate and disable them',
   workspaces: 'Workspaces and their members',
   budgets: "Workspaces' budgets",
   guardrails: 'Guardrails and their assignments',

@@ -80,6 +80,31 @@ describe('switchyard keys', () => {
     expect((await cli(['keys', 'delete', made.data.hash])).stderr).toContain('404 Resource not found');
   });
 
+  it('rotates a key by a prefix of its hash: the same hash, a new secret; with --grace the old one works on; keys secrets lists both', async () => {
+    const made = JSON.parse((await cli(['keys', 'create', '--name', 'rotated', '--json'])).stdout) as { key: string; data: { hash: string } };
+    const rotated = await cli(['keys', 'rotate', made.data.hash.slice(0, 14), '--grace', '3600', '--json']);
+    expect(rotated, rotated.stderr).toMatchObject({ code: 0 });
+    const { data, key } = JSON.parse(rotated.stdout) as { key: string; data: { hash: string; name: string } };
+    expect(data).toMatchObject({ hash: made.data.hash, name: 'rotated' });
+    expect(key).not.toBe(made.key);
+    for (const secret of [made.key, key]) expect((await server.request('/api/v1/key', { key: secret })).status).toBe(200);
+    const secrets = JSON.parse((await cli(['keys', 'secrets', made.data.hash, '--json'])).stdout) as { data: { current: boolean }[] };
+    expect(secrets.data.map((s) => s.current)).toEqual([true, false]);
+    // Without --grace the secret in use stops at once; the human answer shows the new secret once.
+    const again = await cli(['keys', 'rotate', made.data.hash]);
+    expect(again.stdout).toMatch(/New secret \(shown once\): sk-sy-v1-[0-9a-f]{64}/);
+    expect(again.stdout).toContain('The old secret works no more.');
+    for (const secret of [made.key, key]) expect((await server.request('/api/v1/key', { key: secret })).status).toBe(401);
+    expect((await cli(['keys', 'rotate', made.data.hash, '--grace', 'soon'])).stderr).toContain('--grace must be a number');
+  });
+
+  it('creates a scoped management key with --scopes; an unknown scope is refused', async () => {
+    const made = await cli(['keys', 'create', '--name', 'reader', '--management', '--scopes', 'keys:read, analytics:read', '--json']);
+    expect(made, made.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(made.stdout)).toMatchObject({ data: { is_management_key: true, scopes: ['analytics:read', 'keys:read'] } });
+    expect((await cli(['keys', 'create', '--name', 'bad', '--management', '--scopes', 'keys:admin'])).code).not.toBe(0);
+  });
+
   it('takes a unique prefix of a hash wherever a hash is expected', async () => {
     const made = JSON.parse((await cli(['keys', 'create', '--name', 'prefixed', '--json'])).stdout) as { key: string; data: { hash: string } };
     const { hash } = made.data;

@@ -65,6 +65,35 @@ export const ExternalApiKeySchema = z
   .max(4096)
   .refine((value) => entropyBits(value) >= 96, 'not enough entropy (at least 32 characters, not repetitive)');
 
+/** What a management key's scope may name (docs/scopes.md). */
+export const SCOPE_RESOURCES = [
+  'keys',
+  'workspaces',
+  'members',
+  'budgets',
+  'guardrails',
+  'byok',
+  'presets',
+  'scim',
+  'analytics',
+  'files',
+  'destinations',
+  'audit',
+] as const;
+export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
+/** Every scope: `<resource>:read` and `<resource>:write` (write implies read). */
+export const SCOPES = SCOPE_RESOURCES.flatMap((resource) => [`${resource}:read`, `${resource}:write`] as const);
+export const ScopeSchema = z.enum(SCOPES as [`${ScopeResource}:read` | `${ScopeResource}:write`, ...(`${ScopeResource}:read` | `${ScopeResource}:write`)[]]);
+export type Scope = z.infer<typeof ScopeSchema>;
+/** A management key's scopes: null or empty for none (every management operation). */
+export const ScopesInputSchema = z
+  .array(ScopeSchema)
+  .max(SCOPES.length * 2)
+  .nullable()
+  .describe(
+    "A management key's scopes (`<resource>:read|write`, write implies read); null or empty: unscoped, every management operation (this API's addition)",
+  );
+
 /** POST /keys (A1). `is_management_key` is this API's addition (tRPC and REST). */
 export const CreateKeyInputSchema = z.object({
   name: z.string().min(1).max(200),
@@ -81,15 +110,16 @@ export const CreateKeyInputSchema = z.object({
     })
     .optional(),
   is_management_key: z.boolean().optional().describe("Create a management key (this API's addition)"),
+  scopes: ScopesInputSchema.optional(),
 });
 export type CreateKeyInput = z.infer<typeof CreateKeyInputSchema>;
 
 /** The "Managed key" record of admin-api.md (A1–A4): a key as the organization sees it. */
 export const ManagedKeySchema = z
   .object({
-    hash: z.string().describe("SHA-256 hex of the secret; the key's public identifier"),
+    hash: z.string().describe("The key's stable public identifier: SHA-256 hex of its first secret (of its only secret until rotated)"),
     name: z.string(),
-    label: z.string().describe('Masked form of the secret'),
+    label: z.string().describe('Masked form of the current secret'),
     disabled: z.boolean(),
     workspace_id: z.string(),
     creator_user_id: z.string().nullable(),
@@ -110,6 +140,10 @@ export const ManagedKeySchema = z
     updated_at: TimestampSchema.nullable(),
     expires_at: TimestampSchema.nullable(),
     is_management_key: z.boolean().describe("This API's addition"),
+    scopes: z
+      .array(z.string())
+      .nullable()
+      .describe("A management key's scopes; null: unscoped (every management operation). This API's addition (docs/scopes.md)"),
   })
   .describe('A key of the organization (not the Key record of GET /key)');
 export type ManagedKey = z.infer<typeof ManagedKeySchema>;
@@ -134,8 +168,38 @@ export const UpdateKeyInputSchema = z.object({
   limit: LimitUsdSchema.nullable().optional(),
   limit_reset: LimitResetSchema.nullable().optional(),
   include_byok_in_limit: z.boolean().optional(),
+  scopes: ScopesInputSchema.optional(),
 });
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
+
+/** The longest grace period a rotation may give the secret it replaces: 7 days. */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+/** POST /keys/{hash}/rotate (issue 41): a new secret for the same key. */
+export const RotateKeyInputSchema = z.object({
+  hash: KeyHashSchema,
+  grace_period_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_GRACE_PERIOD_SECONDS)
+    .optional()
+    .describe('How long the secrets in use keep working, in seconds (0 to 604800); default 0: they stop at once'),
+});
+export type RotateKeyInput = z.infer<typeof RotateKeyInputSchema>;
+
+/** One secret of a key (keys.secrets): never the secret, only the first characters of its hash. */
+export const KeySecretSchema = z
+  .object({
+    hash_prefix: z.string().describe("The first 12 hex characters of the secret's SHA-256"),
+    current: z.boolean().describe('The secret the key was last rotated to (or its first, if never rotated)'),
+    created_at: TimestampSchema,
+    expires_at: TimestampSchema.nullable().describe('When it stops working (the end of a grace period); null for the current secret'),
+    last_used_at: TimestampSchema.nullable().describe('When it last authenticated a request (recorded at most once a minute)'),
+  })
+  .describe('A secret of a key: the current one, or one rotated away (kept to show its last use)');
+export type KeySecret = z.infer<typeof KeySecretSchema>;
+export const KeySecretsOutputSchema = z.object({ data: z.array(KeySecretSchema) });
 
 /**
  * GET /keys (A2). The spec's query has no limit (clients take one page); `limit` (1..100) is this

@@ -3,7 +3,7 @@
 // The access-matrix test reads the same declarations.
 import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
-import { admitPlatform, admitTenant } from '../access/rules.js';
+import { admitPlatform, admitTenant, type PermissionScope } from '../access/rules.js';
 import { credentialOf, type AppDeps } from '../trpc/context.js';
 import { labelRoute } from './request-metrics.js';
 
@@ -13,6 +13,8 @@ interface RawRouteBase {
   path: string;
   /** Its entry in the OpenAPI document (routes under /api/v1). */
   doc?: RawRouteDoc;
+  /** The permission it needs (access/rules.ts); every management route declares one. */
+  scope?: PermissionScope;
 }
 
 export interface RawRouteDoc {
@@ -49,7 +51,7 @@ export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
       if (route.access === 'public') return route.handle(deps, req, res);
       const caller = await callerOf(deps, req, res);
       if (route.access === 'platform') await route.handle(deps, req, res, admitPlatform(caller));
-      else await route.handle(deps, req, res, admitTenant(caller, route.access));
+      else await route.handle(deps, req, res, admitTenant(caller, route.access, route.scope));
     });
   }
   return router;

@@ -19,7 +19,8 @@ export interface OperationStatuses {
 /** Reasons several operations share. */
 export const WHY = {
   unauthenticated: 'no Authorization header, or an unknown, disabled or expired key',
-  managementOnly: "a regular key: management key required (the spec's Authentication, rule 4)",
+  managementOnly:
+    "a regular key: management key required (the spec's Authentication, rule 4); a scoped management key without the operation's scope (docs/scopes.md)",
   platformKey: "a platform key: it has no organization, and calls only the platform's operations",
   tenantKey: 'a key of an organization: platform key required (message "Only platform keys can perform this operation")',
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",

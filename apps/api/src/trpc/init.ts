@@ -61,9 +61,9 @@ function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ct
  * in meta, where the access-matrix test reads it.
  */
 function tenant(rule: 'tenant' | 'management') {
-  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput }) => {
+  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta }) => {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
-    const actor = admitTenant(caller, rule);
+    const actor = admitTenant(caller, rule, meta?.scope);
     // After the key (401 and 403 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
     return next(withCaller(ctx, { actor }));

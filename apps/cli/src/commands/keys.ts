@@ -1,4 +1,4 @@
-import type { RouterOutputs } from '@switchyard/client';
+import type { RouterInputs, RouterOutputs } from '@switchyard/client';
 import {
   optionalNumber,
   optionalString,
@@ -14,6 +14,8 @@ import {
 import { renderRecord } from '../output.js';
 
 type ManagedKey = RouterOutputs['keys']['get']['data'];
+/** A scope as keys.create takes it (the server refuses an unknown one with 400). */
+type ManagedKeyScope = NonNullable<RouterInputs['keys']['create']['scopes']>[number];
 
 const LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const;
 type LimitReset = (typeof LIMIT_RESETS)[number];
@@ -60,10 +62,15 @@ export const keyCommands: Command[] = [
       ...limitOptions,
       'include-byok': { type: 'boolean', description: 'count BYOK spend against the limit' },
       management: { type: 'boolean', description: 'make a management key' },
+      scopes: { type: 'string', value: '<scope,scope>', description: 'with --management: only these scopes, e.g. keys:read,analytics:read (docs/scopes.md)' },
       workspace: { type: 'string', value: '<workspace>', description: 'UUID or slug (default: the default workspace)' },
       'expires-at': { type: 'string', value: '<iso8601>', description: 'expiry time, e.g. 2027-01-01T00:00:00Z' },
     },
     async run(ctx) {
+      const scopes = optionalString(ctx, 'scopes')
+        ?.split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean);
       const created = await ctx.client.keys.create.mutate({
         name: requireString(ctx, 'name'),
         limit: limit(ctx),
@@ -72,6 +79,7 @@ export const keyCommands: Command[] = [
         is_management_key: ctx.options.management === true,
         workspace_id: optionalString(ctx, 'workspace'),
         expires_at: optionalString(ctx, 'expires-at'),
+        ...(scopes === undefined ? {} : { scopes: scopes as ManagedKeyScope[] }),
       });
       return {
         json: created,
@@ -122,6 +130,39 @@ export const keyCommands: Command[] = [
       const hash = await resolveKeyHash(ctx, positional(ctx, 0, '<hash>'));
       const result = await ctx.client.keys.delete.mutate({ hash });
       return { json: result, human: `deleted key ${hash.slice(0, 12)}` };
+    },
+  },
+  {
+    path: ['keys', 'rotate'],
+    summary: 'Give a key (by hash or unique prefix) a new secret, printed once; same hash, limits and assignments',
+    args: ['<hash>'],
+    options: {
+      grace: { type: 'string', value: '<seconds>', description: 'how long the old secret keeps working (0 to 604800; default 0)' },
+    },
+    async run(ctx) {
+      const hash = await resolveKeyHash(ctx, positional(ctx, 0, '<hash>'));
+      const grace = optionalNumber(ctx, 'grace');
+      const rotated = await ctx.client.keys.rotate.mutate({ hash, ...(grace === undefined ? {} : { grace_period_seconds: grace }) });
+      const until = grace ? `works for ${grace} s more` : 'works no more';
+      return {
+        json: rotated,
+        human: `${renderRecord({ ...rotated.data })}\n\nNew secret (shown once): ${rotated.key}\nThe old secret ${until}.`,
+      };
+    },
+  },
+  {
+    path: ['keys', 'secrets'],
+    summary: "List a key's secrets (by hash or unique prefix): the current one and those rotated away, with their last use",
+    args: ['<hash>'],
+    async run(ctx) {
+      const secrets = await ctx.client.keys.secrets.query({ hash: await resolveKeyHash(ctx, positional(ctx, 0, '<hash>')) });
+      return {
+        json: secrets,
+        human: {
+          columns: ['secret hash', 'current', 'created', 'expires', 'last used'],
+          rows: secrets.data.map((s) => [s.hash_prefix, s.current ? 'yes' : 'no', s.created_at, s.expires_at, s.last_used_at]),
+        },
+      };
     },
   },
   {

@@ -10,6 +10,7 @@ import { answers, WHY } from '../../http/statuses.js';
 export const accountRouter = router({
   credits: managementProcedure
     .meta({
+      scope: 'analytics:read',
       openapi: {
         method: 'GET',
         path: '/credits',
@@ -29,6 +30,7 @@ export const accountRouter = router({
 
   activity: managementProcedure
     .meta({
+      scope: 'analytics:read',
       openapi: {
         method: 'GET',
         path: '/activity',

@@ -8,6 +8,7 @@ import { answers, WHY } from '../../http/statuses.js';
 export const analyticsRouter = router({
   meta: managementProcedure
     .meta({
+      scope: 'analytics:read',
       openapi: {
         method: 'GET',
         path: '/analytics/meta',
@@ -25,6 +26,7 @@ export const analyticsRouter = router({
 
   query: managementProcedure
     .meta({
+      scope: 'analytics:read',
       openapi: {
         method: 'POST',
         path: '/analytics/query',

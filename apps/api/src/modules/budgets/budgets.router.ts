@@ -15,6 +15,7 @@ import { answers, WHY } from '../../http/statuses.js';
 export const budgetsRouter = router({
   get: managementProcedure
     .meta({
+      scope: 'budgets:read',
       openapi: {
         method: 'GET',
         path: '/workspaces/{id}/budgets/{interval}',
@@ -38,6 +39,7 @@ export const budgetsRouter = router({
     }),
   list: managementProcedure
     .meta({
+      scope: 'budgets:read',
       openapi: {
         method: 'GET',
         path: '/workspaces/{id}/budgets',
@@ -61,6 +63,7 @@ export const budgetsRouter = router({
 
   set: managementProcedure
     .meta({
+      scope: 'budgets:write',
       openapi: {
         method: 'PUT',
         path: '/workspaces/{workspace_ref}/budgets/{interval}',
@@ -85,6 +88,7 @@ export const budgetsRouter = router({
     }),
   delete: managementProcedure
     .meta({
+      scope: 'budgets:write',
       openapi: {
         method: 'DELETE',
         path: '/workspaces/{workspace_ref}/budgets/{interval}',

@@ -17,6 +17,7 @@ const tags = ['Providers'];
 export const byokRouter = router({
   create: managementProcedure
     .meta({
+      scope: 'byok:write',
       openapi: {
         method: 'POST',
         path: '/byok',
@@ -37,6 +38,7 @@ export const byokRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input) })),
   list: managementProcedure
     .meta({
+      scope: 'byok:read',
       openapi: {
         method: 'GET',
         path: '/byok',
@@ -56,6 +58,7 @@ export const byokRouter = router({
     .query(({ ctx, input }) => listByok(ctx.db, ctx.actor, input)),
   get: managementProcedure
     .meta({
+      scope: 'byok:read',
       openapi: {
         method: 'GET',
         path: '/byok/{id}',
@@ -75,6 +78,7 @@ export const byokRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getByok(ctx.db, ctx.actor, input) })),
   update: managementProcedure
     .meta({
+      scope: 'byok:write',
       openapi: {
         method: 'PATCH',
         path: '/byok/{id}',
@@ -95,6 +99,7 @@ export const byokRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.db, ctx.secrets, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
+      scope: 'byok:write',
       openapi: {
         method: 'DELETE',
         path: '/byok/{id}',
@@ -116,6 +121,7 @@ export const byokRouter = router({
   // Internal (tRPC only): re-encryption of the organization's secrets (BYOK keys, destination
   // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
+    .meta({ scope: 'byok:write' })
     .input(z.void())
     .output(z.object({ resealed: z.number().int() }))
     .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor)),

@@ -60,6 +60,7 @@ export const generationsRouter = router({
 
   feedback: managementProcedure
     .meta({
+      scope: 'analytics:write',
       openapi: {
         method: 'POST',
         path: '/generation/feedback',

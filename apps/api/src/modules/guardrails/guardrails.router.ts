@@ -41,6 +41,7 @@ const openapi = routesOf('Guardrails');
 export const guardrailsRouter = router({
   allKeyAssignments: managementProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi(
         'GET',
         '/guardrails/assignments/keys',
@@ -58,6 +59,7 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
   allMemberAssignments: managementProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi(
         'GET',
         '/guardrails/assignments/members',
@@ -125,6 +127,7 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
   create: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'POST',
         '/guardrails',
@@ -143,6 +146,7 @@ export const guardrailsRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) })),
   get: managementProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi('GET', '/guardrails/{id}', 'Get a guardrail', 'Returns one guardrail of the organization. Management key required.'),
       statuses: answers({
         403: WHY.managementOnly,
@@ -155,6 +159,7 @@ export const guardrailsRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
   update: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'PATCH',
         '/guardrails/{id}',
@@ -173,6 +178,7 @@ export const guardrailsRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
   delete: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi('DELETE', '/guardrails/{id}', 'Delete a guardrail', 'Deletes a guardrail and all its key and member assignments. Management key required.'),
       statuses: answers({
         403: WHY.managementOnly,
@@ -185,6 +191,7 @@ export const guardrailsRouter = router({
     .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
   assignKeys: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'POST',
         '/guardrails/{id}/assignments/keys',
@@ -203,6 +210,7 @@ export const guardrailsRouter = router({
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
   unassignKeys: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'POST',
         '/guardrails/{id}/assignments/keys/remove',
@@ -221,6 +229,7 @@ export const guardrailsRouter = router({
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
   assignMembers: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'POST',
         '/guardrails/{id}/assignments/members',
@@ -239,6 +248,7 @@ export const guardrailsRouter = router({
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
   unassignMembers: guardrailWriteProcedure
     .meta({
+      scope: 'guardrails:write',
       ...openapi(
         'POST',
         '/guardrails/{id}/assignments/members/remove',

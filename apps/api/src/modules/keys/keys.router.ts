@@ -4,15 +4,17 @@ import {
   DeletedOutputSchema,
   GetKeyOutputSchema,
   KeyHashInputSchema,
+  KeySecretsOutputSchema,
   ListKeysInputSchema,
   ListKeysOutputSchema,
   ManagedKeyOutputSchema,
+  RotateKeyInputSchema,
   UpdateKeyInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
-import { createKey, deleteKey, getKey, getKeyInfo, listKeys, updateKey } from './keys.service.js';
+import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 
 const tags = ['API Keys'];
@@ -37,6 +39,7 @@ export const keysRouter = router({
 
   create: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'POST',
         path: '/keys',
@@ -47,7 +50,7 @@ export const keysRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; scopes unknown, or on a regular key; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 429, 500],
@@ -60,6 +63,7 @@ export const keysRouter = router({
     }),
   list: managementProcedure
     .meta({
+      scope: 'keys:read',
       openapi: {
         method: 'GET',
         path: '/keys',
@@ -80,6 +84,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
   get: managementProcedure
     .meta({
+      scope: 'keys:read',
       openapi: { method: 'GET', path: '/keys/{hash}', protect: true, tags, summary: 'Get a key', description: 'Management key required.' },
       statuses: answers({
         403: WHY.managementOnly,
@@ -92,6 +97,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getKey(ctx.db, ctx.actor, input.hash, ctx.now()) })),
   update: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'PATCH',
         path: '/keys/{hash}',
@@ -101,7 +107,7 @@ export const keysRouter = router({
         description: 'Changes the fields given; a disabled key is refused from the next request on. Management key required.',
       },
       statuses: answers({
-        400: `name, limit, limit_reset or include_byok_in_limit refused; disabling the organization's last enabled management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, include_byok_in_limit or scopes refused; scopes on a regular key; disabling or scoping the organization's last enabled, unscoped management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
@@ -112,6 +118,7 @@ export const keysRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   delete: managementProcedure
     .meta({
+      scope: 'keys:write',
       openapi: {
         method: 'DELETE',
         path: '/keys/{hash}',
@@ -130,4 +137,36 @@ export const keysRouter = router({
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
     .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now())),
+  rotate: managementProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/keys/{hash}/rotate',
+        protect: true,
+        tags,
+        summary: 'Rotate a key',
+        description:
+          'Gives the key a new secret, in this answer only; the key keeps its hash, name, limits, usage, guardrail assignments and allow-lists. The secrets in use keep working for grace_period_seconds (0 to 604800; default 0: they stop at once). Management key required.',
+      },
+      scope: 'keys:write',
+      statuses: answers({
+        400: `grace_period_seconds not an integer from 0 to 604800; a hash that is not 64 lowercase hex characters; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        403: WHY.managementOnly,
+        404: "no key with that hash in the key's organization, or a deleted one",
+      }),
+      // Not in the spec (issue 41's addition): it lists what it answers.
+      listed: [400, 401, 403, 404, 500],
+    })
+    .input(RotateKeyInputSchema)
+    .output(CreateKeyOutputSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
+      return { data: key, key: secret };
+    }),
+  /** A key's secrets (tRPC only): the current one and those rotated away, with their ends and last uses. */
+  secrets: managementProcedure
+    .meta({ scope: 'keys:read' })
+    .input(KeyHashInputSchema)
+    .output(KeySecretsOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await keySecrets(ctx.db, ctx.actor, input.hash) })),
 });

@@ -1,7 +1,7 @@
 import { LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { CreateKeyInput, Key, ListKeysInput, ManagedKey, UpdateKeyInput } from '@switchyard/schema';
+import type { CreateKeyInput, Key, KeySecret, ListKeysInput, ManagedKey, RotateKeyInput, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
@@ -45,7 +45,8 @@ const USAGE_COLUMNS = {
 
 /** The columns of a key that its Managed key record shows (KeyFields), as KEY_COLUMNS reads them: the limit as text. */
 const KEY_SELECT = `id, hash, name, label, disabled, workspace_id::text AS workspace_id, creator_user_id, external_user,
-    "limit"::text AS "limit", limit_reset::text AS limit_reset, include_byok_in_limit, created_at, updated_at, expires_at, is_management_key`;
+    "limit"::text AS "limit", limit_reset::text AS limit_reset, include_byok_in_limit, created_at, updated_at, expires_at, is_management_key,
+    coalesce(scopes, '{}') AS scopes`;
 
 const KEY_COLUMNS = modelColumns<KeyFields>()({
   id: z.string(),
@@ -63,6 +64,7 @@ const KEY_COLUMNS = modelColumns<KeyFields>()({
   updated_at: z.date(),
   expires_at: z.date().nullable(),
   is_management_key: z.boolean(),
+  scopes: z.array(z.string()),
 });
 
 const KEYS_USAGE = statement(
@@ -119,9 +121,9 @@ const CREATE_KEY = tenantStatement(
   'organization',
   (tenant) => `
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
-                        include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at)
+                        include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at, scopes)
   SELECT $2::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
-         $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz
+         $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz, $16::text[]
   FROM organizations o
   JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = ${tenant.organizationId}
@@ -235,6 +237,7 @@ type KeyFields = Pick<
   | 'updated_at'
   | 'expires_at'
   | 'is_management_key'
+  | 'scopes'
 >;
 
 function managedKeyOf(key: KeyFields, u: KeyUsageRow | undefined): ManagedKey {
@@ -252,6 +255,7 @@ function managedKeyOf(key: KeyFields, u: KeyUsageRow | undefined): ManagedKey {
     updated_at: key.updated_at.toISOString(),
     expires_at: key.expires_at ? key.expires_at.toISOString() : null,
     is_management_key: key.is_management_key,
+    scopes: key.scopes.length > 0 ? key.scopes : null,
   } satisfies ManagedKey;
 }
 
@@ -360,8 +364,21 @@ export function createKeyQuery(
       input.external?.user ?? null,
       input.external?.api_key ? hashApiKey(input.external.api_key) : null,
       now.toISOString(),
+      scopesOf(input),
     ),
   };
+}
+
+/**
+ * The scopes to store for a key (POST or PATCH): sorted, each once; none for null or empty. Only
+ * a management key has scopes: any for a regular key is refused (400).
+ */
+function scopesOf(input: { scopes?: string[] | null | undefined; is_management_key?: boolean | undefined }): string[] {
+  const scopes = [...new Set(input.scopes ?? [])].sort();
+  if (scopes.length > 0 && input.is_management_key !== true) {
+    throw new Invalid('scopes are for management keys only', { reason: 'scopes on a regular key' });
+  }
+  return scopes;
 }
 
 /**
@@ -370,10 +387,21 @@ export function createKeyQuery(
  * processes: within the key cache's TTL).
  */
 export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput, now: Date): Promise<ManagedKey> {
-  const { hash, ...changes } = input;
-  const update = (tx: Prisma.TransactionClient) => tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
-  // Disabling may take the organization's last management key: that is checked, under its lock.
-  const result = changes.disabled ? await db.$transaction((tx) => keepingManagementKey(tx, actor, now, update)) : await update(db);
+  const { hash, scopes, ...rest } = input;
+  const newScopes = scopes === undefined ? undefined : [...new Set(scopes ?? [])].sort();
+  const changes = newScopes === undefined ? rest : { ...rest, scopes: newScopes };
+  const update = async (tx: Prisma.TransactionClient) => {
+    const rows = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
+    // Scopes are for management keys only (checked on the row, in the same transaction: nothing changes otherwise).
+    if (rows[0] && !rows[0].is_management_key && (newScopes?.length ?? 0) > 0) {
+      throw new Invalid('scopes are for management keys only', { reason: 'scopes on a regular key' });
+    }
+    return rows;
+  };
+  // Disabling or scoping may take the organization's last unscoped management key: that is
+  // checked, under its lock. Scopes on a regular key roll the update back.
+  const guarded = changes.disabled === true || (newScopes?.length ?? 0) > 0;
+  const result = guarded ? await db.$transaction((tx) => keepingManagementKey(tx, actor, now, update)) : await update(db);
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
@@ -381,9 +409,59 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
 }
 
 /**
- * Runs `change` (which disables or deletes keys of the actor's organization) under the
+ * POST /keys/{hash}/rotate: a new secret for a key of the caller's organization (another
+ * organization's key, or a deleted one, is not found). The key keeps its stable hash and everything
+ * else: name, limits, usage, guardrail assignments, allow-lists. The secrets in use keep working
+ * for `grace_period_seconds` (default 0: they stop at once), then authenticate nothing: each
+ * request checks its secret's end (KeyCache.find), so a grace period's end needs no announcement.
+ * The label becomes the new secret's masked form; that update announces the key
+ * ("key:<hash>"), so every process forgets the key's secrets it holds and reads their new ends.
+ * One transaction: the key row is locked by its update, so two rotations of one key queue.
+ */
+export async function rotateKey(db: Db, keys: KeyCache, actor: Actor, input: RotateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
+  const secret = generateApiKey();
+  const ends = new Date(now.getTime() + (input.grace_period_seconds ?? 0) * 1000);
+  const row = await db.$transaction(async (tx) => {
+    const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, input.hash), data: { label: maskApiKey(secret) } });
+    if (!key) return undefined;
+    // Secrets already ending sooner keep their end: a rotation never lengthens a grace period.
+    await tx.apiKeySecret.updateMany({
+      where: { api_key_id: key.id, OR: [{ expires_at: null }, { expires_at: { gt: ends } }] },
+      data: { expires_at: ends },
+    });
+    await tx.apiKeySecret.create({
+      data: { secret_hash: hashApiKey(secret), api_key_id: key.id, organization_id: key.organization_id, created_at: now },
+    });
+    return key;
+  });
+  keys.forget(input.hash);
+  if (!row) throw new NotFound(`key ${input.hash}`);
+  return { secret, key: await managedKey(db, row, now) };
+}
+
+/** keys.secrets: a key's secrets, newest first, with their ends and last uses; another organization's key is not found. */
+export async function keySecrets(db: Db, actor: Actor, hash: string): Promise<KeySecret[]> {
+  const key = await db.apiKey.findFirst({
+    where: liveKey(actor, hash),
+    select: { secrets: { orderBy: [{ created_at: 'desc' }, { secret_hash: 'asc' }] } },
+  });
+  if (!key) throw new NotFound(`key ${hash}`);
+  return key.secrets.map(
+    (s) =>
+      ({
+        hash_prefix: s.secret_hash.slice(0, 12),
+        current: s.expires_at === null,
+        created_at: s.created_at.toISOString(),
+        expires_at: s.expires_at ? s.expires_at.toISOString() : null,
+        last_used_at: s.last_used_at ? s.last_used_at.toISOString() : null,
+      }) satisfies KeySecret,
+  );
+}
+
+/**
+ * Runs `change` (which disables, deletes or scopes keys of the actor's organization) under the
  * organization's row lock, and refuses it (400, nothing changed) when it leaves the organization
- * without an enabled, unexpired management key: nothing could then make it a new one but the
+ * without an enabled, unexpired, unscoped management key: nothing could then make it a new one but the
  * platform. The lock makes two such changes at once (two management keys disabling each other)
  * wait for each other, so that the second sees the first.
  */
@@ -399,13 +477,15 @@ export async function keepingManagementKey<T>(
     where: {
       ...tenantWhere(actor),
       is_management_key: true,
+      // Only an unscoped key can do everything, including making new keys of any scope.
+      scopes: { isEmpty: true },
       disabled: false,
       deleted_at: null,
       OR: [{ expires_at: null }, { expires_at: { gt: now } }],
     },
   });
   if (left === 0) {
-    throw new Invalid("the organization's last enabled management key cannot be disabled or deleted", {
+    throw new Invalid("the organization's last enabled, unscoped management key cannot be disabled, deleted or scoped", {
       reason: 'last management key',
     });
   }

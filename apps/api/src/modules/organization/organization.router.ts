@@ -14,6 +14,7 @@ import { answers, WHY } from '../../http/statuses.js';
 export const organizationRouter = router({
   members: managementProcedure
     .meta({
+      scope: 'members:read',
       openapi: {
         method: 'GET',
         path: '/organization/members',
@@ -34,15 +35,18 @@ export const organizationRouter = router({
 
   // Internal (tRPC only): membership administration.
   createMember: managementProcedure
+    .meta({ scope: 'members:write' })
     .input(CreateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
     .mutation(({ ctx, input }) => createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
   updateMember: managementProcedure
+    .meta({ scope: 'members:write' })
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
     .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input)),
   // The member's guardrail assignments go with them.
   removeMember: guardrailWriteProcedure
+    .meta({ scope: 'members:write' })
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
     .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),

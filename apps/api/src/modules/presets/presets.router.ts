@@ -136,6 +136,7 @@ export const presetsRouter = router({
 
   // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
   create: managementProcedure
+    .meta({ scope: 'presets:write' })
     .input(CreatePresetInputSchema)
     .output(CreatePresetOutputSchema)
     .mutation(async ({ ctx, input }) => {
@@ -143,10 +144,12 @@ export const presetsRouter = router({
       return { data: preset, version };
     }),
   createVersion: managementProcedure
+    .meta({ scope: 'presets:write' })
     .input(CreatePresetVersionInputSchema)
     .output(PresetVersionOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now()) })),
   deleteVersion: managementProcedure
+    .meta({ scope: 'presets:write' })
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)
     .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input, ctx.now())),

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { type ApiKey, type ByokCredential, type Db, Prisma, queryRows, statement } from '@switchyard/db';
 import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } from '@switchyard/schema';
 import { z } from 'zod';
-import type { KeyCache } from '../../access/callers.js';
+import { secretEnded, type KeyCache } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { TtlCache } from '../../cache.js';
 import type { CacheCounter, Metrics } from '../../metrics.js';
@@ -107,7 +107,10 @@ async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{
   if (key.deleted_at) return { refusal: refusal('key_deleted'), key };
   if (key.disabled) return { refusal: refusal('key_disabled'), key };
   if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return { refusal: refusal('key_expired', { at: key.expires_at.toISOString() }), key };
+  // A secret rotated away: expired as a key is, at its grace period's end.
+  if (secretEnded(found, now)) return { refusal: refusal('key_expired', { at: found.secretExpiresAt!.toISOString() }), key };
   if (found.organizationDisabled) return { refusal: refusal('organization_disabled'), key };
+  deps.keys.noteUse(hash, now);
   return { key };
 }
 

@@ -27,6 +27,7 @@ const openapi = routesOf('SCIM');
 export const scimRouter = router({
   createGroupMapping: managementProcedure
     .meta({
+      scope: 'scim:write',
       openapi: {
         ...openapi(
           'POST',
@@ -51,6 +52,7 @@ export const scimRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   listGroupMappings: managementProcedure
     .meta({
+      scope: 'scim:read',
       ...openapi(
         'GET',
         '/scim/group-mappings',
@@ -68,6 +70,7 @@ export const scimRouter = router({
     .query(({ ctx, input }) => listScimGroupMappings(ctx.db, ctx.actor, input)),
   getGroupMapping: managementProcedure
     .meta({
+      scope: 'scim:read',
       ...openapi('GET', '/scim/group-mappings/{id}', 'Get a SCIM group mapping', 'Returns one SCIM group mapping. Management key required.'),
       statuses: answers({
         403: WHY.managementOnly,
@@ -80,6 +83,7 @@ export const scimRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx.db, ctx.actor, input) })),
   updateGroupMapping: managementProcedure
     .meta({
+      scope: 'scim:write',
       ...openapi(
         'PATCH',
         '/scim/group-mappings/{id}',
@@ -98,6 +102,7 @@ export const scimRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
   deleteGroupMapping: managementProcedure
     .meta({
+      scope: 'scim:write',
       ...openapi(
         'DELETE',
         '/scim/group-mappings/{id}',

@@ -41,6 +41,7 @@ export const videosRouter = router({
     .output(CreateVideoJobOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createVideoJob(ctx.db, input) })),
   listJobs: managementProcedure
+    .meta({ scope: 'files:read' })
     .input(ListVideoJobsInputSchema)
     .output(ListVideoJobsOutputSchema)
     .query(({ ctx, input }) => listVideoJobs(ctx.db, ctx.actor, input)),

@@ -32,6 +32,7 @@ const tags = ['Workspaces'];
 export const workspacesRouter = router({
   addMembers: managementProcedure
     .meta({
+      scope: 'members:write',
       openapi: {
         method: 'POST',
         path: '/workspaces/{id}/members/add',
@@ -77,6 +78,7 @@ export const workspacesRouter = router({
 
   removeMembers: managementProcedure
     .meta({
+      scope: 'members:write',
       openapi: {
         method: 'POST',
         path: '/workspaces/{id}/members/remove',
@@ -98,6 +100,7 @@ export const workspacesRouter = router({
 
   create: managementProcedure
     .meta({
+      scope: 'workspaces:write',
       openapi: { method: 'POST', path: '/workspaces', protect: true, tags, summary: 'Create a workspace', description: 'Management key required.' },
       successStatus: 201,
       statuses: answers({
@@ -111,6 +114,7 @@ export const workspacesRouter = router({
     .mutation(async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input) })),
   list: managementProcedure
     .meta({
+      scope: 'workspaces:read',
       openapi: {
         method: 'GET',
         path: '/workspaces',
@@ -130,6 +134,7 @@ export const workspacesRouter = router({
     .query(({ ctx, input }) => listWorkspaces(ctx.db, ctx.actor, input)),
   get: managementProcedure
     .meta({
+      scope: 'workspaces:read',
       openapi: {
         method: 'GET',
         path: '/workspaces/{id}',
@@ -149,6 +154,7 @@ export const workspacesRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getWorkspace(ctx.db, ctx.actor, input.id) })),
   update: managementProcedure
     .meta({
+      scope: 'workspaces:write',
       openapi: {
         method: 'PATCH',
         path: '/workspaces/{id}',
@@ -170,6 +176,7 @@ export const workspacesRouter = router({
   // The workspace's guardrails go with it.
   delete: guardrailWriteProcedure
     .meta({
+      scope: 'workspaces:write',
       openapi: {
         method: 'DELETE',
         path: '/workspaces/{id}',
