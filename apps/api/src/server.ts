@@ -24,6 +24,7 @@ import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/s
 import { listenForCacheEvents } from './cache-events.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { JobRunner } from './jobs/runner.js';
+import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
@@ -225,6 +226,7 @@ export async function startServer(
       lock: RESERVATION_SWEEP_LOCK,
       run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
     });
+    jobs.handle(SCIM_SYNC, scimSyncHandler(db, caches.keys, now));
     jobs.periodic({
       name: 'key expiry notices',
       intervalMs: config.keyExpiryScanIntervalMs,
@@ -250,6 +252,7 @@ export async function startServer(
         usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
         spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
         limits,
+        jobs,
         identity: workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs }),
         reservationTtlMs: config.reservationTtlMs,
         refusalEvents,

@@ -128,6 +128,9 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'auth.exchangeCode': {
     input: async (fx) => ({ code: (await ok(fx.server, 'auth.createCode', { callback_url: `https://app-${unique()}.example/callback` })).data.id }),
   },
+  // The owning organization has a SCIM directory (a group mapping); the other has none: 404.
+  'scim.createSyncJob': { input: () => undefined, scoped: true },
+  'scim.getSyncJob': { input: async (fx) => ({ id: (await ok(fx.server, 'scim.createSyncJob', undefined)).data.id }), scoped: true },
   'auth.jwks': { input: () => undefined },
   'federationPolicies.list': { input: () => ({}) },
   'federationPolicies.create': { input: (fx) => policyInput(fx), scoped: true },

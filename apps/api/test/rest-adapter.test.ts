@@ -50,6 +50,7 @@ beforeAll(async () => {
     refusalEvents: undefined as never,
     metrics: undefined as never,
     identity: undefined as never,
+    jobs: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
   };

@@ -38,6 +38,8 @@ const PLATFORM_OPERATIONS = [
   'POST /api/v1/presets/{slug}/responses',
   'POST /api/v1/files',
   'GET /api/v1/scim/groups',
+  'POST /api/v1/scim/sync-jobs',
+  'GET /api/v1/scim/sync-jobs/{id}',
   'POST /api/v1/oauth/token',
   'GET /api/v1/oauth/jwks',
   'GET /api/v1/observability/destinations',

@@ -427,6 +427,12 @@ describe('switchyard administration commands', () => {
     const groups = await json(['scim', 'groups', 'list']);
     expect(groups.data.map((g: { id: string }) => g.id)).toContain(group.id);
     expect((await cli(['scim', 'groups', 'list'])).stdout).toContain('CLI group');
+    // A synchronization: waited for, then its counts; --detach prints it as started.
+    const synced = await json(['scim', 'sync']);
+    expect(synced).toMatchObject({ status: 'succeeded', error_message: null });
+    expect(typeof synced.synced_groups).toBe('number');
+    const started = await json(['scim', 'sync', '--detach']);
+    expect(['queued', 'running', 'succeeded']).toContain(started.status);
 
     const listed = await json(['scim', 'tokens', 'list']);
     const mine = listed.data.find((t: { label: string }) => made.token.startsWith(t.label.slice(0, 14)));

@@ -84,7 +84,7 @@ import {
   VideoModelSchema,
 } from './media-models.js';
 import { ImageCapabilitySchema, ImagePricingLineSchema } from './media-specs.js';
-import { ListScimGroupMappingsOutputSchema, ListScimGroupsOutputSchema, ScimGroupMappingSchema, ScimGroupSchema } from './scim.js';
+import { ListScimGroupMappingsOutputSchema, ListScimGroupsOutputSchema, ScimGroupMappingSchema, ScimGroupSchema, SyncJobSchema } from './scim.js';
 import { ListVideoJobsOutputSchema, VideoJobSchema, VideoJobStatusRecordSchema, VideoJobStatusSchema, VideoOutputSchema } from './videos.js';
 import { ListWorkspaceMembersOutputSchema, ListWorkspacesOutputSchema, WorkspaceMemberSchema, WorkspaceRoleSchema, WorkspaceSchema } from './workspaces.js';
 
@@ -183,6 +183,7 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
   ScimGroupMappingList: ListScimGroupMappingsOutputSchema,
   ScimGroup: ScimGroupSchema,
   ScimGroupList: ListScimGroupsOutputSchema,
+  SyncJob: SyncJobSchema,
 
   AnalyticsMeta: AnalyticsMetaSchema,
   AnalyticsDisplayFormat: AnalyticsDisplayFormatSchema,

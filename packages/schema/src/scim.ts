@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
+import { IdentifierSchema, TimestampSchema, dataOf, listOf, paginationQuery } from './common.js';
 import { UuidSchema, WorkspaceRefSchema, WorkspaceRoleSchema } from './workspaces.js';
 
 export const ScimGroupMappingSchema = z
@@ -89,3 +89,20 @@ export const CreateScimTokenOutputSchema = z.object({ token: z.string(), data: S
 export const ListScimTokensOutputSchema = z.object({ data: z.array(ScimTokenSchema) });
 export const ScimTokenIdInputSchema = z.object({ id: z.string().min(1).max(200).describe('Token id') });
 export type ScimTokenIdInput = z.infer<typeof ScimTokenIdInputSchema>;
+
+/** A directory synchronization (platform-api.md D15, D16). */
+export const SyncJobSchema = z
+  .object({
+    id: z.string(),
+    status: z.string().describe('queued, running, succeeded, failed (open set)'),
+    created_at: TimestampSchema,
+    started_at: TimestampSchema.nullable().describe('null until it runs'),
+    finished_at: TimestampSchema.nullable().describe('null until it ends'),
+    synced_groups: z.number().int().nullable().describe('mapped groups whose members were given their mappings; set when the job succeeded'),
+    deleted_groups: z.number().int().nullable().describe('mapped group ids that name no group any more, whose grants were removed; set when the job succeeded'),
+    error_message: z.string().nullable().describe('a stable message, set when the job failed'),
+  })
+  .describe("A SCIM directory synchronization: every group mapping applied again to its group's current members");
+export type SyncJob = z.infer<typeof SyncJobSchema>;
+export const SyncJobOutputSchema = dataOf(SyncJobSchema);
+export const GetSyncJobInputSchema = z.object({ id: IdentifierSchema });

@@ -222,6 +222,12 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     const { '200': success, ...others } = operation.responses;
     operation.responses = { [String(successStatus)]: success, ...others };
   });
+  // An operation that answers a Location (D15: the job it started) says so on its success response.
+  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+    const { openapi, successStatus, location } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
+    const success = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as 'post']?.responses?.[String(successStatus ?? 200)];
+    if (location && success && !('$ref' in success)) success.headers = { Location: header('Where the resource answered can be read') };
+  });
   // Raw routes join the procedures' paths method by method (POST /files sits beside GET /files).
   const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
   for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths(), ...tokenExchangePaths() })) paths[path] = { ...paths[path], ...item };

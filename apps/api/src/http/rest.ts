@@ -49,6 +49,8 @@ interface Route {
   statuses: Statuses | undefined;
   /** The status of a successful answer (meta.successStatus; 201 for creates). */
   successStatus: number;
+  /** The Location header of a successful answer, from its output (meta.location). */
+  location: ((output: unknown) => string) | undefined;
 }
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
@@ -79,6 +81,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       coerce,
       statuses: (meta as ProcedureMeta).statuses,
       successStatus: (meta as ProcedureMeta).successStatus ?? 200,
+      location: (meta as ProcedureMeta).location as ((output: unknown) => string) | undefined,
     });
     routes.set(openapi.method, list);
   });
@@ -318,6 +321,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
           signal: undefined,
           batchIndex: 0,
         });
+        if (found.location) res.setHeader('Location', found.location(data));
         send(res, found.successStatus, data);
       } catch (cause) {
         const natural = httpErrorOf(getTRPCErrorFromUnknown(cause));

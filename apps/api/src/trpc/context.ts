@@ -17,6 +17,7 @@ import type { RefusalEvents } from '../modules/events/refusal-events.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import { looksLikeJwt } from '../modules/auth/access-tokens.js';
 import type { WorkloadIdentity } from '../modules/auth/identity.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
 import type { TrustProxy } from '../config.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
   identity: WorkloadIdentity;
+  /** The job runner: queued jobs (SCIM synchronizations) run in the background, once each. */
+  jobs: JobRunner;
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
   analyticsQueryTimeoutMs?: number;
   /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */

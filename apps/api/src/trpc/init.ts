@@ -15,7 +15,14 @@ import type { Context } from './context.js';
  * for a REST operation, the error statuses it answers (http/statuses.ts), and the permission scope
  * it needs (access/rules.ts).
  */
-export type ProcedureMeta = OpenApiMeta & { access?: AccessRule; successStatus?: 200 | 201; scope?: PermissionScope } & Partial<OperationStatuses>;
+export type ProcedureMeta = OpenApiMeta & {
+  access?: AccessRule;
+  /** The status of a successful REST answer (default 200): 201 for creates, 202 for a job started. */
+  successStatus?: 200 | 201 | 202;
+  /** A REST answer's Location header, from its output (D15: the job started). */
+  location?: (output: never) => string;
+  scope?: PermissionScope;
+} & Partial<OperationStatuses>;
 
 const t = initTRPC
   .context<Context>()

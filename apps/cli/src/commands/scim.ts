@@ -1,5 +1,8 @@
-import { pagination, paginationOptions, positional, requireString, UsageError, type Command } from '../command.js';
+import { CliError, pagination, paginationOptions, positional, requireString, UsageError, type Command } from '../command.js';
 import { renderRecord } from '../output.js';
+
+/** How long `scim sync` waits for its job to end. */
+const SYNC_WAIT_MS = 60_000;
 
 const ROLES = ['admin', 'member'] as const;
 
@@ -66,6 +69,28 @@ export const scimCommands: Command[] = [
       const page = await ctx.client.scim.listGroups.query(pagination(ctx));
       const rows = page.data.map((g) => [g.id, g.display_name, g.external_id ?? '', g.updated_at]);
       return { json: page, human: { columns: ['id', 'display_name', 'external_id', 'updated_at'], rows } };
+    },
+  },
+  {
+    path: ['scim', 'sync'],
+    summary: 'Apply every group mapping again (a sync job); waits for it to end unless --detach',
+    options: {
+      detach: { type: 'boolean', description: 'print the job as started, without waiting for it to end' },
+    },
+    async run(ctx) {
+      let { data: job } = await ctx.client.scim.createSyncJob.mutate();
+      // A normal directory syncs within seconds; the wait is bounded all the same.
+      const deadline = Date.now() + SYNC_WAIT_MS;
+      while (ctx.options.detach !== true && (job.status === 'queued' || job.status === 'running')) {
+        if (Date.now() > deadline)
+          throw new CliError(
+            `sync job ${job.id} is still ${job.status} after ${SYNC_WAIT_MS / 1000} s; see it with the API (GET /api/v1/scim/sync-jobs/${job.id})`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        ({ data: job } = await ctx.client.scim.getSyncJob.query({ id: job.id }));
+      }
+      if (job.status === 'failed') throw new CliError(`sync job ${job.id} failed: ${job.error_message ?? 'no message'}`);
+      return { json: job, human: renderRecord({ ...job }) };
     },
   },
   {

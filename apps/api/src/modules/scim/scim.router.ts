@@ -1,4 +1,6 @@
 import {
+  GetSyncJobInputSchema,
+  SyncJobOutputSchema,
   CreateScimGroupMappingInputSchema,
   CreateScimTokenOutputSchema,
   DeletedOutputSchema,
@@ -21,6 +23,8 @@ import { answers, WHY } from '../../http/statuses.js';
 import { z } from 'zod';
 import { listScimGroups } from './directory.service.js';
 import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.service.js';
+import { getSyncJob, startSyncJob } from './sync-jobs.service.js';
+import { API_PREFIX } from '../../http/paths.js';
 
 const openapi = routesOf('SCIM');
 
@@ -138,6 +142,46 @@ export const scimRouter = router({
     .input(ListScimGroupsInputSchema)
     .output(ListScimGroupsOutputSchema)
     .query(({ ctx, input }) => listScimGroups(ctx.db, ctx.actor, input)),
+
+  createSyncJob: managementProcedure
+    .meta({
+      ...openapi(
+        'POST',
+        '/scim/sync-jobs',
+        'Start a SCIM directory synchronization',
+        'Applies every group mapping again to the current members of its group, in the background, and counts the groups synchronized and the mapped groups that no longer exist. While one is queued or running, answers that one. 202 with the job and its Location. 404 when the organization has no SCIM directory (no groups and no group mappings). Management key required.',
+      ),
+      successStatus: 202,
+      location: (output: { data: { id: string } }) => `${API_PREFIX}/scim/sync-jobs/${output.data.id}`,
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: 'the organization has no SCIM directory (no SCIM groups and no group mappings)',
+      }),
+      listed: [401, 404, 500],
+      scope: 'scim:write',
+    })
+    .input(z.void())
+    .output(SyncJobOutputSchema)
+    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.db, ctx.jobs, ctx.actor) })),
+
+  getSyncJob: managementProcedure
+    .meta({
+      ...openapi(
+        'GET',
+        '/scim/sync-jobs/{id}',
+        'Get a SCIM directory synchronization',
+        'One synchronization of the organization, with its outcome once it ended. Management key required.',
+      ),
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no sync job with that id in the key's organization; ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+      scope: 'scim:read',
+    })
+    .input(GetSyncJobInputSchema)
+    .output(SyncJobOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getSyncJob(ctx.db, ctx.actor, input.id) })),
 
   // Internal (tRPC only): the organization's SCIM bearer tokens, which authenticate /scim/v2 only.
   createToken: managementProcedure
