@@ -240,6 +240,16 @@ export async function startServer(
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
     metrics.slots('activity', () => activityLimit.state);
+    const identity = workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs });
+    // Signing keys sealed with an older SWITCHYARD_SECRET_KEY move to the current one (decision 0022).
+    const sealing = await identity.signingKeys.resealAll();
+    if (sealing.resealed > 0) logger.info({ resealed: sealing.resealed }, 'signing keys resealed with the current secret key');
+    if (sealing.unopenable.length > 0) {
+      logger.warn(
+        { kids: sealing.unopenable },
+        'signing keys sealed with a secret key this server lacks: token exchanges answer 503 until SWITCHYARD_SECRET_KEY holds it',
+      );
+    }
     const app = createApp(
       {
         db,
@@ -253,7 +263,7 @@ export async function startServer(
         spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
         limits,
         jobs,
-        identity: workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs }),
+        identity,
         reservationTtlMs: config.reservationTtlMs,
         refusalEvents,
         trustProxy: config.trustProxy,

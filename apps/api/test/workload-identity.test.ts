@@ -3,12 +3,13 @@
 // tokens as bearers with exactly their key's rights, Switchyard's signing keys (rotation, publication,
 // sealing), and every refusal with its OAuth error.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createLocalJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FederationPolicySchema, JwksOutputSchema, TokenAnswerSchema } from '@switchyard/schema';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../src/modules/auth/access-tokens.js';
 import { ACCESS_TOKEN_TYPE } from '../src/modules/auth/token-exchange.js';
+import { keyIdOf } from '../src/modules/byok/secret-box.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
 import { AUDIENCE, exchange, exchangeForm, identityProvider, ISSUER, serveJwks, type IdentityProvider } from './fixtures-identity.js';
 import { inProcessReplica } from './fixtures-replica.js';
@@ -240,6 +241,18 @@ describe('POST /oauth/token (D12)', () => {
     expect((await server.request('/api/v1/key', { key: access_token })).status).toBe(401);
   });
 
+  it("a rotation of the key's secret does not end its tokens; new exchanges act as the same key", async () => {
+    const created = await ok(server, 'keys.create', { name: `rotated-${randomUUID()}` });
+    const p = await policy({ key_hash: created.data.hash });
+    const { access_token } = TokenAnswerSchema.parse(await (await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).json());
+    await ok(server, 'keys.rotate', { hash: created.data.hash, grace_period_seconds: 0 });
+    expect((await server.request('/api/v1/key', { key: created.key })).status).toBe(401);
+    expect((await server.request('/api/v1/key', { key: access_token })).status).toBe(200);
+    const again = TokenAnswerSchema.parse(await (await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).json());
+    expect(decodeJwt(again.access_token).sub).toBe(created.data.hash);
+    expect((await server.request('/api/v1/key', { key: again.access_token })).status).toBe(200);
+  });
+
   it('an expired token, a forged one and one signed by another key are 401', async () => {
     const p = await policy();
     const { access_token } = TokenAnswerSchema.parse(await (await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).json());
@@ -334,6 +347,31 @@ describe("Switchyard's signing keys", () => {
       expect((await replica.request('/api/v1/key', { key: access_token })).status).toBe(200);
     } finally {
       await replica.close();
+    }
+  });
+});
+
+describe('a SWITCHYARD_SECRET_KEY rotation', () => {
+  it('a server started with the new key first reseals the signing keys with it, and signs with them', async () => {
+    const before = await server.db.signingKey.findMany();
+    expect(before.length).toBeGreaterThan(0);
+    const rotated = randomBytes(32).toString('hex');
+    const replica = await inProcessReplica(server, { env: { SWITCHYARD_SECRET_KEY: `${rotated},${SECRET_KEY}` } });
+    try {
+      const current = keyIdOf(Buffer.from(rotated, 'hex'));
+      for (const row of await server.db.signingKey.findMany()) expect(row.private_jwk.startsWith(`v1.${current}.`), row.kid).toBe(true);
+      const p = await policy();
+      const res = await replica.request('/api/v1/oauth/token', {
+        method: 'POST',
+        key: null,
+        body: exchangeForm(p.id, await idp.sign(p.subject)),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await replica.close();
+      // The server under test holds only the old key: give it back what it can open.
+      for (const row of before) await server.db.signingKey.updateMany({ where: { kid: row.kid }, data: { private_jwk: row.private_jwk } });
     }
   });
 });

@@ -9,8 +9,9 @@
 //   token lives ACCESS_TOKEN_MAX_S; a replica may sign with a key up to its cache time after it was
 //   retired), plus 15 minutes, so that verifiers holding a copy of our JWKS keep working.
 // - A key sealed with an older secret key (after a SWITCHYARD_SECRET_KEY rotation) is resealed with
-//   the current one when this process loads it: the job byok.resealSecrets does for an organization's
-//   credentials, done by the server itself for these platform rows (decision 0022).
+//   the current one when the server starts (resealAll) and when this process opens it: the job
+//   byok.resealSecrets does for an organization's credentials, done by the server itself for these
+//   platform rows (decision 0022).
 import type { Prisma, Db } from '@switchyard/db';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { TtlCache } from '../../cache.js';
@@ -94,6 +95,31 @@ export class SigningKeys {
     if (!current) throw new SigningKeyUnavailable('no signing key could be made');
     if (this.#opened?.kid !== current.kid) this.#opened = await this.#open(current.kid, current.sealed);
     return this.#opened;
+  }
+
+  /**
+   * Reseals every signing key still sealed with an older secret key (after a SWITCHYARD_SECRET_KEY
+   * rotation): the server calls it at start, so that the old key can leave the ring. A key that
+   * cannot be opened is left as it is (and logged by the caller). Answers how many were resealed.
+   */
+  async resealAll(): Promise<{ resealed: number; unopenable: string[] }> {
+    const { db, secrets } = this.#options;
+    const stale = await db.signingKey.findMany({ where: { NOT: { private_jwk: { startsWith: `v1.${secrets.currentKeyId}.` } } } });
+    let resealed = 0;
+    const unopenable: string[] = [];
+    for (const row of stale) {
+      let sealed: string;
+      try {
+        sealed = secrets.reseal(row.private_jwk, associatedData(row.kid));
+      } catch {
+        unopenable.push(row.kid);
+        continue;
+      }
+      // Conditional on what was read: a concurrent reseal by another replica is not overwritten.
+      resealed += (await db.signingKey.updateMany({ where: { kid: row.kid, private_jwk: row.private_jwk }, data: { private_jwk: sealed } })).count;
+    }
+    if (resealed > 0) this.forget();
+    return { resealed, unopenable };
   }
 
   /** Forgets what was read (tests, after changing rows). */
