@@ -4,6 +4,7 @@
 // once the caches are warm, decisions with estimated_cost 0 send none of their own (the spend they
 // use is read at most once per USAGE_CACHE_MS, however many decisions use it), and a decision that
 // reserves makes its one statement.
+import { KEY_USES_FLUSH_MS } from '../src/access/callers.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { UNTIL_TIMEOUT_MS } from './fixtures.js';
@@ -28,8 +29,8 @@ beforeAll(async () => {
   server = await startTestServer({
     adminUrl: inject('pgAdminUrl'),
     template: inject('pgTemplate'),
-    // No reservation sweep: it would be a statement no decision made.
-    env: { USAGE_CACHE_MS: String(USAGE_CACHE_MS), CACHE_TTL_MS: String(CACHE_TTL_MS), RESERVATION_SWEEP_INTERVAL_MS: '0' },
+    // No reservation sweep, and no look for queued jobs every second: statements no decision made.
+    env: { USAGE_CACHE_MS: String(USAGE_CACHE_MS), CACHE_TTL_MS: String(CACHE_TTL_MS), RESERVATION_SWEEP_INTERVAL_MS: '0', JOB_POLL_MS: '0' },
     onQuery: (event) => void statements.push(event.query),
   });
   await importDemoCatalog(server);
@@ -53,11 +54,15 @@ async function authorize(estimatedCost = 0) {
   return decision;
 }
 
-/** The statements the server sent while `fn` ran. */
-async function sentDuring<T>(fn: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
+/** The write of the secrets' last uses (access/callers.ts): one statement per KEY_USES_FLUSH_MS for every key, never one per decision. */
+const isUseFlush = (sql: string) => /^\s*UPDATE api_key_secrets s SET last_used_at/.test(sql);
+
+/** The statements the server sent while `fn` ran (`sent`), but the writes of last uses (`uses`). */
+async function sentDuring<T>(fn: () => Promise<T>): Promise<{ result: T; sent: string[]; uses: number }> {
   const before = statements.length;
   const result = await fn();
-  return { result, sent: statements.slice(before) };
+  const all = statements.slice(before);
+  return { result, sent: all.filter((sql) => !isUseFlush(sql)), uses: all.filter(isUseFlush).length };
 }
 
 const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 160);
@@ -81,7 +86,11 @@ describe('routing.authorize from memory', () => {
     // expiry, in the background, at most once per 3/4 of USAGE_CACHE_MS, however many decisions
     // use it.
     const measuredFrom = performance.now();
-    const { result: decisions, sent } = await sentDuring(async () => {
+    const {
+      result: decisions,
+      sent,
+      uses,
+    } = await sentDuring(async () => {
       const made = [];
       while (performance.now() - measuredFrom < MEASURED_MS) made.push(...(await Promise.all(Array.from({ length: CONCURRENT }, () => authorize()))));
       return made;
@@ -92,6 +101,7 @@ describe('routing.authorize from memory', () => {
     const what = `${decisions.length} decisions in ${elapsed.toFixed(0)} ms sent ${sent.length} statements`;
     expect(sent.map(oneLine), what).toEqual(sent.map(() => expect.stringContaining('routing_spend')));
     expect(sent.length, what).toBeLessThanOrEqual(reads);
+    expect(uses, what).toBeLessThanOrEqual(Math.floor(elapsed / KEY_USES_FLUSH_MS) + 1);
     expect(decisions.length, what).toBeGreaterThan((sent.length * CONCURRENT) / 4);
     for (const decision of decisions) {
       expect(decision.reservation_id).toBeNull();
