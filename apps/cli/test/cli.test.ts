@@ -237,6 +237,20 @@ describe('switchyard administration commands', () => {
     expect(await ran(['budgets', 'delete', 'cli-slugs', 'weekly'])).toEqual({ deleted: true });
     const mapping = await ran(['scim', 'map', '--group', '5b0f4a4e-7d1e-4c55-9a51-0f0c7c1a2b3c', '--workspace', 'cli-slugs', '--role', 'member']);
     expect(mapping).toMatchObject({ workspace_id: ws.id });
+    const destination = await ran([
+      'destinations',
+      'create',
+      '--type',
+      'webhook',
+      '--name',
+      'slugged',
+      '--workspace',
+      'cli-slugs',
+      '--config',
+      '{"url":"https://hooks.example.com/slug"}',
+    ]);
+    expect(destination.data.workspace_id).toBe(ws.id);
+    expect((await ran(['destinations', 'list', '--workspace', 'cli-slugs'])).data.map((d: { id: string }) => d.id)).toEqual([destination.data.id]);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-slug-'));
     try {
       await fs.writeFile(path.join(dir, 'a.csv'), 'a,b\n1,2\n');
