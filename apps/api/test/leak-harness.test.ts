@@ -17,7 +17,7 @@ import type { AccessRule } from '../src/access/rules.js';
 import { appRouter } from '../src/router.js';
 import { demoCatalog, record } from './fixtures-catalog.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
-import { useServer } from './fixtures.js';
+import { until, useServer } from './fixtures.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
 /** What one caller owns: every id a read may name, and the tag every name and content holds. */
@@ -34,6 +34,8 @@ interface World {
   byokId: string;
   destinationId: string;
   scimMappingId: string;
+  /** A SCIM sync job of the organization (D15). */
+  syncJobId: string;
   containerId: string;
   fileId: string;
   documentId: string;
@@ -107,6 +109,9 @@ const READ_MUTATIONS: Record<string, (world: World) => unknown> = {
   }),
 };
 
+/** Reads whose `id` names another record than their namespace's usual one (a sync job, not a mapping). */
+const ID_BY_PROCEDURE: Record<string, keyof World> = { 'scim.getSyncJob': 'syncJobId' };
+
 /** Reads whose fields name something other than their namespace's usual record (an image model, not a chat model). */
 const FIELD_OVERRIDES: Record<string, Record<string, unknown>> = {
   'models.imageEndpoints': { author: 'openai', slug: 'gpt-image-1' },
@@ -145,7 +150,8 @@ function deriveInput(path: string, def: ProcedureDef, world: World): { input: un
   const input: Record<string, unknown> = {};
   for (const field of fields) {
     if (shape[field]!.safeParse(undefined).success) continue;
-    const value = FIELD_OVERRIDES[path]?.[field] ?? fieldValue(world, namespace, field, fields);
+    const byProcedure = field === 'id' && ID_BY_PROCEDURE[path] ? world[ID_BY_PROCEDURE[path]] : undefined;
+    const value = byProcedure ?? FIELD_OVERRIDES[path]?.[field] ?? fieldValue(world, namespace, field, fields);
     if (value === undefined) return null;
     input[field] = value;
   }
@@ -201,6 +207,9 @@ async function buildWorld(
     mk,
   );
   const mapping = await ok(server, 'scim.createGroupMapping', { workspace_id: workspaceId, scim_group_id: randomUUID(), role: 'member' }, mk);
+  const syncJob = await ok(server, 'scim.createSyncJob', undefined, mk);
+  // Ended before the next world asks for one: each world has a job of its own (one runs per organization at a time).
+  await until(async () => ['succeeded', 'failed'].includes((await ok(server, 'scim.getSyncJob', { id: syncJob.data.id }, { ...mk, query: true })).data.status));
   await ok(server, 'budgets.set', { workspace_ref: workspaceId, interval: 'monthly', limit_usd: 100 }, mk);
   const containerId = await openContainer(server, `${tag}-session`, { workspaceId });
   const fileId = fileIdOf(`${tag}/out.txt`);
@@ -226,6 +235,7 @@ async function buildWorld(
     byokId: byok.data.id,
     destinationId: destination.data.id,
     scimMappingId: mapping.data.id,
+    syncJobId: syncJob.data.id,
     containerId,
     fileId,
     documentId: document.id,
@@ -317,10 +327,10 @@ describe('the leak harness', () => {
     const missing: string[] = [];
     for (const pair of pairs) {
       for (const me of pair.callers) {
-        const { key, byokId, destinationId, scimMappingId, ...readable } = me.world;
+        const { key, byokId, destinationId, scimMappingId, syncJobId, ...readable } = me.world;
         const wanted = pair.sameOrganization
-          ? { ...readable, byokId: '', destinationId: '', scimMappingId: '' }
-          : { ...readable, byokId, destinationId, scimMappingId };
+          ? { ...readable, byokId: '', destinationId: '', scimMappingId: '', syncJobId: '' }
+          : { ...readable, byokId, destinationId, scimMappingId, syncJobId };
         for (const [kind, marker] of Object.entries(wanted)) {
           if (typeof marker === 'string' && marker && markersOf(me.world, pair.sameOrganization).includes(marker) && !me.found.has(marker)) {
             missing.push(`${pair.name}: ${me.name} never saw its own ${kind}`);
