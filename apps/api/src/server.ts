@@ -155,7 +155,11 @@ export async function startServer(
   let secretUses: { stop(): Promise<void> } | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
-    db = createDb(database.url, { poolMax: config.databasePoolMax, ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
+    db = createDb(database.url, {
+      poolMax: config.databasePoolMax,
+      onIdleError: (error) => logger.warn({ err: error }, 'an idle database connection failed; the next query opens another'),
+      ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+    });
 
     const boot = await bootstrap(db, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
     if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});

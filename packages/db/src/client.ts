@@ -11,6 +11,12 @@ export interface DbOptions {
   poolMax?: number;
   /** Called with every SQL statement sent, and its parameters as a JSON array (tests EXPLAIN the real queries). */
   onQuery?: (event: { query: string; params: string }) => void;
+  /**
+   * Told when an idle pooled connection fails (the server restarted, or terminated it): the pool
+   * drops it and the next query opens another. Without a listener, node-postgres would throw the
+   * error out of the process.
+   */
+  onIdleError?: (error: Error) => void;
 }
 
 interface Handle {
@@ -23,6 +29,7 @@ const handles = new WeakMap<Db, Handle>();
 /** A Prisma client over node-postgres (the driver adapter; no query engine binary). */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolMax ?? 10 });
+  pool.on('error', (error) => options.onIdleError?.(error));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   let client: Db;
   if (!options.onQuery) {
