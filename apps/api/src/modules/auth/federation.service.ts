@@ -6,6 +6,7 @@ import type { Db, FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
 import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPolicy } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { isUuid } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { storedUrlProblem, type AllowedHost } from '../../upstream/index.js';
 
@@ -90,11 +91,9 @@ export async function listFederationPolicies(
   return { data: rows.map(recordOf), total_count: total };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Deletes a policy: no new exchange under it; tokens already issued live until they expire (at most 15 minutes). */
 export async function deleteFederationPolicy(db: Db, actor: Actor, id: string): Promise<{ deleted: true }> {
-  const { count } = UUID.test(id) ? await db.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } }) : { count: 0 };
+  const { count } = isUuid(id) ? await db.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } }) : { count: 0 };
   if (count === 0) throw new NotFound('no federation policy with that id in the organization');
   return { deleted: true };
 }

@@ -6,6 +6,7 @@
 // Errors are the OAuth error body (RFC 6749 §5.2), never the envelope.
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '@switchyard/db';
+import { isUuid } from '../../access/workspaces.js';
 import { Upstream } from '../../errors.js';
 import type { Limits } from '../../limits/limits.js';
 import type { MediaDeps } from '../../storage/media.js';
@@ -23,7 +24,6 @@ export const TOKEN_EXCHANGE_LIMIT = 'oauth.token';
 const SUBJECT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 /** The largest JWK set fetched from an issuer. */
 const JWKS_MAX_BYTES = 256 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An OAuth error answer: its status and body `{ error, error_description }`. */
 export class OAuthError extends Error {
@@ -77,7 +77,7 @@ export async function exchangeToken(deps: ExchangeDeps, form: URLSearchParams, c
   }
 
   const now = deps.now();
-  const policy = UUID.test(policyId)
+  const policy = isUuid(policyId)
     ? await deps.db.federationPolicy.findUnique({
         where: { id: policyId },
         include: { api_key: true, organization: { select: { disabled_at: true } } },

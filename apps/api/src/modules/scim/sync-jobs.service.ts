@@ -7,12 +7,12 @@ import type { Db, Job } from '@switchyard/db';
 import type { SyncJob } from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
 import { tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { isUuid } from '../../access/workspaces.js';
 import { NotFound } from '../../errors.js';
 import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
 import { applyScimMappings } from './directory.service.js';
 
 export const SCIM_SYNC = 'scim.sync';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function recordOf(job: Job): SyncJob {
   const result = job.status === 'succeeded' ? (job.result as { synced_groups?: number; deleted_groups?: number } | null) : null;
@@ -39,7 +39,7 @@ export async function startSyncJob(db: Db, jobs: JobRunner, tenant: Tenant): Pro
 
 /** D16: one synchronization of the organization; another organization's, or another kind of job, is 404. */
 export async function getSyncJob(db: Db, tenant: Tenant, id: string): Promise<SyncJob> {
-  const job = UUID.test(id) ? await db.job.findFirst({ where: { ...tenantWhere(tenant), id, kind: SCIM_SYNC } }) : null;
+  const job = isUuid(id) ? await db.job.findFirst({ where: { ...tenantWhere(tenant), id, kind: SCIM_SYNC } }) : null;
   if (!job) throw new NotFound('no sync job with that id in the organization');
   return recordOf(job);
 }
