@@ -133,7 +133,8 @@ describe('queued jobs', () => {
     const stopping = replica.jobs.stop().then(() => {
       stopped = true;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    // While the held job runs, stop() has not returned, and the job is still running.
+    await until(async () => (await server.db.job.findUniqueOrThrow({ where: { id: job.id } })).status === 'running');
     expect(stopped).toBe(false);
     seen.release();
     await stopping;

@@ -12,10 +12,21 @@ const BACKEND = statement('SELECT pg_backend_pid() AS pid', z.object({ pid: z.nu
 let database: TestDatabase;
 let db: Db;
 const idleErrors: Error[] = [];
+let told: () => void = () => undefined;
+/** Settles when onIdleError is first called (the test's own timeout bounds the wait). */
+const idleErrorTold = new Promise<void>((resolve) => {
+  told = resolve;
+});
 
 beforeAll(async () => {
   database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
-  db = createDb(database.url, { poolMax: 1, onIdleError: (error) => idleErrors.push(error) });
+  db = createDb(database.url, {
+    poolMax: 1,
+    onIdleError: (error) => {
+      idleErrors.push(error);
+      told();
+    },
+  });
 });
 afterAll(async () => {
   await db?.$disconnect();
@@ -32,8 +43,7 @@ describe('createDb', () => {
     } finally {
       await admin.end();
     }
-    const deadline = Date.now() + 10_000;
-    while (idleErrors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await idleErrorTold;
     expect(idleErrors.map((error) => (error as Error & { code?: string }).code)).toEqual(['57P01']);
     const [second] = await queryRows(db, BACKEND, []);
     expect(second!.pid).not.toBe(first!.pid);
