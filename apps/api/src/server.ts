@@ -1,5 +1,6 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
+import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
@@ -236,6 +237,13 @@ export async function startServer(
       intervalMs: config.keyExpiryScanIntervalMs,
       lock: KEY_EXPIRY_LOCK,
       run: () => emitKeyExpiryNotices(openDb, now()),
+    });
+    // Idempotency-Key answers are replayed for 24 hours (docs/idempotency.md), then forgotten.
+    jobs.periodic({
+      name: 'idempotency answers expiry',
+      intervalMs: IDEMPOTENCY_EXPIRY_INTERVAL_MS,
+      lock: IDEMPOTENCY_EXPIRY_LOCK,
+      run: () => expireIdempotencyKeys(openDb, now()),
     });
     metrics.reservations(() => openReservations(openDb, now()));
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });

@@ -30,6 +30,7 @@ export const WHY = {
   invalidBody: 'a body that is not a JSON object (application/json, UTF-8) or whose fields the schema refuses',
   unstorable: 'NUL or a lone surrogate in any value, nesting deeper than 64, a malformed percent-encoding',
   bodyTooLarge: 'a body over 1 MB (413 is not listed)',
+  idempotencyKey: 'an Idempotency-Key that is malformed, or that was used in the last 24 hours with another request (docs/idempotency.md)',
   noWorkspace: "no workspace with that UUID or slug in the key's organization (deleted ones included)",
   /** For operations that do not list 404: a workspace_id that names nothing is input the operation will not take. */
   unknownWorkspace: "workspace_id naming no workspace of the key's organization (404 is not listed)",

@@ -17,6 +17,7 @@ import { authedProcedure, keylessProcedure, managementProcedure, router } from '
 import { routesOf } from '../../trpc/route.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
 import { createFederationPolicy, deleteFederationPolicy, listFederationPolicies } from './federation.service.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const authRoute = routesOf('Authorization');
 
@@ -95,9 +96,9 @@ export const federationPoliciesRouter = router({
 
   create: managementProcedure
     .meta({ scope: 'keys:write' })
-    .input(CreateFederationPolicyInputSchema)
+    .input(CreateFederationPolicyInputSchema.extend(IdempotencyField))
     .output(FederationPolicySchema)
-    .mutation(({ ctx, input }) => createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts)),
+    .mutation(idempotent('federationPolicies.create', ({ ctx, input }) => createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts))),
 
   delete: managementProcedure
     .meta({ scope: 'keys:write' })

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, deleteByok, getByok, listByok, resealOrganizationSecrets, updateByok } from './byok.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const tags = ['Providers'];
 
@@ -28,14 +29,14 @@ export const byokRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `provider not a lowercase slug, key under 8 characters, is_fallback with is_byok_only, allowed_api_key_hashes naming keys that are not the organization's; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `provider not a lowercase slug, key under 8 characters, is_fallback with is_byok_only, allowed_api_key_hashes naming keys that are not the organization's; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 500],
     })
-    .input(CreateByokInputSchema)
+    .input(CreateByokInputSchema.extend(IdempotencyField))
     .output(ByokOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input) })),
+    .mutation(idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'byok:read',

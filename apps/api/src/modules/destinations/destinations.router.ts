@@ -22,6 +22,7 @@ import {
   updateDestination,
   type DestinationDeps,
 } from './destinations.service.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
@@ -58,15 +59,15 @@ export const destinationsRouter = router({
       scope: 'destinations:write',
       successStatus: 201,
       statuses: answers({
-        400: `an unknown type; a missing or empty name; ${CONFIG_400}; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `an unknown type; a missing or empty name; ${CONFIG_400}; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: `${WHY.managementOnly}; or ${FOREIGN_WORKSPACE}`,
         409: 'the workspace already has 5 destinations of that type (deleted ones do not count)',
       }),
       listed: [400, 401, 403, 409, 500],
     })
-    .input(CreateDestinationInputSchema)
+    .input(CreateDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createDestination(depsOf(ctx), ctx.actor, input) })),
+    .mutation(idempotent('destinations.create', async ({ ctx, input }) => ({ data: await createDestination(depsOf(ctx), ctx.actor, input) }))),
   get: managementProcedure
     .meta({
       ...route('GET', `${PATH}/{id}`, 'Get an observability destination', 'Secret config values are masked. Management key required.'),
@@ -126,7 +127,7 @@ export const destinationsRouter = router({
     .query(({ ctx, input }) => destinationSecret(ctx, ctx.actor, input)),
   rotateSecret: managementProcedure
     .meta({ scope: 'destinations:write' })
-    .input(GetDestinationInputSchema)
+    .input(GetDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationSecretOutputSchema)
-    .mutation(({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input)),
+    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input))),
 });

@@ -17,6 +17,7 @@ import { authedProcedure, managementProcedure, platformItemsProcedure, platformP
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 export const generationsRouter = router({
   get: authedProcedure
@@ -99,7 +100,7 @@ export const generationsRouter = router({
     ),
 
   addCredits: platformProcedure
-    .input(AddCreditsInputSchema)
+    .input(AddCreditsInputSchema.extend(IdempotencyField))
     .output(CreditBalanceSchema)
-    .mutation(({ ctx, input }) => addCredits(ctx.db, input)),
+    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx.db, input))),
 });

@@ -33,6 +33,7 @@ import {
   updateGuardrail,
 } from './guardrails.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const openapi = routesOf('Guardrails');
 
@@ -136,14 +137,14 @@ export const guardrailsRouter = router({
       ),
       successStatus: 201,
       statuses: answers({
-        400: `name, limits, reset_interval (only with limit_usd), lists or content filters refused (a custom pattern that does not compile); a deleted workspace; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limits, reset_interval (only with limit_usd), lists or content filters refused (a custom pattern that does not compile); a deleted workspace; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 500],
     })
-    .input(CreateGuardrailInputSchema)
+    .input(CreateGuardrailInputSchema.extend(IdempotencyField))
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) })),
+    .mutation(idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) }))),
   get: managementProcedure
     .meta({
       scope: 'guardrails:read',

@@ -16,6 +16,7 @@ import { authedProcedure, managementProcedure, router } from '../../trpc/init.js
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const tags = ['API Keys'];
 
@@ -50,17 +51,19 @@ export const keysRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; scopes unknown, or on a regular key; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; scopes unknown, or on a regular key; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 429, 500],
     })
-    .input(CreateKeyInputSchema)
+    .input(CreateKeyInputSchema.extend(IdempotencyField))
     .output(CreateKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
-      return { data: key, key: secret };
-    }),
+    .mutation(
+      idempotent('keys.create', async ({ ctx, input }) => {
+        const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
+        return { data: key, key: secret };
+      }),
+    ),
   list: managementProcedure
     .meta({
       scope: 'keys:read',
@@ -150,19 +153,21 @@ export const keysRouter = router({
       },
       scope: 'keys:write',
       statuses: answers({
-        400: `grace_period_seconds not an integer from 0 to 604800; a hash that is not 64 lowercase hex characters; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `grace_period_seconds not an integer from 0 to 604800; a hash that is not 64 lowercase hex characters; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
       // Not in the spec (issue 41's addition): it lists what it answers.
       listed: [400, 401, 403, 404, 500],
     })
-    .input(RotateKeyInputSchema)
+    .input(RotateKeyInputSchema.extend(IdempotencyField))
     .output(CreateKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
-      return { data: key, key: secret };
-    }),
+    .mutation(
+      idempotent('keys.rotate', async ({ ctx, input }) => {
+        const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
+        return { data: key, key: secret };
+      }),
+    ),
   /** A key's secrets (tRPC only): the current one and those rotated away, with their ends and last uses. */
   secrets: managementProcedure
     .meta({ scope: 'keys:read' })

@@ -10,6 +10,7 @@ import {
 import { guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 export const organizationRouter = router({
   members: managementProcedure
@@ -36,9 +37,9 @@ export const organizationRouter = router({
   // Internal (tRPC only): membership administration.
   createMember: managementProcedure
     .meta({ scope: 'members:write' })
-    .input(CreateOrganizationMemberInputSchema)
+    .input(CreateOrganizationMemberInputSchema.extend(IdempotencyField))
     .output(OrganizationMemberSchema)
-    .mutation(({ ctx, input }) => createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
+    .mutation(idempotent('organization.createMember', ({ ctx, input }) => createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input))),
   updateMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(UpdateOrganizationMemberInputSchema)

@@ -13,14 +13,15 @@ import {
 import { platformProcedure, router } from '../../trpc/init.js';
 import { issueManagementKey } from '../keys/keys.service.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 // Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, sets
 // the quotas it grants each (its settings row), and issues one a new management key.
 export const organizationsRouter = router({
   create: platformProcedure
-    .input(CreateOrganizationInputSchema)
+    .input(CreateOrganizationInputSchema.extend(IdempotencyField))
     .output(CreateOrganizationOutputSchema)
-    .mutation(({ ctx, input }) => createOrganization(ctx.db, input)),
+    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx.db, input))),
   list: platformProcedure
     .input(ListOrganizationsInputSchema)
     .output(ListOrganizationsOutputSchema)

@@ -31,6 +31,7 @@ import {
   presetFromRequest,
 } from './presets.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const presetRoute = routesOf('Presets');
 const openapi = (path: `/${string}`, summary: string, description: string) => presetRoute('GET', path, summary, description);
@@ -137,17 +138,19 @@ export const presetsRouter = router({
   // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
   create: managementProcedure
     .meta({ scope: 'presets:write' })
-    .input(CreatePresetInputSchema)
+    .input(CreatePresetInputSchema.extend(IdempotencyField))
     .output(CreatePresetOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now());
-      return { data: preset, version };
-    }),
+    .mutation(
+      idempotent('presets.create', async ({ ctx, input }) => {
+        const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now());
+        return { data: preset, version };
+      }),
+    ),
   createVersion: managementProcedure
     .meta({ scope: 'presets:write' })
-    .input(CreatePresetVersionInputSchema)
+    .input(CreatePresetVersionInputSchema.extend(IdempotencyField))
     .output(PresetVersionOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now()) })),
+    .mutation(idempotent('presets.createVersion', async ({ ctx, input }) => ({ data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now()) }))),
   deleteVersion: managementProcedure
     .meta({ scope: 'presets:write' })
     .input(DeletePresetVersionInputSchema)

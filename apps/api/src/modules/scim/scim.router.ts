@@ -25,6 +25,7 @@ import { listScimGroups } from './directory.service.js';
 import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.service.js';
 import { getSyncJob, startSyncJob } from './sync-jobs.service.js';
 import { API_PREFIX } from '../../http/paths.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const openapi = routesOf('SCIM');
 
@@ -44,16 +45,18 @@ export const scimRouter = router({
       },
       successStatus: 201,
       statuses: answers({
-        400: `scim_group_id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `scim_group_id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
         404: "workspace_id names no workspace of the key's organization",
         409: 'another role for a group already mapped to the workspace',
       }),
       listed: [400, 401, 404, 409, 500],
     })
-    .input(CreateScimGroupMappingInputSchema)
+    .input(CreateScimGroupMappingInputSchema.extend(IdempotencyField))
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+    .mutation(
+      idempotent('scim.createGroupMapping', async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+    ),
   listGroupMappings: managementProcedure
     .meta({
       scope: 'scim:read',
@@ -186,9 +189,12 @@ export const scimRouter = router({
   // Internal (tRPC only): the organization's SCIM bearer tokens, which authenticate /scim/v2 only.
   createToken: managementProcedure
     .meta({ scope: 'scim:write' })
-    .input(z.void())
+    .input(z.object(IdempotencyField).optional())
     .output(CreateScimTokenOutputSchema)
-    .mutation(({ ctx }) => createScimToken(ctx.db, ctx.actor, ctx.now())),
+    .mutation(({ ctx, input }) => {
+      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c.db, c.actor, c.now()));
+      return create({ ctx, input: input ?? {} });
+    }),
   listTokens: managementProcedure
     .meta({ scope: 'scim:read' })
     .input(z.void())

@@ -10,6 +10,7 @@ import { API_PREFIX } from '../../http/paths.js';
 import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { createVideoJob, getVideoJob, listVideoJobs } from './videos.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
 // (src/http/downloads.ts), not a procedure.
@@ -37,9 +38,9 @@ export const videosRouter = router({
   // Internal (tRPC only, platform keys): the video service registers a job and its upstream URLs,
   // which this server later fetches: only the platform may name them.
   createJob: platformProcedure
-    .input(CreateVideoJobInputSchema)
+    .input(CreateVideoJobInputSchema.extend(IdempotencyField))
     .output(CreateVideoJobOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createVideoJob(ctx.db, input) })),
+    .mutation(idempotent('videos.createJob', async ({ ctx, input }) => ({ data: await createVideoJob(ctx.db, input) }))),
   listJobs: managementProcedure
     .meta({ scope: 'files:read' })
     .input(ListVideoJobsInputSchema)

@@ -26,6 +26,7 @@ import {
   updateWorkspace,
 } from './workspaces.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const tags = ['Workspaces'];
 
@@ -104,14 +105,14 @@ export const workspacesRouter = router({
       openapi: { method: 'POST', path: '/workspaces', protect: true, tags, summary: 'Create a workspace', description: 'Management key required.' },
       successStatus: 201,
       statuses: answers({
-        400: `name or slug refused (a slug is lowercase and never UUID-shaped), a taken slug (reason: slug taken); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+        400: `name or slug refused (a slug is lowercase and never UUID-shaped), a taken slug (reason: slug taken); ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 403, 500],
     })
-    .input(CreateWorkspaceInputSchema)
+    .input(CreateWorkspaceInputSchema.extend(IdempotencyField))
     .output(WorkspaceOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input) })),
+    .mutation(idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'workspaces:read',
