@@ -4,7 +4,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '@switchyard/db/testing';
+import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
+import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from './config.js';
 import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
@@ -44,6 +45,29 @@ export interface TestServer extends RunningServer {
   breakStorage(prefix: string): Promise<() => Promise<void>>;
 }
 
+/** A release's database as its upgrade fixture keeps it (scripts/upgrade-fixture.sh). */
+export interface RestoredRelease {
+  /** The plain-SQL dump (pg_dump --inserts, without psql's backslash commands). */
+  sql: string;
+  /** The directory of the bytes it stored (DATA_DIR/blobs). */
+  blobs: string;
+  managementKey: string;
+  platformKey: string;
+  secretKey: string;
+}
+
+async function restoreRelease(url: string, dataDir: string, release: RestoredRelease): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // One simple-protocol query of many statements: the dump runs as psql would run it.
+    await client.query(release.sql);
+  } finally {
+    await client.end();
+  }
+  await fs.cp(release.blobs, path.join(dataDir, 'blobs'), { recursive: true });
+}
+
 export async function startTestServer(options: {
   adminUrl: string;
   template: string;
@@ -53,14 +77,21 @@ export async function startTestServer(options: {
   store?: TestStore;
   /** Told about every statement the server's pool sends (e.g. to count the statements of some requests). */
   onQuery?: (event: { query: string; params: string }) => void;
+  /**
+   * Starts on a database restored from a release's plain-SQL dump (and the bytes it stored), which
+   * the server then migrates to HEAD, with that release's keys (the upgrade test): local store only.
+   */
+  restore?: RestoredRelease;
 }): Promise<TestServer> {
   const store = options.store ?? 'local';
-  const database = await createTestDatabase(options.adminUrl, options.template);
+  const restore = options.restore;
+  const database = restore ? await createEmptyDatabase(options.adminUrl) : await createTestDatabase(options.adminUrl, options.template);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-'));
+  if (restore) await restoreRelease(database.url, dataDir, restore);
   const s3 = store === 's3' ? await testS3() : undefined;
   const storageEnv = s3 ? s3.env(await s3.createBucket()) : {};
-  const managementKey = generateApiKey();
-  const platformKey = generatePlatformKey();
+  const managementKey = restore?.managementKey ?? generateApiKey();
+  const platformKey = restore?.platformKey ?? generatePlatformKey();
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -70,6 +101,7 @@ export async function startTestServer(options: {
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     SWITCHYARD_PLATFORM_KEY: platformKey,
     DATABASE_POOL_MAX: '5',
+    ...(restore ? { SWITCHYARD_SECRET_KEY: restore.secretKey } : {}),
     ...storageEnv,
     ...options.env,
   });

@@ -1,7 +1,10 @@
 // `switchyard demo` end to end against a real server: it runs twice (the second run duplicates
 // nothing that should be unique), then the JSON of the second run drives a call of every one of the
 // 21 operations of the spec over REST, each answering 200 with the spec's shape.
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, type RestoredRelease, type TestServer } from '@switchyard/api/testing';
 import { createSwitchyardClient } from '@switchyard/client';
 import {
   AddWorkspaceMembersOutputSchema,
@@ -37,15 +40,40 @@ import {
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { DemoSummary } from '../src/commands/demo.js';
-import { run } from '../src/cli.js';
+import { run, VERSION } from '../src/cli.js';
+
+/**
+ * The previous release's upgrade fixture (test/fixtures/upgrade/, scripts/upgrade-fixture.sh): the
+ * newest whose version is below this one's, else this release's own.
+ */
+function previousRelease(): { version: string; restore: RestoredRelease } {
+  const dir = fileURLToPath(new URL('../../../test/fixtures/upgrade/', import.meta.url));
+  const order = (v: string) => v.split('.').map(Number);
+  const newer = (a: string, b: string) => {
+    const [x, y] = [order(a), order(b)];
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! > y[i]!;
+    return false;
+  };
+  const versions = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.slice(0, -'.sql'.length))
+    .sort((a, b) => (newer(a, b) ? -1 : 1));
+  const version = versions.find((v) => newer(VERSION, v)) ?? versions.find((v) => v === VERSION);
+  if (!version) throw new Error(`no upgrade fixture for ${VERSION} or before in ${dir}: run scripts/upgrade-fixture.sh`);
+  const keys = JSON.parse(readFileSync(path.join(dir, 'keys.json'), 'utf8')) as { management_key: string; platform_key: string; secret_key: string };
+  return {
+    version,
+    restore: {
+      sql: readFileSync(path.join(dir, `${version}.sql`), 'utf8'),
+      blobs: path.join(dir, `${version}.blobs`),
+      managementKey: keys.management_key,
+      platformKey: keys.platform_key,
+      secretKey: keys.secret_key,
+    },
+  };
+}
 
 let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
-});
-afterAll(async () => {
-  await server?.close();
-});
 
 async function demo(json: boolean) {
   return switchyard(json ? ['demo', '--json'] : ['demo']);
@@ -91,7 +119,23 @@ async function uniqueCounts(workspaceId: string) {
   };
 }
 
-describe('switchyard demo', () => {
+/*
+ * Two worlds: a fresh database, and the previous release's database (its demo data and stored
+ * bytes) migrated to HEAD by the server's start (issue 42, item 5: upgrades). In both the demo runs
+ * and every operation of the spec answers on its data.
+ */
+const release = previousRelease();
+describe.each([
+  { world: 'a fresh database', restore: undefined },
+  { world: `the ${release.version} release's database, migrated to HEAD`, restore: release.restore },
+])('switchyard demo on $world', ({ restore }) => {
+  beforeAll(async () => {
+    server = await startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate'), ...(restore ? { restore } : {}) });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
   let summary: DemoSummary;
 
   it('runs twice: a human summary, then JSON; nothing unique is duplicated', async () => {
