@@ -1,5 +1,6 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
+import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/organizations/offboarding.service.js';
 import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -232,6 +233,7 @@ export async function startServer(
       run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
     });
     jobs.handle(SCIM_SYNC, scimSyncHandler(db, caches.keys, now));
+    jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
     jobs.periodic({
       name: 'key expiry notices',
       intervalMs: config.keyExpiryScanIntervalMs,

@@ -164,6 +164,18 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'organizations.updateSettings': { input: (fx) => ({ organization_id: fx.server.organizationId }) },
   'organizations.issueManagementKey': { input: async (fx) => ({ organization_id: (await createOrganization(fx.server.db, 'Issued')).organizationId }) },
   'organizations.disable': { input: async (fx) => ({ organization_id: (await createOrganization(fx.server.db, 'Doomed')).organizationId }) },
+  'organizations.delete': {
+    input: async (fx) => {
+      const { organizationId } = await createOrganization(fx.server.db, 'Offboarded');
+      return { organization_id: organizationId, confirm: organizationId };
+    },
+  },
+  'organizations.deletion': {
+    input: async (fx) => {
+      const { organizationId } = await createOrganization(fx.server.db, 'Offboarded');
+      return { id: (await ok(fx.server, 'organizations.delete', { organization_id: organizationId, confirm: organizationId })).data.id };
+    },
+  },
   'workspaces.addMembers': { input: async (fx) => ({ id: fx.server.workspaceId, user_ids: [await member(fx)] }), scoped: true },
   'workspaces.members': { input: (fx) => ({ id: fx.server.workspaceId }), scoped: true },
   'workspaces.list': { input: () => ({}) },

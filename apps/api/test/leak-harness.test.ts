@@ -117,8 +117,11 @@ const FIELD_OVERRIDES: Record<string, Record<string, unknown>> = {
   'models.imageEndpoints': { author: 'openai', slug: 'gpt-image-1' },
 };
 
-/** Queries whose input the harness cannot derive, with the reason (none today: every query's is). */
-const UNDERIVABLE: Record<string, string> = {};
+/** Queries whose input the harness cannot derive, with the reason. */
+const UNDERIVABLE: Record<string, string> = {
+  'organizations.deletion':
+    "a deletion job of the platform's, which outlives the organization it deletes and belongs to no world; platform keys only (access matrix), tested in offboarding tests",
+};
 
 interface ProcedureDef {
   type: 'query' | 'mutation' | 'subscription';

@@ -1,6 +1,8 @@
 // Test databases: one PostgreSQL server per test run (embedded, or TEST_DATABASE_URL), one migrated
 // template database, and a fresh database per test file cloned from the template.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,4 +98,18 @@ export async function createEmptyDatabase(adminUrl: string): Promise<TestDatabas
     name,
     drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
+}
+
+/**
+ * Every table of prisma/schema.prisma whose model has an organization_id column: what an
+ * organization owns (offboarding's tests check each is emptied of a deleted one).
+ */
+export function organizationTables(): string[] {
+  const schema = readFileSync(fileURLToPath(new URL('../../../prisma/schema.prisma', import.meta.url)), 'utf8');
+  const tables: string[] = [];
+  for (const [, name, body] of schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
+    if (!/^\s+organization_id\s+String/m.test(body!)) continue;
+    tables.push(/@@map\("(\w+)"\)/.exec(body!)?.[1] ?? name!);
+  }
+  return tables;
 }

@@ -81,3 +81,31 @@ export const UpdateOrganizationSettingsInputSchema = z.object({
     .describe("null: back to the server's default; omitted: unchanged"),
 });
 export type UpdateOrganizationSettingsInput = z.infer<typeof UpdateOrganizationSettingsInputSchema>;
+
+/** organizations.delete (platform keys only): the organization's id, and again as `confirm`. */
+export const DeleteOrganizationInputSchema = OrganizationRefInputSchema.extend({
+  confirm: z.string().max(200).describe('The organization id again: a deletion removes everything it owns and cannot be undone'),
+});
+export type DeleteOrganizationInput = z.infer<typeof DeleteOrganizationInputSchema>;
+
+/** An organization's deletion: a job of the job runner, resumable, with its progress. */
+export const OrganizationDeletionSchema = z.object({
+  id: z.string().describe('The deletion job'),
+  organization_id: OrganizationIdSchema,
+  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  progress: z
+    .object({
+      step: z.enum(['stored bytes', 'generations', 'rows', 'done']).describe('What it does now (in this order)'),
+      deleted_objects: z.number().int().describe('Stored objects removed'),
+      deleted_generations: z.number().int().describe('Generations (with their content) removed'),
+    })
+    .nullable()
+    .describe('null until it starts'),
+  created_at: TimestampSchema,
+  started_at: TimestampSchema.nullable(),
+  finished_at: TimestampSchema.nullable(),
+  error_message: z.string().nullable(),
+});
+export type OrganizationDeletion = z.infer<typeof OrganizationDeletionSchema>;
+export const OrganizationDeletionOutputSchema = z.object({ data: OrganizationDeletionSchema });
+export const GetOrganizationDeletionInputSchema = z.object({ id: z.string().max(200).describe('The deletion job') });

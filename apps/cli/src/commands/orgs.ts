@@ -1,5 +1,5 @@
-// The platform's commands: organizations are created, listed and disabled, their quotas set, and a
-// new management key issued, with the platform key.
+// The platform's commands: organizations are created, listed, disabled and deleted, their quotas
+// set, and a new management key issued, with the platform key.
 import {
   optionalNumber,
   optionalString,
@@ -9,9 +9,24 @@ import {
   positional,
   requireString,
   UsageError,
+  CliError,
   type Command,
 } from '../command.js';
+import type { OrganizationDeletion } from '@switchyard/schema';
 import { renderRecord } from '../output.js';
+
+/** How long `orgs delete` waits for the deletion to end. */
+const DELETE_WAIT_MS = 10 * 60 * 1000;
+
+function renderDeletion(deletion: OrganizationDeletion): string {
+  const { progress, ...fields } = deletion;
+  return renderRecord({
+    ...fields,
+    step: progress?.step ?? '-',
+    deleted_objects: progress?.deleted_objects ?? 0,
+    deleted_generations: progress?.deleted_generations ?? 0,
+  });
+}
 
 export const orgCommands: Command[] = [
   {
@@ -45,6 +60,42 @@ export const orgCommands: Command[] = [
           rows: page.data.map((o) => [o.id, o.name, o.credit_balance, o.disabled ? 'yes' : '', o.created_at]),
         },
       };
+    },
+  },
+  {
+    path: ['orgs', 'delete'],
+    summary: 'Delete an organization with everything it owns (keys refused at once; a job removes the rest); waits unless --detach',
+    credential: PLATFORM_KEY,
+    args: ['<organization-id>'],
+    options: {
+      confirm: { type: 'string', value: '<organization-id>', description: 'the organization id again (required: this cannot be undone)' },
+      detach: { type: 'boolean', description: 'print the deletion as started, without waiting for it to end' },
+    },
+    async run(ctx) {
+      const organizationId = positional(ctx, 0, '<organization-id>');
+      let { data: deletion } = await ctx.client.organizations.delete.mutate({ organization_id: organizationId, confirm: requireString(ctx, 'confirm') });
+      // Bounded: a large organization takes longer; --detach and `orgs deletion <id>` follow it then.
+      const deadline = Date.now() + DELETE_WAIT_MS;
+      while (ctx.options.detach !== true && (deletion.status === 'queued' || deletion.status === 'running')) {
+        if (Date.now() > deadline)
+          throw new CliError(
+            `deletion ${deletion.id} is still ${deletion.status} after ${DELETE_WAIT_MS / 1000} s; follow it with: switchyard orgs deletion ${deletion.id}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        ({ data: deletion } = await ctx.client.organizations.deletion.query({ id: deletion.id }));
+      }
+      if (deletion.status === 'failed') throw new CliError(`deletion ${deletion.id} failed: ${deletion.error_message ?? 'no message'}`);
+      return { json: deletion, human: renderDeletion(deletion) };
+    },
+  },
+  {
+    path: ['orgs', 'deletion'],
+    summary: "An organization's deletion: its status and progress",
+    credential: PLATFORM_KEY,
+    args: ['<deletion-id>'],
+    async run(ctx) {
+      const { data: deletion } = await ctx.client.organizations.deletion.query({ id: positional(ctx, 0, '<deletion-id>') });
+      return { json: deletion, human: renderDeletion(deletion) };
     },
   },
   {

@@ -2,6 +2,9 @@ import {
   CreateKeyOutputSchema,
   CreateOrganizationInputSchema,
   CreateOrganizationOutputSchema,
+  DeleteOrganizationInputSchema,
+  GetOrganizationDeletionInputSchema,
+  OrganizationDeletionOutputSchema,
   ListOrganizationsInputSchema,
   ListOrganizationsOutputSchema,
   IssueManagementKeyInputSchema,
@@ -14,9 +17,11 @@ import { platformProcedure, router } from '../../trpc/init.js';
 import { issueManagementKey } from '../keys/keys.service.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { getOrganizationDeletion, startOrganizationDeletion } from './offboarding.service.js';
 
 // Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, sets
-// the quotas it grants each (its settings row), and issues one a new management key.
+// the quotas it grants each (its settings row), issues one a new management key, and deletes one
+// with everything it owns (offboarding.service.ts).
 export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema.extend(IdempotencyField))
@@ -30,6 +35,15 @@ export const organizationsRouter = router({
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
     .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now())),
+  /** Offboarding: disables the organization now and queues the deletion of everything it owns. */
+  delete: platformProcedure
+    .input(DeleteOrganizationInputSchema)
+    .output(OrganizationDeletionOutputSchema)
+    .mutation(async ({ ctx, input }) => ({ data: await startOrganizationDeletion(ctx.db, ctx.jobs, ctx.keys, ctx.platform, input, ctx.now()) })),
+  deletion: platformProcedure
+    .input(GetOrganizationDeletionInputSchema)
+    .output(OrganizationDeletionOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await getOrganizationDeletion(ctx.db, input.id) })),
   issueManagementKey: platformProcedure
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)

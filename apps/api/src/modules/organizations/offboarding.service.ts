@@ -1,0 +1,166 @@
+// Offboarding (issue 42, item 1; docs/operations.md#offboarding): the platform deletes an
+// organization with everything it owns. The organization is disabled at once (every key refused),
+// then a queued job of the job runner removes, in this order:
+//   1. its stored bytes (container files and documents) from the configured store;
+//   2. its generations and their content, in batches (the largest tables, without foreign keys);
+//   3. in one transaction: a tombstone (ids, totals and dates: what billing keeps), the
+//      organization row (every other table it owns goes with it: ON DELETE CASCADE), and the people
+//      who belonged to no other organization.
+// Every step can run again: a job whose server died is taken again when its lease ends, and
+// resumes. Its progress is on the job row (organizations.deletion).
+import type { Db, Job } from '@switchyard/db';
+import { Prisma, queryRows, statement } from '@switchyard/db';
+import type { DeleteOrganizationInput, OrganizationDeletion } from '@switchyard/schema';
+import { z } from 'zod';
+import type { KeyCache, PlatformActor } from '../../access/callers.js';
+import { tenantData, tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { isUuid } from '../../access/workspaces.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
+import type { BlobStorage } from '../../storage/storage.js';
+import { disableOrganization } from './organizations.service.js';
+
+export const ORGANIZATION_DELETE = 'organization.delete';
+
+/** Generations removed per statement: each batch is its own short transaction. */
+const BATCH = 5000;
+
+type Progress = NonNullable<OrganizationDeletion['progress']>;
+
+const PayloadSchema = z.object({ organization_id: z.string(), requested_by: z.string() });
+
+function recordOf(job: Job): OrganizationDeletion {
+  const { organization_id } = PayloadSchema.parse(job.payload);
+  return {
+    id: job.id,
+    organization_id,
+    status: job.status as OrganizationDeletion['status'],
+    progress: (job.progress as Progress | null) ?? null,
+    created_at: job.created_at.toISOString(),
+    started_at: job.started_at?.toISOString() ?? null,
+    finished_at: job.finished_at?.toISOString() ?? null,
+    error_message: job.status === 'failed' ? job.error_message : null,
+  };
+}
+
+/**
+ * Disables the organization and queues its deletion (or answers the one queued or running). The
+ * job belongs to no organization (organization_id null): it outlives the rows it deletes.
+ */
+export async function startOrganizationDeletion(
+  db: Db,
+  jobs: JobRunner,
+  keys: KeyCache,
+  platform: PlatformActor,
+  input: DeleteOrganizationInput,
+  now: Date,
+): Promise<OrganizationDeletion> {
+  if (input.confirm !== input.organization_id) throw new Invalid('confirm must repeat the organization id');
+  await disableOrganization(db, keys, input.organization_id, now);
+  const job = await jobs.enqueue(db, {
+    kind: ORGANIZATION_DELETE,
+    organizationId: null,
+    payload: { organization_id: input.organization_id, requested_by: platform.keyId },
+    singleton: `${ORGANIZATION_DELETE} ${input.organization_id}`,
+  });
+  return recordOf(job);
+}
+
+/** A deletion job by id; any other job is 404. */
+export async function getOrganizationDeletion(db: Db, id: string): Promise<OrganizationDeletion> {
+  const job = isUuid(id) ? await db.job.findFirst({ where: { id, kind: ORGANIZATION_DELETE } }) : null;
+  if (!job) throw new NotFound('no organization deletion with that id');
+  return recordOf(job);
+}
+
+const STORED_KEYS = tenantStatement(
+  'organization',
+  (t) => `SELECT storage_key AS key FROM container_files WHERE ${t.where()}
+   UNION ALL SELECT storage_key FROM documents WHERE ${t.where()}`,
+  z.object({ key: z.string() }),
+);
+
+/** Deletes a batch of the organization's rows of `table` ($2: the batch size); answers how many. */
+const deleteBatch = (table: string) =>
+  tenantStatement(
+    'organization',
+    (t) => `WITH gone AS (
+       DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${t.where()} LIMIT $2)) RETURNING 1
+     ) SELECT count(*)::int AS n FROM gone`,
+    z.object({ n: z.number() }),
+  );
+const DELETE_CONTENTS = deleteBatch('generation_contents');
+const DELETE_GENERATIONS = deleteBatch('generations');
+
+const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
+
+export interface OffboardingDeps {
+  db: Db;
+  storage: BlobStorage;
+  now: () => Date;
+}
+
+/** The job's handler: the three steps, each safe to run again. */
+export function organizationDeletionHandler(deps: OffboardingDeps): JobHandler {
+  const { db, storage } = deps;
+  return async (job) => {
+    const parsed = PayloadSchema.safeParse(job.payload);
+    if (!parsed.success) throw new JobFailure('a deletion job names no organization');
+    const { organization_id: organizationId, requested_by } = parsed.data;
+    const tenant: Tenant = { organizationId };
+    const progress: Progress = { step: 'stored bytes', deleted_objects: 0, deleted_generations: 0, ...(job.progress as Partial<Progress> | null) };
+    const report = (step: Progress['step']) => queryRows(db, SET_PROGRESS, [job.id, JSON.stringify({ ...progress, step })]);
+
+    // 1. Stored bytes: removed before the rows that point at them (the storage sweep would remove
+    // them after, but only for the namespaces it knows and only after its hour).
+    await report('stored bytes');
+    for (const { key } of await queryRows(db, STORED_KEYS, tenantValues(STORED_KEYS, tenant))) {
+      await storage.delete(key);
+      progress.deleted_objects++;
+    }
+
+    // 2. Generations and their content, a batch per statement.
+    await report('generations');
+    for (;;) {
+      const [contents] = await queryRows(db, DELETE_CONTENTS, tenantValues(DELETE_CONTENTS, tenant, BATCH));
+      if ((contents?.n ?? 0) > 0) continue;
+      const [generations] = await queryRows(db, DELETE_GENERATIONS, tenantValues(DELETE_GENERATIONS, tenant, BATCH));
+      const n = generations?.n ?? 0;
+      if (n === 0) break;
+      progress.deleted_generations += n;
+      await report('generations');
+    }
+
+    // 3. The tombstone, the organization (its rows cascade) and the people it alone had.
+    await report('rows');
+    await db.$transaction(async (tx) => {
+      const organization = await tx.organization.findUnique({ where: { id: organizationId } });
+      if (!organization) return; // a run before this one finished the step
+      await tx.organizationTombstone.upsert({
+        where: tenantWhere(tenant),
+        create: {
+          ...tenantData(tenant),
+          created_at: organization.created_at,
+          deleted_at: deps.now(),
+          total_credits: organization.total_credits,
+          total_usage: organization.total_usage,
+          credit_balance: organization.credit_balance,
+          deleted_by: requested_by,
+        },
+        update: {},
+      });
+      const people = await tx.organizationMember.findMany({ where: tenantWhere(tenant), select: { user_id: true } });
+      await tx.organization.delete({ where: { id: organizationId } });
+      const ids = people.map((p) => p.user_id);
+      if (ids.length > 0) {
+        await tx.$executeRaw`DELETE FROM users u WHERE u.id = ANY(${ids}::text[])
+          AND NOT EXISTS (SELECT 1 FROM organization_members m WHERE m.user_id = u.id)`;
+      }
+    });
+    await report('done');
+    return { ...tenantData(tenant), deleted_objects: progress.deleted_objects, deleted_generations: progress.deleted_generations };
+  };
+}
+
+/** The fields a tombstone keeps (docs/operations.md#offboarding): for its test. */
+export const TOMBSTONE_FIELDS = Object.keys(Prisma.OrganizationTombstoneScalarFieldEnum);
