@@ -160,9 +160,9 @@ export class DeliveryWorker {
     this.#deps = deps;
   }
 
-  /** The lease of an attempt: its deadline and a margin, so that a live attempt is never taken twice. */
+  /** The lease of an attempt: twice its deadline and 5 s, so that a live attempt (and its outcome's write) is never taken twice. */
   get #leaseMs(): number {
-    return this.#deps.timeoutMs + 30_000;
+    return 2 * this.#deps.timeoutMs + 5_000;
   }
 
   start(): void {
