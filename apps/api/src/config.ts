@@ -40,6 +40,10 @@ const EnvSchema = z.object({
   JOB_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   KEY_EXPIRY_SCAN_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  // Delivery of events to destinations (modules/events/delivery.ts, decision 0025).
+  DELIVERY_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -174,6 +178,12 @@ export interface Config {
   jobLeaseMs: number;
   /** How often keys about to expire are looked for, for their key.expiring events (KEY_EXPIRY_SCAN_INTERVAL_MS; 0: never). */
   keyExpiryScanIntervalMs: number;
+  /** How often events are dispatched to destinations and due deliveries looked for (DELIVERY_POLL_MS; 0: never). */
+  deliveryPollMs: number;
+  /** Delivery attempts running at once per server (DELIVERY_CONCURRENCY). */
+  deliveryConcurrency: number;
+  /** One delivery attempt's deadline, connection to last byte (DELIVERY_TIMEOUT_MS). */
+  deliveryTimeoutMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -318,6 +328,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: e.JOB_POLL_MS,
     jobLeaseMs: e.JOB_LEASE_MS,
     keyExpiryScanIntervalMs: e.KEY_EXPIRY_SCAN_INTERVAL_MS,
+    deliveryPollMs: e.DELIVERY_POLL_MS,
+    deliveryConcurrency: e.DELIVERY_CONCURRENCY,
+    deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

@@ -201,6 +201,66 @@ export class Metrics {
     });
   }
 
+  /** Delivery attempts of events to destinations (decision 0025), by result. */
+  readonly deliveries = new Counter({
+    name: `${PREFIX}event_deliveries_total`,
+    help: 'Delivery attempts of events to destinations, by result: delivered (the receiver answered 2xx), failed (retried later), dead (the last retry failed: given up)',
+    labelNames: ['result'] as const,
+    registers: [],
+  });
+
+  /** Destinations turned off by delivery (every attempt failing for 24 hours). */
+  readonly destinationsDisabled = new Counter({
+    name: `${PREFIX}destinations_disabled_total`,
+    help: 'Destinations that delivery turned off (enabled: false) because every attempt failed for 24 hours',
+    registers: [],
+  });
+
+  /**
+   * Reports the events outbox, read from the database at each scrape (deployment-wide, the same on
+   * every replica): events not yet dispatched, deliveries not yet done (pending or failing, to enabled
+   * destinations), and the age of the oldest of either. Skipped while queries already wait for a
+   * connection (the gauges keep their last values).
+   */
+  outbox(read: () => Promise<{ undispatched: number; undelivered: number; oldestAt: Date | null }>, now: () => Date): void {
+    for (const counter of [this.deliveries, this.destinationsDisabled]) this.registry.registerMetric(counter);
+    for (const result of ['delivered', 'failed', 'dead']) this.deliveries.inc({ result }, 0);
+    let pending: Promise<{ undispatched: number; undelivered: number; oldestAt: Date | null } | null> | undefined;
+    const pool = this.#pool;
+    const once = () => {
+      if (pending) return pending;
+      const { total, idle, waiting } = pool();
+      if (total > 0 && idle === 0 && waiting > 0) return Promise.resolve(null);
+      pending = read()
+        .catch(() => null)
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
+    };
+    new Gauge({
+      name: `${PREFIX}outbox_backlog`,
+      help: 'The events outbox not yet done, deployment-wide, by stage: dispatch (events not yet turned into deliveries), delivery (deliveries pending or failing, to enabled destinations)',
+      labelNames: ['stage'] as const,
+      registers: [this.registry],
+      async collect() {
+        const state = await once();
+        if (!state) return;
+        this.set({ stage: 'dispatch' }, state.undispatched);
+        this.set({ stage: 'delivery' }, state.undelivered);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}outbox_oldest_age_seconds`,
+      help: 'Age of the oldest event not yet dispatched or delivered (0 when none), deployment-wide',
+      registers: [this.registry],
+      async collect() {
+        const state = await once();
+        if (state) this.set(state.oldestAt ? Math.max(0, (now().getTime() - state.oldestAt.getTime()) / 1000) : 0);
+      },
+    });
+  }
+
   /** Reports a concurrency limit's slots (analytics queries, GET /activity statements) as `kind`. */
   slots(kind: string, state: () => { running: number; waiting: number }): void {
     this.#slots.set(kind, state);

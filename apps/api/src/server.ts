@@ -28,6 +28,8 @@ import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, Workspace
 import { JobRunner } from './jobs/runner.js';
 import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
+import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
+import { upstreamPolicyOf } from './upstream/index.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -53,6 +55,8 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** The job runner (periodic and queued jobs); tests drain its queue. */
   jobs: JobRunner;
+  /** Delivery of events to destinations: dispatch() makes the deliveries of new events, deliverDue() attempts those due (tests call both). */
+  deliveries: { dispatch(): Promise<{ events: number; deliveries: number } | null>; deliverDue(): Promise<number> };
   close(): Promise<void>;
 }
 
@@ -151,6 +155,7 @@ export async function startServer(
   let listener: Listener | undefined;
   let sweeper: StorageSweeper | undefined;
   let jobs: JobRunner | undefined;
+  let deliveries: DeliveryWorker | undefined;
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
   let refusalEvents: RefusalEvents | undefined;
@@ -248,6 +253,32 @@ export async function startServer(
       run: () => expireIdempotencyKeys(openDb, now()),
     });
     metrics.reservations(() => openReservations(openDb, now()));
+    // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
+    // every replica attempts due deliveries, off the request and recording paths.
+    const openDeliveries = new DeliveryWorker({
+      db,
+      secrets: secrets.box,
+      policy: upstreamPolicyOf(media),
+      now,
+      logger: logger.child({ component: 'delivery' }),
+      metrics,
+      concurrency: config.deliveryConcurrency,
+      timeoutMs: config.deliveryTimeoutMs,
+      pollMs: config.deliveryPollMs,
+    });
+    deliveries = openDeliveries;
+    const dispatchJob = {
+      name: 'event dispatch',
+      intervalMs: config.deliveryPollMs,
+      lock: DISPATCH_LOCK,
+      run: async () => {
+        const made = await dispatchEvents(openDb, now());
+        if (made.deliveries > 0) openDeliveries.wake();
+        return made;
+      },
+    };
+    jobs.periodic(dispatchJob);
+    metrics.outbox(() => outboxState(openDb), now);
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
     const openRefusalEvents = refusalEvents;
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
@@ -313,6 +344,7 @@ export async function startServer(
     const openSweeper = sweeper;
     const openJobs = jobs;
     openJobs.start();
+    openDeliveries.start();
     const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
@@ -324,11 +356,16 @@ export async function startServer(
       storage: media.storage,
       sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
       jobs: openJobs,
+      deliveries: {
+        dispatch: () => openJobs.runPeriodic(dispatchJob) as Promise<{ events: number; deliveries: number } | null>,
+        deliverDue: () => openDeliveries.deliverDue(),
+      },
       close() {
         closing ??= (async () => {
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
           await openJobs.stop();
+          await openDeliveries.stop();
           // After the drain: no request notes a refusal any more; what is pending is written now.
           await openRefusalEvents.close();
           await openSecretUses.stop();
@@ -343,6 +380,7 @@ export async function startServer(
   } catch (error) {
     await sweeper?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
+    await deliveries?.stop().catch(() => undefined);
     await refusalEvents?.close().catch(() => undefined);
     await secretUses?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);

@@ -254,6 +254,7 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'destinations.get': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'destinations.update': { input: (fx) => ({ id: fx.destinationId, name: `renamed-${unique()}` }), scoped: true },
   'destinations.delete': { input: async (fx) => ({ id: await destination(fx) }), scoped: true },
+  'destinations.status': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'destinations.secret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'destinations.rotateSecret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
 };

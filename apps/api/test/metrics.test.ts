@@ -23,7 +23,7 @@ beforeAll(async () => {
     // A long cache lifetime, so that a second lookup is a hit however slow the machine is.
     // The test's video providers (the server's own sample, a local listener) are on loopback. No
     // look for queued jobs every second: the pool test counts the connections its own queries hold.
-    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000', USAGE_CACHE_MS: '1000', UPSTREAM_ALLOWED_HOSTS: '127.0.0.1', JOB_POLL_MS: '0' },
+    env: { METRICS_PORT: '0', CACHE_TTL_MS: '60000', USAGE_CACHE_MS: '1000', UPSTREAM_ALLOWED_HOSTS: '127.0.0.1', JOB_POLL_MS: '0', DELIVERY_POLL_MS: '0' },
   });
   // A provider that sends half its video, then cuts the connection.
   provider = http.createServer((_req, res) => {

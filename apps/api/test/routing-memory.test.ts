@@ -29,8 +29,14 @@ beforeAll(async () => {
   server = await startTestServer({
     adminUrl: inject('pgAdminUrl'),
     template: inject('pgTemplate'),
-    // No reservation sweep, and no look for queued jobs every second: statements no decision made.
-    env: { USAGE_CACHE_MS: String(USAGE_CACHE_MS), CACHE_TTL_MS: String(CACHE_TTL_MS), RESERVATION_SWEEP_INTERVAL_MS: '0', JOB_POLL_MS: '0' },
+    // No reservation sweep, no look for queued jobs or due deliveries every second: statements no decision made.
+    env: {
+      USAGE_CACHE_MS: String(USAGE_CACHE_MS),
+      CACHE_TTL_MS: String(CACHE_TTL_MS),
+      RESERVATION_SWEEP_INTERVAL_MS: '0',
+      JOB_POLL_MS: '0',
+      DELIVERY_POLL_MS: '0',
+    },
     onQuery: (event) => void statements.push(event.query),
   });
   await importDemoCatalog(server);

@@ -547,6 +547,18 @@ describe('switchyard administration commands', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('400');
     expect((await cli(['destinations', 'create', '--type', 'webhook', '--name', 'x', '--config', 'not json'])).code).toBe(2);
+    const status = await json(['destinations', 'status', id]);
+    expect(status.data).toMatchObject({
+      destination_id: id,
+      enabled: false,
+      delivery: 'supported',
+      pending: 0,
+      failing: 0,
+      delivered: 0,
+      dead: 0,
+      last_error: null,
+    });
+    expect((await cli(['destinations', 'status', id])).stdout).toContain('last_delivered_at');
     expect(await json(['destinations', 'delete', id])).toEqual({ deleted: true });
     expect((await json(['destinations', 'list'])).data.map((d: { id: string }) => d.id)).not.toContain(id);
   });

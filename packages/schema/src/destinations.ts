@@ -28,8 +28,11 @@ export const DESTINATION_TYPES = [
 export const DestinationTypeSchema = z.enum(DESTINATION_TYPES).describe('The destination type (exact token)');
 export type DestinationType = z.infer<typeof DestinationTypeSchema>;
 
-/** The types this server delivers to; the others are stored, validated and returned only. */
-export const DELIVERED_DESTINATION_TYPES: readonly DestinationType[] = ['webhook', 'otel-collector', 's3'];
+/**
+ * The types this server delivers to; the others are stored, validated and returned only (their
+ * `delivery` field says not_supported). otel-collector and s3 join when their delivery is built.
+ */
+export const DELIVERED_DESTINATION_TYPES: readonly DestinationType[] = ['webhook'];
 
 /** Required and optional config keys of each type (platform-api.md 3.1). `headers` is optional everywhere. */
 export const DESTINATION_CONFIG_KEYS: Record<DestinationType, { required: readonly string[]; optional: readonly string[] }> = {
@@ -155,7 +158,9 @@ const destinationBase = {
   filter_rules: FilterRulesSchema.nullable(),
   delivery: z
     .enum(['supported', 'not_supported'])
-    .describe("Read-only (this API's addition): whether this server delivers events to this type (webhook, otel-collector, s3); other types are stored only"),
+    .describe(
+      "Read-only (this API's addition): whether this server delivers events to this type (today: webhook, which receives alerts); other types are stored only",
+    ),
   created_at: TimestampSchema,
   updated_at: TimestampSchema,
 };
@@ -233,3 +238,24 @@ export type UpdateDestinationInput = z.infer<typeof UpdateDestinationInputSchema
 
 /** destinations.secret / rotateSecret (tRPC): a webhook destination's Standard Webhooks signing secret. */
 export const DestinationSecretOutputSchema = z.object({ secret: z.string().describe('whsec_ + base64 of 32 random bytes') });
+
+/** Delivery states of one event to one destination (decision 0025). */
+export const DELIVERY_STATUSES = ['pending', 'failing', 'delivered', 'dead'] as const;
+
+/** destinations.status (tRPC): how delivery to one destination is going. */
+export const DestinationStatusSchema = z.object({
+  destination_id: z.string().describe('Destination UUID'),
+  enabled: z.boolean().describe('false when turned off by a caller, or by delivery after 24 hours of failed attempts (disabled_reason says which)'),
+  delivery: z.enum(['supported', 'not_supported']).describe('Whether this server delivers to this type; not_supported: every count is 0'),
+  disabled_reason: z.string().nullable().describe('Why delivery turned the destination off; null when it did not'),
+  pending: z.number().int().describe('Deliveries not attempted yet'),
+  failing: z.number().int().describe('Deliveries attempted and failed, to be retried'),
+  delivered: z.number().int().describe('Deliveries the receiver accepted'),
+  dead: z.number().int().describe('Deliveries given up after every retry failed'),
+  last_error: z.string().nullable().describe('The error of the latest failed attempt; null when none failed'),
+  last_error_at: TimestampSchema.nullable(),
+  last_delivered_at: TimestampSchema.nullable(),
+  failing_since: TimestampSchema.nullable().describe('Since when every attempt has failed; null when the latest attempt succeeded'),
+});
+export type DestinationStatus = z.infer<typeof DestinationStatusSchema>;
+export const DestinationStatusOutputSchema = dataOf(DestinationStatusSchema);

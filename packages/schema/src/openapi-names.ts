@@ -14,6 +14,7 @@ import {
   DESTINATION_TYPES,
   DESTINATION_VARIANTS,
   DestinationSchema,
+  DestinationStatusSchema,
   DestinationTypeSchema,
   FilterRulesSchema,
   ListDestinationsOutputSchema,
@@ -147,6 +148,7 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
 
   Destination: DestinationSchema,
   DestinationList: ListDestinationsOutputSchema,
+  DestinationStatus: DestinationStatusSchema,
   DestinationType: DestinationTypeSchema,
   FilterRules: FilterRulesSchema,
   ...Object.fromEntries(

@@ -1,5 +1,6 @@
-// switchyard destinations list|create|show|update|delete|secret: a workspace's observability
-// destinations (platform-api.md D17-D21) and a webhook destination's signing secret (tRPC).
+// switchyard destinations list|create|show|update|delete|secret|status: a workspace's observability
+// destinations (platform-api.md D17-D21), a webhook destination's signing secret (tRPC) and how
+// delivery to a destination is going (decision 0025).
 import type { RouterOutputs } from '@switchyard/client';
 import {
   optionalNumber,
@@ -140,6 +141,15 @@ export const destinationsCommands: Command[] = [
       const result =
         ctx.options.rotate === true ? await ctx.client.destinations.rotateSecret.mutate({ id }) : await ctx.client.destinations.secret.query({ id });
       return { json: result, human: result.secret };
+    },
+  },
+  {
+    path: ['destinations', 'status'],
+    summary: 'How delivery to a destination is going: deliveries pending, failing, delivered and dead, the last error, the last delivery',
+    args: ['<id>'],
+    async run(ctx) {
+      const status = await ctx.client.destinations.status.query({ id: positional(ctx, 0, '<id>') });
+      return { json: status, human: renderRecord({ ...status.data }) };
     },
   },
 ];

@@ -3,6 +3,7 @@ import {
   DeletedOutputSchema,
   DestinationOutputSchema,
   DestinationSecretOutputSchema,
+  DestinationStatusOutputSchema,
   GetDestinationInputSchema,
   ListDestinationsInputSchema,
   ListDestinationsOutputSchema,
@@ -23,6 +24,7 @@ import {
   type DestinationDeps,
 } from './destinations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { destinationStatus } from '../events/delivery.js';
 
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
@@ -118,6 +120,25 @@ export const destinationsRouter = router({
     .input(GetDestinationInputSchema)
     .output(DeletedOutputSchema)
     .mutation(({ ctx, input }) => deleteDestination(ctx.db, ctx.actor, input, ctx.now())),
+  // This API's addition (issue 40): how delivery to a destination is going (decision 0025).
+  status: managementProcedure
+    .meta({
+      ...route(
+        'GET',
+        `${PATH}/{id}/status`,
+        'Get the delivery status of an observability destination',
+        "This API's addition: the destination's deliveries by state (pending, failing, delivered, dead), the latest failed attempt's error, the latest delivery's time, and whether delivery turned the destination off. Management key required.",
+      ),
+      scope: 'destinations:read',
+      statuses: answers({
+        403: WHY.managementOnly,
+        404: `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`,
+      }),
+      listed: [401, 404, 500],
+    })
+    .input(GetDestinationInputSchema)
+    .output(DestinationStatusOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx.db, ctx.actor, input) })),
 
   // tRPC only (not part of the REST contract): a webhook destination's Standard Webhooks signing secret.
   secret: managementProcedure

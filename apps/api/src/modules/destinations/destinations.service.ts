@@ -140,8 +140,8 @@ function splitConfig(config: Config): { shown: Config; secrets: SecretBundle | n
   return { shown, secrets: Object.keys(secrets).length > 0 ? secrets : null };
 }
 
-/** The plaintext config of a row: its shown config with the sealed secrets put back. */
-function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
+/** The plaintext config of a row: its shown config with the sealed secrets put back (delivery reads it too). */
+export function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
   const config = { ...(row.config as Config) };
   if (!row.secrets_ciphertext) return config;
   const secrets = JSON.parse(box.open(row.secrets_ciphertext, row.id)) as SecretBundle;
@@ -309,6 +309,8 @@ export async function updateDestination(deps: DestinationDeps, actor: Actor, inp
       where: { id: current.id, deleted_at: null },
       data: {
         ...flags,
+        // Turned on again by a caller: delivery's failure streak (and its reason for turning it off) starts over.
+        ...(flags.enabled === true ? { failing_since: null, disabled_reason: null } : {}),
         ...configData,
         ...(regions === undefined ? {} : { regions: storedRegions(regions) }),
         api_key_hashes: jsonList(api_key_hashes),
@@ -341,6 +343,11 @@ async function webhookOf(db: Db, actor: Actor, id: string): Promise<DestinationR
     });
   }
   return row;
+}
+
+/** A webhook destination's signing secret in plaintext (delivery signs with it); null when it has none. */
+export function openSigningSecret(box: SecretBox, row: Pick<DestinationRow, 'id' | 'signing_secret_ciphertext'>): string | null {
+  return row.signing_secret_ciphertext ? box.open(row.signing_secret_ciphertext, signingAd(row.id)) : null;
 }
 
 /** destinations.secret (tRPC): a webhook destination's signing secret. */
