@@ -1,0 +1,243 @@
+// limit.threshold_crossed and credits.low (issue 40, item 4): emitted by the recorder in the batch's
+// own transaction, once per threshold, limit and window, however many recordings run at once and on
+// however many replicas; a new window fires again; a recording that rolls back emits nothing.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CREDITS_LOW, LIMIT_THRESHOLD_CROSSED } from '../src/modules/events/limit-alerts.js';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
+import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
+import { useServer } from './fixtures.js';
+import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
+import { inProcessReplica } from './fixtures-replica.js';
+import { ok, trpcRaw } from './fixtures-trpc.js';
+
+const env = useServer('Alerts neighbour');
+const NOW = new Date(Date.UTC(2031, 4, 14, 12)); // a Wednesday in May 2031
+
+beforeAll(async () => {
+  env.server.setNow(NOW);
+  await importDemoCatalog(env.server);
+  await ok(env.server, 'generations.addCredits', { organization_id: env.server.organizationId, amount: 1000 });
+});
+
+interface Crossing {
+  version: number;
+  kind: string;
+  id: string;
+  threshold_percent: number;
+  limit: number;
+  spent: number;
+  window: { interval: string; start: string | null; end: string | null };
+  include_byok: boolean;
+  organization_id: string;
+  workspace_id: string;
+}
+
+/** The crossings of one limit, in threshold order. */
+async function crossingsOf(id: string) {
+  const events = await env.server.db.event.findMany({ where: { type: LIMIT_THRESHOLD_CROSSED, cause: { contains: `:${id}:` } } });
+  return events
+    .map((e) => ({ ...e, payload: e.payload as unknown as Crossing }))
+    .sort((a, b) => (a.payload.window.start ?? '').localeCompare(b.payload.window.start ?? '') || a.payload.threshold_percent - b.payload.threshold_percent);
+}
+
+const percents = async (id: string) => (await crossingsOf(id)).map((e) => e.payload.threshold_percent);
+
+async function keyId(hash: string) {
+  return (await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } })).id;
+}
+
+describe('limit.threshold_crossed', () => {
+  it("fires at 50, 80 and 100 percent of a key's limit, once each, with the versioned payload", async () => {
+    const { hash } = await createKey(env.server, { name: 'limited', limit: 10, limit_reset: 'monthly' });
+    const id = await keyId(hash);
+    await record(env.server, { api_key_hash: hash, usage: 4 });
+    expect(await percents(id)).toEqual([]);
+    await record(env.server, { api_key_hash: hash, usage: 1 }); // exactly 50 percent
+    expect(await percents(id)).toEqual([50]);
+    await record(env.server, { api_key_hash: hash, usage: 3.5 });
+    expect(await percents(id)).toEqual([50, 80]);
+    await record(env.server, { api_key_hash: hash, usage: 0.25 });
+    expect(await percents(id)).toEqual([50, 80]);
+    await record(env.server, { api_key_hash: hash, usage: 2 }); // 10.75: past the limit (settling can overshoot)
+    await record(env.server, { api_key_hash: hash, usage: 1 });
+    const events = await crossingsOf(id);
+    expect(events.map((e) => e.payload.threshold_percent)).toEqual([50, 80, 100]);
+    const key = await env.server.db.apiKey.findUniqueOrThrow({ where: { id } });
+    expect(events[0]).toMatchObject({ organization_id: env.server.organizationId, workspace_id: key.workspace_id });
+    expect(events[0]!.cause).toBe(`${LIMIT_THRESHOLD_CROSSED}:key:${id}:2031-05-01T00:00:00.000Z:10:50`);
+    expect(events[2]!.payload).toEqual({
+      version: 1,
+      kind: 'key',
+      id,
+      threshold_percent: 100,
+      limit: 10,
+      spent: 10.75,
+      window: { interval: 'monthly', start: '2031-05-01T00:00:00.000Z', end: '2031-06-01T00:00:00.000Z' },
+      include_byok: false,
+      organization_id: env.server.organizationId,
+      workspace_id: key.workspace_id,
+    });
+  });
+
+  it('a lifetime limit has no window; a jump past several thresholds fires each of them', async () => {
+    const { hash } = await createKey(env.server, { limit: 2 });
+    const id = await keyId(hash);
+    await record(env.server, { api_key_hash: hash, usage: 1.7 });
+    const events = await crossingsOf(id);
+    expect(events.map((e) => e.payload.threshold_percent)).toEqual([50, 80]);
+    expect(events[0]!.payload.window).toEqual({ interval: 'lifetime', start: null, end: null });
+    expect(events[0]!.cause).toBe(`${LIMIT_THRESHOLD_CROSSED}:key:${id}:lifetime:2:50`);
+  });
+
+  it('counts BYOK spend as the limit says (include_byok_in_limit)', async () => {
+    const without = await createKey(env.server, { limit: 1, limit_reset: 'daily' });
+    const withByok = await createKey(env.server, { limit: 1, limit_reset: 'daily', include_byok_in_limit: true });
+    for (const { hash } of [without, withByok]) {
+      await record(env.server, { api_key_hash: hash, is_byok: true, usage: 0, upstream_inference_cost: 0.9 });
+    }
+    expect(await percents(await keyId(without.hash))).toEqual([]);
+    expect(await percents(await keyId(withByok.hash))).toEqual([50, 80]);
+  });
+
+  it("fires for a workspace budget and a guardrail's limit over all the keys they cover, in that workspace", async () => {
+    const workspace = await ok(env.server, 'workspaces.create', { slug: `alerts-${randomUUID().slice(0, 8)}`, name: 'Alerts' });
+    const budget = await ok(env.server, 'budgets.set', { workspace_ref: workspace.data.id, interval: 'weekly', limit_usd: 4 });
+    const guardrail = await ok(env.server, 'guardrails.create', { name: 'capped', workspace_id: workspace.data.id, limit_usd: 2, reset_interval: 'daily' });
+    const one = await createKey(env.server, { workspace_id: workspace.data.id });
+    const two = await createKey(env.server, { workspace_id: workspace.data.id });
+    const three = await createKey(env.server, { workspace_id: workspace.data.id });
+    await ok(env.server, 'guardrails.assignKeys', { id: guardrail.data.id, key_hashes: [one.hash, two.hash] });
+    await record(env.server, { api_key_hash: one.hash, usage: 0.6 });
+    await record(env.server, { api_key_hash: two.hash, usage: 0.6 });
+    expect(await percents(guardrail.data.id)).toEqual([50]);
+    // Not covered by the guardrail: counts for the budget only.
+    await record(env.server, { api_key_hash: three.hash, usage: 2 });
+    expect(await percents(guardrail.data.id)).toEqual([50]);
+    const budgetId = (await env.server.db.budget.findFirstOrThrow({ where: { workspace_id: workspace.data.id } })).id;
+    expect(await percents(budgetId)).toEqual([50, 80]);
+    const [crossing] = await crossingsOf(budgetId);
+    expect(crossing).toMatchObject({ workspace_id: workspace.data.id });
+    expect(crossing!.payload).toMatchObject({
+      kind: 'budget',
+      limit: 4,
+      window: { interval: 'weekly', start: '2031-05-12T00:00:00.000Z', end: '2031-05-19T00:00:00.000Z' },
+    });
+    expect(budget.data).toBeDefined();
+    const [byGuardrail] = await crossingsOf(guardrail.data.id);
+    expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', limit: 2, spent: 1.2, workspace_id: workspace.data.id });
+  });
+
+  it("a workspace's default guardrail covers its keys without an assignment", async () => {
+    const workspace = await ok(env.server, 'workspaces.create', { slug: `default-${randomUUID().slice(0, 8)}`, name: 'Default guardrail' });
+    const id = defaultGuardrailId(workspace.data.id);
+    await ok(env.server, 'guardrails.update', { id, limit_usd: 1, reset_interval: 'monthly' });
+    const { hash } = await createKey(env.server, { workspace_id: workspace.data.id });
+    await record(env.server, { api_key_hash: hash, usage: 0.8 });
+    expect(await percents(id)).toEqual([50, 80]);
+  });
+
+  it('many concurrent recordings cross each threshold once', async () => {
+    const workspace = await ok(env.server, 'workspaces.create', { slug: `busy-${randomUUID().slice(0, 8)}`, name: 'Busy' });
+    await ok(env.server, 'budgets.set', { workspace_ref: workspace.data.id, interval: 'monthly', limit_usd: 10 });
+    const budgetId = (await env.server.db.budget.findFirstOrThrow({ where: { workspace_id: workspace.data.id } })).id;
+    const keys = await Promise.all([1, 2, 3, 4].map(() => createKey(env.server, { workspace_id: workspace.data.id, limit: 5, limit_reset: 'monthly' })));
+    // 80 recordings of 0.25 at once, 20 per key: 5 per key (100 percent), 20 over the budget (200 percent).
+    await Promise.all(Array.from({ length: 80 }, (_, i) => record(env.server, { api_key_hash: keys[i % 4]!.hash, usage: 0.25 })));
+    expect(await percents(budgetId)).toEqual([50, 80, 100]);
+    for (const { hash } of keys) expect(await percents(await keyId(hash))).toEqual([50, 80, 100]);
+  });
+
+  it('two replicas recording at once cross each threshold once', async () => {
+    const replica = await inProcessReplica(env.server, { now: () => NOW });
+    try {
+      const { hash } = await createKey(env.server, { limit: 3, limit_reset: 'weekly' });
+      const id = await keyId(hash);
+      const both = Array.from({ length: 40 }, (_, i) =>
+        trpcRaw(
+          i % 2 === 0 ? env.server : replica,
+          'generations.record',
+          { id: generationId(), api_key_hash: hash, model: 'openai/gpt-4o', usage: 0.1 },
+          { key: env.server.platformKey },
+        ),
+      );
+      for (const answer of await Promise.all(both)) expect(answer.status).toBe(200);
+      expect(await percents(id)).toEqual([50, 80, 100]);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('a new window fires again; a changed limit is a new crossing', async () => {
+    const { hash } = await createKey(env.server, { limit: 1, limit_reset: 'daily' });
+    const id = await keyId(hash);
+    await record(env.server, { api_key_hash: hash, usage: 0.5 });
+    env.server.setNow(new Date(NOW.getTime() + 86_400_000));
+    try {
+      await record(env.server, { api_key_hash: hash, usage: 0.5 });
+      await record(env.server, { api_key_hash: hash, usage: 0.1 });
+      const events = await crossingsOf(id);
+      expect(events.map((e) => [e.payload.window.start, e.payload.threshold_percent])).toEqual([
+        ['2031-05-14T00:00:00.000Z', 50],
+        ['2031-05-15T00:00:00.000Z', 50],
+      ]);
+      // The limit lowered to 0.6: 0.6 spent today is 100 percent of the new limit.
+      await ok(env.server, 'keys.update', { hash, limit: 0.6 });
+      await record(env.server, { api_key_hash: hash, usage: 0 });
+      expect((await crossingsOf(id)).filter((e) => e.payload.limit === 0.6).map((e) => e.payload.threshold_percent)).toEqual([50, 80, 100]);
+    } finally {
+      env.server.setNow(NOW);
+    }
+  });
+
+  it('a recording that rolls back emits nothing, and its retry emits once', async () => {
+    const { hash } = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
+    const id = await keyId(hash);
+    // A trigger that fails this key's events: the recording's transaction fails after its spend was written.
+    await env.server.db.$executeRawUnsafe(`CREATE FUNCTION fail_alert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+    await env.server.db.$executeRawUnsafe(
+      `CREATE TRIGGER fail_alert BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.payload->>'id' = '${id}') EXECUTE FUNCTION fail_alert()`,
+    );
+    const generation = generationId();
+    try {
+      const failed = await trpcRaw(
+        env.server,
+        'generations.record',
+        { id: generation, api_key_hash: hash, model: 'openai/gpt-4o', usage: 0.7 },
+        { key: env.server.platformKey },
+      );
+      expect(failed.status).toBe(500);
+      expect(await env.server.db.generation.findUnique({ where: { id: generation } })).toBeNull();
+      expect((await env.server.db.apiKey.findUniqueOrThrow({ where: { id } })).usage.toNumber()).toBe(0);
+      expect(await percents(id)).toEqual([]);
+    } finally {
+      await env.server.db.$executeRawUnsafe('DROP TRIGGER fail_alert ON events');
+      await env.server.db.$executeRawUnsafe('DROP FUNCTION fail_alert()');
+    }
+    await record(env.server, { id: generation, api_key_hash: hash, usage: 0.7 });
+    await record(env.server, { id: generation, api_key_hash: hash, usage: 0.7 }); // a retry: nothing counted twice
+    expect(await percents(id)).toEqual([50]);
+  });
+
+  it("another organization's spend does not count, and its alerts are its own", async () => {
+    const theirs = env.other;
+    const hash = hashApiKey(theirs.managementKey);
+    const ours = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
+    await env.server.db.apiKey.update({ where: { hash }, data: { limit: 1, limit_reset: 'monthly' } });
+    await ok(env.server, 'generations.addCredits', { organization_id: theirs.organizationId, amount: 10 });
+    await record(env.server, { api_key_hash: hash, usage: 0.9 });
+    expect(await percents(await keyId(ours.hash))).toEqual([]);
+    const events = await crossingsOf(await keyId(hash));
+    expect(events.map((e) => [e.organization_id, e.payload.threshold_percent])).toEqual([
+      [theirs.organizationId, 50],
+      [theirs.organizationId, 80],
+    ]);
+  });
+});
+
+describe('credits.low', () => {
+  it('nothing while credits_low_usd is unset (the default)', async () => {
+    const events = await env.server.db.event.findMany({ where: { type: CREDITS_LOW } });
+    expect(events).toEqual([]);
+  });
+});
