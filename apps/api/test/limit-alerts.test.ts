@@ -2,11 +2,12 @@
 // own transaction, once per threshold, limit and window, however many recordings run at once and on
 // however many replicas; a new window fires again; a recording that rolls back emits nothing.
 import { randomUUID } from 'node:crypto';
+import { OrganizationAlertsOutputSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREDITS_LOW, LIMIT_THRESHOLD_CROSSED } from '../src/modules/events/limit-alerts.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
-import { useServer } from './fixtures.js';
+import { createOrganization, useServer } from './fixtures.js';
 import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { inProcessReplica } from './fixtures-replica.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
@@ -237,7 +238,118 @@ describe('limit.threshold_crossed', () => {
 
 describe('credits.low', () => {
   it('nothing while credits_low_usd is unset (the default)', async () => {
-    const events = await env.server.db.event.findMany({ where: { type: CREDITS_LOW } });
-    expect(events).toEqual([]);
+    expect(await env.server.db.event.findMany({ where: { type: CREDITS_LOW } })).toEqual([]);
+  });
+
+  it('fires once when the balance falls under the threshold, and again after a top-up and a new fall', async () => {
+    const org = await createOrganization(env.server.db, 'Low credits');
+    const hash = hashApiKey(org.managementKey);
+    await ok(env.server, 'generations.addCredits', { organization_id: org.organizationId, amount: 10 });
+    const set = await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: 5 }, { key: org.managementKey });
+    expect(set.status).toBe(200);
+    const lows = async () =>
+      (await env.server.db.event.findMany({ where: { type: CREDITS_LOW, organization_id: org.organizationId }, orderBy: { created_at: 'asc' } })).map(
+        (e) => e.payload as Record<string, unknown>,
+      );
+    await record(env.server, { api_key_hash: hash, usage: 5 }); // balance 5: not under 5
+    expect(await lows()).toEqual([]);
+    await Promise.all([0.5, 0.5, 0.5, 0.5].map((usage) => record(env.server, { api_key_hash: hash, usage })));
+    await record(env.server, { api_key_hash: hash, usage: 1 });
+    expect(await lows()).toHaveLength(1);
+    const [event] = await env.server.db.event.findMany({ where: { type: CREDITS_LOW, organization_id: org.organizationId } });
+    expect(event).toMatchObject({ workspace_id: null, cause: `${CREDITS_LOW}:${org.organizationId}:10:5` });
+    // Under 5 in whichever batch of the four concurrent recordings took it there: 4.5, 4, 3.5 or 3.
+    expect((event!.payload as { balance: number }).balance).toBeGreaterThanOrEqual(3);
+    expect((event!.payload as { balance: number }).balance).toBeLessThan(5);
+    expect(event!.payload).toMatchObject({ version: 1, organization_id: org.organizationId, threshold_usd: 5, total_credits: 10 });
+    // A top-up over the threshold, then a new fall: a new credit state, a new event.
+    await ok(env.server, 'generations.addCredits', { organization_id: org.organizationId, amount: 10 });
+    await record(env.server, { api_key_hash: hash, usage: 1 });
+    expect(await lows()).toHaveLength(1);
+    await record(env.server, { api_key_hash: hash, usage: 9 });
+    expect((await lows()).map((p) => [p.total_credits, p.balance])).toEqual([
+      [10, expect.any(Number)],
+      [20, 2],
+    ]);
+  });
+});
+
+describe('the thresholds in the settings row', () => {
+  it('settings.alerts answers the defaults; settings.updateAlerts sets, sorts and resets them', async () => {
+    const org = await createOrganization(env.server.db, 'Thresholds');
+    const as = { key: org.managementKey };
+    const shown = await trpcRaw(env.server, 'settings.alerts', undefined, { ...as, query: true });
+    expect(shown.status).toBe(200);
+    expect(OrganizationAlertsOutputSchema.strict().parse(shown.data)).toEqual({
+      data: { alert_thresholds: [50, 80, 100], credits_low_usd: null, updated_at: null },
+    });
+    const set = await trpcRaw(env.server, 'settings.updateAlerts', { alert_thresholds: [90, 25], credits_low_usd: 12.5 }, as);
+    expect(set.status).toBe(200);
+    expect(set.data).toMatchObject({ data: { alert_thresholds: [25, 90], credits_low_usd: 12.5 } });
+    // Omitted: unchanged; null: back to the default.
+    expect((await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: null }, as)).data).toMatchObject({
+      data: { alert_thresholds: [25, 90], credits_low_usd: null },
+    });
+    // The platform sees (and sets) the same fields in organizations.settings.
+    const platform = await ok(env.server, 'organizations.settings', { organization_id: org.organizationId }, { query: true });
+    expect(platform.data).toMatchObject({ alert_thresholds: [25, 90], credits_low_usd: null, free_model_requests_per_minute: null });
+    await ok(env.server, 'organizations.updateSettings', { organization_id: org.organizationId, alert_thresholds: null, credits_low_usd: 3 });
+    expect((await trpcRaw(env.server, 'settings.alerts', undefined, { ...as, query: true })).data).toMatchObject({
+      data: { alert_thresholds: [50, 80, 100], credits_low_usd: 3 },
+    });
+    // Each organization its own: the server's organization still has the defaults.
+    expect((await trpcRaw(env.server, 'settings.alerts', undefined, { query: true })).data).toMatchObject({
+      data: { alert_thresholds: [50, 80, 100], credits_low_usd: null },
+    });
+  });
+
+  it('custom thresholds fire instead of the defaults; [] none', async () => {
+    const org = await createOrganization(env.server.db, 'Custom thresholds');
+    await ok(env.server, 'generations.addCredits', { organization_id: org.organizationId, amount: 100 });
+    const hash = hashApiKey(org.managementKey);
+    await env.server.db.apiKey.update({ where: { hash }, data: { limit: 4, limit_reset: 'monthly' } });
+    await trpcRaw(env.server, 'settings.updateAlerts', { alert_thresholds: [25, 150] }, { key: org.managementKey });
+    await record(env.server, { api_key_hash: hash, usage: 3 });
+    expect(await percents(await keyId(hash))).toEqual([25]);
+    await record(env.server, { api_key_hash: hash, usage: 3 });
+    expect(await percents(await keyId(hash))).toEqual([25, 150]);
+    await trpcRaw(env.server, 'settings.updateAlerts', { alert_thresholds: [] }, { key: org.managementKey });
+    await env.server.db.apiKey.update({ where: { hash }, data: { limit: 5 } });
+    await record(env.server, { api_key_hash: hash, usage: 1 });
+    expect(await percents(await keyId(hash))).toEqual([25, 150]);
+  });
+
+  it('400 for thresholds out of range, repeated or too many, and a negative amount, in the error envelope; nothing changes', async () => {
+    for (const input of [
+      { alert_thresholds: [0] },
+      { alert_thresholds: [50, 50] },
+      { alert_thresholds: [1001] },
+      { alert_thresholds: [1.5] },
+      { alert_thresholds: Array.from({ length: 11 }, (_, i) => i + 1) },
+      { alert_thresholds: '50,80' },
+      { credits_low_usd: -1 },
+      { credits_low_usd: '5' },
+    ]) {
+      const answer = await trpcRaw(env.server, 'settings.updateAlerts', input as never);
+      expect(answer.status, JSON.stringify(input)).toBe(400);
+      expect(answer.error?.message).toBeTruthy();
+    }
+    expect(await env.server.db.organizationSettings.findUnique({ where: { organization_id: env.server.organizationId } })).toBeNull();
+  });
+
+  it('401 without a key; 403 for a regular key, a platform key and a management key without the budgets scope', async () => {
+    const regular = await createKey(env.server);
+    const readOnly = await createKey(env.server, { is_management_key: true, scopes: ['budgets:read'] });
+    for (const path of ['settings.alerts', 'settings.updateAlerts'] as const) {
+      const input = path === 'settings.alerts' ? undefined : { credits_low_usd: 1 };
+      const query = path === 'settings.alerts';
+      expect((await trpcRaw(env.server, path, input, { key: null, query })).status).toBe(401);
+      expect((await trpcRaw(env.server, path, input, { key: regular.key, query })).status).toBe(403);
+      expect((await trpcRaw(env.server, path, input, { key: env.server.platformKey, query })).status).toBe(403);
+    }
+    expect((await trpcRaw(env.server, 'settings.alerts', undefined, { key: readOnly.key, query: true })).status).toBe(200);
+    const refused = await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: 1 }, { key: readOnly.key });
+    expect(refused.status).toBe(403);
+    expect(refused.error?.message).toContain('budgets:write');
   });
 });
