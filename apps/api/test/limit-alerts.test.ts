@@ -8,7 +8,7 @@ import { CREDITS_LOW, LIMIT_THRESHOLD_CROSSED } from '../src/modules/events/limi
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
 import { createOrganization, useServer } from './fixtures.js';
-import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
+import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { inProcessReplica } from './fixtures-replica.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
@@ -127,6 +127,16 @@ describe('limit.threshold_crossed', () => {
     expect(budget.data).toBeDefined();
     const [byGuardrail] = await crossingsOf(guardrail.data.id);
     expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', limit: 2, spent: 1.2, workspace_id: workspace.data.id });
+  });
+
+  it("a guardrail assigned to a member covers that member's keys; another guardrail of the workspace is not touched", async () => {
+    const member = await createMember(env.server.db, env.server.organizationId);
+    const mine = await ok(env.server, 'guardrails.create', { name: 'member cap', limit_usd: 1, reset_interval: 'weekly' });
+    const unrelated = await ok(env.server, 'guardrails.create', { name: 'unrelated cap', limit_usd: 1, reset_interval: 'weekly' });
+    await ok(env.server, 'guardrails.assignMembers', { id: mine.data.id, member_user_ids: [member.userId] });
+    await record(env.server, { api_key_hash: member.hash, usage: 0.9 });
+    expect(await percents(mine.data.id)).toEqual([50, 80]);
+    expect(await percents(unrelated.data.id)).toEqual([]);
   });
 
   it("a workspace's default guardrail covers its keys without an assignment", async () => {

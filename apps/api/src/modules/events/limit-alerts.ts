@@ -49,9 +49,17 @@ const ALERTS = statement(
        FROM budgets b JOIN workspaces w ON w.id = b.workspace_id
       WHERE b.workspace_id = ANY($2::uuid[]) AND b.limit_usd > 0 AND w.deleted_at IS NULL
      UNION ALL
+     -- The guardrails that may cover a key of the batch (only their spend changed): assigned to it
+     -- or to its member, and the workspace's default guardrail (routing_spend() decides which keys
+     -- it covers). Not every guardrail of the workspace: a workspace may have hundreds.
      SELECT g.organization_id, g.workspace_id, 'guardrail', g.id, g.reset_interval::text, g.limit_usd, g.include_byok_in_budgets, g.id = d.default_id
        FROM guardrails g JOIN unnest($2::uuid[], $3::uuid[]) AS d(workspace_id, default_id) ON d.workspace_id = g.workspace_id
       WHERE g.reset_interval IS NOT NULL AND g.limit_usd > 0
+        AND (g.id = d.default_id
+          OR EXISTS (SELECT 1 FROM api_keys k
+                      WHERE k.id = ANY($1::uuid[]) AND k.workspace_id = g.workspace_id
+                        AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.api_key_id = k.id AND a.guardrail_id = g.id)
+                          OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = k.creator_user_id))))
    ), checks AS (
      -- As routing.service.ts limitChecks() builds them for routing_spend().
      SELECT l.*, l.kind || ':' || l.id AS name, $5::jsonb -> l.period AS win,
