@@ -14,6 +14,7 @@ import { presetsRouter } from './modules/presets/presets.router.js';
 import { authRouter, federationPoliciesRouter } from './modules/auth/auth.router.js';
 import { routingRouter } from './modules/routing/routing.router.js';
 import { scimRouter } from './modules/scim/scim.router.js';
+import { settingsRouter } from './modules/settings/settings.router.js';
 import { videosRouter } from './modules/videos/videos.router.js';
 import { workspacesRouter } from './modules/workspaces/workspaces.router.js';
 import { router } from './trpc/init.js';
@@ -38,6 +39,7 @@ export const appRouter = router({
   auth: authRouter,
   federationPolicies: federationPoliciesRouter,
   destinations: destinationsRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

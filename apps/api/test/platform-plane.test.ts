@@ -268,7 +268,13 @@ describe('organizations.settings and organizations.updateSettings: the quotas th
     const empty = await settings(org.organizationId);
     expect(empty.status).toBe(200);
     expect(OrganizationSettingsOutputSchema.strict().parse(empty.data)).toEqual({
-      data: { organization_id: org.organizationId, free_model_requests_per_minute: null, updated_at: null },
+      data: {
+        organization_id: org.organizationId,
+        free_model_requests_per_minute: null,
+        alert_thresholds: [50, 80, 100],
+        credits_low_usd: null,
+        updated_at: null,
+      },
     });
     const set = await update({ organization_id: org.organizationId, free_model_requests_per_minute: 7 });
     expect(set.status).toBe(200);

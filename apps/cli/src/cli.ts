@@ -18,6 +18,7 @@ import { orgCommands } from './commands/orgs.js';
 import { routeCommands } from './commands/route.js';
 import { presetCommands } from './commands/presets.js';
 import { scimCommands } from './commands/scim.js';
+import { settingsCommands } from './commands/settings.js';
 import { federationCommands } from './commands/federation.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
@@ -31,6 +32,7 @@ export const commands: Command[] = [
   ...destinationsCommands,
   ...presetCommands,
   ...scimCommands,
+  ...settingsCommands,
   ...federationCommands,
   ...catalogCommands,
   ...demoCommands,
@@ -55,6 +57,7 @@ const GROUPS: Record<string, string> = {
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',
+  settings: "The organization's own settings: its alert thresholds",
   analytics: "Analytics over the organization's generations",
   files: 'Workspace documents: upload files',
 };

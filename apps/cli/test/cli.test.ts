@@ -302,6 +302,30 @@ describe('switchyard administration commands', () => {
     expect((await cli(['budgets', 'delete', 'default', 'hourly'])).code).toBe(2);
   });
 
+  it('settings alerts shows and sets the alert thresholds; a bad list is a usage error', async () => {
+    expect(await json(['settings', 'alerts'])).toEqual({ data: { alert_thresholds: [50, 80, 100], credits_low_usd: null, updated_at: null } });
+    expect(await json(['settings', 'alerts', '--thresholds', '90,25', '--credits-low-usd', '12.5'])).toMatchObject({
+      data: { alert_thresholds: [25, 90], credits_low_usd: 12.5 },
+    });
+    expect((await cli(['settings', 'alerts'])).stdout).toMatch(/alert_thresholds\s+25,90\n.*credits_low_usd\s+12\.5/s);
+    expect(await json(['settings', 'alerts', '--thresholds', 'none', '--credits-low-usd', 'off'])).toMatchObject({
+      data: { alert_thresholds: [], credits_low_usd: null },
+    });
+    expect((await cli(['settings', 'alerts'])).stdout).toMatch(/alert_thresholds\s+none/);
+    expect(await json(['settings', 'alerts', '--thresholds', 'default'])).toMatchObject({ data: { alert_thresholds: [50, 80, 100] } });
+    for (const bad of [
+      ['--thresholds', '50,,80'],
+      ['--thresholds', '0'],
+      ['--thresholds', '12.5'],
+      ['--credits-low-usd', '-1'],
+    ]) {
+      expect((await cli(['settings', 'alerts', ...bad])).code, bad.join(' ')).toBe(2);
+    }
+    // The server refuses what it cannot take (a repeated percentage): 400.
+    const refused = await cli(['settings', 'alerts', '--thresholds', '50,50']);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('400') });
+  });
+
   it('creates a guardrail and assigns a key and a member to it', async () => {
     const guardrail = await json([
       'guardrails',

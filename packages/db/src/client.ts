@@ -104,6 +104,50 @@ export async function queryRows<Row extends RowSchema>(db: Db, stmt: Statement<R
   return parseRows(stmt.row, result.rows, stmt.text);
 }
 
+/** Runs statements on the one connection of a transaction (see `inTransaction`). */
+export type TransactionRows = <Row extends RowSchema>(stmt: Statement<Row>, values: readonly unknown[]) => Promise<z.output<Row>[]>;
+
+/**
+ * Runs `fn` in one transaction on one connection of the client's pool, its statements sent as
+ * `queryRows` sends them (named prepared statements, rows parsed with the statement's schema):
+ * COMMIT when `fn` resolves, ROLLBACK when it throws (and the error is thrown on). For hot paths
+ * that must commit several statements together without Prisma's interactive transactions.
+ */
+export async function inTransaction<T>(db: Db, fn: (rows: TransactionRows) => Promise<T>): Promise<T> {
+  const handle = handles.get(db);
+  if (!handle) throw new Error('inTransaction needs a client made by createDb');
+  const client = await handle.pool.connect();
+  const rows: TransactionRows = async (stmt, values) => {
+    handle.onQuery?.({ query: stmt.text, params: JSON.stringify(values) });
+    const result = await client.query({ name: stmt.name, text: stmt.text, values: values as unknown[] });
+    assertColumns(
+      stmt.text,
+      result.fields.map((f) => f.name),
+      stmt.columns,
+    );
+    return parseRows(stmt.row, result.rows, stmt.text);
+  };
+  // Set once the transaction has ended (COMMIT or ROLLBACK ran): only then is the connection given
+  // back to the pool; after a failed BEGIN, COMMIT or ROLLBACK it is closed.
+  let ended = false;
+  try {
+    await client.query('BEGIN');
+    let answer: T;
+    try {
+      answer = await fn(rows);
+    } catch (error) {
+      await client.query('ROLLBACK');
+      ended = true;
+      throw error;
+    }
+    await client.query('COMMIT');
+    ended = true;
+    return answer;
+  } finally {
+    client.release(ended ? undefined : true);
+  }
+}
+
 /**
  * Runs `fn` while holding the advisory lock `key`, if no other session holds it; null (without
  * running `fn`) if one does. The lock is transaction-level, in a transaction kept open on one

@@ -1,5 +1,16 @@
 export { columnsOf, decimalText, parsedJson, modelColumns, ORG_ROLE_LABELS, orgRoleColumn, rawRows, RowMismatch, rowOrNulls, type RowSchema } from './rows.js';
-export { createDb, poolStats, queryRows, statement, withAdvisoryLock, type Db, type DbOptions, type Statement } from './client.js';
+export {
+  createDb,
+  inTransaction,
+  poolStats,
+  queryRows,
+  statement,
+  withAdvisoryLock,
+  type Db,
+  type DbOptions,
+  type Statement,
+  type TransactionRows,
+} from './client.js';
 export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';
 export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
 export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';

@@ -53,9 +53,33 @@ export const IssueManagementKeyInputSchema = OrganizationRefInputSchema.extend({
 });
 export type IssueManagementKeyInput = z.infer<typeof IssueManagementKeyInputSchema>;
 
+/** The thresholds of an organization's spend alerts (docs/events.md), as every answer shows them. */
+export const AlertSettingsSchema = z.object({
+  alert_thresholds: z
+    .array(z.number().int())
+    .describe('Percentages of a key limit, workspace budget or guardrail limit at which limit.threshold_crossed fires, ascending; [] none'),
+  credits_low_usd: z.number().nullable().describe('credits.low fires when the credit balance falls under this many USD; null: never'),
+});
+export type AlertSettings = z.infer<typeof AlertSettingsSchema>;
+
+/** The thresholds as an input: omitted leaves a field unchanged; null sets it back to its default. */
+export const AlertSettingsInputSchema = z.object({
+  alert_thresholds: z
+    .array(z.number().int().min(1).max(1000))
+    .max(10)
+    .refine((list) => new Set(list).size === list.length, 'alert_thresholds must be distinct')
+    .transform((list) => [...list].sort((a, b) => a - b))
+    .nullable()
+    .optional()
+    .describe('Percentages (1-1000, at most 10, distinct); [] none; null: back to the default 50, 80, 100; omitted: unchanged'),
+  credits_low_usd: z.number().nonnegative().max(1e15).nullable().optional().describe('USD; null: never (the default); omitted: unchanged'),
+});
+export type AlertSettingsInput = z.infer<typeof AlertSettingsInputSchema>;
+
 /**
- * An organization's settings row (platform keys only): the quotas the platform grants it. A null
- * field takes the server's default (its environment variable).
+ * An organization's settings row (platform keys only): the quotas the platform grants it, and its
+ * alert thresholds (which its management keys also set: settings.updateAlerts). A null quota takes
+ * the server's default (its environment variable).
  */
 export const OrganizationSettingsSchema = z.object({
   organization_id: OrganizationIdSchema,
@@ -64,6 +88,7 @@ export const OrganizationSettingsSchema = z.object({
     .int()
     .nullable()
     .describe("Free-model requests each key may make per minute; null: the server's FREE_MODEL_REQUESTS_PER_MINUTE; 0: none"),
+  ...AlertSettingsSchema.shape,
   updated_at: TimestampSchema.nullable().describe('null: never set'),
 });
 export type OrganizationSettings = z.infer<typeof OrganizationSettingsSchema>;
@@ -79,6 +104,7 @@ export const UpdateOrganizationSettingsInputSchema = z.object({
     .nullable()
     .optional()
     .describe("null: back to the server's default; omitted: unchanged"),
+  ...AlertSettingsInputSchema.shape,
 });
 export type UpdateOrganizationSettingsInput = z.infer<typeof UpdateOrganizationSettingsInputSchema>;
 
@@ -109,3 +135,10 @@ export const OrganizationDeletionSchema = z.object({
 export type OrganizationDeletion = z.infer<typeof OrganizationDeletionSchema>;
 export const OrganizationDeletionOutputSchema = z.object({ data: OrganizationDeletionSchema });
 export const GetOrganizationDeletionInputSchema = z.object({ id: z.string().max(200).describe('The deletion job') });
+
+/** settings.alerts and settings.updateAlerts (management keys): the organization's own alert thresholds. */
+export const OrganizationAlertsSchema = AlertSettingsSchema.extend({
+  updated_at: TimestampSchema.nullable().describe('null: never set'),
+});
+export type OrganizationAlerts = z.infer<typeof OrganizationAlertsSchema>;
+export const OrganizationAlertsOutputSchema = z.object({ data: OrganizationAlertsSchema });

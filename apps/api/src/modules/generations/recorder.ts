@@ -4,7 +4,9 @@
 // transaction per generation serialises on those row locks, each held until its commit is flushed.
 // Instead, recordings that arrive while a batch is being written wait for the next one, and each
 // batch is one statement: the generation rows (skipping ids that exist), their contents, and the
-// sums per key and day, per key and per organization. The caller's promise settles once its batch
+// sums per key and day, per key and per organization; then, in the same transaction, one statement
+// emits the spend alerts the batch caused (events/limit-alerts.ts: limit.threshold_crossed,
+// credits.low), so that they commit with the spend or not at all. The caller's promise settles once its batch
 // has committed, so nothing is acknowledged before it is durable. A batch that fails is retried
 // one generation at a time, so one bad row fails alone. The same statement keeps the hourly
 // analytics rollup (analytics/rollup.ts).
@@ -20,10 +22,11 @@
 // before the insert, ORDER BY before each upsert, FOR NO KEY UPDATE in key order before each
 // UPDATE), so two batches, or two servers' batches (which may share ids), that share rows wait for
 // each other but never deadlock.
-import { queryRows, statement, type Db } from '@switchyard/db';
+import { inTransaction, statement, type Db } from '@switchyard/db';
 import { MAX_RECORD_BATCH } from '@switchyard/schema';
 import { z } from 'zod';
 import { rollupCtes } from '../analytics/rollup.js';
+import { alertsQuery } from '../events/limit-alerts.js';
 
 /** One generations row, every NOT NULL column filled, as JSON (jsonb_populate_recordset reads it). */
 export type GenerationRowJson = Record<string, unknown> & { id: string; organization_id: string; api_key_id: string };
@@ -101,16 +104,18 @@ const RECORD_BATCH = statement(
     FROM (SELECT api_key_id, sum(usage) AS usage, sum(byok) AS byok FROM new GROUP BY api_key_id) s
     WHERE k.id = s.api_key_id AND k.id IN (SELECT id FROM key_locks)
   ), org_sums AS (
-    SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id HAVING sum(usage) <> 0
+    SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id HAVING sum(usage) <> 0 OR sum(byok) <> 0
   ), org_locks AS MATERIALIZED (
+    -- Also for BYOK spend alone: every batch that adds spend an alert counts waits here for the one
+    -- before it to commit, so the alerts statement after it sees both (events/limit-alerts.ts).
     SELECT id FROM organizations WHERE id IN (SELECT organization_id FROM org_sums) ORDER BY id FOR NO KEY UPDATE
   ), credits AS (
     UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, total_usage = o.total_usage + s.usage, updated_at = $3
     FROM org_sums s
-    WHERE o.id = s.organization_id AND o.id IN (SELECT id FROM org_locks)
+    WHERE o.id = s.organization_id AND o.id IN (SELECT id FROM org_locks) AND s.usage <> 0
   ),${rollupCtes('new')}
-  SELECT id, store AS content_stored FROM new`,
-  z.object({ id: z.string(), content_stored: z.boolean() }),
+  SELECT id, store AS content_stored, organization_id, workspace_id::text AS workspace_id, api_key_id::text AS api_key_id FROM new`,
+  z.object({ id: z.string(), content_stored: z.boolean(), organization_id: z.string(), workspace_id: z.string(), api_key_id: z.string() }),
 );
 
 /** Told about every batch written (metrics): its size, how long it took, and whether it committed. */
@@ -226,7 +231,16 @@ export class GenerationRecorder {
     const started = performance.now();
     let committed = false;
     try {
-      const result = await queryRows(this.db, RECORD_BATCH, [JSON.stringify(rows), JSON.stringify(extras), this.now()]);
+      const now = this.now();
+      // One transaction: the spend, then the alerts it causes (limit-alerts.ts), committed together.
+      const result = await inTransaction(this.db, async (query) => {
+        const recorded = await query(RECORD_BATCH, [JSON.stringify(rows), JSON.stringify(extras), now]);
+        if (recorded.length > 0) {
+          const alerts = alertsQuery(recorded, now);
+          await query(alerts.statement, alerts.values);
+        }
+        return recorded;
+      });
       committed = true;
       return new Map(result.map((r) => [r.id, r.content_stored]));
     } finally {

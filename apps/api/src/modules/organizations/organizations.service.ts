@@ -18,6 +18,7 @@ import { pageOf } from '../pages.js';
 import { newId } from '../../ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
 import { userIdForEmail } from '../organization/members.service.js';
+import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts.service.js';
 
 type Writer = Prisma.TransactionClient;
 
@@ -110,10 +111,11 @@ async function assertOrganization(db: Db, organizationId: string): Promise<void>
 }
 
 /** The answer: the organization's id (`of`, the platform's input) and its row's fields, null when unset. */
-function settingsOf(of: string, row: { free_model_requests_per_minute: number | null; updated_at: Date } | null): OrganizationSettings {
+function settingsOf(of: string, row: (AlertColumns & { free_model_requests_per_minute: number | null; updated_at: Date }) | null): OrganizationSettings {
   return {
     organization_id: of,
     free_model_requests_per_minute: row?.free_model_requests_per_minute ?? null,
+    ...alertSettingsOf(row),
     updated_at: row?.updated_at.toISOString() ?? null,
   };
 }
@@ -131,7 +133,8 @@ export async function getOrganizationSettings(db: Db, input: { organization_id: 
  */
 export async function updateOrganizationSettings(db: Db, input: UpdateOrganizationSettingsInput): Promise<{ data: OrganizationSettings }> {
   await assertOrganization(db, input.organization_id);
-  const { organization_id: organizationId, ...fields } = input;
+  const { organization_id: organizationId, alert_thresholds, credits_low_usd, ...quotas } = input;
+  const fields = { ...quotas, ...alertSettingsData({ alert_thresholds, credits_low_usd }) };
   const row = await db.organizationSettings.upsert({
     where: tenantWhere({ organizationId }),
     create: { ...tenantData({ organizationId }), ...fields },
