@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createSwitchyardClient, SAMPLE_VIDEO_URL, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
-import { optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Command, type CommandContext } from '../command.js';
+import { optionalNumber, optionalString, PLATFORM_KEY, resolveCredential, UsageError, type Command, type CommandContext } from '../command.js';
 import { readCatalog } from './catalog.js';
 
 /** What a script needs to call every operation of the contract: keys, ids and names to pass. */
@@ -354,11 +354,14 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   if (missing.length > 0) await client.workspaces.addMembers.mutate({ id: workspace.id, user_ids: missing });
   for (const budget of BUDGETS) await client.budgets.set.mutate({ workspace_ref: workspace.id, ...budget });
 
-  // A new key each run: owned by the caller's user, in the demo workspace, with a monthly limit.
+  // A new key each run: owned by the caller's user, in the demo workspace, with a monthly limit
+  // (--key-limit: a small one makes the recorded spend cross its alert thresholds, docs/events.md).
+  const keyLimit = optionalNumber(ctx, 'key-limit') ?? KEY_MONTHLY_LIMIT;
+  if (!(keyLimit > 0)) throw new UsageError('--key-limit must be a positive amount of USD');
   const created = await client.keys.create.mutate({
     name: `Demo key ${new Date().toISOString()}`,
     workspace_id: workspace.id,
-    limit: KEY_MONTHLY_LIMIT,
+    limit: keyLimit,
     limit_reset: 'monthly',
   });
   const generations = await recordGenerations(platform.client, created.data.hash, picks, new Date());
@@ -416,6 +419,7 @@ export const demoCommands: Command[] = [
         description: `the platform key, for the platform's steps (env ${PLATFORM_KEY.env}, else DATA_DIR/${PLATFORM_KEY.file})`,
       },
       catalog: { type: 'string', value: '<file.json>', description: 'model catalog to import (default: demo/catalog.json of this repository)' },
+      'key-limit': { type: 'string', value: '<usd>', description: `the new key's monthly limit (default ${KEY_MONTHLY_LIMIT})` },
       'video-url': {
         type: 'string',
         value: '<url>',
@@ -426,7 +430,7 @@ export const demoCommands: Command[] = [
       const { credit_balance, generations, ...summary } = await runDemo(ctx);
       const human = [
         `Demo data is ready in workspace "${summary.workspace_slug}" (${summary.workspace_id}).`,
-        `New regular key (shown once, monthly limit ${KEY_MONTHLY_LIMIT} USD, ${generations} generations over the last ${GENERATION_DAYS} days):`,
+        `New regular key (shown once, monthly limit ${optionalNumber(ctx, 'key-limit') ?? KEY_MONTHLY_LIMIT} USD, ${generations} generations over the last ${GENERATION_DAYS} days):`,
         `  ${summary.key}`,
         `Credit balance: ${credit_balance.toFixed(2)} USD`,
         '',
