@@ -40,6 +40,9 @@ const EnvSchema = z.object({
   JOB_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   KEY_EXPIRY_SCAN_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  // The audit log (docs/audit.md): entries older than this many days are deleted (0: kept forever), looked for this often.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
+  AUDIT_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -174,6 +177,10 @@ export interface Config {
   jobLeaseMs: number;
   /** How often keys about to expire are looked for, for their key.expiring events (KEY_EXPIRY_SCAN_INTERVAL_MS; 0: never). */
   keyExpiryScanIntervalMs: number;
+  /** How many days audit log entries are kept (AUDIT_RETENTION_DAYS, default 365; 0: forever). */
+  auditRetentionDays: number;
+  /** How often the audit log's retention sweep runs (AUDIT_SWEEP_INTERVAL_MS, default an hour; 0: never). */
+  auditSweepIntervalMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -318,6 +325,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: e.JOB_POLL_MS,
     jobLeaseMs: e.JOB_LEASE_MS,
     keyExpiryScanIntervalMs: e.KEY_EXPIRY_SCAN_INTERVAL_MS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    auditSweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

@@ -26,6 +26,7 @@ import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, Workspace
 import { JobRunner } from './jobs/runner.js';
 import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
+import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './modules/audit/retention.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -237,6 +238,15 @@ export async function startServer(
       lock: KEY_EXPIRY_LOCK,
       run: () => emitKeyExpiryNotices(openDb, now()),
     });
+    // The audit log's entries past AUDIT_RETENTION_DAYS go (docs/audit.md; one replica a round).
+    if (config.auditRetentionDays > 0) {
+      jobs.periodic({
+        name: 'audit log retention',
+        intervalMs: config.auditSweepIntervalMs,
+        lock: AUDIT_RETENTION_LOCK,
+        run: () => sweepAuditLog(openDb, now(), config.auditRetentionDays),
+      });
+    }
     metrics.reservations(() => openReservations(openDb, now()));
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
     const openRefusalEvents = refusalEvents;

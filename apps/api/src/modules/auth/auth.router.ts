@@ -64,7 +64,7 @@ export const authRouter = router({
     })
     .input(ExchangeAuthorizationCodeInputSchema)
     .output(ExchangedKeySchema)
-    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now())),
+    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now(), ctx)),
 
   jwks: keylessProcedure
     .meta({

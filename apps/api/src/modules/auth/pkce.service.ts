@@ -17,6 +17,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
 import { Conflict, Forbidden, Invalid } from '../../errors.js';
 import { generateApiKey, hashApiKey } from '../keys/key-format.js';
+import { auditOfAnonymous, type RequestOrigin } from '../audit/audit.js';
 import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
 
 /** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
@@ -153,7 +154,7 @@ function verifies(method: string, challenge: string, verifier: string): boolean 
  * code make one key: the claim and the key are written in one transaction, and the second claim
  * finds the code used.
  */
-export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date): Promise<ExchangedKey> {
+export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date, origin: RequestOrigin): Promise<ExchangedKey> {
   const row = await db.authorizationCode.findUnique({ where: { code_hash: sha256Hex(input.code) } });
   if (!row || row.used_at || row.expires_at.getTime() <= now.getTime()) throw refused('code', CODE_REFUSED);
   if (row.code_challenge && row.code_challenge_method) {
@@ -186,6 +187,8 @@ export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthoriza
     },
     { id: randomUUID(), secret },
     now,
+    auditOfAnonymous(row.organization_id, row.user_id, origin),
+    'auth.exchangeCode',
   );
   await db.$transaction(async (tx) => {
     const claimed = await tx.authorizationCode.updateMany({

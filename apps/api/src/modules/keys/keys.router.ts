@@ -16,6 +16,7 @@ import { authedProcedure, managementProcedure, router } from '../../trpc/init.js
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['API Keys'];
 
@@ -58,7 +59,7 @@ export const keysRouter = router({
     .input(CreateKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
+      const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
       return { data: key, key: secret };
     }),
   list: managementProcedure
@@ -115,7 +116,7 @@ export const keysRouter = router({
     })
     .input(UpdateKeyInputSchema)
     .output(ManagedKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
   delete: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -136,7 +137,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now())),
+    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now(), auditOfTenant(ctx.actor, ctx))),
   rotate: managementProcedure
     .meta({
       openapi: {
@@ -160,7 +161,7 @@ export const keysRouter = router({
     .input(RotateKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
+      const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
       return { data: key, key: secret };
     }),
   /** A key's secrets (tRPC only): the current one and those rotated away, with their ends and last uses. */

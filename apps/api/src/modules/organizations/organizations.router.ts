@@ -12,6 +12,7 @@ import {
 } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
 import { issueManagementKey } from '../keys/keys.service.js';
+import { auditOfPlatform } from '../audit/audit.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 
 // Internal (tRPC only, platform keys): the platform creates, lists and disables organizations, sets
@@ -33,7 +34,7 @@ export const organizationsRouter = router({
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now());
+      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now(), auditOfPlatform(ctx.platform, ctx));
       return { data: key, key: secret };
     }),
   settings: platformProcedure

@@ -1,0 +1,188 @@
+// One audit entry per change, for every state-changing operation, derived from the router (issue 41
+// item 1; docs/audit.md): every tRPC mutation is audited (a sample here performs it once and finds
+// exactly one entry, by the request's X-Request-Id, with its action, actor and target), or excluded
+// with its reason (docs/audit.md's exclusions), or listed as not audited yet (PENDING, which only
+// shrinks). A new mutation in none of them fails the first test.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../src/router.js';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
+import { useServer } from './fixtures.js';
+import { ok, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
+
+/** Mutations that append no entry per call, and why (docs/audit.md lists the same). */
+export const EXCLUDED: Record<string, string> = {
+  'routing.authorize': 'data plane (a BYOK secret it reveals is audited in a bounded form: byok.reveal)',
+  'routing.release': 'data plane',
+  'generations.record': 'data plane',
+  'generations.recordBatch': 'data plane',
+  'analytics.query': 'a read (a POST for its body): changes nothing',
+  'files.openContainer': "data plane: the gateway's sandbox for one session",
+  'videos.createJob': 'data plane: the gateway records a video generation',
+};
+
+/**
+ * Mutations not audited yet (the rest of issue 41 item 1): each one moved out of here gets a sample
+ * in AUDITED. The list only shrinks.
+ */
+export const PENDING: readonly string[] = [
+  'models.upsert',
+  'models.upsertAlias',
+  'models.upsertVariant',
+  'models.import',
+  'generations.feedback',
+  'generations.addCredits',
+  'organization.createMember',
+  'organization.updateMember',
+  'organization.removeMember',
+  'organizations.create',
+  'organizations.disable',
+  'organizations.updateSettings',
+  'workspaces.addMembers',
+  'workspaces.removeMembers',
+  'workspaces.create',
+  'workspaces.update',
+  'workspaces.delete',
+  'budgets.set',
+  'budgets.delete',
+  'byok.create',
+  'byok.update',
+  'byok.delete',
+  'byok.resealSecrets',
+  'guardrails.create',
+  'guardrails.update',
+  'guardrails.delete',
+  'guardrails.assignKeys',
+  'guardrails.unassignKeys',
+  'guardrails.assignMembers',
+  'guardrails.unassignMembers',
+  'presets.fromChat',
+  'presets.fromMessages',
+  'presets.fromResponses',
+  'presets.create',
+  'presets.createVersion',
+  'presets.deleteVersion',
+  'scim.createGroupMapping',
+  'scim.updateGroupMapping',
+  'scim.deleteGroupMapping',
+  'scim.createSyncJob',
+  'scim.createToken',
+  'scim.revokeToken',
+  'files.promote',
+  'files.deleteDocument',
+  'auth.createCode',
+  'federationPolicies.create',
+  'federationPolicies.delete',
+  'destinations.create',
+  'destinations.update',
+  'destinations.delete',
+  'destinations.rotateSecret',
+];
+
+const env = useServer('Audit other');
+type Server = typeof env.server;
+
+type Caller = 'management' | 'platform' | 'none';
+
+interface AuditedSample<P extends ProcedurePath> {
+  /** Who calls it (default: management). */
+  caller?: Caller;
+  input: (server: Server) => InputOf<P> | Promise<InputOf<P>>;
+  /** The entry's target type, and its id from the input and output. */
+  target: { type: string; id: (input: InputOf<P>, output: unknown) => string | null };
+  /** The entry's organization (default: the server's). */
+  organization?: (server: Server) => string | null;
+  /** The actor kind (default from the caller). */
+  actorKind?: string;
+}
+
+const unique = () => randomUUID().slice(0, 8);
+const newKey = async (server: Server) => (await ok(server, 'keys.create', { name: `k-${unique()}` })).data.hash;
+
+const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
+  'keys.create': { input: () => ({ name: `k-${unique()}`, limit: 5 }), target: { type: 'key', id: (_i, o) => (o as { data: { hash: string } }).data.hash } },
+  'keys.update': { input: async (s) => ({ hash: await newKey(s), name: 'renamed', limit: 7 }), target: { type: 'key', id: (i) => i.hash } },
+  'keys.delete': { input: async (s) => ({ hash: await newKey(s) }), target: { type: 'key', id: (i) => i.hash } },
+  'keys.rotate': { input: async (s) => ({ hash: await newKey(s), grace_period_seconds: 60 }), target: { type: 'key', id: (i) => i.hash } },
+  'organizations.issueManagementKey': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId }),
+    target: { type: 'key', id: (_i, o) => (o as { data: { hash: string } }).data.hash },
+  },
+  'auth.exchangeCode': {
+    caller: 'none',
+    actorKind: 'pkce',
+    input: async (s) => ({ code: (await ok(s, 'auth.createCode', { callback_url: `https://app-${unique()}.example/callback` })).data.id }),
+    target: { type: 'key', id: (_i, o) => hashApiKey((o as { key: string }).key) },
+  },
+};
+const auditedOf: Record<string, AuditedSample<ProcedurePath> | undefined> = AUDITED as never;
+
+const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+  .filter(([, p]) => p._def.type === 'mutation')
+  .map(([path]) => path);
+
+/** Calls a procedure over tRPC with a request id of our own; answers its status and output. */
+async function call(server: Server, path: string, input: unknown, key: string | null, requestId: string) {
+  const res = await server.request(`/trpc/${path}`, {
+    key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+  return { status: res.status, data: body.result?.data, error: body.error };
+}
+
+const entriesOf = (server: Server, requestId: string) => server.db.auditLog.findMany({ where: { request_id: requestId } });
+
+let platformKeyId: string;
+beforeAll(async () => {
+  platformKeyId = (await env.server.db.platformKey.findFirstOrThrow({ where: { hash: hashApiKey(env.server.platformKey) } })).id;
+});
+
+describe('audit coverage', () => {
+  it('every mutation is audited, excluded with a reason, or listed as pending: none is forgotten', () => {
+    const audited = Object.keys(AUDITED);
+    const classified = [...audited, ...Object.keys(EXCLUDED), ...PENDING];
+    expect(mutations.filter((m) => !classified.includes(m)), 'mutations neither audited nor excluded (audit-coverage.test.ts)').toEqual([]);
+    expect(classified.filter((m) => !mutations.includes(m)), 'names that are no mutation').toEqual([]);
+    expect(new Set(classified).size, 'a mutation in two lists').toBe(classified.length);
+  });
+
+  for (const path of mutations.filter((m) => auditedOf[m])) {
+    it(`${path}: one successful call appends exactly one entry`, async () => {
+      const { server } = env;
+      const sample = auditedOf[path]!;
+      const caller = sample.caller ?? 'management';
+      const key = caller === 'management' ? server.managementKey : caller === 'platform' ? server.platformKey : null;
+      const input = await sample.input(server);
+      const requestId = `audit-${randomUUID()}`;
+      const result = await call(server, path, input, key, requestId);
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      const entries = await entriesOf(server, requestId);
+      expect(entries).toHaveLength(1);
+      const [entry] = entries;
+      const actor =
+        caller === 'management'
+          ? { kind: 'management_key', key: hashApiKey(server.managementKey) }
+          : caller === 'platform'
+            ? { kind: 'platform_key', key: platformKeyId }
+            : { kind: sample.actorKind, key: null };
+      expect({
+        action: entry!.action,
+        kind: entry!.actor_kind,
+        key: entry!.actor_key_hash,
+        organization: entry!.organization_id,
+        target: { type: entry!.target_type, id: entry!.target_id },
+      }).toEqual({
+        action: path,
+        kind: actor.kind,
+        key: actor.key,
+        organization: sample.organization ? sample.organization(server) : server.organizationId,
+        target: { type: sample.target.type, id: sample.target.id(input as never, result.data) },
+      });
+      expect(entry!.client_address).toMatch(/127\.0\.0\.1|::1/);
+    });
+  }
+});
