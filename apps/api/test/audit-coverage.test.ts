@@ -38,24 +38,12 @@ export const PENDING: readonly string[] = [
   'organizations.create',
   'organizations.disable',
   'organizations.updateSettings',
-  'workspaces.addMembers',
-  'workspaces.removeMembers',
-  'workspaces.create',
-  'workspaces.update',
-  'workspaces.delete',
   'budgets.set',
   'budgets.delete',
   'byok.create',
   'byok.update',
   'byok.delete',
   'byok.resealSecrets',
-  'guardrails.create',
-  'guardrails.update',
-  'guardrails.delete',
-  'guardrails.assignKeys',
-  'guardrails.unassignKeys',
-  'guardrails.assignMembers',
-  'guardrails.unassignMembers',
   'presets.fromChat',
   'presets.fromMessages',
   'presets.fromResponses',
@@ -99,7 +87,31 @@ interface AuditedSample<P extends ProcedurePath> {
 const unique = () => randomUUID().slice(0, 8);
 const newKey = async (server: Server) => (await ok(server, 'keys.create', { name: `k-${unique()}` })).data.hash;
 
+const newWorkspace = async (server: Server) => (await ok(server, 'workspaces.create', { slug: `ws-${unique()}`, name: 'W' })).data.id;
+const newMember = async (server: Server) => (await ok(server, 'organization.createMember', { email: `m-${unique()}@example.com` })).id;
+const newGuardrail = async (server: Server) => (await ok(server, 'guardrails.create', { name: `g-${unique()}` })).data.id;
+const dataId = (_i: unknown, o: unknown) => (o as { data: { id: string } }).data.id;
+const inputId = (i: { id: string }) => i.id;
+
 const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
+  'workspaces.create': { input: () => ({ slug: `ws-${unique()}`, name: 'W' }), target: { type: 'workspace', id: dataId } },
+  'workspaces.update': { input: async (s) => ({ id: await newWorkspace(s), name: 'Renamed' }), target: { type: 'workspace', id: inputId } },
+  'workspaces.delete': { input: async (s) => ({ id: await newWorkspace(s) }), target: { type: 'workspace', id: inputId } },
+  'workspaces.addMembers': { input: async (s) => ({ id: await newWorkspace(s), user_ids: [await newMember(s)] }), target: { type: 'workspace', id: inputId } },
+  'workspaces.removeMembers': { input: async (s) => ({ id: await newWorkspace(s), user_ids: ['not-a-member'] }), target: { type: 'workspace', id: inputId } },
+  'guardrails.create': { input: () => ({ name: `g-${unique()}` }), target: { type: 'guardrail', id: dataId } },
+  'guardrails.update': { input: async (s) => ({ id: await newGuardrail(s), name: 'renamed' }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.delete': { input: async (s) => ({ id: await newGuardrail(s) }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.assignKeys': { input: async (s) => ({ id: await newGuardrail(s), key_hashes: [await newKey(s)] }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.unassignKeys': { input: async (s) => ({ id: await newGuardrail(s), key_hashes: [await newKey(s)] }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.assignMembers': {
+    input: async (s) => ({ id: await newGuardrail(s), member_user_ids: [await newMember(s)] }),
+    target: { type: 'guardrail', id: inputId },
+  },
+  'guardrails.unassignMembers': {
+    input: async (s) => ({ id: await newGuardrail(s), member_user_ids: [await newMember(s)] }),
+    target: { type: 'guardrail', id: inputId },
+  },
   'keys.create': { input: () => ({ name: `k-${unique()}`, limit: 5 }), target: { type: 'key', id: (_i, o) => (o as { data: { hash: string } }).data.hash } },
   'keys.update': { input: async (s) => ({ hash: await newKey(s), name: 'renamed', limit: 7 }), target: { type: 'key', id: (i) => i.hash } },
   'keys.delete': { input: async (s) => ({ hash: await newKey(s) }), target: { type: 'key', id: (i) => i.hash } },

@@ -33,6 +33,7 @@ import {
   updateGuardrail,
 } from './guardrails.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const openapi = routesOf('Guardrails');
 
@@ -143,7 +144,7 @@ export const guardrailsRouter = router({
     })
     .input(CreateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   get: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -175,7 +176,7 @@ export const guardrailsRouter = router({
     })
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   delete: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -188,7 +189,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   assignKeys: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -207,7 +208,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   unassignKeys: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -226,7 +227,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   assignMembers: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -245,7 +246,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   unassignMembers: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -264,5 +265,5 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });
