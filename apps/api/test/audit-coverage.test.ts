@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../src/router.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { useServer } from './fixtures.js';
+import { createOrganization, useServer } from './fixtures.js';
+import { demoCatalog, record } from './fixtures-catalog.js';
+import { AUDIENCE, identityProvider, ISSUER } from './fixtures-identity.js';
 import { ok, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 
 /** Mutations that append no entry per call, and why (docs/audit.md lists the same). */
@@ -30,19 +32,6 @@ export const PENDING: readonly string[] = [
   'models.upsertAlias',
   'models.upsertVariant',
   'models.import',
-  'generations.feedback',
-  'generations.addCredits',
-  'organization.createMember',
-  'organization.updateMember',
-  'organization.removeMember',
-  'organizations.create',
-  'organizations.disable',
-  'organizations.updateSettings',
-  'budgets.set',
-  'budgets.delete',
-  'byok.create',
-  'byok.update',
-  'byok.delete',
   'byok.resealSecrets',
   'presets.fromChat',
   'presets.fromMessages',
@@ -58,9 +47,6 @@ export const PENDING: readonly string[] = [
   'scim.revokeToken',
   'files.promote',
   'files.deleteDocument',
-  'auth.createCode',
-  'federationPolicies.create',
-  'federationPolicies.delete',
   'destinations.create',
   'destinations.update',
   'destinations.delete',
@@ -79,7 +65,7 @@ interface AuditedSample<P extends ProcedurePath> {
   /** The entry's target type, and its id from the input and output. */
   target: { type: string; id: (input: InputOf<P>, output: unknown) => string | null };
   /** The entry's organization (default: the server's). */
-  organization?: (server: Server) => string | null;
+  organization?: (server: Server, input: InputOf<P>, output: unknown) => string | null;
   /** The actor kind (default from the caller). */
   actorKind?: string;
 }
@@ -93,7 +79,61 @@ const newGuardrail = async (server: Server) => (await ok(server, 'guardrails.cre
 const dataId = (_i: unknown, o: unknown) => (o as { data: { id: string } }).data.id;
 const inputId = (i: { id: string }) => i.id;
 
+const hex = (n: number) => randomUUID().replace(/-/g, '').repeat(3).slice(0, n);
+const newByok = async (server: Server) => (await ok(server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).data.id;
+const policyInput = async (server: Server) => ({
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  subject: `workload-${unique()}`,
+  jwks: (await identityProvider()).jwks as { keys: [{ kty: 'EC' }] },
+  key_hash: await newKey(server),
+});
+let generation: string;
+
 const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
+  'byok.create': { input: () => ({ provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` }), target: { type: 'byok_credential', id: dataId } },
+  'byok.update': { input: async (s) => ({ id: await newByok(s), key: `sk-${hex(32)}`, disabled: true }), target: { type: 'byok_credential', id: inputId } },
+  'byok.delete': { input: async (s) => ({ id: await newByok(s) }), target: { type: 'byok_credential', id: inputId } },
+  'budgets.set': {
+    input: async (s) => ({ workspace_ref: await newWorkspace(s), interval: 'monthly', limit_usd: 100 }),
+    target: { type: 'workspace', id: (i) => i.workspace_ref },
+  },
+  'budgets.delete': { input: async (s) => ({ workspace_ref: await newWorkspace(s), interval: 'daily' }), target: { type: 'workspace', id: (i) => i.workspace_ref } },
+  'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }), target: { type: 'member', id: (_i, o) => (o as { id: string }).id } },
+  'organization.updateMember': { input: async (s) => ({ user_id: await newMember(s), role: 'org:admin' }), target: { type: 'member', id: (i) => i.user_id } },
+  'organization.removeMember': { input: async (s) => ({ user_id: await newMember(s) }), target: { type: 'member', id: (i) => i.user_id } },
+  'organizations.create': {
+    caller: 'platform',
+    input: () => ({ name: `Org ${unique()}` }),
+    target: { type: 'organization', id: (_i, o) => (o as { organization_id: string }).organization_id },
+    organization: (_s, _i, o) => (o as { organization_id: string }).organization_id,
+  },
+  'organizations.disable': {
+    caller: 'platform',
+    input: async (s) => ({ organization_id: (await createOrganization(s.db, 'Doomed')).organizationId }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+    organization: (_s, i) => (i as { organization_id: string }).organization_id,
+  },
+  'organizations.updateSettings': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId, free_model_requests_per_minute: 33 }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+  },
+  'generations.addCredits': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId, amount: 1 }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+  },
+  'generations.feedback': { input: () => ({ generation_id: generation, category: 'other' }), target: { type: 'generation', id: (i) => i.generation_id } },
+  'auth.createCode': {
+    input: () => ({ callback_url: `https://app-${unique()}.example/callback` }),
+    target: { type: 'oauth_app', id: () => expect.any(String) as unknown as string },
+  },
+  'federationPolicies.create': { input: (s) => policyInput(s), target: { type: 'federation_policy', id: (_i, o) => (o as { id: string }).id } },
+  'federationPolicies.delete': {
+    input: async (s) => ({ id: (await ok(s, 'federationPolicies.create', await policyInput(s))).id }),
+    target: { type: 'federation_policy', id: inputId },
+  },
   'workspaces.create': { input: () => ({ slug: `ws-${unique()}`, name: 'W' }), target: { type: 'workspace', id: dataId } },
   'workspaces.update': { input: async (s) => ({ id: await newWorkspace(s), name: 'Renamed' }), target: { type: 'workspace', id: inputId } },
   'workspaces.delete': { input: async (s) => ({ id: await newWorkspace(s) }), target: { type: 'workspace', id: inputId } },
@@ -150,6 +190,10 @@ const entriesOf = (server: Server, requestId: string) => server.db.auditLog.find
 
 let platformKeyId: string;
 beforeAll(async () => {
+  const { server } = env;
+  await ok(server, 'models.import', demoCatalog);
+  await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 100 });
+  generation = await record(server, { api_key_hash: hashApiKey(server.managementKey), usage: 0.01 });
   platformKeyId = (await env.server.db.platformKey.findFirstOrThrow({ where: { hash: hashApiKey(env.server.platformKey) } })).id;
 });
 
@@ -191,7 +235,7 @@ describe('audit coverage', () => {
         action: path,
         kind: actor.kind,
         key: actor.key,
-        organization: sample.organization ? sample.organization(server) : server.organizationId,
+        organization: sample.organization ? sample.organization(server, input as never, result.data) : server.organizationId,
         target: { type: sample.target.type, id: sample.target.id(input as never, result.data) },
       });
       expect(entry!.client_address).toMatch(/127\.0\.0\.1|::1/);

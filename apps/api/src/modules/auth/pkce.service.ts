@@ -17,7 +17,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
 import { Conflict, Forbidden, Invalid } from '../../errors.js';
 import { generateApiKey, hashApiKey } from '../keys/key-format.js';
-import { auditOfAnonymous, type RequestOrigin } from '../audit/audit.js';
+import { appendAudit, auditOfAnonymous, type Audit, type RequestOrigin } from '../audit/audit.js';
 import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
 
 /** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
@@ -75,7 +75,13 @@ async function grantedLimit(
  * another of its organization's). 409 while the same user holds an unexpired, unused code for the
  * same application and challenge.
  */
-export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date): Promise<AuthorizationCode> {
+export async function createAuthorizationCode(
+  db: Db,
+  actor: Actor,
+  input: CreateAuthorizationCodeInput,
+  now: Date,
+  audit: Audit,
+): Promise<AuthorizationCode> {
   const app = applicationOf(input.callback_url);
   if (input.code_challenge_method && !input.code_challenge) {
     throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');
@@ -112,6 +118,13 @@ export async function createAuthorizationCode(db: Db, actor: Actor, input: Creat
       select: { id: true },
     });
     if (pending) throw new Conflict('an unused code for this application and challenge is still pending', { reason: 'code pending' });
+    // The code is a credential: the entry names its application, never the code.
+    await appendAudit(tx, audit, {
+      action: 'auth.createCode',
+      targetType: 'oauth_app',
+      targetId: String(application.id),
+      changes: { after: { callback_url: input.callback_url, key_name: input.key_label ?? app.name, workspace_id: workspace.id } },
+    });
     return tx.authorizationCode.create({
       data: {
         ...tenantData(actor),

@@ -21,7 +21,7 @@ export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema)
     .output(CreateOrganizationOutputSchema)
-    .mutation(({ ctx, input }) => createOrganization(ctx.db, input)),
+    .mutation(({ ctx, input }) => createOrganization(ctx.db, input, auditOfPlatform(ctx.platform, ctx))),
   list: platformProcedure
     .input(ListOrganizationsInputSchema)
     .output(ListOrganizationsOutputSchema)
@@ -29,7 +29,7 @@ export const organizationsRouter = router({
   disable: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
-    .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now())),
+    .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now(), auditOfPlatform(ctx.platform, ctx))),
   issueManagementKey: platformProcedure
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
@@ -44,5 +44,5 @@ export const organizationsRouter = router({
   updateSettings: platformProcedure
     .input(UpdateOrganizationSettingsInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input)),
+    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input, auditOfPlatform(ctx.platform, ctx))),
 });
