@@ -28,10 +28,6 @@ export const EXCLUDED: Record<string, string> = {
  * in AUDITED. The list only shrinks.
  */
 export const PENDING: readonly string[] = [
-  'models.upsert',
-  'models.upsertAlias',
-  'models.upsertVariant',
-  'models.import',
   'byok.resealSecrets',
   'presets.fromChat',
   'presets.fromMessages',
@@ -91,6 +87,25 @@ const policyInput = async (server: Server) => ({
 let generation: string;
 
 const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
+  'models.upsert': {
+    caller: 'platform',
+    input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }),
+    target: { type: 'model', id: (i) => i.id },
+    organization: () => null,
+  },
+  'models.upsertAlias': {
+    caller: 'platform',
+    input: () => ({ alias: `openai/gpt-4o-alias-${unique()}`, model_id: 'openai/gpt-4o' }),
+    target: { type: 'model_alias', id: (i) => i.alias },
+    organization: () => null,
+  },
+  'models.upsertVariant': {
+    caller: 'platform',
+    input: () => ({ model_id: 'openai/gpt-4o', variant: 'nitro' }),
+    target: { type: 'model', id: (i) => i.model_id },
+    organization: () => null,
+  },
+  'models.import': { caller: 'platform', input: () => ({ models: demoCatalog.models.slice(0, 2) }), target: { type: 'catalog', id: () => null }, organization: () => null },
   'byok.create': { input: () => ({ provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` }), target: { type: 'byok_credential', id: dataId } },
   'byok.update': { input: async (s) => ({ id: await newByok(s), key: `sk-${hex(32)}`, disabled: true }), target: { type: 'byok_credential', id: inputId } },
   'byok.delete': { input: async (s) => ({ id: await newByok(s) }), target: { type: 'byok_credential', id: inputId } },
