@@ -96,7 +96,12 @@ describe('GET /api/v1/audit-logs', () => {
   });
 
   it('the platform reads every organization, or one (audit.platformList over tRPC); tenants get 403 there', async () => {
-    const one = await ok(env.server, 'audit.platformList', { organization_id: env.server.organizationId, target_type: 'key', target_id: hash }, { query: true });
+    const one = await ok(
+      env.server,
+      'audit.platformList',
+      { organization_id: env.server.organizationId, target_type: 'key', target_id: hash },
+      { query: true },
+    );
     expect(one.data.map((e) => e.action)).toEqual(['keys.update', 'keys.create']);
     await ok(env.server, 'keys.create', { name: 'theirs' }, { key: env.other.managementKey });
     const every = await ok(env.server, 'audit.platformList', { limit: 100 }, { query: true });

@@ -38,14 +38,19 @@ const auditFilters = {
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional()
-    .describe("Only entries of the key with this stable hash (64 lowercase hex)"),
+    .describe('Only entries of the key with this stable hash (64 lowercase hex)'),
   action: z
     .string()
     .regex(/^[a-zA-Z]+\.[a-zA-Z]+$/)
     .max(100)
     .optional()
     .describe('Only entries of this action, e.g. keys.update'),
-  target_type: z.string().regex(/^[a-z_]+$/).max(50).optional().describe('Only entries about this kind of target, e.g. key'),
+  target_type: z
+    .string()
+    .regex(/^[a-z_]+$/)
+    .max(50)
+    .optional()
+    .describe('Only entries about this kind of target, e.g. key'),
   target_id: z.string().min(1).max(200).optional().describe('Only entries about this target (with target_type)'),
   since: z.iso.datetime({ offset: true }).optional().describe('Only entries made at or after this time (ISO 8601)'),
   until: z.iso.datetime({ offset: true }).optional().describe('Only entries made before this time (ISO 8601)'),

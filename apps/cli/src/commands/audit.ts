@@ -8,7 +8,7 @@ export const auditCommands: Command[] = [
     options: {
       since: { type: 'string', value: '<time>', description: 'only entries made at or after this ISO 8601 time' },
       action: { type: 'string', value: '<resource.verb>', description: 'only entries of this action, e.g. keys.update' },
-      actor: { type: 'string', value: '<hash>', description: "only entries of the key with this hash" },
+      actor: { type: 'string', value: '<hash>', description: 'only entries of the key with this hash' },
       limit: { type: 'string', value: '<n>', description: 'at most this many entries (1..100, default 50)' },
       cursor: { type: 'string', value: '<cursor>', description: 'the next page: the cursor a previous page gave' },
     },

@@ -101,6 +101,6 @@ export function listAuditLogs(db: Db, actor: Actor, input: ListAuditLogsInput): 
 /** audit.platformList (platform keys): every organization's entries and the platform's own, or one organization's. */
 export function listAllAuditLogs(db: Db, input: PlatformListAuditLogsInput): Promise<AuditLogPage> {
   const where = filtersSql(input);
-  if (input.organization_id !== undefined) where.unshift(Prisma.sql`organization_id = ${input.organization_id}`);
+  if (input.organization_id !== undefined) where.unshift(tenantSql({ organizationId: input.organization_id }));
   return page(db, where, input.limit);
 }

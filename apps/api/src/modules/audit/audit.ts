@@ -2,7 +2,7 @@
 // operation appends one entry in the same transaction as its change, through appendAudit (a Prisma
 // transaction's client) or auditInsertSql (a CTE of the change's own statement). Who acted and from
 // where is an Audit, made once per request from its context (auditOfTenant, auditOfPlatform).
-import { Prisma, type Db } from '@switchyard/db';
+import type { Db, Prisma } from '@switchyard/db';
 import type { AuditActorKind } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 
@@ -126,11 +126,7 @@ function jsonSafe(value: unknown): unknown {
  * The fields of `after` whose value differs from `before`'s (compared as JSON), with both sides:
  * `{ before: { name: 'a' }, after: { name: 'b' } }`. Fields in `masked` are written as `mask(value)`.
  */
-export function changedFields(
-  before: Record<string, unknown>,
-  after: Record<string, unknown>,
-  fields: readonly string[] = Object.keys(after),
-): Changes {
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[] = Object.keys(after)): Changes {
   const was: Record<string, unknown> = {};
   const is: Record<string, unknown> = {};
   for (const field of fields) {

@@ -75,13 +75,7 @@ async function grantedLimit(
  * another of its organization's). 409 while the same user holds an unexpired, unused code for the
  * same application and challenge.
  */
-export async function createAuthorizationCode(
-  db: Db,
-  actor: Actor,
-  input: CreateAuthorizationCodeInput,
-  now: Date,
-  audit: Audit,
-): Promise<AuthorizationCode> {
+export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date, audit: Audit): Promise<AuthorizationCode> {
   const app = applicationOf(input.callback_url);
   if (input.code_challenge_method && !input.code_challenge) {
     throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');

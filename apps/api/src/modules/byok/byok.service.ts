@@ -104,29 +104,29 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
   const row = await db.$transaction(async (tx) => {
-   const row = await tx.byokCredential.create({
-    data: {
-      id,
-      ...tenantData(actor),
-      workspace_id: workspace?.id ?? null,
-      name: input.name ?? null,
-      provider: input.provider,
-      label: maskProviderKey(input.key),
-      secret_ciphertext: box.seal(input.key, id),
-      disabled: input.disabled ?? false,
-      is_fallback: input.is_fallback ?? false,
-      sort_order: input.sort_order ?? 0,
-      declared_zdr: input.declared_zdr ?? null,
-      is_byok_only: input.is_byok_only ?? false,
-      is_required: input.is_required ?? false,
-      allowed_api_key_hashes: jsonList(input.allowed_api_key_hashes ?? null),
-      allowed_models: jsonList(input.allowed_models ?? null),
-      allowed_user_ids: jsonList(input.allowed_user_ids ?? null),
-    },
-   });
-   // The secret as answers show it: its masked label.
-   await appendAudit(tx, audit, { action: 'byok.create', targetType: 'byok_credential', targetId: row.id, changes: created(credentialOf(row)) });
-   return row;
+    const row = await tx.byokCredential.create({
+      data: {
+        id,
+        ...tenantData(actor),
+        workspace_id: workspace?.id ?? null,
+        name: input.name ?? null,
+        provider: input.provider,
+        label: maskProviderKey(input.key),
+        secret_ciphertext: box.seal(input.key, id),
+        disabled: input.disabled ?? false,
+        is_fallback: input.is_fallback ?? false,
+        sort_order: input.sort_order ?? 0,
+        declared_zdr: input.declared_zdr ?? null,
+        is_byok_only: input.is_byok_only ?? false,
+        is_required: input.is_required ?? false,
+        allowed_api_key_hashes: jsonList(input.allowed_api_key_hashes ?? null),
+        allowed_models: jsonList(input.allowed_models ?? null),
+        allowed_user_ids: jsonList(input.allowed_user_ids ?? null),
+      },
+    });
+    // The secret as answers show it: its masked label.
+    await appendAudit(tx, audit, { action: 'byok.create', targetType: 'byok_credential', targetId: row.id, changes: created(credentialOf(row)) });
+    return row;
   });
   return credentialOf(row);
 }
@@ -143,26 +143,26 @@ export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: Up
   }
   await assertOwnKeyHashes(db, actor, allowed_api_key_hashes);
   const row = await db.$transaction(async (tx) => {
-   const [row] = await tx.byokCredential.updateManyAndReturn({
-    where: { id: existing.id, deleted_at: null },
-    data: {
-      ...flags,
-      ...(key === undefined ? {} : { label: maskProviderKey(key), secret_ciphertext: box.seal(key, existing.id) }),
-      allowed_api_key_hashes: jsonList(allowed_api_key_hashes),
-      allowed_models: jsonList(allowed_models),
-      allowed_user_ids: jsonList(allowed_user_ids),
-    },
-   });
-   if (!row) throw new NotFound(`byok credential ${input.id}`);
-   // A new key shows as its masked label, as answers show it.
-   const fields = Object.keys(input).flatMap((field) => (field === 'id' ? [] : field === 'key' ? ['label'] : [field]));
-   await appendAudit(tx, audit, {
-     action: 'byok.update',
-     targetType: 'byok_credential',
-     targetId: row.id,
-     changes: changedFields(credentialOf(existing), credentialOf(row), fields),
-   });
-   return row;
+    const [row] = await tx.byokCredential.updateManyAndReturn({
+      where: { id: existing.id, deleted_at: null },
+      data: {
+        ...flags,
+        ...(key === undefined ? {} : { label: maskProviderKey(key), secret_ciphertext: box.seal(key, existing.id) }),
+        allowed_api_key_hashes: jsonList(allowed_api_key_hashes),
+        allowed_models: jsonList(allowed_models),
+        allowed_user_ids: jsonList(allowed_user_ids),
+      },
+    });
+    if (!row) throw new NotFound(`byok credential ${input.id}`);
+    // A new key shows as its masked label, as answers show it.
+    const fields = Object.keys(input).flatMap((field) => (field === 'id' ? [] : field === 'key' ? ['label'] : [field]));
+    await appendAudit(tx, audit, {
+      action: 'byok.update',
+      targetType: 'byok_credential',
+      targetId: row.id,
+      changes: changedFields(credentialOf(existing), credentialOf(row), fields),
+    });
+    return row;
   });
   return credentialOf(row);
 }

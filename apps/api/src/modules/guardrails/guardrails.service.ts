@@ -309,7 +309,12 @@ export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardra
   const workspaceId = await workspaceToFileUnder(db, actor, workspace_id);
   const row = await db.$transaction(async (tx) => {
     const row = await tx.guardrail.create({ data: { ...data, name: input.name, ...tenantData(actor), workspace_id: workspaceId } });
-    await appendAudit(tx, audit, { action: 'guardrails.create', targetType: 'guardrail', targetId: row.id, changes: created({ ...input, workspace_id: workspaceId }) });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.create',
+      targetType: 'guardrail',
+      targetId: row.id,
+      changes: created({ ...input, workspace_id: workspaceId }),
+    });
     return row;
   });
   return guardrailOf(row);
@@ -414,7 +419,12 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
         WHERE guardrail_key_assignments.guardrail_id <> excluded.guardrail_id
       RETURNING id`,
     );
-    await appendAudit(tx, audit, { action: 'guardrails.assignKeys', targetType: 'guardrail', targetId: guardrail.id, changes: { after: { key_hashes: hashes } } });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.assignKeys',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { after: { key_hashes: hashes } },
+    });
     return { assigned_count: assigned.length };
   });
 }
@@ -425,7 +435,12 @@ export async function unassignGuardrailKeys(db: Db, actor: Actor, input: Guardra
     const { count } = await tx.guardrailKeyAssignment.deleteMany({
       where: { guardrail_id: guardrail.id, api_key: { hash: { in: input.key_hashes } } },
     });
-    await appendAudit(tx, audit, { action: 'guardrails.unassignKeys', targetType: 'guardrail', targetId: guardrail.id, changes: { before: { key_hashes: input.key_hashes } } });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.unassignKeys',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { before: { key_hashes: input.key_hashes } },
+    });
     return { unassigned_count: count };
   });
 }
@@ -445,7 +460,12 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
       })),
       skipDuplicates: true,
     });
-    await appendAudit(tx, audit, { action: 'guardrails.assignMembers', targetType: 'guardrail', targetId: guardrail.id, changes: { after: { member_user_ids: userIds } } });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.assignMembers',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { after: { member_user_ids: userIds } },
+    });
     return { assigned_count: count };
   });
 }

@@ -422,9 +422,13 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
   const changes = newScopes === undefined ? rest : { ...rest, scopes: newScopes };
   const update = async (tx: Prisma.TransactionClient) => {
     // The row as it was, locked until the change commits (the audit entry's `before`).
-    const [before] = await rawRows(tx, KEY_BEFORE, Prisma.sql`
+    const [before] = await rawRows(
+      tx,
+      KEY_BEFORE,
+      Prisma.sql`
       SELECT name, disabled, "limit"::float8 AS "limit", limit_reset::text AS limit_reset, include_byok_in_limit, coalesce(scopes, '{}') AS scopes
-      FROM api_keys WHERE ${tenantSql(actor)} AND hash = ${hash} AND deleted_at IS NULL FOR UPDATE`);
+      FROM api_keys WHERE ${tenantSql(actor)} AND hash = ${hash} AND deleted_at IS NULL FOR UPDATE`,
+    );
     if (!before) return [];
     const rows = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
     // Scopes are for management keys only (checked on the row, in the same transaction: nothing changes otherwise).

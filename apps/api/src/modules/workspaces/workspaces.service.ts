@@ -174,14 +174,7 @@ const LOCKED_ROW = z.object({ id: z.string() });
  * the generations and spend recorded in it stay. The workspace row is locked, so a concurrent delete
  * or budget change waits.
  */
-export async function deleteWorkspace(
-  db: Db,
-  keys: KeyCache,
-  actor: Actor,
-  input: DeleteWorkspaceInput,
-  now: Date,
-  audit: Audit,
-): Promise<{ deleted: true }> {
+export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput, now: Date, audit: Audit): Promise<{ deleted: true }> {
   const workspace = await resolveWorkspace(db, actor, input.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
