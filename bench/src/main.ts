@@ -364,7 +364,15 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   };
   const newKey = { name: 'bench key', limit: 10, limit_reset: 'monthly' as const };
   // The management key's user created the regular key, so it is the creator POST /keys records.
-  const insertKey = (secret: string) => createKeyQuery(stack.organizationId, null, stack.regularUserId, newKey, { id: randomUUID(), secret }, now);
+  // POST /keys' statement appends its audit entry (issue 41): the floor writes one too.
+  const benchAudit = {
+    actor: { kind: 'management_key' as const, keyHash: null, label: 'bench', userId: stack.regularUserId, organizationId: stack.organizationId },
+    requestId: null,
+    clientAddress: '127.0.0.1',
+    at: now,
+  };
+  const insertKey = (secret: string) =>
+    createKeyQuery(stack.organizationId, null, stack.regularUserId, newKey, { id: randomUUID(), secret }, now, benchAudit, 'keys.create');
   const [insertA, insertB] = [insertKey(`sk-sy-v1-${'a'.repeat(64)}`), insertKey(`sk-sy-v1-${'b'.repeat(64)}`)];
   const categories = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
   const list: Scenario[] = [

@@ -44,6 +44,9 @@ const EnvSchema = z.object({
   DELIVERY_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // The audit log (docs/audit.md): entries older than this many days are deleted (0: kept forever), looked for this often.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
+  AUDIT_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -184,6 +187,10 @@ export interface Config {
   deliveryConcurrency: number;
   /** One delivery attempt's deadline, connection to last byte (DELIVERY_TIMEOUT_MS). */
   deliveryTimeoutMs: number;
+  /** How many days audit log entries are kept (AUDIT_RETENTION_DAYS, default 365; 0: forever). */
+  auditRetentionDays: number;
+  /** How often the audit log's retention sweep runs (AUDIT_SWEEP_INTERVAL_MS, default an hour; 0: never). */
+  auditSweepIntervalMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -331,6 +338,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryPollMs: e.DELIVERY_POLL_MS,
     deliveryConcurrency: e.DELIVERY_CONCURRENCY,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    auditSweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

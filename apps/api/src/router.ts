@@ -1,4 +1,5 @@
 import { accountRouter } from './modules/account/account.router.js';
+import { auditRouter } from './modules/audit/audit.router.js';
 import { analyticsRouter } from './modules/analytics/analytics.router.js';
 import { budgetsRouter } from './modules/budgets/budgets.router.js';
 import { byokRouter } from './modules/byok/byok.router.js';
@@ -40,6 +41,7 @@ export const appRouter = router({
   federationPolicies: federationPoliciesRouter,
   destinations: destinationsRouter,
   settings: settingsRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -30,6 +30,7 @@ import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js'
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
 import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
 import { upstreamPolicyOf } from './upstream/index.js';
+import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './modules/audit/retention.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -252,6 +253,15 @@ export async function startServer(
       lock: IDEMPOTENCY_EXPIRY_LOCK,
       run: () => expireIdempotencyKeys(openDb, now()),
     });
+    // The audit log's entries past AUDIT_RETENTION_DAYS go (docs/audit.md; one replica a round).
+    if (config.auditRetentionDays > 0) {
+      jobs.periodic({
+        name: 'audit log retention',
+        intervalMs: config.auditSweepIntervalMs,
+        lock: AUDIT_RETENTION_LOCK,
+        run: () => sweepAuditLog(openDb, now(), config.auditRetentionDays),
+      });
+    }
     metrics.reservations(() => openReservations(openDb, now()));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.

@@ -259,6 +259,8 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'destinations.status': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'destinations.secret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'destinations.rotateSecret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
+  'audit.list': { input: () => ({ action: 'keys.create' }) },
+  'audit.platformList': { input: (fx) => ({ organization_id: fx.server.organizationId, limit: 5 }) },
 };
 /** The samples by a path read from the router at run time (a procedure without one has none). */
 const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;

@@ -7,6 +7,7 @@ import { generateApiKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { record } from './fixtures-catalog.js';
 import { createDb, queryRows } from '@switchyard/db';
 import { createKeyQuery, listKeys } from '../src/modules/keys/keys.service.js';
+import type { Audit } from '../src/modules/audit/audit.js';
 import { addUsage, createOrganization, expectExactOutput, managementActor, until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
 
@@ -126,11 +127,19 @@ describe('POST /keys', () => {
     expect(row.expires_at?.toISOString()).toBe('2099-12-31T23:59:59.999Z');
   });
 
+  /** Who the statement's audit entry names. */
+  const TEST_AUDIT: Audit = {
+    actor: { kind: 'platform_key', keyHash: null, label: 'test', userId: null, organizationId: null },
+    requestId: null,
+    clientAddress: null,
+    at: new Date(),
+  };
+
   /** POST /keys' statement itself, for a workspace id given as is. */
   const insert = async (workspaceId: string) => {
     const actor = await managementActor(env.server);
     const key = { id: randomUUID(), secret: generateApiKey() };
-    const query = createKeyQuery(actor.organizationId, workspaceId, actor.userId, { name: 'inserted directly' }, key, new Date());
+    const query = createKeyQuery(actor.organizationId, workspaceId, actor.userId, { name: 'inserted directly' }, key, new Date(), TEST_AUDIT, 'keys.create');
     return queryRows(env.server.db, query.statement, query.values);
   };
 

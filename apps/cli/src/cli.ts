@@ -6,6 +6,7 @@ import { Command as Program, CommanderError, Help, Option } from 'commander';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
 import { API_KEY, resolveCredential, UsageError, type Command, type Credential, type OptionSpec } from './command.js';
 import { analyticsCommands } from './commands/analytics.js';
+import { auditCommands } from './commands/audit.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { destinationsCommands } from './commands/destinations.js';
@@ -39,6 +40,7 @@ export const commands: Command[] = [
   ...orgCommands,
   ...routeCommands,
   ...analyticsCommands,
+  ...auditCommands,
   ...fileCommands,
 ];
 

@@ -98,6 +98,20 @@ describe('switchyard keys', () => {
     expect((await cli(['keys', 'rotate', made.data.hash, '--grace', 'soon'])).stderr).toContain('--grace must be a number');
   });
 
+  it('audit list: the changes just made, newest first, filtered by --action and --since; --json gives the page', async () => {
+    const since = new Date().toISOString();
+    const made = JSON.parse((await cli(['keys', 'create', '--name', 'audited by cli', '--json'])).stdout) as { data: { hash: string } };
+    const listed = await cli(['audit', 'list', '--action', 'keys.create', '--since', since, '--json']);
+    expect(listed, listed.stderr).toMatchObject({ code: 0 });
+    const page = JSON.parse(listed.stdout) as { data: { action: string; target: { id: string } }[]; cursor: string | null };
+    expect(page.data.map((e) => [e.action, e.target.id])).toEqual([['keys.create', made.data.hash]]);
+    const human = await cli(['audit', 'list', '--since', since]);
+    expect(human.stdout).toContain('keys.create');
+    expect(human.stdout).toContain(made.data.hash.slice(0, 12));
+    const refused = await cli(['audit', 'list', '--since', 'yesterday']);
+    expect(refused.code).not.toBe(0);
+  });
+
   it('creates a scoped management key with --scopes; an unknown scope is refused', async () => {
     const made = await cli(['keys', 'create', '--name', 'reader', '--management', '--scopes', 'keys:read, analytics:read', '--json']);
     expect(made, made.stderr).toMatchObject({ code: 0 });

@@ -21,3 +21,4 @@ export * from './media-specs.js';
 export * from './media-models.js';
 export * from './identity.js';
 export * from './destinations.js';
+export * from './audit.js';

@@ -7,6 +7,7 @@
 // record, and Redocly's lint runs on the document in `pnpm test`.
 import { z } from 'zod';
 import { AnalyticsDisplayFormatSchema, AnalyticsMetaSchema, AnalyticsQueryOutputSchema, AnalyticsRowSchema, AnalyticsValueTypeSchema } from './analytics.js';
+import { AuditActorKindSchema, AuditEntrySchema, AuditLogPageSchema } from './audit.js';
 import { BudgetIntervalSchema, BudgetSchema } from './budgets.js';
 import { ByokCredentialSchema, ListByokOutputSchema } from './byok.js';
 import { DeletedOutputSchema, ErrorEnvelopeSchema } from './common.js';
@@ -161,6 +162,9 @@ export const OPENAPI_NAMES: Readonly<Record<string, z.ZodType>> = {
   Budget: BudgetSchema,
   BudgetInterval: BudgetIntervalSchema,
 
+  AuditActorKind: AuditActorKindSchema,
+  AuditEntry: AuditEntrySchema,
+  AuditLogPage: AuditLogPageSchema,
   ByokCredential: ByokCredentialSchema,
   ByokCredentialList: ListByokOutputSchema,
 

@@ -16,6 +16,8 @@ export interface Actor {
   organizationId: string;
   workspaceId: string;
   userId: string;
+  /** Set when a federated access token (the token exchange) acts as the key: the audit log says so. */
+  via?: 'access_token';
 }
 
 /** A platform caller: one of the platform's own services or operators. */
@@ -247,7 +249,9 @@ export async function authenticate(
   if (key.expires_at && key.expires_at.getTime() <= now.getTime()) throw new Unauthorized('expired key');
   // An access token names the key by its stable hash (the first secret's, whose row stays): a
   // rotation of the key's secret does not end its tokens (they end with their own expiry).
-  if (grant) return { kind: 'tenant', key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
+  if (grant) {
+    return { kind: 'tenant', key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id, via: 'access_token' };
+  }
   if (secretEnded(found, now)) throw new Unauthorized('rotated secret past its grace period');
   keys.noteUse(keyHash, now);
   return { kind: 'tenant', key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };

@@ -21,7 +21,7 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
 import type { TrustProxy } from '../config.js';
-import { loggerOf } from '../http/request-log.js';
+import { loggerOf, requestIdOf } from '../http/request-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -83,6 +83,10 @@ export interface Context extends AppDeps {
   origin(): string;
   /** Whether the client has closed its connection: nobody will read this request's answer. */
   clientGone(): boolean;
+  /** The request's id (X-Request-Id), for the audit log; null outside the request log. */
+  requestId(): string | null;
+  /** The client's address (express's req.ip: through TRUST_PROXY's proxies), for the audit log. */
+  clientAddress(): string | null;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -132,6 +136,8 @@ class RequestScope {
   readonly headers: IncomingHttpHeaders;
   readonly origin: () => string;
   readonly clientGone: () => boolean;
+  readonly requestId: () => string | null;
+  readonly clientAddress: () => string | null;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 
@@ -144,6 +150,8 @@ class RequestScope {
     this.origin = () => requestOrigin(req);
     // A function of its own (not a method): procedures pass it on as it is.
     this.clientGone = () => req.socket.destroyed;
+    this.requestId = () => requestIdOf(req) ?? null;
+    this.clientAddress = () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
     this.#req = req;
     this.#logger = logger;
   }

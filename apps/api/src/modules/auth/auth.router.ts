@@ -14,6 +14,7 @@ import {
 import { z } from 'zod';
 import { answers, WHY } from '../../http/statuses.js';
 import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { auditOfTenant } from '../audit/audit.js';
 import { routesOf } from '../../trpc/route.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
 import { createFederationPolicy, deleteFederationPolicy, listFederationPolicies } from './federation.service.js';
@@ -41,7 +42,7 @@ export const authRouter = router({
     })
     .input(CreateAuthorizationCodeInputSchema)
     .output(CreateAuthorizationCodeOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx.db, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
 
   exchangeCode: keylessProcedure
     .meta({
@@ -65,7 +66,7 @@ export const authRouter = router({
     })
     .input(ExchangeAuthorizationCodeInputSchema)
     .output(ExchangedKeySchema)
-    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now())),
+    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now(), ctx)),
 
   jwks: keylessProcedure
     .meta({
@@ -98,11 +99,15 @@ export const federationPoliciesRouter = router({
     .meta({ scope: 'keys:write' })
     .input(CreateFederationPolicyInputSchema.extend(IdempotencyField))
     .output(FederationPolicySchema)
-    .mutation(idempotent('federationPolicies.create', ({ ctx, input }) => createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts))),
+    .mutation(
+      idempotent('federationPolicies.create', ({ ctx, input }) =>
+        createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts, auditOfTenant(ctx.actor, ctx)),
+      ),
+    ),
 
   delete: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(FederationPolicyIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx.db, ctx.actor, input.id, auditOfTenant(ctx.actor, ctx))),
 });

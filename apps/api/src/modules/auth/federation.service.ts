@@ -6,6 +6,7 @@ import type { Db, FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
 import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPolicy } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { appendAudit, created, type Audit } from '../audit/audit.js';
 import { isUuid } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { storedUrlProblem, type AllowedHost } from '../../upstream/index.js';
@@ -44,6 +45,7 @@ export async function createFederationPolicy(
   actor: Actor,
   input: CreateFederationPolicyInput,
   allowedHosts: readonly AllowedHost[],
+  audit: Audit,
 ): Promise<FederationPolicy> {
   const jwksUrl = input.jwks_url === undefined ? null : checkedJwksUrl(input.jwks_url, allowedHosts);
   return db.$transaction(async (tx) => {
@@ -68,7 +70,9 @@ export async function createFederationPolicy(
       },
       include: { api_key: { select: { hash: true } } },
     });
-    return recordOf(row);
+    const record = recordOf(row);
+    await appendAudit(tx, audit, { action: 'federationPolicies.create', targetType: 'federation_policy', targetId: row.id, changes: created(record) });
+    return record;
   });
 }
 
@@ -92,8 +96,12 @@ export async function listFederationPolicies(
 }
 
 /** Deletes a policy: no new exchange under it; tokens already issued live until they expire (at most 15 minutes). */
-export async function deleteFederationPolicy(db: Db, actor: Actor, id: string): Promise<{ deleted: true }> {
-  const { count } = isUuid(id) ? await db.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } }) : { count: 0 };
-  if (count === 0) throw new NotFound('no federation policy with that id in the organization');
+export async function deleteFederationPolicy(db: Db, actor: Actor, id: string, audit: Audit): Promise<{ deleted: true }> {
+  if (!isUuid(id)) throw new NotFound('no federation policy with that id in the organization');
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } });
+    if (count === 0) throw new NotFound('no federation policy with that id in the organization');
+    await appendAudit(tx, audit, { action: 'federationPolicies.delete', targetType: 'federation_policy', targetId: id });
+  });
   return { deleted: true };
 }

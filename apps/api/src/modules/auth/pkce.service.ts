@@ -17,6 +17,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
 import { Conflict, Forbidden, Invalid } from '../../errors.js';
 import { generateApiKey, hashApiKey } from '../keys/key-format.js';
+import { appendAudit, auditOfAnonymous, type Audit, type RequestOrigin } from '../audit/audit.js';
 import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
 
 /** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
@@ -74,7 +75,7 @@ async function grantedLimit(
  * another of its organization's). 409 while the same user holds an unexpired, unused code for the
  * same application and challenge.
  */
-export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date): Promise<AuthorizationCode> {
+export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date, audit: Audit): Promise<AuthorizationCode> {
   const app = applicationOf(input.callback_url);
   if (input.code_challenge_method && !input.code_challenge) {
     throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');
@@ -111,6 +112,13 @@ export async function createAuthorizationCode(db: Db, actor: Actor, input: Creat
       select: { id: true },
     });
     if (pending) throw new Conflict('an unused code for this application and challenge is still pending', { reason: 'code pending' });
+    // The code is a credential: the entry names its application, never the code.
+    await appendAudit(tx, audit, {
+      action: 'auth.createCode',
+      targetType: 'oauth_app',
+      targetId: String(application.id),
+      changes: { after: { callback_url: input.callback_url, key_name: input.key_label ?? app.name, workspace_id: workspace.id } },
+    });
     return tx.authorizationCode.create({
       data: {
         ...tenantData(actor),
@@ -153,7 +161,7 @@ function verifies(method: string, challenge: string, verifier: string): boolean 
  * code make one key: the claim and the key are written in one transaction, and the second claim
  * finds the code used.
  */
-export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date): Promise<ExchangedKey> {
+export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date, origin: RequestOrigin): Promise<ExchangedKey> {
   const row = await db.authorizationCode.findUnique({ where: { code_hash: sha256Hex(input.code) } });
   if (!row || row.used_at || row.expires_at.getTime() <= now.getTime()) throw refused('code', CODE_REFUSED);
   if (row.code_challenge && row.code_challenge_method) {
@@ -186,6 +194,8 @@ export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthoriza
     },
     { id: randomUUID(), secret },
     now,
+    auditOfAnonymous(row.organization_id, row.user_id, origin),
+    'auth.exchangeCode',
   );
   await db.$transaction(async (tx) => {
     const claimed = await tx.authorizationCode.updateMany({

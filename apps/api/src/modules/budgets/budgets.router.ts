@@ -11,6 +11,7 @@ import {
 import { managementProcedure, router } from '../../trpc/init.js';
 import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
 import { answers, WHY } from '../../http/statuses.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 export const budgetsRouter = router({
   get: managementProcedure
@@ -83,7 +84,7 @@ export const budgetsRouter = router({
     .input(SetBudgetInputSchema)
     .output(SetBudgetOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { budget, include_byok_in_budgets } = await setBudget(ctx.db, ctx.actor, input);
+      const { budget, include_byok_in_budgets } = await setBudget(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx));
       return { data: budget, include_byok_in_budgets };
     }),
   delete: managementProcedure
@@ -106,5 +107,5 @@ export const budgetsRouter = router({
     })
     .input(DeleteBudgetInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteBudget(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteBudget(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

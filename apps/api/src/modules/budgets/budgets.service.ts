@@ -6,6 +6,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
+import { appendAudit, changedFields, removed, type Audit } from '../audit/audit.js';
 
 /** Narrowest first. */
 const WIDTH: Record<BudgetInterval, number> = { daily: 0, weekly: 1, monthly: 2, lifetime: 3 };
@@ -43,7 +44,7 @@ export async function getBudget(db: Db, actor: Actor, input: { id: string; inter
  * workspace row is locked for the check and the writes, so two concurrent changes cannot together
  * break the ordering; enforcement reads the new value from the next request on.
  */
-export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
+export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput, audit: Audit) {
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.workspace_ref);
     await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspace.id}::uuid FOR UPDATE`;
@@ -64,6 +65,7 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
         conflicts,
       });
     }
+    const before = await tx.budget.findUnique({ where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } } });
     const row = await tx.budget.upsert({
       where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } },
       create: {
@@ -79,13 +81,32 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput) {
       await tx.workspace.update({ where: { id: workspace.id }, data: { include_byok_in_budgets: input.include_byok_in_budgets } });
       includeByok = input.include_byok_in_budgets;
     }
+    await appendAudit(tx, audit, {
+      action: 'budgets.set',
+      targetType: 'workspace',
+      targetId: workspace.id,
+      changes: changedFields(
+        { interval: input.interval, limit_usd: before ? before.limit_usd.toNumber() : null, include_byok_in_budgets: workspace.include_byok_in_budgets },
+        { interval: input.interval, limit_usd: row.limit_usd.toNumber(), include_byok_in_budgets: includeByok },
+        ['limit_usd', 'include_byok_in_budgets'],
+      ),
+    });
     return { budget: budgetOf(row), include_byok_in_budgets: includeByok };
   });
 }
 
 /** DELETE: removes one interval's budget; deleted also when there was none (admin-api.md A13). */
-export async function deleteBudget(db: Db, actor: Actor, input: DeleteBudgetInput) {
+export async function deleteBudget(db: Db, actor: Actor, input: DeleteBudgetInput, audit: Audit) {
   const workspace = await resolveWorkspace(db, actor, input.workspace_ref);
-  await db.budget.deleteMany({ where: { workspace_id: workspace.id, reset_interval: input.interval } });
+  await db.$transaction(async (tx) => {
+    const gone = await tx.budget.findMany({ where: { workspace_id: workspace.id, reset_interval: input.interval } });
+    await tx.budget.deleteMany({ where: { workspace_id: workspace.id, reset_interval: input.interval } });
+    await appendAudit(tx, audit, {
+      action: 'budgets.delete',
+      targetType: 'workspace',
+      targetId: workspace.id,
+      changes: removed({ interval: input.interval, limit_usd: gone[0] ? gone[0].limit_usd.toNumber() : null }),
+    });
+  });
   return { deleted: true as const };
 }

@@ -12,6 +12,7 @@ import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, deleteByok, getByok, listByok, resealOrganizationSecrets, updateByok } from './byok.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['Providers'];
 
@@ -36,7 +37,9 @@ export const byokRouter = router({
     })
     .input(CreateByokInputSchema.extend(IdempotencyField))
     .output(ByokOutputSchema)
-    .mutation(idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input) }))),
+    .mutation(
+      idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    ),
   list: managementProcedure
     .meta({
       scope: 'byok:read',
@@ -97,7 +100,7 @@ export const byokRouter = router({
     })
     .input(UpdateByokInputSchema)
     .output(ByokOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.db, ctx.secrets, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.db, ctx.secrets, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   delete: managementProcedure
     .meta({
       scope: 'byok:write',
@@ -117,7 +120,7 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
 
   // Internal (tRPC only): re-encryption of the organization's secrets (BYOK keys, destination
   // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.

@@ -8,6 +8,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 import { resealDestinationSecrets } from '../destinations/destinations.service.js';
 import type { SecretBox } from './secret-box.js';
@@ -97,30 +98,35 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
 }
 
 /** POST /byok; `workspace_id: null` makes a credential for every workspace of the organization. */
-export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
+export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput, audit: Audit): Promise<ByokCredential> {
   const workspace = input.workspace_id === null ? null : await workspaceOf(db, actor, input.workspace_id);
   await assertOwnKeyHashes(db, actor, input.allowed_api_key_hashes);
   // The id is chosen here so that it can bind the ciphertext to this row.
   const id = randomUUID();
-  const row = await db.byokCredential.create({
-    data: {
-      id,
-      ...tenantData(actor),
-      workspace_id: workspace?.id ?? null,
-      name: input.name ?? null,
-      provider: input.provider,
-      label: maskProviderKey(input.key),
-      secret_ciphertext: box.seal(input.key, id),
-      disabled: input.disabled ?? false,
-      is_fallback: input.is_fallback ?? false,
-      sort_order: input.sort_order ?? 0,
-      declared_zdr: input.declared_zdr ?? null,
-      is_byok_only: input.is_byok_only ?? false,
-      is_required: input.is_required ?? false,
-      allowed_api_key_hashes: jsonList(input.allowed_api_key_hashes ?? null),
-      allowed_models: jsonList(input.allowed_models ?? null),
-      allowed_user_ids: jsonList(input.allowed_user_ids ?? null),
-    },
+  const row = await db.$transaction(async (tx) => {
+    const row = await tx.byokCredential.create({
+      data: {
+        id,
+        ...tenantData(actor),
+        workspace_id: workspace?.id ?? null,
+        name: input.name ?? null,
+        provider: input.provider,
+        label: maskProviderKey(input.key),
+        secret_ciphertext: box.seal(input.key, id),
+        disabled: input.disabled ?? false,
+        is_fallback: input.is_fallback ?? false,
+        sort_order: input.sort_order ?? 0,
+        declared_zdr: input.declared_zdr ?? null,
+        is_byok_only: input.is_byok_only ?? false,
+        is_required: input.is_required ?? false,
+        allowed_api_key_hashes: jsonList(input.allowed_api_key_hashes ?? null),
+        allowed_models: jsonList(input.allowed_models ?? null),
+        allowed_user_ids: jsonList(input.allowed_user_ids ?? null),
+      },
+    });
+    // The secret as answers show it: its masked label.
+    await appendAudit(tx, audit, { action: 'byok.create', targetType: 'byok_credential', targetId: row.id, changes: created(credentialOf(row)) });
+    return row;
   });
   return credentialOf(row);
 }
@@ -129,24 +135,35 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
  * PATCH /byok/{id}: changes the fields given; `key` replaces the sealed secret in place (and the
  * label). The write is conditional on the row being live, so a concurrent delete wins.
  */
-export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: UpdateByokInput): Promise<ByokCredential> {
+export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: UpdateByokInput, audit: Audit): Promise<ByokCredential> {
   const existing = await findCredential(db, actor, input.id);
   const { id: _id, key, allowed_api_key_hashes, allowed_models, allowed_user_ids, ...flags } = input;
   if ((flags.is_fallback ?? existing.is_fallback) && (flags.is_byok_only ?? existing.is_byok_only)) {
     throw new Invalid('is_fallback cannot be combined with is_byok_only', { reason: 'is_fallback with is_byok_only' });
   }
   await assertOwnKeyHashes(db, actor, allowed_api_key_hashes);
-  const [row] = await db.byokCredential.updateManyAndReturn({
-    where: { id: existing.id, deleted_at: null },
-    data: {
-      ...flags,
-      ...(key === undefined ? {} : { label: maskProviderKey(key), secret_ciphertext: box.seal(key, existing.id) }),
-      allowed_api_key_hashes: jsonList(allowed_api_key_hashes),
-      allowed_models: jsonList(allowed_models),
-      allowed_user_ids: jsonList(allowed_user_ids),
-    },
+  const row = await db.$transaction(async (tx) => {
+    const [row] = await tx.byokCredential.updateManyAndReturn({
+      where: { id: existing.id, deleted_at: null },
+      data: {
+        ...flags,
+        ...(key === undefined ? {} : { label: maskProviderKey(key), secret_ciphertext: box.seal(key, existing.id) }),
+        allowed_api_key_hashes: jsonList(allowed_api_key_hashes),
+        allowed_models: jsonList(allowed_models),
+        allowed_user_ids: jsonList(allowed_user_ids),
+      },
+    });
+    if (!row) throw new NotFound(`byok credential ${input.id}`);
+    // A new key shows as its masked label, as answers show it.
+    const fields = Object.keys(input).flatMap((field) => (field === 'id' ? [] : field === 'key' ? ['label'] : [field]));
+    await appendAudit(tx, audit, {
+      action: 'byok.update',
+      targetType: 'byok_credential',
+      targetId: row.id,
+      changes: changedFields(credentialOf(existing), credentialOf(row), fields),
+    });
+    return row;
   });
-  if (!row) throw new NotFound(`byok credential ${input.id}`);
   return credentialOf(row);
 }
 
@@ -154,13 +171,21 @@ export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: Up
  * DELETE /byok/{id}: the sealed secret is destroyed (set to null) and the record marked deleted; it
  * is no longer listed or found. The row stays for the generations that used it.
  */
-export async function deleteByok(db: Db, actor: Actor, input: { id: string }, now: Date): Promise<{ deleted: true }> {
+export async function deleteByok(db: Db, actor: Actor, input: { id: string }, now: Date, audit: Audit): Promise<{ deleted: true }> {
   const existing = await findCredential(db, actor, input.id);
-  const { count } = await db.byokCredential.updateMany({
-    where: { id: existing.id, deleted_at: null },
-    data: { secret_ciphertext: null, disabled: true, deleted_at: now },
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.byokCredential.updateMany({
+      where: { id: existing.id, deleted_at: null },
+      data: { secret_ciphertext: null, disabled: true, deleted_at: now },
+    });
+    if (count === 0) throw new NotFound(`byok credential ${input.id}`);
+    await appendAudit(tx, audit, {
+      action: 'byok.delete',
+      targetType: 'byok_credential',
+      targetId: existing.id,
+      changes: removed({ name: existing.name, provider: existing.provider, label: existing.label }),
+    });
   });
-  if (count === 0) throw new NotFound(`byok credential ${input.id}`);
   return { deleted: true };
 }
 /**

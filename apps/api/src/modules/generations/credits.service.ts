@@ -4,17 +4,29 @@ import { Prisma, type Db } from '@switchyard/db';
 import type { AddCreditsInput, CreditBalance, Credits } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 
 /** Where a 402 sends people to add credits. The one place this link is written. */
 export const ADD_CREDITS_URL = 'https://switchyard.dev/settings/credits';
 
 /** Internal (platform, billing): adds prepaid credit to the organization it names. */
-export async function addCredits(db: Db, input: AddCreditsInput): Promise<CreditBalance> {
+export async function addCredits(db: Db, input: AddCreditsInput, audit: Audit): Promise<CreditBalance> {
   await platformOrganization(db, input.organization_id);
-  const organization = await db.organization.update({
-    where: { id: input.organization_id },
-    data: { credit_balance: { increment: new Prisma.Decimal(input.amount) }, total_credits: { increment: new Prisma.Decimal(input.amount) } },
-    select: { credit_balance: true },
+  const organization = await db.$transaction(async (tx) => {
+    const organization = await tx.organization.update({
+      where: { id: input.organization_id },
+      data: { credit_balance: { increment: new Prisma.Decimal(input.amount) }, total_credits: { increment: new Prisma.Decimal(input.amount) } },
+      select: { credit_balance: true },
+    });
+    const after = organization.credit_balance.toNumber();
+    await appendAudit(tx, audit, {
+      action: 'generations.addCredits',
+      targetType: 'organization',
+      targetId: input.organization_id,
+      organizationId: input.organization_id,
+      changes: { before: { credit_balance: after - input.amount }, after: { credit_balance: after, amount: input.amount } },
+    });
+    return organization;
   });
   return { credit_balance: organization.credit_balance.toNumber() };
 }

@@ -14,6 +14,7 @@ import {
 import { logIfInternal } from '../../http/error-response.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { auditOfPlatform, auditOfTenant } from '../audit/audit.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -79,7 +80,7 @@ export const generationsRouter = router({
     })
     .input(GenerationFeedbackInputSchema)
     .output(GenerationFeedbackOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
 
   // Internal (tRPC only, platform keys): the routing service records each generation after the
   // request; billing adds credits.
@@ -102,5 +103,5 @@ export const generationsRouter = router({
   addCredits: platformProcedure
     .input(AddCreditsInputSchema.extend(IdempotencyField))
     .output(CreditBalanceSchema)
-    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx.db, input))),
+    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx.db, input, auditOfPlatform(ctx.platform, ctx)))),
 });

@@ -1,6 +1,6 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rowOrNulls, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rawRows, rowOrNulls, type Db, type Generation as GenerationRow } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -17,6 +17,7 @@ import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type H
 import { assertStorable } from '../../storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { generationWhere, tenantStatement, tenantValues, viewerOf, type Viewer } from '../../access/tenancy.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { SpendCache } from '../routing/spend.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
@@ -193,13 +194,18 @@ const UPSERT_FEEDBACK = tenantStatement(
 );
 
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
-export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
-  const written = await queryRows(
-    db,
-    UPSERT_FEEDBACK,
-    tenantValues(UPSERT_FEEDBACK, viewerOf(actor), input.generation_id, input.category, input.comment ?? null),
-  );
-  if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
+export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput, audit: Audit): Promise<{ success: true }> {
+  const values = tenantValues(UPSERT_FEEDBACK, viewerOf(actor), input.generation_id, input.category, input.comment ?? null);
+  await db.$transaction(async (tx) => {
+    const written = await rawRows(tx, UPSERT_FEEDBACK.row, { text: UPSERT_FEEDBACK.text, values });
+    if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
+    await appendAudit(tx, audit, {
+      action: 'generations.feedback',
+      targetType: 'generation',
+      targetId: input.generation_id,
+      changes: { after: { category: input.category, comment: input.comment ?? null } },
+    });
+  });
   return { success: true };
 }
 

@@ -34,6 +34,7 @@ import {
 } from './guardrails.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const openapi = routesOf('Guardrails');
 
@@ -144,7 +145,9 @@ export const guardrailsRouter = router({
     })
     .input(CreateGuardrailInputSchema.extend(IdempotencyField))
     .output(GuardrailOutputSchema)
-    .mutation(idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input) }))),
+    .mutation(
+      idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    ),
   get: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -176,7 +179,7 @@ export const guardrailsRouter = router({
     })
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   delete: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -189,7 +192,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   assignKeys: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -208,7 +211,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   unassignKeys: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -227,7 +230,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   assignMembers: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -246,7 +249,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   unassignMembers: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -265,5 +268,5 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

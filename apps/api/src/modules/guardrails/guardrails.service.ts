@@ -32,6 +32,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import { pageOf, type PageWindow } from '../pages.js';
@@ -302,16 +303,19 @@ async function workspaceToFileUnder(db: Db, actor: Actor, ref: string | undefine
   return organization.default_workspace_id;
 }
 
-export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardrailInput): Promise<Guardrail> {
+export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardrailInput, audit: Audit): Promise<Guardrail> {
   const { workspace_id, ...fields } = input;
   const data = guardrailData(fields);
-  const row = await db.guardrail.create({
-    data: {
-      ...data,
-      name: input.name,
-      ...tenantData(actor),
-      workspace_id: await workspaceToFileUnder(db, actor, workspace_id),
-    },
+  const workspaceId = await workspaceToFileUnder(db, actor, workspace_id);
+  const row = await db.$transaction(async (tx) => {
+    const row = await tx.guardrail.create({ data: { ...data, name: input.name, ...tenantData(actor), workspace_id: workspaceId } });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.create',
+      targetType: 'guardrail',
+      targetId: row.id,
+      changes: created({ ...input, workspace_id: workspaceId }),
+    });
+    return row;
   });
   return guardrailOf(row);
 }
@@ -320,7 +324,7 @@ export async function getGuardrail(db: Db, actor: Actor, input: GuardrailIdInput
   return guardrailOf(await findGuardrail(db, actor, input.id));
 }
 
-export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardrailInput): Promise<Guardrail> {
+export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardrailInput, audit: Audit): Promise<Guardrail> {
   const { id, ...fields } = input;
   const data = guardrailData(fields);
   const existing = await findGuardrail(db, actor, id).catch(async (error: unknown) => {
@@ -334,7 +338,16 @@ export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardra
       update: {},
     });
   });
-  const row = await db.guardrail.update({ where: { id: existing.id }, data });
+  const row = await db.$transaction(async (tx) => {
+    const row = await tx.guardrail.update({ where: { id: existing.id }, data });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.update',
+      targetType: 'guardrail',
+      targetId: row.id,
+      changes: changedFields(guardrailOf(existing), guardrailOf(row), Object.keys(fields)),
+    });
+    return row;
+  });
   return guardrailOf(row);
 }
 
@@ -348,10 +361,13 @@ async function defaultGuardrailWorkspace(db: Db, actor: Actor, id: string) {
 }
 
 /** Deletes the guardrail; its key and member assignments go with it (ON DELETE CASCADE). */
-export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdInput) {
+export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdInput, audit: Audit) {
   const existing = await findGuardrail(db, actor, input.id);
-  const { count } = await db.guardrail.deleteMany({ where: { id: existing.id } });
-  if (count === 0) throw new NotFound(`guardrail ${input.id}`);
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.guardrail.deleteMany({ where: { id: existing.id } });
+    if (count === 0) throw new NotFound(`guardrail ${input.id}`);
+    await appendAudit(tx, audit, { action: 'guardrails.delete', targetType: 'guardrail', targetId: existing.id, changes: removed({ name: existing.name }) });
+  });
   return { deleted: true as const };
 }
 
@@ -380,7 +396,7 @@ const ASSIGNED_ROW = z.object({ id: z.string() });
  * assigned. A key holds at most one guardrail (unique api_key_id): assigning moves it here from any
  * other; a key already assigned here is left as it is and not counted.
  */
-export async function assignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput) {
+export async function assignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput, audit: Audit) {
   const hashes = [...new Set(input.key_hashes)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
@@ -403,20 +419,34 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
         WHERE guardrail_key_assignments.guardrail_id <> excluded.guardrail_id
       RETURNING id`,
     );
+    await appendAudit(tx, audit, {
+      action: 'guardrails.assignKeys',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { after: { key_hashes: hashes } },
+    });
     return { assigned_count: assigned.length };
   });
 }
 
-export async function unassignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput) {
+export async function unassignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput, audit: Audit) {
   const guardrail = await findGuardrail(db, actor, input.id);
-  const { count } = await db.guardrailKeyAssignment.deleteMany({
-    where: { guardrail_id: guardrail.id, api_key: { hash: { in: input.key_hashes } } },
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.guardrailKeyAssignment.deleteMany({
+      where: { guardrail_id: guardrail.id, api_key: { hash: { in: input.key_hashes } } },
+    });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.unassignKeys',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { before: { key_hashes: input.key_hashes } },
+    });
+    return { unassigned_count: count };
   });
-  return { unassigned_count: count };
 }
 
 /** Assigns organization members; same rules as keys. */
-export async function assignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput) {
+export async function assignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput, audit: Audit) {
   const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
@@ -430,14 +460,28 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
       })),
       skipDuplicates: true,
     });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.assignMembers',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { after: { member_user_ids: userIds } },
+    });
     return { assigned_count: count };
   });
 }
 
-export async function unassignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput) {
+export async function unassignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput, audit: Audit) {
   const guardrail = await findGuardrail(db, actor, input.id);
-  const { count } = await db.guardrailMemberAssignment.deleteMany({
-    where: { guardrail_id: guardrail.id, user_id: { in: input.member_user_ids } },
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.guardrailMemberAssignment.deleteMany({
+      where: { guardrail_id: guardrail.id, user_id: { in: input.member_user_ids } },
+    });
+    await appendAudit(tx, audit, {
+      action: 'guardrails.unassignMembers',
+      targetType: 'guardrail',
+      targetId: guardrail.id,
+      changes: { before: { member_user_ids: input.member_user_ids } },
+    });
+    return { unassigned_count: count };
   });
-  return { unassigned_count: count };
 }

@@ -17,6 +17,7 @@ import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['API Keys'];
 
@@ -60,7 +61,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.create', async ({ ctx, input }) => {
-        const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now());
+        const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
         return { data: key, key: secret };
       }),
     ),
@@ -118,7 +119,7 @@ export const keysRouter = router({
     })
     .input(UpdateKeyInputSchema)
     .output(ManagedKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
   delete: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -139,7 +140,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now())),
+    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now(), auditOfTenant(ctx.actor, ctx))),
   rotate: managementProcedure
     .meta({
       openapi: {
@@ -164,7 +165,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.rotate', async ({ ctx, input }) => {
-        const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now());
+        const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
         return { data: key, key: secret };
       }),
     ),

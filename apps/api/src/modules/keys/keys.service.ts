@@ -1,13 +1,14 @@
-import { LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db } from '@switchyard/db';
+import { LimitReset, modelColumns, Prisma, queryRows, rawRows, statement, type ApiKey, type Db } from '@switchyard/db';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CreateKeyInput, Key, KeySecret, ListKeysInput, ManagedKey, RotateKeyInput, UpdateKeyInput } from '@switchyard/schema';
 import { Invalid, NotFound, Unauthorized } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
-import { tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { tenantSql, tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
 import { periodStarts } from './periods.js';
+import { appendAudit, auditInsertSql, auditValues, changedFields, removed, type Audit } from '../audit/audit.js';
 import type { UsageCache } from './usage-cache.js';
 
 const RATE_LIMIT_NOTE = 'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
@@ -120,6 +121,7 @@ const KEYS_PAGE = tenantStatement(
 const CREATE_KEY = tenantStatement(
   'organization',
   (tenant) => `
+  WITH k AS (
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
                         include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at, scopes)
   SELECT $2::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
@@ -128,9 +130,30 @@ const CREATE_KEY = tenantStatement(
   JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = ${tenant.organizationId}
   FOR KEY SHARE OF w
-  RETURNING ${KEY_SELECT}`,
+  RETURNING *
+  ), audited AS (
+  ${auditInsertSql(17, 'k', {
+    organization: 'k.organization_id',
+    targetType: `'key'`,
+    targetId: 'k.hash',
+    changes: `jsonb_build_object('after', jsonb_build_object('name', k.name, 'label', k.label, 'workspace_id', k.workspace_id,
+      'is_management_key', k.is_management_key, 'limit', k."limit", 'limit_reset', k.limit_reset, 'include_byok_in_limit', k.include_byok_in_limit,
+      'expires_at', k.expires_at, 'creator_user_id', k.creator_user_id, 'external_user', k.external_user, 'scopes', coalesce(k.scopes, '{}')))`,
+  })}
+  )
+  SELECT ${KEY_SELECT} FROM k`,
   z.object(KEY_COLUMNS),
 );
+
+/** A key's changeable fields before PATCH /keys changes them (the audit entry's `before`). */
+const KEY_BEFORE = z.object({
+  name: z.string(),
+  disabled: z.boolean(),
+  limit: z.number().nullable(),
+  limit_reset: z.string().nullable(),
+  include_byok_in_limit: z.boolean(),
+  scopes: z.array(z.string()),
+});
 
 /** The usage of a key with no generations. */
 const NO_USAGE = (id: string): KeyUsageRow => ({
@@ -271,7 +294,7 @@ const liveKey = (actor: Actor, hash: string) => ({ hash, ...tenantWhere(actor), 
  * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
  * creator is the member named, or the caller key's creator. The secret is returned once.
  */
-export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
+export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now: Date, audit: Audit): Promise<{ secret: string; key: ManagedKey }> {
   // A key that expired before it was made could never be used.
   if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) {
     throw new Invalid('expires_at is not in the future', { reason: 'expires_at in the past' });
@@ -287,7 +310,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
     if (!member) throw new Invalid('creator_user_id is not a member of the organization', { reason: 'unknown creator_user_id' });
   }
   const secret = generateApiKey();
-  const insert = createKeyQuery(actor.organizationId, workspaceId, creator, input, { id: randomUUID(), secret }, now);
+  const insert = createKeyQuery(actor.organizationId, workspaceId, creator, input, { id: randomUUID(), secret }, now, audit, 'keys.create');
   const [row] = await queryRows(db, insert.statement, insert.values);
   if (!row) {
     // The workspace named was deleted since it was resolved (the default one is never deleted).
@@ -308,6 +331,7 @@ export async function issueManagementKey(
   db: Db,
   input: { organization_id: string; name?: string | undefined },
   now: Date,
+  audit: Audit,
 ): Promise<{ secret: string; key: ManagedKey }> {
   const organization = await platformOrganization(db, input.organization_id);
   const tenant = { organizationId: organization.id };
@@ -325,6 +349,8 @@ export async function issueManagementKey(
     { name: input.name ?? 'Management key', is_management_key: true },
     { id: randomUUID(), secret },
     now,
+    audit,
+    'organizations.issueManagementKey',
   );
   const [row] = await queryRows(db, insert.statement, insert.values);
   if (!row) throw new Error(`organization ${organization.id} or its default workspace not found`);
@@ -334,7 +360,8 @@ export async function issueManagementKey(
 /**
  * The one statement POST /keys makes per key, with its values: `workspaceId` is the workspace named
  * (already resolved), or null for the organization's default; `creator` the member recorded as
- * creator. Exported for the bench's database floor.
+ * creator. The statement also appends the audit log's entry (`action`, by `audit`'s actor).
+ * Exported for the bench's database floor.
  */
 export function createKeyQuery(
   organizationId: string,
@@ -343,6 +370,8 @@ export function createKeyQuery(
   input: CreateKeyInput,
   key: { id: string; secret: string },
   now: Date,
+  audit: Audit,
+  action: string,
 ) {
   return {
     statement: CREATE_KEY,
@@ -365,6 +394,7 @@ export function createKeyQuery(
       input.external?.api_key ? hashApiKey(input.external.api_key) : null,
       now.toISOString(),
       scopesOf(input),
+      ...auditValues(audit, action),
     ),
   };
 }
@@ -386,22 +416,36 @@ function scopesOf(input: { scopes?: string[] | null | undefined; is_management_k
  * deleted one, is not found. The change applies to this process's next request at once (other
  * processes: within the key cache's TTL).
  */
-export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput, now: Date): Promise<ManagedKey> {
+export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: UpdateKeyInput, now: Date, audit: Audit): Promise<ManagedKey> {
   const { hash, scopes, ...rest } = input;
   const newScopes = scopes === undefined ? undefined : [...new Set(scopes ?? [])].sort();
   const changes = newScopes === undefined ? rest : { ...rest, scopes: newScopes };
   const update = async (tx: Prisma.TransactionClient) => {
+    // The row as it was, locked until the change commits (the audit entry's `before`).
+    const [before] = await rawRows(
+      tx,
+      KEY_BEFORE,
+      Prisma.sql`
+      SELECT name, disabled, "limit"::float8 AS "limit", limit_reset::text AS limit_reset, include_byok_in_limit, coalesce(scopes, '{}') AS scopes
+      FROM api_keys WHERE ${tenantSql(actor)} AND hash = ${hash} AND deleted_at IS NULL FOR UPDATE`,
+    );
+    if (!before) return [];
     const rows = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
     // Scopes are for management keys only (checked on the row, in the same transaction: nothing changes otherwise).
     if (rows[0] && !rows[0].is_management_key && (newScopes?.length ?? 0) > 0) {
       throw new Invalid('scopes are for management keys only', { reason: 'scopes on a regular key' });
+    }
+    const after = rows[0];
+    if (after) {
+      const is = { ...after, limit: after.limit === null ? null : Number(after.limit) };
+      await appendAudit(tx, audit, { action: 'keys.update', targetType: 'key', targetId: hash, changes: changedFields(before, is, Object.keys(changes)) });
     }
     return rows;
   };
   // Disabling or scoping may take the organization's last unscoped management key: that is
   // checked, under its lock. Scopes on a regular key roll the update back.
   const guarded = changes.disabled === true || (newScopes?.length ?? 0) > 0;
-  const result = guarded ? await db.$transaction((tx) => keepingManagementKey(tx, actor, now, update)) : await update(db);
+  const result = await db.$transaction((tx) => (guarded ? keepingManagementKey(tx, actor, now, update) : update(tx)));
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
@@ -418,7 +462,14 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
  * ("key:<hash>"), so every process forgets the key's secrets it holds and reads their new ends.
  * One transaction: the key row is locked by its update, so two rotations of one key queue.
  */
-export async function rotateKey(db: Db, keys: KeyCache, actor: Actor, input: RotateKeyInput, now: Date): Promise<{ secret: string; key: ManagedKey }> {
+export async function rotateKey(
+  db: Db,
+  keys: KeyCache,
+  actor: Actor,
+  input: RotateKeyInput,
+  now: Date,
+  audit: Audit,
+): Promise<{ secret: string; key: ManagedKey }> {
   const secret = generateApiKey();
   const ends = new Date(now.getTime() + (input.grace_period_seconds ?? 0) * 1000);
   const row = await db.$transaction(async (tx) => {
@@ -431,6 +482,12 @@ export async function rotateKey(db: Db, keys: KeyCache, actor: Actor, input: Rot
     });
     await tx.apiKeySecret.create({
       data: { secret_hash: hashApiKey(secret), api_key_id: key.id, organization_id: key.organization_id, created_at: now },
+    });
+    await appendAudit(tx, audit, {
+      action: 'keys.rotate',
+      targetType: 'key',
+      targetId: key.hash,
+      changes: { after: { label: key.label, grace_period_seconds: input.grace_period_seconds ?? 0, previous_secrets_expire_at: ends.toISOString() } },
     });
     return key;
   });
@@ -498,12 +555,13 @@ export async function keepingManagementKey<T>(
  * so that its generations and spend history stay the organization's records; its guardrail
  * assignments go.
  */
-export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string, now: Date): Promise<{ deleted: true }> {
+export async function deleteKey(db: Db, keys: KeyCache, actor: Actor, hash: string, now: Date, audit: Audit): Promise<{ deleted: true }> {
   const deleted = await db.$transaction((tx) =>
     keepingManagementKey(tx, actor, now, async (tx) => {
       const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: now, disabled: true } });
       if (!key) return false;
       await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });
+      await appendAudit(tx, audit, { action: 'keys.delete', targetType: 'key', targetId: key.hash, changes: removed({ name: key.name, label: key.label }) });
       return true;
     }),
   );

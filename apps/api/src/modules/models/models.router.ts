@@ -25,6 +25,7 @@ import {
 import { API_PREFIX } from '../../http/paths.js';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
+import { auditOfPlatform } from '../audit/audit.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import type { Context } from '../../trpc/context.js';
 import {
@@ -283,17 +284,17 @@ export const modelsRouter = router({
   upsert: platformProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input, API_PREFIX)),
+    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input, API_PREFIX, auditOfPlatform(ctx.platform, ctx))),
   upsertAlias: platformProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
-    .mutation(({ ctx, input }) => upsertAlias(ctx.db, ctx.catalog, input)),
+    .mutation(({ ctx, input }) => upsertAlias(ctx.db, ctx.catalog, input, auditOfPlatform(ctx.platform, ctx))),
   upsertVariant: platformProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input, API_PREFIX)),
+    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input, API_PREFIX, auditOfPlatform(ctx.platform, ctx))),
   import: platformProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)
-    .mutation(({ ctx, input }) => importCatalog(ctx.db, ctx.catalog, input)),
+    .mutation(({ ctx, input }) => importCatalog(ctx.db, ctx.catalog, input, auditOfPlatform(ctx.platform, ctx))),
 });

@@ -22,6 +22,7 @@ import type {
 import { GetModelOutputSchema, ListEmbeddingsModelsOutputSchema } from '@switchyard/schema';
 import { evaluatePolicy } from '../routing/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import { snapshotAnswer, variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
@@ -356,10 +357,18 @@ async function assertNoNameClash(tx: Tx, lookups: string[]): Promise<void> {
 const WRITE_TX = { maxWait: 10_000, timeout: 60_000 } as const;
 
 /** Internal: upsert one model with (optionally) its aliases and variants. */
-export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel, apiPath: string): Promise<Model> {
+export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel, apiPath: string, audit: Audit): Promise<Model> {
   const written = await db.$transaction(async (tx) => {
     const { model } = await writeModel(tx, entry);
     await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
+    // The catalog concerns no organization; the entry names the fields written, not the whole entry.
+    await appendAudit(tx, audit, {
+      action: 'models.upsert',
+      targetType: 'model',
+      targetId: model.id,
+      organizationId: null,
+      changes: { after: { name: entry.name, fields: Object.keys(entry).sort(), aliases: entry.aliases ?? [] } },
+    });
     return modelOf({ model, variant: null }, apiPath);
   }, WRITE_TX);
   catalog.invalidate();
@@ -367,7 +376,7 @@ export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogM
 }
 
 /** Internal: import a catalog file; all or nothing. */
-export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalog): Promise<ImportCatalogOutput> {
+export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalog, audit: Audit): Promise<ImportCatalogOutput> {
   const ids = catalog.models.map((m) => m.id.toLowerCase());
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new Invalid(`model ${duplicate} is listed twice`, { model: duplicate });
@@ -384,6 +393,14 @@ export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalo
       touched.push(written.model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase()));
     }
     await assertNoNameClash(tx, touched);
+    // A summary: the counts and the models' ids, not the catalog.
+    await appendAudit(tx, audit, {
+      action: 'models.import',
+      targetType: 'catalog',
+      targetId: null,
+      organizationId: null,
+      changes: { after: { ...totals, model_ids: catalog.models.map((m) => m.id), provider_slugs: (catalog.providers ?? []).map((p) => p.slug) } },
+    });
     return totals;
   }, WRITE_TX);
   cache.invalidate();
@@ -391,12 +408,19 @@ export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalo
 }
 
 /** Internal: point an alias at a model. */
-export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAliasInput): Promise<UpsertAliasInput> {
+export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAliasInput, audit: Audit): Promise<UpsertAliasInput> {
   const written = await db.$transaction(async (tx) => {
     const model = await tx.model.findUnique({ where: { lookup: input.model_id.toLowerCase() } });
     if (!model) throw new NotFound(`model ${input.model_id}`);
     await writeAlias(tx, input.alias, model);
     await assertNoNameClash(tx, [input.alias.toLowerCase()]);
+    await appendAudit(tx, audit, {
+      action: 'models.upsertAlias',
+      targetType: 'model_alias',
+      targetId: input.alias.toLowerCase(),
+      organizationId: null,
+      changes: { after: { model_id: model.id } },
+    });
     return { alias: input.alias.toLowerCase(), model_id: model.id };
   }, WRITE_TX);
   catalog.invalidate();
@@ -404,11 +428,21 @@ export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAl
 }
 
 /** Internal: upsert a variant of a model; answers the variant as GET /model shows it. */
-export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput, apiPath: string): Promise<Model> {
+export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput, apiPath: string, audit: Audit): Promise<Model> {
   const { model_id, ...variant } = input;
   const model = await db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
   if (!model) throw new NotFound(`model ${model_id}`);
-  const row = await db.$transaction((tx) => writeVariant(tx, model, variant), WRITE_TX);
+  const row = await db.$transaction(async (tx) => {
+    const row = await writeVariant(tx, model, variant);
+    await appendAudit(tx, audit, {
+      action: 'models.upsertVariant',
+      targetType: 'model',
+      targetId: model.id,
+      organizationId: null,
+      changes: { after: { variant: input.variant, fields: Object.keys(variant).sort() } },
+    });
+    return row;
+  }, WRITE_TX);
   catalog.invalidate();
   return modelOf({ model, variant: row }, apiPath);
 }

@@ -14,6 +14,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantSql, type Tenant, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
+import { appendAudit, changedFields, type Audit } from '../audit/audit.js';
 import type { MemberOrderCache } from './member-order.js';
 
 type Role = MemberRow['role'];
@@ -109,6 +110,7 @@ export async function createOrganizationMember(
   order: MemberOrderCache,
   actor: Actor,
   input: CreateOrganizationMemberInput,
+  audit: Audit,
 ): Promise<OrganizationMember> {
   const email = input.email.toLowerCase();
   const created = await db.$transaction(async (tx) => {
@@ -126,31 +128,50 @@ export async function createOrganizationMember(
       skipDuplicates: true,
     });
     if (!member) throw new Invalid('already a member of the organization', { reason: 'already a member', email });
-    return memberOf({ ...member, user: { email } });
+    const answer = memberOf({ ...member, user: { email } });
+    await appendAudit(tx, audit, { action: 'organization.createMember', targetType: 'member', targetId: userId, changes: { after: answer } });
+    return answer;
   });
   order.forget(actor.organizationId);
   return created;
 }
 
 /** Changes this organization's membership only: its role and names for the person. */
-export async function updateOrganizationMember(db: Db, actor: Actor, input: UpdateOrganizationMemberInput): Promise<OrganizationMember> {
-  const [row] = await db.organizationMember.updateManyAndReturn({
-    where: { ...tenantWhere(actor), user_id: input.user_id },
-    data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
-    include: { user: { select: { email: true } } },
+export async function updateOrganizationMember(db: Db, actor: Actor, input: UpdateOrganizationMemberInput, audit: Audit): Promise<OrganizationMember> {
+  return db.$transaction(async (tx) => {
+    const where = { ...tenantWhere(actor), user_id: input.user_id };
+    const before = await tx.organizationMember.findFirst({ where, include: { user: { select: { email: true } } } });
+    const [row] = await tx.organizationMember.updateManyAndReturn({
+      where,
+      data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
+      include: { user: { select: { email: true } } },
+    });
+    if (!row || !before) throw new NotFound(`member ${input.user_id}`);
+    const fields = Object.keys(input).filter((field) => field !== 'user_id');
+    await appendAudit(tx, audit, {
+      action: 'organization.updateMember',
+      targetType: 'member',
+      targetId: input.user_id,
+      changes: changedFields(memberOf(before), memberOf(row), fields),
+    });
+    return memberOf(row);
   });
-  if (!row) throw new NotFound(`member ${input.user_id}`);
-  return memberOf(row);
 }
 
 /** Removes the membership; workspace memberships and guardrail assignments go with it (cascade). */
-export async function removeOrganizationMember(db: Db, order: MemberOrderCache, actor: Actor, input: RemoveOrganizationMemberInput) {
+export async function removeOrganizationMember(db: Db, order: MemberOrderCache, actor: Actor, input: RemoveOrganizationMemberInput, audit: Audit) {
   if (input.user_id === actor.userId) throw new Invalid('a key cannot remove the member who created it');
-  const { count } = await db.organizationMember.deleteMany({
-    where: { ...tenantWhere(actor), user_id: input.user_id },
-  });
-  order.forget(actor.organizationId);
-  if (count === 0) throw new NotFound(`member ${input.user_id}`);
+  try {
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.organizationMember.deleteMany({
+        where: { ...tenantWhere(actor), user_id: input.user_id },
+      });
+      if (count === 0) throw new NotFound(`member ${input.user_id}`);
+      await appendAudit(tx, audit, { action: 'organization.removeMember', targetType: 'member', targetId: input.user_id });
+    });
+  } finally {
+    order.forget(actor.organizationId);
+  }
   return { removed: true as const };
 }
 

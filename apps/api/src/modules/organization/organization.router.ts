@@ -8,6 +8,7 @@ import {
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
 import { guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { auditOfTenant } from '../audit/audit.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
@@ -39,16 +40,20 @@ export const organizationRouter = router({
     .meta({ scope: 'members:write' })
     .input(CreateOrganizationMemberInputSchema.extend(IdempotencyField))
     .output(OrganizationMemberSchema)
-    .mutation(idempotent('organization.createMember', ({ ctx, input }) => createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input))),
+    .mutation(
+      idempotent('organization.createMember', ({ ctx, input }) =>
+        createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input, auditOfTenant(ctx.actor, ctx)),
+      ),
+    ),
   updateMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
-    .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
   // The member's guardrail assignments go with them.
   removeMember: guardrailWriteProcedure
     .meta({ scope: 'members:write' })
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input)),
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

@@ -7,7 +7,8 @@
 //      organization row (every other table it owns goes with it: ON DELETE CASCADE), and the people
 //      who belonged to no other organization.
 // Every step can run again: a job whose server died is taken again when its lease ends, and
-// resumes. Its progress is on the job row (organizations.deletion).
+// resumes. Its progress is on the job row (organizations.deletion). The organization's audit entries
+// are deleted with it; the platform's entry of the deletion (organization_id null) stays.
 import type { Db, Job } from '@switchyard/db';
 import { Prisma, queryRows, statement } from '@switchyard/db';
 import type { DeleteOrganizationInput, OrganizationDeletion } from '@switchyard/schema';
@@ -15,10 +16,10 @@ import { z } from 'zod';
 import type { KeyCache, PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
 import type { BlobStorage } from '../../storage/storage.js';
-import { disableOrganization } from './organizations.service.js';
 
 export const ORGANIZATION_DELETE = 'organization.delete';
 
@@ -54,15 +55,30 @@ export async function startOrganizationDeletion(
   platform: PlatformActor,
   input: DeleteOrganizationInput,
   now: Date,
+  audit: Audit,
 ): Promise<OrganizationDeletion> {
   if (input.confirm !== input.organization_id) throw new Invalid('confirm must repeat the organization id');
-  await disableOrganization(db, keys, input.organization_id, now);
-  const job = await jobs.enqueue(db, {
-    kind: ORGANIZATION_DELETE,
-    organizationId: null,
-    payload: { organization_id: input.organization_id, requested_by: platform.keyId },
-    singleton: `${ORGANIZATION_DELETE} ${input.organization_id}`,
+  const organizationId = input.organization_id;
+  if (!(await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }))) throw new NotFound(`organization ${organizationId}`);
+  const job = await db.$transaction(async (tx) => {
+    await tx.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
+    const job = await jobs.enqueue(tx, {
+      kind: ORGANIZATION_DELETE,
+      organizationId: null,
+      payload: { organization_id: organizationId, requested_by: platform.keyId },
+      singleton: `${ORGANIZATION_DELETE} ${organizationId}`,
+    });
+    // The platform's record of it names no organization: it outlives the organization's own entries.
+    await appendAudit(tx, audit, {
+      action: 'organizations.delete',
+      targetType: 'organization',
+      targetId: organizationId,
+      organizationId: null,
+      changes: { before: {}, after: { deletion_id: job.id } },
+    });
+    return job;
   });
+  keys.forgetOrganization(organizationId);
   return recordOf(job);
 }
 
@@ -149,6 +165,10 @@ export function organizationDeletionHandler(deps: OffboardingDeps): JobHandler {
         },
         update: {},
       });
+      // Its audit entries go too (the one escape from the log's append-only trigger besides its
+      // retention sweep); the platform's entry of this deletion names no organization and stays.
+      await tx.$executeRaw`SELECT set_config('switchyard.audit_retention', 'on', true)`;
+      await tx.auditLog.deleteMany({ where: tenantWhere(tenant) });
       const people = await tx.organizationMember.findMany({ where: tenantWhere(tenant), select: { user_id: true } });
       await tx.organization.delete({ where: { id: organizationId } });
       const ids = people.map((p) => p.user_id);

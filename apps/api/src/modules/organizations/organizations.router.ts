@@ -15,6 +15,7 @@ import {
 } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
 import { issueManagementKey } from '../keys/keys.service.js';
+import { auditOfPlatform } from '../audit/audit.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { getOrganizationDeletion, startOrganizationDeletion } from './offboarding.service.js';
@@ -26,7 +27,7 @@ export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema.extend(IdempotencyField))
     .output(CreateOrganizationOutputSchema)
-    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx.db, input))),
+    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx.db, input, auditOfPlatform(ctx.platform, ctx)))),
   list: platformProcedure
     .input(ListOrganizationsInputSchema)
     .output(ListOrganizationsOutputSchema)
@@ -34,12 +35,14 @@ export const organizationsRouter = router({
   disable: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
-    .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now())),
+    .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now(), auditOfPlatform(ctx.platform, ctx))),
   /** Offboarding: disables the organization now and queues the deletion of everything it owns. */
   delete: platformProcedure
     .input(DeleteOrganizationInputSchema)
     .output(OrganizationDeletionOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await startOrganizationDeletion(ctx.db, ctx.jobs, ctx.keys, ctx.platform, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await startOrganizationDeletion(ctx.db, ctx.jobs, ctx.keys, ctx.platform, input, ctx.now(), auditOfPlatform(ctx.platform, ctx)),
+    })),
   deletion: platformProcedure
     .input(GetOrganizationDeletionInputSchema)
     .output(OrganizationDeletionOutputSchema)
@@ -48,7 +51,7 @@ export const organizationsRouter = router({
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now());
+      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now(), auditOfPlatform(ctx.platform, ctx));
       return { data: key, key: secret };
     }),
   settings: platformProcedure
@@ -58,5 +61,5 @@ export const organizationsRouter = router({
   updateSettings: platformProcedure
     .input(UpdateOrganizationSettingsInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input)),
+    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input, auditOfPlatform(ctx.platform, ctx))),
 });

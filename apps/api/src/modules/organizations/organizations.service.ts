@@ -12,6 +12,7 @@ import type {
 } from '@switchyard/schema';
 import type { KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { appendAudit, changedFields, type Audit } from '../audit/audit.js';
 import { NotFound } from '../../errors.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
@@ -82,8 +83,18 @@ export async function createOrganizationIn(
   };
 }
 
-export function createOrganization(db: Db, input: CreateOrganizationInput): Promise<CreateOrganizationOutput> {
-  return db.$transaction((tx) => createOrganizationIn(tx, input));
+export function createOrganization(db: Db, input: CreateOrganizationInput, audit: Audit): Promise<CreateOrganizationOutput> {
+  return db.$transaction(async (tx) => {
+    const made = await createOrganizationIn(tx, input);
+    await appendAudit(tx, audit, {
+      action: 'organizations.create',
+      targetType: 'organization',
+      targetId: made.organization_id,
+      organizationId: made.organization_id,
+      changes: { after: { name: input.name, owner_user_id: made.owner_user_id, management_key_hash: made.management_key_hash } },
+    });
+    return made;
+  });
 }
 
 /** Oldest first. */
@@ -97,9 +108,18 @@ export async function listOrganizations(db: Db, page: ListOrganizationsInput) {
 }
 
 /** Disables an organization: every key of it is refused (401). Disabling it again changes nothing. */
-export async function disableOrganization(db: Db, keys: KeyCache, organizationId: string, now: Date): Promise<Organization> {
+export async function disableOrganization(db: Db, keys: KeyCache, organizationId: string, now: Date, audit: Audit): Promise<Organization> {
   await platformOrganization(db, organizationId);
-  await db.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
+    await appendAudit(tx, audit, {
+      action: 'organizations.disable',
+      targetType: 'organization',
+      targetId: organizationId,
+      organizationId,
+      changes: count > 0 ? { before: { disabled: false }, after: { disabled: true } } : { before: {}, after: {} },
+    });
+  });
   keys.forgetOrganization(organizationId);
   return organizationOf(await db.organization.findUniqueOrThrow({ where: { id: organizationId } }));
 }
@@ -131,14 +151,26 @@ export async function getOrganizationSettings(db: Db, input: { organization_id: 
  * organizations.updateSettings: sets the fields given (null: back to the server's default). Every
  * replica's routing sees the change within the notification delay (trigger "routing:<organization>").
  */
-export async function updateOrganizationSettings(db: Db, input: UpdateOrganizationSettingsInput): Promise<{ data: OrganizationSettings }> {
+export async function updateOrganizationSettings(db: Db, input: UpdateOrganizationSettingsInput, audit: Audit): Promise<{ data: OrganizationSettings }> {
   await assertOrganization(db, input.organization_id);
   const { organization_id: organizationId, alert_thresholds, credits_low_usd, ...quotas } = input;
   const fields = { ...quotas, ...alertSettingsData({ alert_thresholds, credits_low_usd }) };
-  const row = await db.organizationSettings.upsert({
-    where: tenantWhere({ organizationId }),
-    create: { ...tenantData({ organizationId }), ...fields },
-    update: fields,
+  const given = Object.keys(input).filter((k) => k !== 'organization_id' && input[k as keyof typeof input] !== undefined);
+  const row = await db.$transaction(async (tx) => {
+    const before = await tx.organizationSettings.findUnique({ where: tenantWhere({ organizationId }) });
+    const row = await tx.organizationSettings.upsert({
+      where: tenantWhere({ organizationId }),
+      create: { ...tenantData({ organizationId }), ...fields },
+      update: fields,
+    });
+    await appendAudit(tx, audit, {
+      action: 'organizations.updateSettings',
+      targetType: 'organization',
+      targetId: organizationId,
+      organizationId,
+      changes: changedFields(settingsOf(organizationId, before), settingsOf(organizationId, row), given),
+    });
+    return row;
   });
   return { data: settingsOf(organizationId, row) };
 }

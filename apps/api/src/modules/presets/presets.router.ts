@@ -19,6 +19,7 @@ import {
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { auditOfTenant } from '../audit/audit.js';
 import { routesOf } from '../../trpc/route.js';
 import {
   createPreset,
@@ -117,7 +118,9 @@ export const presetsRouter = router({
     .meta(fromRequest('/presets/{slug}/chat/completions', 'chat-completions', '`messages` missing or not an array'))
     .input(PresetFromChatInputSchema)
     .output(PresetFromRequestOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+    })),
   fromMessages: authedProcedure
     .meta(
       fromRequest(
@@ -128,12 +131,16 @@ export const presetsRouter = router({
     )
     .input(PresetFromMessagesInputSchema)
     .output(PresetFromRequestOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+    })),
   fromResponses: authedProcedure
     .meta(fromRequest('/presets/{slug}/responses', 'responses-style', '`instructions` over 100,000 characters'))
     .input(PresetFromResponsesInputSchema)
     .output(PresetFromRequestOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'responses', body: input }, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'responses', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+    })),
 
   // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
   create: managementProcedure
@@ -142,7 +149,7 @@ export const presetsRouter = router({
     .output(CreatePresetOutputSchema)
     .mutation(
       idempotent('presets.create', async ({ ctx, input }) => {
-        const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now());
+        const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
         return { data: preset, version };
       }),
     ),
@@ -150,10 +157,14 @@ export const presetsRouter = router({
     .meta({ scope: 'presets:write' })
     .input(CreatePresetVersionInputSchema.extend(IdempotencyField))
     .output(PresetVersionOutputSchema)
-    .mutation(idempotent('presets.createVersion', async ({ ctx, input }) => ({ data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now()) }))),
+    .mutation(
+      idempotent('presets.createVersion', async ({ ctx, input }) => ({
+        data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+      })),
+    ),
   deleteVersion: managementProcedure
     .meta({ scope: 'presets:write' })
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
 });

@@ -20,6 +20,7 @@ import type {
 import { PRESET_REQUEST_KEPT, SystemPromptSchema } from '@switchyard/schema';
 import { refuseDuplicates } from '../../db-errors.js';
 import { Conflict, Invalid, NotFound } from '../../errors.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { tenantData, tenantWhere, visibleRows } from '../../access/tenancy.js';
@@ -108,13 +109,19 @@ export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVer
   return versionDetailOf(row);
 }
 
-export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date) {
+export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date, audit: Audit) {
   return refuseDuplicates(
     () =>
       db.$transaction(async (tx) => {
         const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
         const created = await insertPreset(tx, actor, { workspaceId: workspace.id, slug: input.slug, name: input.name }, now);
         const { preset, version } = await addVersion(tx, actor, created.id, input, now);
+        await appendAudit(tx, audit, {
+          action: 'presets.create',
+          targetType: 'preset',
+          targetId: preset.id,
+          changes: { after: { slug: input.slug, name: input.name, workspace_id: workspace.id, version: version.version } },
+        });
         return { preset: presetOf(preset), version: versionOf(version)! };
       }),
     () => new Invalid(`preset slug ${input.slug} is taken`, { reason: 'slug taken', slug: input.slug }),
@@ -122,10 +129,16 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
 }
 
 /** The next version of a preset. */
-export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput, now: Date) {
+export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput, now: Date, audit: Audit) {
   return db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     const { version } = await addVersion(tx, actor, preset.id, input, now);
+    await appendAudit(tx, audit, {
+      action: 'presets.createVersion',
+      targetType: 'preset',
+      targetId: preset.id,
+      changes: { after: { version: version.version } },
+    });
     return versionOf(version)!;
   });
 }
@@ -224,7 +237,7 @@ function systemPromptOf(request: PresetRequest): string | null {
  * - 409: a concurrent call created the same slug first (its version 1 and ours would race); nothing
  *   was written, and the same call again adds the next version.
  */
-export async function presetFromRequest(db: Db, actor: Actor, request: PresetRequest, now: Date): Promise<PresetWithVersion> {
+export async function presetFromRequest(db: Db, actor: Actor, request: PresetRequest, now: Date, audit: Audit): Promise<PresetWithVersion> {
   const { slug } = request.body;
   const content = versionContentOf(request);
   return refuseDuplicates(
@@ -240,6 +253,12 @@ export async function presetFromRequest(db: Db, actor: Actor, request: PresetReq
           target = { ...(await insertPreset(tx, actor, { workspaceId: workspace.id, slug, name: slug }, now)), workspace };
         }
         const { preset, version } = await addVersion(tx, actor, target.id, content, now);
+        await appendAudit(tx, audit, {
+          action: FROM_REQUEST_ACTIONS[request.kind],
+          targetType: 'preset',
+          targetId: preset.id,
+          changes: { after: { slug, version: version.version } },
+        });
         return { ...presetOf(preset), designated_version: versionDetailOf(version) };
       }),
     () =>
@@ -251,7 +270,10 @@ export async function presetFromRequest(db: Db, actor: Actor, request: PresetReq
 }
 
 /** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
-export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput, now: Date) {
+/** The audit log's action of each kind of request a preset is made from. */
+const FROM_REQUEST_ACTIONS = { chat: 'presets.fromChat', messages: 'presets.fromMessages', responses: 'presets.fromResponses' } as const;
+
+export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput, now: Date, audit: Audit) {
   return db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
@@ -265,6 +287,12 @@ export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePre
       const newest = await tx.presetVersion.findFirst({ where: { preset_id: preset.id, deleted_at: null }, orderBy: { version: 'desc' } });
       await tx.preset.update({ where: { id: preset.id }, data: { designated_version_id: newest?.id ?? null, updated_at: now } });
     }
+    await appendAudit(tx, audit, {
+      action: 'presets.deleteVersion',
+      targetType: 'preset',
+      targetId: preset.id,
+      changes: { before: { version: input.version } },
+    });
     return { deleted: true as const };
   });
 }

@@ -2,6 +2,7 @@
 // (organization_settings): set by the platform (organizations.updateSettings) and by the
 // organization's own management keys (settings.alerts, settings.updateAlerts). Thresholds change
 // only the organization's own notifications: they decide nothing about its spend or its requests.
+import { appendAudit, changedFields, type Audit } from '../audit/audit.js';
 import { type Db, Prisma } from '@switchyard/db';
 import type { AlertSettings, AlertSettingsInput, OrganizationAlerts } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
@@ -41,13 +42,25 @@ export async function getAlertSettings(db: Db, actor: Actor): Promise<{ data: Or
   return { data: alertsOf(row) };
 }
 
-/** settings.updateAlerts: sets the fields given in the caller's organization's settings row. */
-export async function updateAlertSettings(db: Db, actor: Actor, input: AlertSettingsInput): Promise<{ data: OrganizationAlerts }> {
+/** settings.updateAlerts: sets the fields given in the caller's organization's settings row (audited). */
+export async function updateAlertSettings(db: Db, actor: Actor, input: AlertSettingsInput, audit: Audit): Promise<{ data: OrganizationAlerts }> {
   const data = alertSettingsData(input);
-  const row = await db.organizationSettings.upsert({
-    where: tenantWhere(actor),
-    create: { ...tenantData(actor), ...data },
-    update: data,
+  const given = Object.keys(input).filter((k) => input[k as keyof AlertSettingsInput] !== undefined);
+  const row = await db.$transaction(async (tx) => {
+    const before = await tx.organizationSettings.findUnique({ where: tenantWhere(actor) });
+    const row = await tx.organizationSettings.upsert({
+      where: tenantWhere(actor),
+      create: { ...tenantData(actor), ...data },
+      update: data,
+    });
+    await appendAudit(tx, audit, {
+      action: 'settings.updateAlerts',
+      targetType: 'organization',
+      targetId: actor.organizationId,
+      organizationId: actor.organizationId,
+      changes: changedFields(alertsOf(before), alertsOf(row), given),
+    });
+    return row;
   });
   return { data: alertsOf(row) };
 }

@@ -1,3 +1,4 @@
+import { auditOfTenant } from '../audit/audit.js';
 import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
@@ -17,5 +18,5 @@ export const settingsRouter = router({
     .meta({ scope: 'budgets:write' })
     .input(AlertSettingsInputSchema)
     .output(OrganizationAlertsOutputSchema)
-    .mutation(({ ctx, input }) => updateAlertSettings(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateAlertSettings(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

@@ -27,6 +27,7 @@ import {
 } from './workspaces.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['Workspaces'];
 
@@ -52,7 +53,7 @@ export const workspacesRouter = router({
     .input(AddWorkspaceMembersInputSchema)
     .output(AddWorkspaceMembersOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const added = await addWorkspaceMembers(ctx.db, ctx.actor, input);
+      const added = await addWorkspaceMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx));
       return { added_count: added.length, data: added };
     }),
 
@@ -97,7 +98,7 @@ export const workspacesRouter = router({
     })
     .input(RemoveWorkspaceMembersInputSchema)
     .output(RemoveWorkspaceMembersOutputSchema)
-    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 
   create: managementProcedure
     .meta({
@@ -112,7 +113,9 @@ export const workspacesRouter = router({
     })
     .input(CreateWorkspaceInputSchema.extend(IdempotencyField))
     .output(WorkspaceOutputSchema)
-    .mutation(idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input) }))),
+    .mutation(
+      idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    ),
   list: managementProcedure
     .meta({
       scope: 'workspaces:read',
@@ -173,7 +176,7 @@ export const workspacesRouter = router({
     })
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.db, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   // The workspace's guardrails go with it.
   delete: guardrailWriteProcedure
     .meta({
@@ -196,5 +199,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
 });

@@ -24,6 +24,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
 
@@ -108,17 +109,22 @@ export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<W
 }
 
 /** POST /workspaces; created_by is the caller key's user. */
-export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
+export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput, audit: Audit): Promise<Workspace> {
   const { name, slug, ...settings } = input;
   const row = await refuseDuplicates(
-    () => db.workspace.create({ data: { ...tenantData(actor), slug, name, created_by: actor.userId, ...settingsOf(settings) } }),
+    () =>
+      db.$transaction(async (tx) => {
+        const row = await tx.workspace.create({ data: { ...tenantData(actor), slug, name, created_by: actor.userId, ...settingsOf(settings) } });
+        await appendAudit(tx, audit, { action: 'workspaces.create', targetType: 'workspace', targetId: row.id, changes: created(input) });
+        return row;
+      }),
     () => slugTaken(input.slug),
   );
   return workspaceOf(row, await defaultWorkspaceId(db, actor));
 }
 
 /** PATCH /workspaces/{id}: the fields given. */
-export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspaceInput): Promise<Workspace> {
+export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspaceInput, audit: Audit): Promise<Workspace> {
   const { id, ...changes } = input;
   const workspace = await resolveWorkspace(db, actor, id);
   const defaultId = await defaultWorkspaceId(db, actor);
@@ -127,7 +133,21 @@ export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspa
     throw new Invalid('the default workspace keeps its slug', { reason: 'default workspace slug is fixed' });
   }
   const [row] = await refuseDuplicates(
-    () => db.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) }),
+    () =>
+      db.$transaction(async (tx) => {
+        const before = await tx.workspace.findFirst({ where: { id: workspace.id, deleted_at: null } });
+        const rows = await tx.workspace.updateManyAndReturn({ where: { id: workspace.id, deleted_at: null }, data: settingsOf(changes) });
+        if (before && rows[0]) {
+          const data = settingsOf(changes) as Record<string, unknown>;
+          await appendAudit(tx, audit, {
+            action: 'workspaces.update',
+            targetType: 'workspace',
+            targetId: workspace.id,
+            changes: changedFields(before, rows[0], Object.keys(data)),
+          });
+        }
+        return rows;
+      }),
     () => (changes.slug ? slugTaken(changes.slug) : undefined),
   );
   if (!row) throw new NotFound(`workspace ${id}`);
@@ -154,7 +174,7 @@ const LOCKED_ROW = z.object({ id: z.string() });
  * the generations and spend recorded in it stay. The workspace row is locked, so a concurrent delete
  * or budget change waits.
  */
-export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput, now: Date): Promise<{ deleted: true }> {
+export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput, now: Date, audit: Audit): Promise<{ deleted: true }> {
   const workspace = await resolveWorkspace(db, actor, input.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
@@ -179,6 +199,12 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
       select: { hash: true },
     });
     await tx.workspace.update({ where: { id: workspace.id }, data: { deleted_at: now, slug: workspace.id } });
+    await appendAudit(tx, audit, {
+      action: 'workspaces.delete',
+      targetType: 'workspace',
+      targetId: workspace.id,
+      changes: removed({ slug: workspace.slug, deleted_key_hashes: gone.map((k) => k.hash) }),
+    });
     return gone;
   });
   for (const key of removedKeys) keys.forget(key.hash);
@@ -191,7 +217,7 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
  * (400 naming them; nothing is removed). The default workspace's members are the organization's
  * (400: remove them from the organization instead).
  */
-export async function removeWorkspaceMembers(db: Db, actor: Actor, input: RemoveWorkspaceMembersInput) {
+export async function removeWorkspaceMembers(db: Db, actor: Actor, input: RemoveWorkspaceMembersInput, audit: Audit) {
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
@@ -211,7 +237,14 @@ export async function removeWorkspaceMembers(db: Db, actor: Actor, input: Remove
         user_ids_with_active_keys: holding.map((row) => row.creator_user_id),
       });
     }
+    const gone = await tx.workspaceMember.findMany({ where: { workspace_id: workspace.id, user_id: { in: userIds } }, select: { user_id: true } });
     const { count } = await tx.workspaceMember.deleteMany({ where: { workspace_id: workspace.id, user_id: { in: userIds } } });
+    await appendAudit(tx, audit, {
+      action: 'workspaces.removeMembers',
+      targetType: 'workspace',
+      targetId: workspace.id,
+      changes: removed({ user_ids: gone.map((m) => m.user_id) }),
+    });
     return { removed_count: count };
   });
 }
@@ -246,7 +279,7 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
  * adds of the same users create each membership once. Answers the memberships it created, in the
  * order of `user_ids`.
  */
-export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorkspaceMembersInput) {
+export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorkspaceMembersInput, audit: Audit) {
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
@@ -257,7 +290,10 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
       (unknown) => new Invalid('user ids that are not members of the organization', { reason: 'unknown or foreign user ids', invalid_user_ids: unknown }),
     );
     // Every organization member already belongs to the default workspace.
-    if (workspace.id === (await defaultWorkspaceId(tx, actor))) return [];
+    if (workspace.id === (await defaultWorkspaceId(tx, actor))) {
+      await appendAudit(tx, audit, { action: 'workspaces.addMembers', targetType: 'workspace', targetId: workspace.id, changes: { after: { user_ids: [] } } });
+      return [];
+    }
 
     // The workspace role is the organization's (workspace_role and Prisma's OrgRole share their values).
     const roles = new Map(members.map((m) => [m.user_id, m.role]));
@@ -269,6 +305,12 @@ export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorksp
         role: roles.get(user_id)!,
       })),
       skipDuplicates: true,
+    });
+    await appendAudit(tx, audit, {
+      action: 'workspaces.addMembers',
+      targetType: 'workspace',
+      targetId: workspace.id,
+      changes: { after: { user_ids: created.map((m) => m.user_id) } },
     });
     const order = new Map(userIds.map((id, i) => [id, i]));
     created.sort((a, b) => order.get(a.user_id)! - order.get(b.user_id)!);

@@ -1,0 +1,151 @@
+// The audit log's writer (issue 41 item 1; docs/audit.md, decision 0024): every state-changing
+// operation appends one entry in the same transaction as its change, through appendAudit (a Prisma
+// transaction's client) or auditInsertSql (a CTE of the change's own statement). Who acted and from
+// where is an Audit, made once per request from its context (auditOfTenant, auditOfPlatform).
+import type { Db, Prisma } from '@switchyard/db';
+import type { AuditActorKind } from '@switchyard/schema';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+
+/** Who acted, from where, and when. */
+export interface Audit {
+  actor: {
+    kind: AuditActorKind;
+    keyHash: string | null;
+    label: string | null;
+    userId: string | null;
+    organizationId: string | null;
+  };
+  requestId: string | null;
+  clientAddress: string | null;
+  /** The change's time (the server's clock, deps.now()). */
+  at: Date;
+}
+
+/** The request a change comes from (trpc/context.ts gives these). */
+export interface RequestOrigin {
+  requestId(): string | null;
+  clientAddress(): string | null;
+  now(): Date;
+}
+
+/** A tenant key's Audit: a management or regular key, or a federated access token acting as one. */
+export function auditOfTenant(actor: Actor, origin: RequestOrigin): Audit {
+  const kind: AuditActorKind = actor.via === 'access_token' ? 'access_token' : actor.key.is_management_key ? 'management_key' : 'regular_key';
+  return {
+    actor: { kind, keyHash: actor.key.hash, label: actor.key.label, userId: actor.userId, organizationId: actor.organizationId },
+    requestId: origin.requestId(),
+    clientAddress: origin.clientAddress(),
+    at: origin.now(),
+  };
+}
+
+/** A platform key's Audit: it names the platform key by its id and name. */
+export function auditOfPlatform(platform: PlatformActor, origin: RequestOrigin): Audit {
+  return {
+    actor: { kind: 'platform_key', keyHash: platform.keyId, label: platform.name, userId: null, organizationId: null },
+    requestId: origin.requestId(),
+    clientAddress: origin.clientAddress(),
+    at: origin.now(),
+  };
+}
+
+/** An anonymous PKCE exchange's Audit (its code is its only credential). */
+export function auditOfAnonymous(organizationId: string, userId: string | null, origin: RequestOrigin): Audit {
+  return {
+    actor: { kind: 'pkce', keyHash: null, label: null, userId, organizationId },
+    requestId: origin.requestId(),
+    clientAddress: origin.clientAddress(),
+    at: origin.now(),
+  };
+}
+
+/** The changed fields: what they were and what they became (either may be absent: a create has no before). */
+export interface Changes {
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  [other: string]: unknown;
+}
+
+/** What one operation changed. */
+export interface AuditRecord {
+  /** `<resource>.<verb>`: the procedure's path (docs/audit.md). */
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  /** The organization concerned: default the actor's; a platform write names it (null: none, e.g. the catalog). */
+  organizationId?: string | null;
+  changes?: Changes;
+}
+
+type Client = Db | Prisma.TransactionClient;
+
+/**
+ * Appends one entry with `client`: a transaction's client, so that the entry commits with the change
+ * and rolls back with it.
+ */
+export async function appendAudit(client: Client, audit: Audit, record: AuditRecord): Promise<void> {
+  const organizationId = record.organizationId === undefined ? audit.actor.organizationId : record.organizationId;
+  const changes = JSON.stringify(jsonSafe(record.changes ?? {}));
+  await client.$executeRaw`
+    INSERT INTO audit_log (id, organization_id, actor_kind, actor_key_hash, actor_label, actor_user_id, action, target_type, target_id,
+                           changes, request_id, client_address, created_at)
+    VALUES (gen_random_uuid(), ${organizationId}, ${audit.actor.kind}, ${audit.actor.keyHash}, ${audit.actor.label}, ${audit.actor.userId},
+            ${record.action}, ${record.targetType}, ${record.targetId}, ${changes}::jsonb, ${audit.requestId}, ${audit.clientAddress},
+            ${audit.at.toISOString()}::timestamptz)`;
+}
+
+/**
+ * The values of an audit CTE in a statement of its own (auditInsertSql), in this order: actor kind,
+ * key hash, label, user id, action, request id, client address, time.
+ */
+export function auditValues(audit: Audit, action: string): unknown[] {
+  const { actor } = audit;
+  return [actor.kind, actor.keyHash, actor.label, actor.userId, action, audit.requestId, audit.clientAddress, audit.at.toISOString()];
+}
+
+/**
+ * A CTE's INSERT of one entry per row of `from` (a CTE of the change: one row), for statements that
+ * make their change in one statement (POST /keys): `first` is the placeholder number of auditValues'
+ * first value; `organization`, `targetType`, `targetId` and `changes` are SQL over `from`'s columns.
+ */
+export function auditInsertSql(first: number, from: string, columns: { organization: string; targetType: string; targetId: string; changes: string }): string {
+  const p = (i: number) => `$${first + i}`;
+  return `INSERT INTO audit_log (id, organization_id, actor_kind, actor_key_hash, actor_label, actor_user_id, action, target_type, target_id,
+                         changes, request_id, client_address, created_at)
+  SELECT gen_random_uuid(), ${columns.organization}, ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text,
+         ${columns.targetType}, ${columns.targetId}, ${columns.changes}, ${p(5)}::text, ${p(6)}::text, ${p(7)}::timestamptz
+  FROM ${from}`;
+}
+
+/** Values as JSON would write them (Decimal and Date as strings; undefined dropped). */
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
+}
+
+/**
+ * The fields of `after` whose value differs from `before`'s (compared as JSON), with both sides:
+ * `{ before: { name: 'a' }, after: { name: 'b' } }`. Fields in `masked` are written as `mask(value)`.
+ */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[] = Object.keys(after)): Changes {
+  const was: Record<string, unknown> = {};
+  const is: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (!(field in after) || after[field] === undefined) continue;
+    const a = jsonSafe(before[field]);
+    const b = jsonSafe(after[field]);
+    if (JSON.stringify(a) === JSON.stringify(b)) continue;
+    was[field] = a;
+    is[field] = b;
+  }
+  return { before: was, after: is };
+}
+
+/** The fields given (undefined ones dropped), as an entry's `after` of a create. */
+export function created(after: Record<string, unknown>): Changes {
+  return { after: jsonSafe(after) as Record<string, unknown> };
+}
+
+/** As an entry's `before` of a delete. */
+export function removed(before: Record<string, unknown>): Changes {
+  return { before: jsonSafe(before) as Record<string, unknown> };
+}

@@ -1,0 +1,302 @@
+// One audit entry per change, for every state-changing operation, derived from the router (issue 41
+// item 1; docs/audit.md): every tRPC mutation is audited (a sample here performs it once and finds
+// exactly one entry, by the request's X-Request-Id, with its action, actor and target), or excluded
+// with its reason (docs/audit.md's exclusions), or listed as not audited yet (PENDING, which only
+// shrinks). A new mutation in none of them fails the first test.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../src/router.js';
+import { hashApiKey } from '../src/modules/keys/key-format.js';
+import { createOrganization, useServer } from './fixtures.js';
+import { demoCatalog, record } from './fixtures-catalog.js';
+import { AUDIENCE, identityProvider, ISSUER } from './fixtures-identity.js';
+import { ok, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
+
+/** Mutations that append no entry per call, and why (docs/audit.md lists the same). */
+export const EXCLUDED: Record<string, string> = {
+  'routing.authorize': 'data plane (a BYOK secret it reveals is audited in a bounded form: byok.reveal)',
+  'routing.release': 'data plane',
+  'generations.record': 'data plane',
+  'generations.recordBatch': 'data plane',
+  'analytics.query': 'a read (a POST for its body): changes nothing',
+  'files.openContainer': "data plane: the gateway's sandbox for one session",
+  'videos.createJob': 'data plane: the gateway records a video generation',
+};
+
+/**
+ * Mutations not audited yet (the rest of issue 41 item 1): each one moved out of here gets a sample
+ * in AUDITED. The list only shrinks.
+ */
+export const PENDING: readonly string[] = [
+  'byok.resealSecrets',
+  'scim.createGroupMapping',
+  'scim.updateGroupMapping',
+  'scim.deleteGroupMapping',
+  'scim.createSyncJob',
+  'scim.createToken',
+  'scim.revokeToken',
+  'files.promote',
+  'files.deleteDocument',
+  'destinations.create',
+  'destinations.update',
+  'destinations.delete',
+  'destinations.rotateSecret',
+];
+
+const env = useServer('Audit other');
+type Server = typeof env.server;
+
+type Caller = 'management' | 'platform' | 'none';
+
+interface AuditedSample<P extends ProcedurePath> {
+  /** Who calls it (default: management). */
+  caller?: Caller;
+  input: (server: Server) => InputOf<P> | Promise<InputOf<P>>;
+  /** The entry's target type, and its id from the input and output. */
+  target: { type: string; id: (input: InputOf<P>, output: unknown) => string | null };
+  /** The entry's organization (default: the server's). */
+  organization?: (server: Server, input: InputOf<P>, output: unknown) => string | null;
+  /** The actor kind (default from the caller). */
+  actorKind?: string;
+}
+
+const unique = () => randomUUID().slice(0, 8);
+const newKey = async (server: Server) => (await ok(server, 'keys.create', { name: `k-${unique()}` })).data.hash;
+
+const newWorkspace = async (server: Server) => (await ok(server, 'workspaces.create', { slug: `ws-${unique()}`, name: 'W' })).data.id;
+const newMember = async (server: Server) => (await ok(server, 'organization.createMember', { email: `m-${unique()}@example.com` })).id;
+const newGuardrail = async (server: Server) => (await ok(server, 'guardrails.create', { name: `g-${unique()}` })).data.id;
+const dataId = (_i: unknown, o: unknown) => (o as { data: { id: string } }).data.id;
+const inputId = (i: { id: string }) => i.id;
+
+const hex = (n: number) => randomUUID().replace(/-/g, '').repeat(3).slice(0, n);
+const newByok = async (server: Server) => (await ok(server, 'byok.create', { provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` })).data.id;
+const policyInput = async (server: Server) => ({
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  subject: `workload-${unique()}`,
+  jwks: (await identityProvider()).jwks as { keys: [{ kty: 'EC' }] },
+  key_hash: await newKey(server),
+});
+let generation: string;
+
+const newPreset = async (server: Server) => {
+  const slug = `p-${unique()}`;
+  await ok(server, 'presets.create', { slug, name: 'P', config: { model: 'openai/gpt-4o' } });
+  return slug;
+};
+const anyId = () => expect.any(String) as unknown as string;
+
+const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
+  'presets.create': { input: () => ({ slug: `p-${unique()}`, name: 'P', config: { model: 'openai/gpt-4o' } }), target: { type: 'preset', id: anyId } },
+  'presets.createVersion': {
+    input: async (s) => ({ slug: await newPreset(s), config: { model: 'openai/gpt-4o-mini' } }),
+    target: { type: 'preset', id: anyId },
+  },
+  'presets.deleteVersion': { input: async (s) => ({ slug: await newPreset(s), version: 1 }), target: { type: 'preset', id: anyId } },
+  'presets.fromChat': { input: () => ({ slug: `p-${unique()}`, messages: [], temperature: 0.5 }), target: { type: 'preset', id: anyId } },
+  'presets.fromMessages': {
+    input: () => ({ slug: `p-${unique()}`, model: 'anthropic/claude-sonnet-4', messages: null, system: 'Be brief.' }),
+    target: { type: 'preset', id: anyId },
+  },
+  'presets.fromResponses': { input: async (s) => ({ slug: await newPreset(s), instructions: 'Be brief.' }), target: { type: 'preset', id: anyId } },
+  'models.upsert': {
+    caller: 'platform',
+    input: () => ({ ...demoCatalog.models[0]!, name: 'Renamed by the platform' }),
+    target: { type: 'model', id: (i) => i.id },
+    organization: () => null,
+  },
+  'models.upsertAlias': {
+    caller: 'platform',
+    input: () => ({ alias: `openai/gpt-4o-alias-${unique()}`, model_id: 'openai/gpt-4o' }),
+    target: { type: 'model_alias', id: (i) => i.alias },
+    organization: () => null,
+  },
+  'models.upsertVariant': {
+    caller: 'platform',
+    input: () => ({ model_id: 'openai/gpt-4o', variant: 'nitro' }),
+    target: { type: 'model', id: (i) => i.model_id },
+    organization: () => null,
+  },
+  'models.import': {
+    caller: 'platform',
+    input: () => ({ models: demoCatalog.models.slice(0, 2) }),
+    target: { type: 'catalog', id: () => null },
+    organization: () => null,
+  },
+  'byok.create': { input: () => ({ provider: 'openai', name: `b-${unique()}`, key: `sk-${hex(32)}` }), target: { type: 'byok_credential', id: dataId } },
+  'byok.update': { input: async (s) => ({ id: await newByok(s), key: `sk-${hex(32)}`, disabled: true }), target: { type: 'byok_credential', id: inputId } },
+  'byok.delete': { input: async (s) => ({ id: await newByok(s) }), target: { type: 'byok_credential', id: inputId } },
+  'budgets.set': {
+    input: async (s) => ({ workspace_ref: await newWorkspace(s), interval: 'monthly', limit_usd: 100 }),
+    target: { type: 'workspace', id: (i) => i.workspace_ref },
+  },
+  'budgets.delete': {
+    input: async (s) => ({ workspace_ref: await newWorkspace(s), interval: 'daily' }),
+    target: { type: 'workspace', id: (i) => i.workspace_ref },
+  },
+  'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }), target: { type: 'member', id: (_i, o) => (o as { id: string }).id } },
+  'organization.updateMember': { input: async (s) => ({ user_id: await newMember(s), role: 'org:admin' }), target: { type: 'member', id: (i) => i.user_id } },
+  'organization.removeMember': { input: async (s) => ({ user_id: await newMember(s) }), target: { type: 'member', id: (i) => i.user_id } },
+  'organizations.create': {
+    caller: 'platform',
+    input: () => ({ name: `Org ${unique()}` }),
+    target: { type: 'organization', id: (_i, o) => (o as { organization_id: string }).organization_id },
+    organization: (_s, _i, o) => (o as { organization_id: string }).organization_id,
+  },
+  'organizations.disable': {
+    caller: 'platform',
+    input: async (s) => ({ organization_id: (await createOrganization(s.db, 'Doomed')).organizationId }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+    organization: (_s, i) => (i as { organization_id: string }).organization_id,
+  },
+  'organizations.delete': {
+    caller: 'platform',
+    input: async (s) => {
+      const { organizationId } = await createOrganization(s.db, 'Offboarded');
+      return { organization_id: organizationId, confirm: organizationId };
+    },
+    target: { type: 'organization', id: (i) => i.organization_id },
+    // The platform's entry of a deletion names no organization: it outlives the organization's own entries.
+    organization: () => null,
+  },
+  'settings.updateAlerts': {
+    caller: 'management',
+    input: () => ({ alert_thresholds: [25, 75], credits_low_usd: 3 }),
+    target: { type: 'organization', id: () => env.server.organizationId },
+    organization: (s) => s.organizationId,
+  },
+  'organizations.updateSettings': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId, free_model_requests_per_minute: 33 }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+  },
+  'generations.addCredits': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId, amount: 1 }),
+    target: { type: 'organization', id: (i) => i.organization_id },
+  },
+  'generations.feedback': { input: () => ({ generation_id: generation, category: 'other' }), target: { type: 'generation', id: (i) => i.generation_id } },
+  'auth.createCode': {
+    input: () => ({ callback_url: `https://app-${unique()}.example/callback` }),
+    target: { type: 'oauth_app', id: () => expect.any(String) as unknown as string },
+  },
+  'federationPolicies.create': { input: (s) => policyInput(s), target: { type: 'federation_policy', id: (_i, o) => (o as { id: string }).id } },
+  'federationPolicies.delete': {
+    input: async (s) => ({ id: (await ok(s, 'federationPolicies.create', await policyInput(s))).id }),
+    target: { type: 'federation_policy', id: inputId },
+  },
+  'workspaces.create': { input: () => ({ slug: `ws-${unique()}`, name: 'W' }), target: { type: 'workspace', id: dataId } },
+  'workspaces.update': { input: async (s) => ({ id: await newWorkspace(s), name: 'Renamed' }), target: { type: 'workspace', id: inputId } },
+  'workspaces.delete': { input: async (s) => ({ id: await newWorkspace(s) }), target: { type: 'workspace', id: inputId } },
+  'workspaces.addMembers': { input: async (s) => ({ id: await newWorkspace(s), user_ids: [await newMember(s)] }), target: { type: 'workspace', id: inputId } },
+  'workspaces.removeMembers': { input: async (s) => ({ id: await newWorkspace(s), user_ids: ['not-a-member'] }), target: { type: 'workspace', id: inputId } },
+  'guardrails.create': { input: () => ({ name: `g-${unique()}` }), target: { type: 'guardrail', id: dataId } },
+  'guardrails.update': { input: async (s) => ({ id: await newGuardrail(s), name: 'renamed' }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.delete': { input: async (s) => ({ id: await newGuardrail(s) }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.assignKeys': { input: async (s) => ({ id: await newGuardrail(s), key_hashes: [await newKey(s)] }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.unassignKeys': { input: async (s) => ({ id: await newGuardrail(s), key_hashes: [await newKey(s)] }), target: { type: 'guardrail', id: inputId } },
+  'guardrails.assignMembers': {
+    input: async (s) => ({ id: await newGuardrail(s), member_user_ids: [await newMember(s)] }),
+    target: { type: 'guardrail', id: inputId },
+  },
+  'guardrails.unassignMembers': {
+    input: async (s) => ({ id: await newGuardrail(s), member_user_ids: [await newMember(s)] }),
+    target: { type: 'guardrail', id: inputId },
+  },
+  'keys.create': { input: () => ({ name: `k-${unique()}`, limit: 5 }), target: { type: 'key', id: (_i, o) => (o as { data: { hash: string } }).data.hash } },
+  'keys.update': { input: async (s) => ({ hash: await newKey(s), name: 'renamed', limit: 7 }), target: { type: 'key', id: (i) => i.hash } },
+  'keys.delete': { input: async (s) => ({ hash: await newKey(s) }), target: { type: 'key', id: (i) => i.hash } },
+  'keys.rotate': { input: async (s) => ({ hash: await newKey(s), grace_period_seconds: 60 }), target: { type: 'key', id: (i) => i.hash } },
+  'organizations.issueManagementKey': {
+    caller: 'platform',
+    input: (s) => ({ organization_id: s.organizationId }),
+    target: { type: 'key', id: (_i, o) => (o as { data: { hash: string } }).data.hash },
+  },
+  'auth.exchangeCode': {
+    caller: 'none',
+    actorKind: 'pkce',
+    input: async (s) => ({ code: (await ok(s, 'auth.createCode', { callback_url: `https://app-${unique()}.example/callback` })).data.id }),
+    target: { type: 'key', id: (_i, o) => hashApiKey((o as { key: string }).key) },
+  },
+};
+const auditedOf: Record<string, AuditedSample<ProcedurePath> | undefined> = AUDITED as never;
+
+const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+  .filter(([, p]) => p._def.type === 'mutation')
+  .map(([path]) => path);
+
+/** Calls a procedure over tRPC with a request id of our own; answers its status and output. */
+async function call(server: Server, path: string, input: unknown, key: string | null, requestId: string) {
+  const res = await server.request(`/trpc/${path}`, {
+    key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+  return { status: res.status, data: body.result?.data, error: body.error };
+}
+
+const entriesOf = (server: Server, requestId: string) => server.db.auditLog.findMany({ where: { request_id: requestId } });
+
+let platformKeyId: string;
+beforeAll(async () => {
+  const { server } = env;
+  await ok(server, 'models.import', demoCatalog);
+  await ok(server, 'generations.addCredits', { organization_id: server.organizationId, amount: 100 });
+  generation = await record(server, { api_key_hash: hashApiKey(server.managementKey), usage: 0.01 });
+  platformKeyId = (await env.server.db.platformKey.findFirstOrThrow({ where: { hash: hashApiKey(env.server.platformKey) } })).id;
+});
+
+describe('audit coverage', () => {
+  it('every mutation is audited, excluded with a reason, or listed as pending: none is forgotten', () => {
+    const audited = Object.keys(AUDITED);
+    const classified = [...audited, ...Object.keys(EXCLUDED), ...PENDING];
+    expect(
+      mutations.filter((m) => !classified.includes(m)),
+      'mutations neither audited nor excluded (audit-coverage.test.ts)',
+    ).toEqual([]);
+    expect(
+      classified.filter((m) => !mutations.includes(m)),
+      'names that are no mutation',
+    ).toEqual([]);
+    expect(new Set(classified).size, 'a mutation in two lists').toBe(classified.length);
+  });
+
+  for (const path of mutations.filter((m) => auditedOf[m])) {
+    it(`${path}: one successful call appends exactly one entry`, async () => {
+      const { server } = env;
+      const sample = auditedOf[path]!;
+      const caller = sample.caller ?? 'management';
+      const key = caller === 'management' ? server.managementKey : caller === 'platform' ? server.platformKey : null;
+      const input = await sample.input(server);
+      const requestId = `audit-${randomUUID()}`;
+      const result = await call(server, path, input, key, requestId);
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      const entries = await entriesOf(server, requestId);
+      expect(entries).toHaveLength(1);
+      const [entry] = entries;
+      const actor =
+        caller === 'management'
+          ? { kind: 'management_key', key: hashApiKey(server.managementKey) }
+          : caller === 'platform'
+            ? { kind: 'platform_key', key: platformKeyId }
+            : { kind: sample.actorKind, key: null };
+      expect({
+        action: entry!.action,
+        kind: entry!.actor_kind,
+        key: entry!.actor_key_hash,
+        organization: entry!.organization_id,
+        target: { type: entry!.target_type, id: entry!.target_id },
+      }).toEqual({
+        action: path,
+        kind: actor.kind,
+        key: actor.key,
+        organization: sample.organization ? sample.organization(server, input as never, result.data) : server.organizationId,
+        target: { type: sample.target.type, id: sample.target.id(input as never, result.data) },
+      });
+      expect(entry!.client_address).toMatch(/127\.0\.0\.1|::1/);
+    });
+  }
+});
