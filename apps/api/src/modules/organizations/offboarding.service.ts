@@ -65,7 +65,7 @@ export async function startOrganizationDeletion(
     const job = await jobs.enqueue(tx, {
       kind: ORGANIZATION_DELETE,
       organizationId: null,
-      payload: { organization_id: organizationId, requested_by: platform.keyId },
+      payload: { ...tenantData({ organizationId }), requested_by: platform.keyId },
       singleton: `${ORGANIZATION_DELETE} ${organizationId}`,
     });
     // The platform's record of it names no organization: it outlives the organization's own entries.
