@@ -263,7 +263,7 @@ describe('organizations.settings and organizations.updateSettings: the quotas th
   // Raw: some inputs are meant to be refused.
   const update = (input: Record<string, unknown>, key?: string) => trpcRaw(env.server, 'organizations.updateSettings', input, { key }) as Promise<Answer>;
 
-  it('answers every field null until set; sets, keeps what is omitted, and clears with null', async () => {
+  it('answers the defaults until set (null, or the default alert thresholds); sets, keeps what is omitted, and clears with null', async () => {
     const org = await createOrganization(env.server.db, 'Settled');
     const empty = await settings(org.organizationId);
     expect(empty.status).toBe(200);
