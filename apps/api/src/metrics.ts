@@ -161,19 +161,15 @@ export class Metrics {
   }
 
   /**
-   * Reports the open routing reservations, read from the database at each scrape: every replica
-   * reports the same deployment-wide figures (aggregate with max, not sum). A scrape never queues
-   * for a connection: while the pool has none idle (and has opened any), the gauges keep their last
-   * values.
+   * One database read shared by the gauges of a scrape (a failed or skipped read answers null: the
+   * gauges keep their last values), skipped while `busy` says the pool should not be asked.
    */
-  reservations(read: () => Promise<{ count: number; amount: number }>): void {
-    // One read per scrape, shared by both gauges; a failed or skipped read keeps the last values.
-    let pending: Promise<{ count: number; amount: number } | null> | undefined;
+  #readPerScrape<T>(read: () => Promise<T>, busy: (pool: PoolStats) => boolean): () => Promise<T | null> {
+    let pending: Promise<T | null> | undefined;
     const pool = this.#pool;
-    const once = () => {
+    return () => {
       if (pending) return pending;
-      const { total, idle, waiting } = pool();
-      if (total > 0 && (idle === 0 || waiting > 0)) return Promise.resolve(null);
+      if (busy(pool())) return Promise.resolve(null);
       pending = read()
         .catch(() => null)
         .finally(() => {
@@ -181,6 +177,17 @@ export class Metrics {
         });
       return pending;
     };
+  }
+
+  /**
+   * Reports the open routing reservations, read from the database at each scrape: every replica
+   * reports the same deployment-wide figures (aggregate with max, not sum). A scrape never queues
+   * for a connection: while the pool has none idle (and has opened any), the gauges keep their last
+   * values.
+   */
+  reservations(read: () => Promise<{ count: number; amount: number }>): void {
+    // One read per scrape, shared by both gauges; a failed or skipped read keeps the last values.
+    const once = this.#readPerScrape(read, ({ total, idle, waiting }) => total > 0 && (idle === 0 || waiting > 0));
     new Gauge({
       name: `${PREFIX}reservations_open`,
       help: 'Routing reservations holding an amount (not settled, released or expired), deployment-wide; the same on every replica',
@@ -225,19 +232,7 @@ export class Metrics {
   outbox(read: () => Promise<{ undispatched: number; undelivered: number; oldestAt: Date | null }>, now: () => Date): void {
     for (const counter of [this.deliveries, this.destinationsDisabled]) this.registry.registerMetric(counter);
     for (const result of ['delivered', 'failed', 'dead']) this.deliveries.inc({ result }, 0);
-    let pending: Promise<{ undispatched: number; undelivered: number; oldestAt: Date | null } | null> | undefined;
-    const pool = this.#pool;
-    const once = () => {
-      if (pending) return pending;
-      const { total, idle, waiting } = pool();
-      if (total > 0 && idle === 0 && waiting > 0) return Promise.resolve(null);
-      pending = read()
-        .catch(() => null)
-        .finally(() => {
-          pending = undefined;
-        });
-      return pending;
-    };
+    const once = this.#readPerScrape(read, ({ total, idle, waiting }) => total > 0 && idle === 0 && waiting > 0);
     new Gauge({
       name: `${PREFIX}outbox_backlog`,
       help: 'The events outbox not yet done, deployment-wide, by stage: dispatch (events not yet turned into deliveries), delivery (deliveries pending or failing, to enabled destinations)',

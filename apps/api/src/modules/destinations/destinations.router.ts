@@ -29,6 +29,9 @@ import { destinationStatus } from '../events/delivery.js';
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
 
+/** The 404 of every operation on one destination. */
+const NO_DESTINATION = `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`;
+
 const depsOf = (ctx: Context): DestinationDeps => ({ db: ctx.db, secrets: ctx.secrets, allowedHosts: ctx.media.upstreamAllowedHosts });
 
 const FOREIGN_WORKSPACE = 'workspace_id names a workspace of another organization';
@@ -76,7 +79,7 @@ export const destinationsRouter = router({
       scope: 'destinations:read',
       statuses: answers({
         403: WHY.managementOnly,
-        404: `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`,
+        404: NO_DESTINATION,
       }),
       listed: [401, 404, 500],
     })
@@ -132,7 +135,7 @@ export const destinationsRouter = router({
       scope: 'destinations:read',
       statuses: answers({
         403: WHY.managementOnly,
-        404: `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`,
+        404: NO_DESTINATION,
       }),
       listed: [401, 404, 500],
     })
