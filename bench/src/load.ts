@@ -9,7 +9,7 @@ import { createGenerationRecorder, createSwitchyardClient, SwitchyardError, type
 import { readCpuMs, readTreeCpu, cpuSince } from './processes.js';
 
 export interface LoadSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   body?: string;

@@ -442,6 +442,19 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       statement: floorStatement(insertA, { fresh: insertA.values.filter((v, i) => v !== insertB.values[i]) }),
     },
     {
+      // Renames the regular key (a new name every request, so every request changes the row and
+      // announces it): what an admin's edit costs, audit entry included (issue 41).
+      name: 'PATCH /keys/{hash}',
+      kind: 'write',
+      spec: {
+        method: 'PATCH',
+        path: `/api/v1/keys/${stack.regularKeyHash}`,
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench reader' }),
+        vary: () => ({ body: JSON.stringify({ name: `bench reader ${randomUUID().slice(0, 8)}` }) }),
+      },
+    },
+    {
       name: 'POST /generation/feedback',
       kind: 'write',
       spec: {
