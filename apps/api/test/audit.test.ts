@@ -42,6 +42,36 @@ describe('GET /api/v1/audit-logs', () => {
     expect(page.cursor).toBeNull();
   });
 
+  it('a PATCH records only the fields that changed, with their values as answers show them', async () => {
+    const made = await ok(env.server, 'keys.create', { name: `limits-${unique()}`, limit: 10, limit_reset: 'daily' });
+    const { hash: h } = made.data;
+    await ok(env.server, 'keys.update', { hash: h, name: made.data.name, limit: 12.5, limit_reset: null, include_byok_in_limit: true });
+    const management = await ok(env.server, 'keys.create', { name: `scoped-${unique()}`, is_management_key: true, scopes: ['keys:read'] });
+    await ok(env.server, 'keys.update', { hash: management.data.hash, scopes: [] });
+    const { body } = await get(env.server, `?action=keys.update&target_type=key&target_id=${h}`);
+    expect(body.data.map((e) => e.changes)).toEqual([
+      { before: { limit: 10, limit_reset: 'daily', include_byok_in_limit: false }, after: { limit: 12.5, limit_reset: null, include_byok_in_limit: true } },
+    ]);
+    const scoped = await get(env.server, `?action=keys.update&target_type=key&target_id=${management.data.hash}`);
+    expect(scoped.body.data.map((e) => e.changes)).toEqual([{ before: { scopes: ['keys:read'] }, after: { scopes: [] } }]);
+  });
+
+  it('concurrent PATCHes of one key all succeed, each with its entry', async () => {
+    const first = `contended-${unique()}`;
+    const { hash: h } = (await ok(env.server, 'keys.create', { name: first })).data;
+    const names = Array.from({ length: 30 }, (_, i) => `contended ${i}`);
+    const answers = await Promise.all(names.map((name) => trpc(env.server, 'keys.update', { hash: h, name })));
+    expect(answers.map((a) => a.status)).toEqual(names.map(() => 200));
+    const { body } = await get(env.server, `?action=keys.update&target_type=key&target_id=${h}&limit=100`);
+    expect(body.data).toHaveLength(30);
+    // Each entry's before is the name the one before it set (the updates queued on the row's lock):
+    // the befores are the first name and every name but the last one set.
+    const changes = body.data.map((e) => e.changes as { before: { name: string }; after: { name: string } });
+    expect(new Set(changes.map((c) => c.after.name))).toEqual(new Set(names));
+    const last = (await ok(env.server, 'keys.get', { hash: h }, { query: true })).data.name;
+    expect(new Set(changes.map((c) => c.before.name))).toEqual(new Set([first, ...names].filter((n) => n !== last)));
+  });
+
   it('filters by actor, action and time range, and pages with its cursor', async () => {
     const other = await ok(env.server, 'keys.create', { name: 'a second manager', is_management_key: true });
     for (let i = 0; i < 3; i++) await ok(env.server, 'keys.create', { name: `by second ${i}` }, { key: other.key });

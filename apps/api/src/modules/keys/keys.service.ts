@@ -155,6 +155,56 @@ const KEY_BEFORE = z.object({
   scopes: z.array(z.string()),
 });
 
+/** The fields PATCH /keys may change, in UPDATE_KEY's order: each is a flag "given" and a value. */
+const UPDATED_FIELDS = ['name', 'disabled', 'limit', 'limit_reset', 'include_byok_in_limit', 'scopes'] as const;
+
+/**
+ * PATCH /keys/{hash} in one statement, when no management-key guard is needed: the row as it was
+ * (locked), the update, and the audit entry with the fields that changed (`changedFields`' shape),
+ * so that the row is locked for one statement only, as before the audit log. $2 the hash; for each
+ * of UPDATED_FIELDS a flag and a value ($3..$14); $15 the time; $16.. the audit values.
+ */
+const UPDATE_KEY = tenantStatement(
+  'organization',
+  (tenant) => `
+  WITH old AS (
+  SELECT id, name, disabled, "limit", limit_reset, include_byok_in_limit, coalesce(scopes, '{}') AS scopes
+  FROM api_keys WHERE ${tenant.where()} AND hash = $2 AND deleted_at IS NULL
+  FOR UPDATE
+  ), k AS (
+  UPDATE api_keys a SET
+    name = CASE WHEN $3::boolean THEN $4::text ELSE a.name END,
+    disabled = CASE WHEN $5::boolean THEN $6::boolean ELSE a.disabled END,
+    "limit" = CASE WHEN $7::boolean THEN $8::numeric ELSE a."limit" END,
+    limit_reset = CASE WHEN $9::boolean THEN $10::limit_reset ELSE a.limit_reset END,
+    include_byok_in_limit = CASE WHEN $11::boolean THEN $12::boolean ELSE a.include_byok_in_limit END,
+    scopes = CASE WHEN $13::boolean THEN $14::text[] ELSE a.scopes END,
+    updated_at = $15::timestamptz
+  FROM old WHERE a.id = old.id
+  RETURNING a.*
+  ), diff AS (
+  SELECT f.field, f.was, f."is" FROM old, k, LATERAL (VALUES
+    ('name', $3::boolean, to_jsonb(old.name), to_jsonb(k.name)),
+    ('disabled', $5::boolean, to_jsonb(old.disabled), to_jsonb(k.disabled)),
+    ('limit', $7::boolean, to_jsonb(old."limit"::float8), to_jsonb(k."limit"::float8)),
+    ('limit_reset', $9::boolean, to_jsonb(old.limit_reset::text), to_jsonb(k.limit_reset::text)),
+    ('include_byok_in_limit', $11::boolean, to_jsonb(old.include_byok_in_limit), to_jsonb(k.include_byok_in_limit)),
+    ('scopes', $13::boolean, to_jsonb(old.scopes), to_jsonb(coalesce(k.scopes, '{}')))
+  ) AS f(field, given, was, "is")
+  WHERE f.given AND f.was IS DISTINCT FROM f."is"
+  ), audited AS (
+  ${auditInsertSql(16, 'k', {
+    organization: 'k.organization_id',
+    targetType: `'key'`,
+    targetId: 'k.hash',
+    changes: `jsonb_build_object('before', (SELECT coalesce(jsonb_object_agg(field, was), '{}') FROM diff),
+      'after', (SELECT coalesce(jsonb_object_agg(field, "is"), '{}') FROM diff))`,
+  })}
+  )
+  SELECT ${KEY_SELECT} FROM k`,
+  z.object(KEY_COLUMNS),
+);
+
 /** The usage of a key with no generations. */
 const NO_USAGE = (id: string): KeyUsageRow => ({
   id,
@@ -445,7 +495,17 @@ export async function updateKey(db: Db, keys: KeyCache, actor: Actor, input: Upd
   // Disabling or scoping may take the organization's last unscoped management key: that is
   // checked, under its lock. Scopes on a regular key roll the update back.
   const guarded = changes.disabled === true || (newScopes?.length ?? 0) > 0;
-  const result = await db.$transaction((tx) => (guarded ? keepingManagementKey(tx, actor, now, update) : update(tx)));
+  if (!guarded) {
+    // Anything else is one statement: the row stays locked for it alone.
+    const given = { ...rest, ...(newScopes === undefined ? {} : { scopes: newScopes }) } as Record<string, unknown>;
+    const values = UPDATED_FIELDS.flatMap((field) => [field in given && given[field] !== undefined, given[field] ?? null]);
+    const [row] = await queryRows(db, UPDATE_KEY, tenantValues(UPDATE_KEY, actor, hash, ...values, now.toISOString(), ...auditValues(audit, 'keys.update')));
+    if (!row) throw new NotFound(`key ${hash}`);
+    keys.forget(hash);
+    const key = withLimit(row);
+    return managedKeyOf(key, await usageOf(db, key.id, now));
+  }
+  const result = await db.$transaction((tx) => keepingManagementKey(tx, actor, now, update));
   const key = result[0];
   if (!key) throw new NotFound(`key ${hash}`);
   keys.forget(hash);
