@@ -31,6 +31,7 @@ import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expi
 import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
 import { upstreamPolicyOf } from './upstream/index.js';
 import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './modules/audit/retention.js';
+import { CONTENT_RETENTION_LOCK, sweepContentRetention } from './modules/settings/retention.service.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -262,6 +263,13 @@ export async function startServer(
         run: () => sweepAuditLog(openDb, now(), config.auditRetentionDays),
       });
     }
+    // Generation content past its organization's content_retention_days goes (docs/operations.md#retention; one replica a round).
+    jobs.periodic({
+      name: 'content retention',
+      intervalMs: config.contentRetentionSweepIntervalMs,
+      lock: CONTENT_RETENTION_LOCK,
+      run: () => sweepContentRetention(openDb, now()),
+    });
     metrics.reservations(() => openReservations(openDb, now()));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.
