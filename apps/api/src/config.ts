@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   // The audit log (docs/audit.md): entries older than this many days are deleted (0: kept forever), looked for this often.
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
   AUDIT_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
+  // Generation content past each organization's retention (docs/operations.md#retention) is looked for this often.
+  CONTENT_RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
   COUNTER_STORE_URL: z
     .string()
@@ -191,6 +193,8 @@ export interface Config {
   auditRetentionDays: number;
   /** How often the audit log's retention sweep runs (AUDIT_SWEEP_INTERVAL_MS, default an hour; 0: never). */
   auditSweepIntervalMs: number;
+  /** How often the content retention sweep runs (CONTENT_RETENTION_SWEEP_INTERVAL_MS, default an hour; 0: never). */
+  contentRetentionSweepIntervalMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
   counterStoreUrl: string | undefined;
   /**
@@ -340,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     auditSweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS,
+    contentRetentionSweepIntervalMs: e.CONTENT_RETENTION_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,

@@ -1,6 +1,7 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
 import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/organizations/offboarding.service.js';
+import { WORKSPACE_DELETE, workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
 import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -31,6 +32,7 @@ import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expi
 import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
 import { upstreamPolicyOf } from './upstream/index.js';
 import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './modules/audit/retention.js';
+import { CONTENT_RETENTION_LOCK, sweepContentRetention } from './modules/settings/retention.service.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
@@ -240,6 +242,7 @@ export async function startServer(
     });
     jobs.handle(SCIM_SYNC, scimSyncHandler(db, caches.keys, now));
     jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
+    jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler({ db, storage: media.storage }));
     jobs.periodic({
       name: 'key expiry notices',
       intervalMs: config.keyExpiryScanIntervalMs,
@@ -262,6 +265,13 @@ export async function startServer(
         run: () => sweepAuditLog(openDb, now(), config.auditRetentionDays),
       });
     }
+    // Generation content past its organization's content_retention_days goes (docs/operations.md#retention; one replica a round).
+    jobs.periodic({
+      name: 'content retention',
+      intervalMs: config.contentRetentionSweepIntervalMs,
+      lock: CONTENT_RETENTION_LOCK,
+      run: () => sweepContentRetention(openDb, now()),
+    });
     metrics.reservations(() => openReservations(openDb, now()));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.

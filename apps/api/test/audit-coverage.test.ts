@@ -166,6 +166,12 @@ const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
     target: { type: 'organization', id: () => env.server.organizationId },
     organization: (s) => s.organizationId,
   },
+  'settings.updateRetention': {
+    caller: 'management',
+    input: () => ({ content_retention_days: 90 }),
+    target: { type: 'organization', id: () => env.server.organizationId },
+    organization: (s) => s.organizationId,
+  },
   'organizations.updateSettings': {
     caller: 'platform',
     input: (s) => ({ organization_id: s.organizationId, free_model_requests_per_minute: 33 }),

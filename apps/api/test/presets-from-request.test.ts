@@ -401,14 +401,18 @@ describe('D6–D8: errors', () => {
     expect(managed).toMatchObject({ workspace_id: ws.id, designated_version: { version: 2 } });
 
     // A preset whose workspace was deleted: presets cannot be deleted on their own, but a deleted
-    // workspace takes its presets with it (their rows stay, the slug stays taken).
+    // workspace takes its presets with it (at once for every answer; their rows with the workspace's
+    // deletion job).
     const doomed = await createWorkspace(env.server, fresh('doomed').toLowerCase());
     const gone = fresh('gone');
     await ok(env.server, 'presets.create', { slug: gone, name: 'Gone', config: {}, workspace_id: doomed.id });
     await ok(env.server, 'workspaces.delete', { id: doomed.id });
     for (const kind of ['chat', 'messages', 'responses'] as const) expectEnvelope(await post(kind, gone, MINIMAL[kind]), 404);
     expect((await trpc(env.server, 'presets.fromResponses', { slug: gone })).status).toBe(404);
-    expect((await versionsOf(gone)).rows).toHaveLength(1);
+    await until(async () => (await env.server.db.preset.count({ where: { workspace_id: doomed.id } })) === 0, {
+      what: "the deleted workspace's presets removed by its job",
+    });
+    expect(await env.server.db.presetVersion.count({ where: { preset: { slug: gone } } })).toBe(0);
   });
 
   it('409 when a concurrent call creates the same new preset first; nothing written by the loser; retrying adds the next version', async () => {

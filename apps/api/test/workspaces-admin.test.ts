@@ -9,7 +9,7 @@ import {
 } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
-import { useServer } from './fixtures.js';
+import { until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -183,7 +183,7 @@ describe('PATCH /workspaces/{id}', () => {
 });
 
 describe('DELETE /workspaces/{id}', () => {
-  it('200 { deleted: true }: budgets, guardrails and memberships go, the slug is free again, spend stays', async () => {
+  it('200 { deleted: true }: budgets, guardrails and memberships go, the slug is free again, its rows follow, the spend stays', async () => {
     const ws = await created('doomed');
     const member = await createMember(env.server, 'doomed-member@example.com');
     await ok(env.server, 'workspaces.addMembers', { id: ws.id, user_ids: [member.id] });
@@ -204,10 +204,13 @@ describe('DELETE /workspaces/{id}', () => {
     expect(await env.server.db.budget.count({ where: { workspace_id: ws.id } })).toBe(0);
     expect(await env.server.db.guardrail.count({ where: { workspace_id: ws.id } })).toBe(0);
     expect(await env.server.db.workspaceMember.count({ where: { workspace_id: ws.id } })).toBe(0);
-    // Its (disabled) key is gone from every answer and can never be enabled again; the rows stay.
+    // Its (disabled) key is gone from every answer and can never be enabled again; its rows go with
+    // the workspace's deletion job (workspace-deletion.test.ts), the organization's spend stays.
     expectEnvelope(await rest(env.server, `/keys/${hash}`, { method: 'PATCH', json: { disabled: false } }), 404);
-    expect(await env.server.db.apiKey.count({ where: { workspace_id: ws.id } })).toBe(1);
-    expect(await env.server.db.workspace.count({ where: { id: ws.id } })).toBe(1);
+    const usage = (await env.server.db.organization.findUniqueOrThrow({ where: { id: env.server.organizationId } })).total_usage.toString();
+    await until(async () => (await env.server.db.workspace.count({ where: { id: ws.id } })) === 0, { what: "the workspace's deletion job" });
+    expect(await env.server.db.apiKey.count({ where: { workspace_id: ws.id } })).toBe(0);
+    expect((await env.server.db.organization.findUniqueOrThrow({ where: { id: env.server.organizationId } })).total_usage.toString()).toBe(usage);
     // The slug can be used again.
     expect((await created('doomed')).id).not.toBe(ws.id);
   });

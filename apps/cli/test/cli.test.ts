@@ -340,6 +340,24 @@ describe('switchyard administration commands', () => {
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('400') });
   });
 
+  it('settings retention shows and sets how long generation content is kept; a bad value is a usage error', async () => {
+    // The settings row may exist (the alerts test writes it): the retention is still unset.
+    expect(await json(['settings', 'retention'])).toMatchObject({ data: { content_retention_days: null } });
+    expect((await cli(['settings', 'retention'])).stdout).toMatch(/content_retention_days\s+forever/);
+    expect(await json(['settings', 'retention', '--days', '30'])).toMatchObject({ data: { content_retention_days: 30 } });
+    expect((await cli(['settings', 'retention'])).stdout).toMatch(/content_retention_days\s+30\n/);
+    expect(await json(['settings', 'retention', '--keep-forever'])).toMatchObject({ data: { content_retention_days: null } });
+    for (const bad of [
+      ['--days', '0'],
+      ['--days', '3651'],
+      ['--days', '1.5'],
+      ['--days', 'month'],
+      ['--days', '30', '--keep-forever'],
+    ]) {
+      expect((await cli(['settings', 'retention', ...bad])).code, bad.join(' ')).toBe(2);
+    }
+  });
+
   it('creates a guardrail and assigns a key and a member to it', async () => {
     const guardrail = await json([
       'guardrails',

@@ -105,10 +105,23 @@ export async function createEmptyDatabase(adminUrl: string): Promise<TestDatabas
  * organization owns (offboarding's tests check each is emptied of a deleted one).
  */
 export function organizationTables(): string[] {
+  return tablesWithColumn('organization_id');
+}
+
+/**
+ * Every table of prisma/schema.prisma whose model has a workspace_id column: what a workspace owns
+ * (the tests of a workspace's deletion check each is emptied of it).
+ */
+export function workspaceTables(): string[] {
+  return tablesWithColumn('workspace_id');
+}
+
+function tablesWithColumn(column: string): string[] {
   const schema = readFileSync(fileURLToPath(new URL('../../../prisma/schema.prisma', import.meta.url)), 'utf8');
   const tables: string[] = [];
+  const field = new RegExp(`^\\s+${column}\\s+String`, 'm');
   for (const [, name, body] of schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
-    if (!/^\s+organization_id\s+String/m.test(body!)) continue;
+    if (!field.test(body!)) continue;
     tables.push(/@@map\("(\w+)"\)/.exec(body!)?.[1] ?? name!);
   }
   return tables;

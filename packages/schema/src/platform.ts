@@ -76,6 +76,34 @@ export const AlertSettingsInputSchema = z.object({
 });
 export type AlertSettingsInput = z.infer<typeof AlertSettingsInputSchema>;
 
+/** How long the organization's stored generation content is kept (docs/operations.md#retention), as every answer shows it. */
+export const RetentionSettingsSchema = z.object({
+  content_retention_days: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "Stored generation content (prompts, completions) older than this many days is removed by the retention sweep; the generations' records and spend stay. null: kept for good (the default)",
+    ),
+});
+export type RetentionSettings = z.infer<typeof RetentionSettingsSchema>;
+
+/** The bounds of content_retention_days. */
+export const CONTENT_RETENTION_DAYS = { min: 1, max: 3650 } as const;
+
+/** The retention as an input: omitted leaves it unchanged; null keeps content for good. */
+export const RetentionSettingsInputSchema = z.object({
+  content_retention_days: z
+    .number()
+    .int()
+    .min(CONTENT_RETENTION_DAYS.min)
+    .max(CONTENT_RETENTION_DAYS.max)
+    .nullable()
+    .optional()
+    .describe('Days (1-3650); null: keep content for good (the default); omitted: unchanged'),
+});
+export type RetentionSettingsInput = z.infer<typeof RetentionSettingsInputSchema>;
+
 /**
  * An organization's settings row (platform keys only): the quotas the platform grants it, and its
  * alert thresholds (which its management keys also set: settings.updateAlerts). A null quota takes
@@ -89,6 +117,7 @@ export const OrganizationSettingsSchema = z.object({
     .nullable()
     .describe("Free-model requests each key may make per minute; null: the server's FREE_MODEL_REQUESTS_PER_MINUTE; 0: none"),
   ...AlertSettingsSchema.shape,
+  ...RetentionSettingsSchema.shape,
   updated_at: TimestampSchema.nullable().describe('null: never set'),
 });
 export type OrganizationSettings = z.infer<typeof OrganizationSettingsSchema>;
@@ -105,6 +134,7 @@ export const UpdateOrganizationSettingsInputSchema = z.object({
     .optional()
     .describe("null: back to the server's default; omitted: unchanged"),
   ...AlertSettingsInputSchema.shape,
+  ...RetentionSettingsInputSchema.shape,
 });
 export type UpdateOrganizationSettingsInput = z.infer<typeof UpdateOrganizationSettingsInputSchema>;
 
@@ -142,3 +172,16 @@ export const OrganizationAlertsSchema = AlertSettingsSchema.extend({
 });
 export type OrganizationAlerts = z.infer<typeof OrganizationAlertsSchema>;
 export const OrganizationAlertsOutputSchema = z.object({ data: OrganizationAlertsSchema });
+
+/** settings.retention and settings.updateRetention (management keys): how long the organization's generation content is kept. */
+export const OrganizationRetentionSchema = RetentionSettingsSchema.extend({
+  updated_at: TimestampSchema.nullable().describe('null: never set'),
+});
+export type OrganizationRetention = z.infer<typeof OrganizationRetentionSchema>;
+export const OrganizationRetentionOutputSchema = z.object({ data: OrganizationRetentionSchema });
+export const UpdateRetentionInputSchema = z.object({
+  content_retention_days: RetentionSettingsInputSchema.shape.content_retention_days
+    .unwrap()
+    .describe('Days (1-3650); null: keep content for good (the default)'),
+});
+export type UpdateRetentionInput = z.infer<typeof UpdateRetentionInputSchema>;

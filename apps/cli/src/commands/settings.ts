@@ -1,5 +1,6 @@
 // The organization's own settings, with a management key: the thresholds of its spend alerts
-// (settings.alerts, settings.updateAlerts; docs/events.md).
+// (settings.alerts, settings.updateAlerts; docs/events.md), and how long its generation content is
+// kept (settings.retention, settings.updateRetention; docs/operations.md#retention).
 import { type Command, optionalString, UsageError } from '../command.js';
 import { renderRecord } from '../output.js';
 
@@ -25,6 +26,14 @@ function creditsLowOf(value: string | undefined): number | null | undefined {
   return n;
 }
 
+/** --days: whole days from 1 to 3650. */
+function retentionDaysOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 1 || n > 3650) throw new UsageError(`--days must be whole days from 1 to 3650, not "${value}"`);
+  return n;
+}
+
 export const settingsCommands: Command[] = [
   {
     path: ['settings', 'alerts'],
@@ -45,6 +54,25 @@ export const settingsCommands: Command[] = [
             });
       const { alert_thresholds: shown, ...rest } = settings.data;
       return { json: settings, human: renderRecord({ alert_thresholds: shown.length === 0 ? 'none' : shown.join(','), ...rest }) };
+    },
+  },
+  {
+    path: ['settings', 'retention'],
+    summary: "Show how long the organization's generation content is kept; change it with --days or --keep-forever",
+    options: {
+      days: { type: 'string', value: '<n>', description: 'delete stored content of generations older than n days (1-3650); the generations stay' },
+      'keep-forever': { type: 'boolean', description: 'keep stored content for good (the default)' },
+    },
+    async run(ctx) {
+      const days = retentionDaysOf(optionalString(ctx, 'days'));
+      const forever = ctx.options['keep-forever'] === true;
+      if (days !== undefined && forever) throw new UsageError('give --days or --keep-forever, not both');
+      const settings =
+        days === undefined && !forever
+          ? await ctx.client.settings.retention.query()
+          : await ctx.client.settings.updateRetention.mutate({ content_retention_days: forever ? null : days! });
+      const { content_retention_days, ...rest } = settings.data;
+      return { json: settings, human: renderRecord({ content_retention_days: content_retention_days === null ? 'forever' : content_retention_days, ...rest }) };
     },
   },
 ];

@@ -51,7 +51,7 @@ export const workspaceCommands: Command[] = [
   },
   {
     path: ['workspaces', 'delete'],
-    summary: 'Delete a workspace without active keys (its budgets, guardrails and memberships go; spend stays)',
+    summary: "Delete a workspace without active keys, with its data (generations, content, rollups, files: a background job); the organization's totals stay",
     args: ['<workspace>'],
     async run(ctx) {
       const id = positional(ctx, 0, '<workspace>');

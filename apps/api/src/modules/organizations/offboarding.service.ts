@@ -14,19 +14,17 @@ import { Prisma, queryRows, statement } from '@switchyard/db';
 import type { DeleteOrganizationInput, OrganizationDeletion } from '@switchyard/schema';
 import { z } from 'zod';
 import type { KeyCache, PlatformActor } from '../../access/callers.js';
-import { tenantData, tenantStatement, tenantValues, tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import { appendAudit, type Audit } from '../audit/audit.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
 import type { BlobStorage } from '../../storage/storage.js';
+import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysStatement } from './batch-deletion.js';
 
 export const ORGANIZATION_DELETE = 'organization.delete';
 
-/** Generations removed per statement: each batch is its own short transaction. */
-const BATCH = 5000;
-
-type Progress = NonNullable<OrganizationDeletion['progress']>;
+export type Progress = NonNullable<OrganizationDeletion['progress']>;
 
 const PayloadSchema = z.object({ organization_id: z.string(), requested_by: z.string() });
 
@@ -89,24 +87,14 @@ export async function getOrganizationDeletion(db: Db, id: string): Promise<Organ
   return recordOf(job);
 }
 
-const STORED_KEYS = tenantStatement(
-  'organization',
+const STORED_KEYS = storedKeysStatement(
   (t) => `SELECT storage_key AS key FROM container_files WHERE ${t.where()}
    UNION ALL SELECT storage_key FROM documents WHERE ${t.where()}`,
-  z.object({ key: z.string() }),
 );
 
-/** Deletes a batch of the organization's rows of `table` ($2: the batch size); answers how many. */
-const deleteBatch = (table: string) =>
-  tenantStatement(
-    'organization',
-    (t) => `WITH gone AS (
-       DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${t.where()} LIMIT $2)) RETURNING 1
-     ) SELECT count(*)::int AS n FROM gone`,
-    z.object({ n: z.number() }),
-  );
-const DELETE_CONTENTS = deleteBatch('generation_contents');
-const DELETE_GENERATIONS = deleteBatch('generations');
+/** A batch ($2: its size) of the organization's rows of a table. */
+const DELETE_CONTENTS = batchDeleteStatement('generation_contents', (t) => t.where(), '$2');
+const DELETE_GENERATIONS = batchDeleteStatement('generations', (t) => t.where(), '$2');
 
 const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
 
@@ -130,22 +118,15 @@ export function organizationDeletionHandler(deps: OffboardingDeps): JobHandler {
     // 1. Stored bytes: removed before the rows that point at them (the storage sweep would remove
     // them after, but only for the namespaces it knows and only after its hour).
     await report('stored bytes');
-    for (const { key } of await queryRows(db, STORED_KEYS, tenantValues(STORED_KEYS, tenant))) {
-      await storage.delete(key);
-      progress.deleted_objects++;
-    }
+    await deleteStoredObjects(db, storage, STORED_KEYS, tenant, [], () => progress.deleted_objects++);
 
     // 2. Generations and their content, a batch per statement.
     await report('generations');
-    for (;;) {
-      const [contents] = await queryRows(db, DELETE_CONTENTS, tenantValues(DELETE_CONTENTS, tenant, BATCH));
-      if ((contents?.n ?? 0) > 0) continue;
-      const [generations] = await queryRows(db, DELETE_GENERATIONS, tenantValues(DELETE_GENERATIONS, tenant, BATCH));
-      const n = generations?.n ?? 0;
-      if (n === 0) break;
+    await deleteInBatches(db, DELETE_CONTENTS, tenant, []);
+    await deleteInBatches(db, DELETE_GENERATIONS, tenant, [], (n) => {
       progress.deleted_generations += n;
-      await report('generations');
-    }
+      return report('generations');
+    });
 
     // 3. The tombstone, the organization (its rows cascade) and the people it alone had.
     await report('rows');

@@ -20,6 +20,7 @@ import { newId } from '../../ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
 import { userIdForEmail } from '../organization/members.service.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts.service.js';
+import { retentionSettingsOf } from '../settings/retention.service.js';
 
 type Writer = Prisma.TransactionClient;
 
@@ -131,11 +132,15 @@ async function assertOrganization(db: Db, organizationId: string): Promise<void>
 }
 
 /** The answer: the organization's id (`of`, the platform's input) and its row's fields, null when unset. */
-function settingsOf(of: string, row: (AlertColumns & { free_model_requests_per_minute: number | null; updated_at: Date }) | null): OrganizationSettings {
+function settingsOf(
+  of: string,
+  row: (AlertColumns & { free_model_requests_per_minute: number | null; content_retention_days: number | null; updated_at: Date }) | null,
+): OrganizationSettings {
   return {
     organization_id: of,
     free_model_requests_per_minute: row?.free_model_requests_per_minute ?? null,
     ...alertSettingsOf(row),
+    ...retentionSettingsOf(row),
     updated_at: row?.updated_at.toISOString() ?? null,
   };
 }

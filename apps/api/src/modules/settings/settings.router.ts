@@ -1,12 +1,15 @@
 import { auditOfTenant } from '../audit/audit.js';
-import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema } from '@switchyard/schema';
+import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema, OrganizationRetentionOutputSchema, UpdateRetentionInputSchema } from '@switchyard/schema';
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getAlertSettings, updateAlertSettings } from './alerts.service.js';
+import { getRetention, updateRetention } from './retention.service.js';
 
 // The organization's own settings that its management keys set (tRPC only; decision 0026): the
 // thresholds of its spend alerts. Setting them takes the budgets scope: whoever may set the
-// organization's budgets may set when it hears about them.
+// organization's budgets may set when it hears about them. How long its generation content is
+// kept (docs/operations.md#retention) takes the analytics scope, the scope of the generations'
+// records and feedback (docs/scopes.md).
 export const settingsRouter = router({
   alerts: managementProcedure
     .meta({ scope: 'budgets:read' })
@@ -19,4 +22,16 @@ export const settingsRouter = router({
     .input(AlertSettingsInputSchema)
     .output(OrganizationAlertsOutputSchema)
     .mutation(({ ctx, input }) => updateAlertSettings(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+
+  retention: managementProcedure
+    .meta({ scope: 'analytics:read' })
+    .input(z.void())
+    .output(OrganizationRetentionOutputSchema)
+    .query(({ ctx }) => getRetention(ctx.db, ctx.actor)),
+
+  updateRetention: managementProcedure
+    .meta({ scope: 'analytics:write' })
+    .input(UpdateRetentionInputSchema)
+    .output(OrganizationRetentionOutputSchema)
+    .mutation(({ ctx, input }) => updateRetention(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

@@ -177,7 +177,7 @@ export const workspacesRouter = router({
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
-  // The workspace's guardrails go with it.
+  // The workspace's guardrails go with it; its data follows in a job (workspace.delete).
   delete: guardrailWriteProcedure
     .meta({
       scope: 'workspaces:write',
@@ -188,7 +188,7 @@ export const workspacesRouter = router({
         tags,
         summary: 'Delete a workspace',
         description:
-          'Refused (400) for the default workspace and for a workspace with active keys. Removes its budgets, guardrails and memberships; its generations and spend stay. Management key required.',
+          "Refused (400) for the default workspace and for a workspace with active keys. Removes its budgets, guardrails and memberships at once, then, in the background, its generations and their content, rollups, documents, files and every other row of it; the organization's credit totals stay. Management key required.",
       },
       statuses: answers({
         400: `the default workspace; a workspace with active keys (error.metadata.active_keys); confirm_default_workspace_deletion not true or false; ${WHY.longId}; ${WHY.unstorable}`,
@@ -199,5 +199,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.jobs, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
 });

@@ -27,6 +27,8 @@ import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../
 import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import { enqueueWorkspaceDeletion } from './workspace-deletion.service.js';
 
 /** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
 const DEFAULT_GUARDRAIL_NAMESPACE = '6f1d3c2e-8a4b-5c7d-9e0f-1a2b3c4d5e6f';
@@ -170,11 +172,20 @@ const LOCKED_ROW = z.object({ id: z.string() });
  * confirm_default_workspace_deletion: keys, credentials and defaults of the organization hang on it).
  * A workspace with active (enabled) keys is refused (400). Otherwise its budgets, guardrails and
  * memberships are removed, its BYOK credentials deleted (secrets destroyed), its disabled keys marked
- * deleted, and the workspace itself marked deleted with its slug freed (the slug becomes the id):
- * the generations and spend recorded in it stay. The workspace row is locked, so a concurrent delete
- * or budget change waits.
+ * deleted, and the workspace itself marked deleted with its slug freed (the slug becomes the id);
+ * in the same transaction, the deletion of its data is queued (workspace-deletion.service.ts: its
+ * stored bytes, generations, rollups and every row that names it; the organization's totals stay).
+ * The workspace row is locked, so a concurrent delete or budget change waits.
  */
-export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, input: DeleteWorkspaceInput, now: Date, audit: Audit): Promise<{ deleted: true }> {
+export async function deleteWorkspace(
+  db: Db,
+  keys: KeyCache,
+  jobs: JobRunner,
+  actor: Actor,
+  input: DeleteWorkspaceInput,
+  now: Date,
+  audit: Audit,
+): Promise<{ deleted: true }> {
   const workspace = await resolveWorkspace(db, actor, input.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
@@ -199,6 +210,7 @@ export async function deleteWorkspace(db: Db, keys: KeyCache, actor: Actor, inpu
       select: { hash: true },
     });
     await tx.workspace.update({ where: { id: workspace.id }, data: { deleted_at: now, slug: workspace.id } });
+    await enqueueWorkspaceDeletion(tx, jobs, actor, workspace.id);
     await appendAudit(tx, audit, {
       action: 'workspaces.delete',
       targetType: 'workspace',
