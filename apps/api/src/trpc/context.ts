@@ -124,6 +124,18 @@ export function requestOrigin(req: IncomingMessage): string {
 }
 
 /**
+ * Who a raw route's change comes from, for the audit log (modules/audit's RequestOrigin): the
+ * request's id, the client's address and the time, as a procedure's context gives them.
+ */
+export function auditOriginOf(req: IncomingMessage, now: () => Date): { requestId(): string | null; clientAddress(): string | null; now(): Date } {
+  return {
+    requestId: () => requestIdOf(req) ?? null,
+    clientAddress: () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null,
+    now,
+  };
+}
+
+/**
  * What a request's context adds to the app's dependencies. Each context is an instance of this class
  * with the dependencies assigned onto it (contextFactory), so every context has the same shape. An
  * object literal spreading the dependencies and then defining the `logger` getter over them, as
