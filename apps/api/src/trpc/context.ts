@@ -14,6 +14,7 @@ import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.j
 import type { FreeModelQuota } from '../modules/routing/free-quota.js';
 import type { Limits } from '../limits/limits.js';
 import type { RefusalEvents } from '../modules/events/refusal-events.js';
+import type { ByokReveals } from '../modules/audit/byok-reveals.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import { looksLikeJwt } from '../modules/auth/access-tokens.js';
 import type { WorkloadIdentity } from '../modules/auth/identity.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   reservationTtlMs: number;
   /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
   refusalEvents: RefusalEvents;
+  /** BYOK secrets revealed by routing.authorize, audited one entry per credential per hour (off the request path). */
+  byokReveals: ByokReveals;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
