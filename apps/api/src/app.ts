@@ -1,7 +1,7 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './errors.js';
-import { rawRoutes } from './http/authenticate.js';
+import { rawRoutes, type RawRoute } from './http/authenticate.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
 import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
@@ -14,7 +14,7 @@ import { loggerOf, requestLog } from './http/request-log.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { sampleVideoRoutes } from './http/sample-video.js';
-import { SCIM_PREFIX, scimRoutes } from './http/scim-v2.js';
+import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './http/scim-v2.js';
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from './http/uploads.js';
 import { appRouter } from './router.js';
@@ -24,6 +24,18 @@ export { API_PREFIX };
 
 /** The most calls one tRPC batch request may carry. */
 export const TRPC_MAX_BATCH_SIZE = 100;
+
+/**
+ * The plain express routes (not procedures), where each group is mounted: the app mounts these, and
+ * the tests that must see every route (the access matrix, the audit coverage) read them.
+ */
+export const RAW_ROUTE_MOUNTS: readonly { prefix: string; routes: readonly RawRoute[] }[] = [
+  { prefix: API_PREFIX, routes: [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES] },
+  { prefix: INTERNAL_PREFIX, routes: SANDBOX_WRITER_ROUTES },
+];
+
+/** The SCIM 2.0 endpoints (their own credential: SCIM tokens), mounted at SCIM_PREFIX. */
+export const SCIM_ROUTE_MOUNT: { prefix: string; routes: readonly ScimRoute[] } = { prefix: SCIM_PREFIX, routes: SCIM_ROUTES };
 
 export interface AppOptions {
   /** Origins a browser may call from (CORS, preflights included); empty: no CORS headers at all. */
@@ -83,10 +95,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   );
 
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
-  app.use(API_PREFIX, rawRoutes(deps, [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES]));
-  app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
+  for (const { prefix, routes } of RAW_ROUTE_MOUNTS) app.use(prefix, rawRoutes(deps, routes));
   // The SCIM 2.0 service provider: its own credential (SCIM tokens), formats and errors.
-  app.use(SCIM_PREFIX, scimRoutes(deps));
+  app.use(SCIM_ROUTE_MOUNT.prefix, scimRoutes(deps));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());
   app.use(API_PREFIX, restHandler(appRouter, deps));

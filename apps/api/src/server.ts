@@ -39,6 +39,7 @@ import { workloadIdentity } from './modules/auth/identity.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { Limits, redactedUrl } from './limits/limits.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
+import { ByokReveals } from './modules/audit/byok-reveals.js';
 
 export interface RunningServer {
   url: string;
@@ -162,6 +163,7 @@ export async function startServer(
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
   let refusalEvents: RefusalEvents | undefined;
+  let byokReveals: ByokReveals | undefined;
   let secretUses: { stop(): Promise<void> } | undefined;
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
@@ -301,6 +303,9 @@ export async function startServer(
     metrics.outbox(() => outboxState(openDb), now);
     refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
     const openRefusalEvents = refusalEvents;
+    // BYOK secrets revealed by routing.authorize: one audit entry per credential per hour, written off the request path.
+    byokReveals = new ByokReveals({ db, now, logger: logger.child({ component: 'byok-reveals' }) });
+    const openByokReveals = byokReveals;
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -331,6 +336,7 @@ export async function startServer(
         identity,
         reservationTtlMs: config.reservationTtlMs,
         refusalEvents,
+        byokReveals,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit,
@@ -388,6 +394,7 @@ export async function startServer(
           await openDeliveries.stop();
           // After the drain: no request notes a refusal any more; what is pending is written now.
           await openRefusalEvents.close();
+          await openByokReveals.close();
           await openSecretUses.stop();
           await openListener.close().catch(() => undefined);
           await openLimits.close().catch(() => undefined);
@@ -402,6 +409,7 @@ export async function startServer(
     await jobs?.stop().catch(() => undefined);
     await deliveries?.stop().catch(() => undefined);
     await refusalEvents?.close().catch(() => undefined);
+    await byokReveals?.close().catch(() => undefined);
     await secretUses?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await limits?.close().catch(() => undefined);

@@ -9,6 +9,8 @@ import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 import { expectExactOutput, until, useServer } from './fixtures.js';
 import { ok, trpc } from './fixtures-trpc.js';
+import { createScimUser, PATCH_SCHEMA, scim, scimToken, USER_SCHEMA } from './fixtures-scim.js';
+import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { inject } from 'vitest';
 
 const env = useServer('Audit reader other');
@@ -170,6 +172,51 @@ describe('entries match changes', () => {
     const refused = await trpc(server, 'keys.update', { hash: hashApiKey(other.managementKey), disabled: true }, { key: other.managementKey });
     expect(refused.status).toBe(400);
     expect(await server.db.auditLog.count({ where: { organization_id: other.organizationId } })).toBe(before);
+  });
+});
+
+describe('entries match changes: the writes of SCIM, files and destinations', () => {
+  const count = (organizationId = env.server.organizationId) => env.server.db.auditLog.count({ where: { organization_id: organizationId } });
+
+  it('refused writes (409, 400, 404) append nothing', async () => {
+    const { server } = env;
+    const mapping = { workspace_id: server.workspaceId, scim_group_id: randomUUID(), role: 'member' as const };
+    await ok(server, 'scim.createGroupMapping', mapping);
+    const destination = (await ok(server, 'destinations.create', { type: 'webhook', name: 'refusals', config: { url: 'https://r.example.com/' } })).data.id;
+    const token = await scimToken(server);
+    const userName = `dup-${unique()}@example.com`;
+    await createScimUser(server, token, userName);
+    const before = await count();
+    expect((await trpc(server, 'scim.createGroupMapping', { ...mapping, role: 'admin' })).status).toBe(409);
+    expect((await trpc(server, 'scim.updateGroupMapping', { id: randomUUID(), role: 'admin' })).status).toBe(404);
+    expect((await trpc(server, 'scim.revokeToken', { id: randomUUID() })).status).toBe(404);
+    expect((await trpc(server, 'destinations.update', { id: destination, config: { url: 'ftp://nope' } })).status).toBe(400);
+    expect((await trpc(server, 'destinations.delete', { id: randomUUID() })).status).toBe(404);
+    expect((await trpc(server, 'files.deleteDocument', { file_id: 'file_nothing' })).status).toBe(404);
+    const duplicate = await scim(server, token, '/Users', { method: 'POST', body: { schemas: [USER_SCHEMA], userName, active: true } });
+    expect(duplicate.status).toBe(409);
+    const empty = await server.request('/api/v1/files', {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: multipart([{ name: 'file', filename: 'empty.txt', bytes: Buffer.alloc(0) }]),
+    });
+    expect(empty.status).toBe(400);
+    expect(await count()).toBe(before);
+  });
+
+  it('a SCIM write rolled back after its entry was written (it would disable the last management key) leaves neither', async () => {
+    const { server, other } = env;
+    const token = await scimToken(server, other.managementKey);
+    const person = await server.db.user.findUniqueOrThrow({ where: { id: other.userId } });
+    const user = await createScimUser(server, token, person.email);
+    const before = await count(other.organizationId);
+    const refused = await scim(server, token, `/Users/${user.id}`, {
+      method: 'PATCH',
+      body: { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', path: 'active', value: false }] },
+    });
+    expect(refused.status).toBe(400);
+    expect(await count(other.organizationId)).toBe(before);
+    expect((await server.db.scimUser.findUniqueOrThrow({ where: { id: user.id } })).active).toBe(true);
   });
 });
 

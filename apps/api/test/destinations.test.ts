@@ -16,6 +16,7 @@ import {
   type DestinationType,
 } from '@switchyard/schema';
 import { resealOrganizationSecrets } from '../src/modules/byok/byok.service.js';
+import { auditOfTenant } from '../src/modules/audit/audit.js';
 import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
 import { maskSecret } from '../src/modules/destinations/destinations.service.js';
 import { createOrganization, managementActor, useServer } from './fixtures.js';
@@ -403,14 +404,20 @@ describe('secret key rotation', () => {
     const newKey = randomBytes(32);
     const ring = new SecretBox([newKey, oldKey]);
     const actor = await managementActor(env.server);
-    const { resealed } = await resealOrganizationSecrets(env.server.db, ring, actor);
+    const origin = (requestId: string) => ({ requestId: () => requestId, clientAddress: () => null, now: () => new Date() });
+    const { resealed } = await resealOrganizationSecrets(env.server.db, ring, actor, auditOfTenant(actor, origin('reseal-1')));
     expect(resealed).toBeGreaterThanOrEqual(2);
+    // Its audit entry (one, in the reseal's transaction): the counts, never a secret or a ciphertext.
+    const entries = await env.server.db.auditLog.findMany({ where: { request_id: 'reseal-1' } });
+    expect(entries.map((e) => [e.action, e.target_type, e.target_id])).toEqual([['byok.resealSecrets', 'organization', env.server.organizationId]]);
+    expect(entries[0]!.changes).toMatchObject({ after: { resealed } });
+    expect(JSON.stringify(entries[0]!.changes)).not.toMatch(/v1\.|reseal-me|whsec_/);
     const row = await env.server.db.observabilityDestination.findUniqueOrThrow({ where: { id: created.id } });
     const fresh = new SecretBox([newKey]);
     expect(JSON.parse(fresh.open(row.secrets_ciphertext!, row.id))).toEqual({ headers: { Authorization: 'Bearer reseal-me-123' } });
     expect(fresh.open(row.signing_secret_ciphertext!, `${row.id}:signing`)).toBe(secret);
     const other = await env.server.db.observabilityDestination.findUniqueOrThrow({ where: { id: theirs.id } });
     expect(other.signing_secret_ciphertext).toMatch(new RegExp(`^v1\\.${new SecretBox([oldKey]).currentKeyId}\\.`));
-    expect(await resealOrganizationSecrets(env.server.db, ring, actor)).toEqual({ resealed: 0 });
+    expect(await resealOrganizationSecrets(env.server.db, ring, actor, auditOfTenant(actor, origin('reseal-2')))).toEqual({ resealed: 0 });
   });
 });

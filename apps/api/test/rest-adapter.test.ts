@@ -48,6 +48,7 @@ beforeAll(async () => {
     freeQuota: undefined as never,
     reservationTtlMs: 0,
     refusalEvents: undefined as never,
+    byokReveals: undefined as never,
     metrics: undefined as never,
     identity: undefined as never,
     jobs: undefined as never,

@@ -9,6 +9,8 @@ import type { Request } from 'express';
 import { DomainError, Invalid, httpErrorOf } from '../errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from '../modules/files/documents.service.js';
 import { fileShapeOf } from '../modules/files/file-shapes.js';
+import { auditOfTenant } from '../modules/audit/audit.js';
+import { auditOriginOf } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { logIfInternal, requestErrorOf, sendError } from './error-response.js';
 import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from './raw-operations.js';
@@ -205,7 +207,7 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
         form = readForm(req);
         const { filename, body } = await form.file;
         const upload: DocumentUpload = { filename, body, complete: form.complete };
-        const file = await uploadDocument(deps.db, deps.media, target, upload, deps.now(), shape);
+        const file = await uploadDocument(deps.db, deps.media, target, upload, deps.now(), shape, auditOfTenant(actor, auditOriginOf(req, deps.now)));
         res.status(200).json(file);
       } catch (caught) {
         form?.stop();

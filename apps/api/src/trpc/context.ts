@@ -14,6 +14,7 @@ import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.j
 import type { FreeModelQuota } from '../modules/routing/free-quota.js';
 import type { Limits } from '../limits/limits.js';
 import type { RefusalEvents } from '../modules/events/refusal-events.js';
+import type { ByokReveals } from '../modules/audit/byok-reveals.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import { looksLikeJwt } from '../modules/auth/access-tokens.js';
 import type { WorkloadIdentity } from '../modules/auth/identity.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   reservationTtlMs: number;
   /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
   refusalEvents: RefusalEvents;
+  /** BYOK secrets revealed by routing.authorize, audited one entry per credential per hour (off the request path). */
+  byokReveals: ByokReveals;
   /** Prometheus metrics (served on METRICS_PORT). */
   metrics: Metrics;
   /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
@@ -121,6 +124,18 @@ export function requestOrigin(req: IncomingMessage): string {
   if (host && host.length <= 260 && SANE_HOST.test(host)) return `${scheme}://${host}`;
   const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
   return `${scheme}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+}
+
+/**
+ * Who a raw route's change comes from, for the audit log (modules/audit's RequestOrigin): the
+ * request's id, the client's address and the time, as a procedure's context gives them.
+ */
+export function auditOriginOf(req: IncomingMessage, now: () => Date): { requestId(): string | null; clientAddress(): string | null; now(): Date } {
+  return {
+    requestId: () => requestIdOf(req) ?? null,
+    clientAddress: () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null,
+    now,
+  };
 }
 
 /**

@@ -49,6 +49,16 @@ export function auditOfPlatform(platform: PlatformActor, origin: RequestOrigin):
   };
 }
 
+/** A SCIM token's Audit (a write over /scim/v2): it names the token by its id and masked label. */
+export function auditOfScim(token: { tokenId: string; label: string; organizationId: string }, origin: RequestOrigin): Audit {
+  return {
+    actor: { kind: 'scim_token', keyHash: token.tokenId, label: token.label, userId: null, organizationId: token.organizationId },
+    requestId: origin.requestId(),
+    clientAddress: origin.clientAddress(),
+    at: origin.now(),
+  };
+}
+
 /** An anonymous PKCE exchange's Audit (its code is its only credential). */
 export function auditOfAnonymous(organizationId: string, userId: string | null, origin: RequestOrigin): Audit {
   return {

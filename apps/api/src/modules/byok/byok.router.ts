@@ -128,5 +128,5 @@ export const byokRouter = router({
     .meta({ scope: 'byok:write' })
     .input(z.void())
     .output(z.object({ resealed: z.number().int() }))
-    .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor)),
+    .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor, auditOfTenant(ctx.actor, ctx))),
 });

@@ -1,7 +1,7 @@
 // BYOK provider credentials. The provider secret is sealed (AES-256-GCM, see secret-box.ts) before it
 // reaches the database and is never returned or logged; the record carries only its masked label.
 import { randomUUID } from 'node:crypto';
-import type { ByokCredential as ByokRow, Db } from '@switchyard/db';
+import type { ByokCredential as ByokRow, Db, Prisma } from '@switchyard/db';
 import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../json-list.js';
@@ -190,10 +190,11 @@ export async function deleteByok(db: Db, actor: Actor, input: { id: string }, no
 }
 /**
  * After a key rotation (a new key first in SWITCHYARD_SECRET_KEY): re-encrypts the organization's
- * secrets still sealed by an older key. Returns how many were re-encrypted.
+ * secrets still sealed by an older key (with `client`: byok.resealSecrets' transaction). Returns how
+ * many were re-encrypted.
  */
-export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
-  const rows = await db.byokCredential.findMany({
+export async function resealByokSecrets(client: Db | Prisma.TransactionClient, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
+  const rows = await client.byokCredential.findMany({
     where: {
       ...tenantWhere(actor),
       secret_ciphertext: { not: null },
@@ -203,7 +204,7 @@ export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): P
   });
   for (const row of rows) {
     // Conditional on the ciphertext read, so a concurrent rotation or delete is never overwritten.
-    await db.byokCredential.updateMany({
+    await client.byokCredential.updateMany({
       where: { id: row.id, secret_ciphertext: row.secret_ciphertext },
       data: { secret_ciphertext: box.reseal(row.secret_ciphertext!, row.id) },
     });
@@ -211,9 +212,24 @@ export async function resealByokSecrets(db: Db, box: SecretBox, actor: Actor): P
   return { resealed: rows.length };
 }
 
-/** byok.resealSecrets: every secret of the organization sealed by an older key (BYOK keys, destination secrets). */
-export async function resealOrganizationSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
-  const byok = await resealByokSecrets(db, box, actor);
-  const destinations = await resealDestinationSecrets(db, box, actor);
-  return { resealed: byok.resealed + destinations.resealed };
+/**
+ * byok.resealSecrets: every secret of the organization sealed by an older key (BYOK keys, destination
+ * secrets), in one transaction with its audit entry (the counts; never a secret or a ciphertext).
+ */
+export async function resealOrganizationSecrets(db: Db, box: SecretBox, actor: Actor, audit: Audit): Promise<{ resealed: number }> {
+  return db.$transaction(
+    async (tx) => {
+      const byok = await resealByokSecrets(tx, box, actor);
+      const destinations = await resealDestinationSecrets(tx, box, actor);
+      const resealed = byok.resealed + destinations.resealed;
+      await appendAudit(tx, audit, {
+        action: 'byok.resealSecrets',
+        targetType: 'organization',
+        targetId: actor.organizationId,
+        changes: { after: { resealed, byok_secrets: byok.resealed, destination_secrets: destinations.resealed } },
+      });
+      return { resealed };
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
 }

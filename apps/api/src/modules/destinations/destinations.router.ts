@@ -25,6 +25,7 @@ import {
 } from './destinations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { destinationStatus } from '../events/delivery.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
@@ -72,7 +73,11 @@ export const destinationsRouter = router({
     })
     .input(CreateDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationOutputSchema)
-    .mutation(idempotent('destinations.create', async ({ ctx, input }) => ({ data: await createDestination(depsOf(ctx), ctx.actor, input) }))),
+    .mutation(
+      idempotent('destinations.create', async ({ ctx, input }) => ({
+        data: await createDestination(depsOf(ctx), ctx.actor, input, auditOfTenant(ctx.actor, ctx)),
+      })),
+    ),
   get: managementProcedure
     .meta({
       ...route('GET', `${PATH}/{id}`, 'Get an observability destination', 'Secret config values are masked. Management key required.'),
@@ -104,7 +109,7 @@ export const destinationsRouter = router({
     })
     .input(UpdateDestinationInputSchema)
     .output(DestinationOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(depsOf(ctx), ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(depsOf(ctx), ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
   delete: managementProcedure
     .meta({
       ...route(
@@ -122,7 +127,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteDestination(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => deleteDestination(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
   // This API's addition (issue 40): how delivery to a destination is going (decision 0025).
   status: managementProcedure
     .meta({
@@ -153,5 +158,5 @@ export const destinationsRouter = router({
     .meta({ scope: 'destinations:write' })
     .input(GetDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationSecretOutputSchema)
-    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input))),
+    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input, auditOfTenant(ctx.actor, ctx)))),
 });

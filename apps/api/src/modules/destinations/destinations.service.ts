@@ -12,6 +12,8 @@
 // - At most 5 live destinations of one type per workspace: the workspace row is locked while the
 //   count is read and the row written, so two creates racing for the 5th slot cannot both succeed.
 // - Nothing here logs a config value.
+// - Every write appends its audit entry in its own transaction (docs/audit.md): the record as answers
+//   show it (secrets masked), never a signing secret.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Prisma, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
 import {
@@ -35,6 +37,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { AllowedHost } from '../../upstream/index.js';
 import { storedUrlProblem } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 
 /** What the service needs besides the database. */
@@ -218,8 +221,14 @@ export async function getDestination(db: Db, actor: Actor, input: { id: string }
   return destinationOf(await findDestination(db, actor, input.id));
 }
 
+/** An entry's view of a destination: the record as answers show it (secrets masked), without its timestamps. */
+function audited(destination: Destination): Record<string, unknown> {
+  const { created_at: _c, updated_at: _u, ...fields } = destination;
+  return fields;
+}
+
 /** D18: validates everything, then writes under the workspace's lock (the 5-per-type limit). */
-export async function createDestination(deps: DestinationDeps, actor: Actor, input: CreateDestinationInput): Promise<Destination> {
+export async function createDestination(deps: DestinationDeps, actor: Actor, input: CreateDestinationInput, audit: Audit): Promise<Destination> {
   const { db, secrets: box } = deps;
   const config = validConfig(input.type, { ...CONFIG_DEFAULTS[input.type], ...input.config }, deps.allowedHosts);
   assertFilterRules(input.filter_rules);
@@ -236,7 +245,7 @@ export async function createDestination(deps: DestinationDeps, actor: Actor, inp
         type: input.type,
       });
     }
-    return tx.observabilityDestination.create({
+    const row = await tx.observabilityDestination.create({
       data: {
         id,
         ...tenantData(actor),
@@ -257,6 +266,8 @@ export async function createDestination(deps: DestinationDeps, actor: Actor, inp
         filter_rules: storedFilterRules(input.filter_rules ?? null) ?? Prisma.DbNull,
       },
     });
+    await appendAudit(tx, audit, { action: 'destinations.create', targetType: 'destination', targetId: row.id, changes: created(audited(destinationOf(row))) });
+    return row;
   });
   return destinationOf(row);
 }
@@ -287,7 +298,7 @@ function patchedConfig(stored: Config, shownStored: Config, patch: Record<string
 }
 
 /** D20: only the fields given change; the row is locked so that concurrent PATCHes of secrets do not lose one. */
-export async function updateDestination(deps: DestinationDeps, actor: Actor, input: UpdateDestinationInput): Promise<Destination> {
+export async function updateDestination(deps: DestinationDeps, actor: Actor, input: UpdateDestinationInput, audit: Audit): Promise<Destination> {
   const { db, secrets: box } = deps;
   const { id: ref, config: configPatch, regions, api_key_hashes, filter_rules, ...flags } = input;
   assertFilterRules(filter_rules);
@@ -318,19 +329,35 @@ export async function updateDestination(deps: DestinationDeps, actor: Actor, inp
       },
     });
     if (!updated) throw new NotFound(`destination ${ref}`);
+    // The fields given, as answers show them (config masked); a secret replaced under the same mask
+    // shows as secrets_changed.
+    const fields = Object.keys(input).filter((field) => field !== 'id');
+    const changes = changedFields(audited(destinationOf(current)), audited(destinationOf(updated)), fields);
+    if (configData && configData.secrets_ciphertext !== current.secrets_ciphertext && !('config' in (changes.after ?? {}))) {
+      changes.after = { ...changes.after, secrets_changed: true };
+    }
+    await appendAudit(tx, audit, { action: 'destinations.update', targetType: 'destination', targetId: updated.id, changes });
     return updated;
   });
   return destinationOf(row);
 }
 
 /** D21: soft delete; the sealed secrets are destroyed with it. */
-export async function deleteDestination(db: Db, actor: Actor, input: { id: string }, now: Date): Promise<{ deleted: true }> {
+export async function deleteDestination(db: Db, actor: Actor, input: { id: string }, now: Date, audit: Audit): Promise<{ deleted: true }> {
   const existing = await findDestination(db, actor, input.id);
-  const { count } = await db.observabilityDestination.updateMany({
-    where: { id: existing.id, deleted_at: null },
-    data: { deleted_at: now, enabled: false, secrets_ciphertext: null, signing_secret_ciphertext: null },
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.observabilityDestination.updateMany({
+      where: { id: existing.id, deleted_at: null },
+      data: { deleted_at: now, enabled: false, secrets_ciphertext: null, signing_secret_ciphertext: null },
+    });
+    if (count === 0) throw new NotFound(`destination ${input.id}`);
+    await appendAudit(tx, audit, {
+      action: 'destinations.delete',
+      targetType: 'destination',
+      targetId: existing.id,
+      changes: removed({ type: existing.type, name: existing.name, workspace_id: existing.workspace_id }),
+    });
   });
-  if (count === 0) throw new NotFound(`destination ${input.id}`);
   return { deleted: true };
 }
 
@@ -357,14 +384,28 @@ export async function destinationSecret(deps: Pick<DestinationDeps, 'db' | 'secr
 }
 
 /** destinations.rotateSecret (tRPC): a new signing secret replaces the old one at once. */
-export async function rotateDestinationSecret(deps: Pick<DestinationDeps, 'db' | 'secrets'>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+export async function rotateDestinationSecret(
+  deps: Pick<DestinationDeps, 'db' | 'secrets'>,
+  actor: Actor,
+  input: { id: string },
+  audit: Audit,
+): Promise<{ secret: string }> {
   const row = await webhookOf(deps.db, actor, input.id);
   const secret = newSigningSecret();
-  const { count } = await deps.db.observabilityDestination.updateMany({
-    where: { id: row.id, deleted_at: null },
-    data: { signing_secret_ciphertext: deps.secrets.seal(secret, signingAd(row.id)) },
+  await deps.db.$transaction(async (tx) => {
+    const { count } = await tx.observabilityDestination.updateMany({
+      where: { id: row.id, deleted_at: null },
+      data: { signing_secret_ciphertext: deps.secrets.seal(secret, signingAd(row.id)) },
+    });
+    if (count === 0) throw new NotFound(`destination ${input.id}`);
+    // That it changed, never the secret (not even masked: answers show it whole or not at all).
+    await appendAudit(tx, audit, {
+      action: 'destinations.rotateSecret',
+      targetType: 'destination',
+      targetId: row.id,
+      changes: { after: { signing_secret: 'rotated' } },
+    });
   });
-  if (count === 0) throw new NotFound(`destination ${input.id}`);
   return { secret };
 }
 
@@ -372,7 +413,7 @@ export async function rotateDestinationSecret(deps: Pick<DestinationDeps, 'db' |
  * byok.resealSecrets, for destinations: re-encrypts the organization's destination secrets (config
  * secrets and signing secrets) still sealed by an older key. Returns how many values were resealed.
  */
-export async function resealDestinationSecrets(db: Db, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
+export async function resealDestinationSecrets(db: Db | Prisma.TransactionClient, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
   const current = `v1.${box.currentKeyId}.`;
   const rows = await db.observabilityDestination.findMany({
     where: {

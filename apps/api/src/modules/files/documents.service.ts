@@ -17,6 +17,7 @@ import type { ByteRange } from '../../storage/storage.js';
 import { ContentSniffer } from './content-type.js';
 import { fileRecordOf } from './file-shapes.js';
 import type { Download } from './files.service.js';
+import { appendAudit, auditInsertSql, auditValues, created, type Audit } from '../audit/audit.js';
 
 function unsupported(parameter: string, reason: string): Invalid {
   return new Invalid(`${parameter}: ${reason}`, { parameter, reason });
@@ -125,15 +126,24 @@ export async function openDocument(
   };
 }
 
-// One statement: the row goes and its bytes leave the workspace's quota together, so two deletes of
-// one document free its bytes once.
+// One statement: the row goes, its bytes leave the workspace's quota and its audit entry is written
+// together, so two deletes of one document free its bytes once (and make one entry).
 const DELETE_DOCUMENT = statement(
   `
   WITH gone AS (
-    DELETE FROM documents WHERE id = $1 AND workspace_id = $2::uuid RETURNING workspace_id, size_bytes, storage_key
+    DELETE FROM documents WHERE id = $1 AND workspace_id = $2::uuid
+    RETURNING id, organization_id, workspace_id, filename, mime_type, size_bytes, storage_key
   ), freed AS (
     UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = $3
     FROM gone WHERE w.id = gone.workspace_id
+  ), audited AS (
+  ${auditInsertSql(4, 'gone', {
+    organization: 'gone.organization_id',
+    targetType: `'document'`,
+    targetId: 'gone.id',
+    changes: `jsonb_build_object('before', jsonb_build_object('filename', gone.filename, 'mime_type', gone.mime_type,
+      'size_bytes', gone.size_bytes, 'workspace_id', gone.workspace_id))`,
+  })}
   )
   SELECT storage_key FROM gone`,
   z.object({ storage_key: z.string() }),
@@ -152,14 +162,28 @@ export async function deleteDocument(
   now: Date,
   shape: FileShape,
   log: (error: unknown, storageKey: string) => void,
+  audit: Audit,
 ): Promise<DocumentDeletion> {
   const workspaceId = await workspaceOf(db, actor, input);
-  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now]);
+  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now, ...auditValues(audit, 'files.deleteDocument')]);
   if (!gone) throw new NotFound(`file ${input.file_id}`);
   await media.storage.delete(gone.storage_key).catch((error: unknown) => log(error, gone.storage_key));
   return shape === 'compat_b'
     ? { _shape: 'compat_b', id: input.file_id, object: 'file', deleted: true }
     : { _shape: shape, id: input.file_id, type: 'file_deleted' };
+}
+
+/** An entry's view of a document: what it is and where, never its bytes or storage key. */
+export function auditedDocument(document: Document): Record<string, unknown> {
+  return {
+    workspace_id: document.workspace_id,
+    filename: document.filename,
+    mime_type: document.mime_type,
+    size_bytes: Number(document.size_bytes),
+    sha256: document.sha256,
+    purpose: document.purpose,
+    ...(document.source_file_id ? { source_file_id: document.source_file_id } : {}),
+  };
 }
 
 // ---- Upload (D9) ---------------------------------------------------------------------------------
@@ -217,7 +241,15 @@ export interface DocumentUpload {
  * leaving) leaves no row, no claim and no bytes; a crash leaves at most a claim and bytes (or a temp
  * upload) that the storage sweep removes.
  */
-export async function uploadDocument(db: Db, media: MediaDeps, target: UploadTarget, upload: DocumentUpload, now: Date, shape: FileShape): Promise<File> {
+export async function uploadDocument(
+  db: Db,
+  media: MediaDeps,
+  target: UploadTarget,
+  upload: DocumentUpload,
+  now: Date,
+  shape: FileShape,
+  audit: Audit,
+): Promise<File> {
   const documentId = newId('file');
   const storageKey = documentObjectKey(target.workspaceId, documentId);
   const sniffer = new ContentSniffer();
@@ -233,7 +265,7 @@ export async function uploadDocument(db: Db, media: MediaDeps, target: UploadTar
            AND storage_used_bytes + ${stored.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
       if (reserved !== 1) throw new PayloadTooLarge('workspace quota would be exceeded');
       await settleClaim(tx, storageKey);
-      return tx.document.create({
+      const document = await tx.document.create({
         data: {
           id: documentId,
           ...tenantData(target),
@@ -248,6 +280,8 @@ export async function uploadDocument(db: Db, media: MediaDeps, target: UploadTar
           created_at: now,
         },
       });
+      await appendAudit(tx, audit, { action: 'files.upload', targetType: 'document', targetId: document.id, changes: created(auditedDocument(document)) });
+      return document;
     });
   } catch (error) {
     await discardClaimed(db, media.storage, storageKey);

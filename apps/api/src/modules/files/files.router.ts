@@ -15,6 +15,7 @@ import {
 } from '@switchyard/schema';
 import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { deleteDocument, getDocument, listDocuments } from './documents.service.js';
+import { auditOfTenant } from '../audit/audit.js';
 import { fileShapeOf } from './file-shapes.js';
 import { getContainerFile, listContainerFiles, openContainer, promoteFile } from './files.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -87,7 +88,7 @@ export const filesRouter = router({
     .output(PromoteFileOutputSchema)
     // The File record itself, no { data } wrapper: the endpoint lists none, and existing clients
     // read _shape, id and downloadable at the top level (compat.md).
-    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers))),
+    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers), auditOfTenant(ctx.actor, ctx))),
 
   documents: authedProcedure
     .meta({
@@ -151,8 +152,15 @@ export const filesRouter = router({
     .input(DocumentInputSchema)
     .output(DocumentDeletionSchema)
     .mutation(({ ctx, input }) =>
-      deleteDocument(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers), (err, storage_key) =>
-        ctx.logger.warn({ err, storage_key }, 'deleted document: its bytes could not be removed'),
+      deleteDocument(
+        ctx.db,
+        ctx.media,
+        ctx.actor,
+        input,
+        ctx.now(),
+        fileShapeOf(ctx.headers),
+        (err, storage_key) => ctx.logger.warn({ err, storage_key }, 'deleted document: its bytes could not be removed'),
+        auditOfTenant(ctx.actor, ctx),
       ),
     ),
 

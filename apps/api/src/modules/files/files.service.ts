@@ -5,7 +5,15 @@
 // storage sweep never takes bytes a write is about to point at (storage/claims.ts).
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
-import { queryRows, statement, type Container as ContainerRow, type ContainerFile as ContainerFileRow, type Db, type Document } from '@switchyard/db';
+import {
+  queryRows,
+  statement,
+  type Container as ContainerRow,
+  type ContainerFile as ContainerFileRow,
+  type Db,
+  type Document,
+  type Prisma,
+} from '@switchyard/db';
 import { z } from 'zod';
 import type {
   Container,
@@ -28,6 +36,8 @@ import type { Actor } from '../../access/callers.js';
 import { platformOrganization, platformWorkspace } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';
 import { fileRecordOf } from './file-shapes.js';
+import { auditedDocument } from './documents.service.js';
+import { appendAudit, created, type Audit } from '../audit/audit.js';
 import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
 
 /** Promoted documents are files the code produced for the user. */
@@ -240,8 +250,16 @@ async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{
  * concurrent promotions can never overshoot it together; the bytes are copied before that
  * transaction and removed again when it does not commit.
  */
-export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input: PromoteFileInput, now: Date, shape: FileShape): Promise<File> {
+export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input: PromoteFileInput, now: Date, shape: FileShape, audit: Audit): Promise<File> {
   const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
+  // One entry per call: a promotion that finds its first document (nothing new) says so, with no fields.
+  const promoted = (client: Db | Prisma.TransactionClient, document: Document, made: boolean) =>
+    appendAudit(client, audit, {
+      action: 'files.promote',
+      targetType: 'document',
+      targetId: document.id,
+      changes: made ? created({ ...auditedDocument(document), container_id: container.id }) : { after: {} },
+    });
   const size = file.size_bytes;
   if (size > BigInt(media.maxFileBytes)) throw new PayloadTooLarge(`file of ${size} bytes exceeds ${media.maxFileBytes}`);
 
@@ -251,7 +269,10 @@ export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input:
       orderBy: { created_at: 'asc' },
     });
   const existing = await earlier(db);
-  if (existing) return fileRecordOf(existing, shape);
+  if (existing) {
+    await promoted(db, existing, false);
+    return fileRecordOf(existing, shape);
+  }
 
   // Fail fast before copying; the transaction below is what keeps the quota exact.
   const { used, quota } = await quotaOf(db, media, container.workspace_id);
@@ -268,7 +289,10 @@ export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input:
       // Serialises promotions of this one file, so a concurrent double promotion makes one document.
       await tx.$executeRaw`SELECT 1 FROM container_files WHERE id = ${file.id}::uuid FOR UPDATE`;
       const first = await earlier(tx);
-      if (first) return first;
+      if (first) {
+        await promoted(tx, first, false);
+        return first;
+      }
       const reserved = await tx.$executeRaw`
         UPDATE workspaces
            SET storage_used_bytes = storage_used_bytes + ${copied.size}, updated_at = ${now}
@@ -276,7 +300,7 @@ export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input:
            AND storage_used_bytes + ${copied.size} <= COALESCE(storage_quota_bytes, ${media.storageQuotaBytes})`;
       if (reserved !== 1) throw new PayloadTooLarge(`workspace quota would be exceeded`);
       await settleClaim(tx, storageKey);
-      return tx.document.create({
+      const document = await tx.document.create({
         data: {
           id: documentId,
           organization_id: container.organization_id,
@@ -291,6 +315,8 @@ export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input:
           created_at: now,
         },
       });
+      await promoted(tx, document, true);
+      return document;
     });
   } catch (error) {
     await discardClaimed(db, media.storage, storageKey);

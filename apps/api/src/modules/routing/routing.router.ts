@@ -1,6 +1,7 @@
 import { RoutingAuthorizeInputSchema, RoutingAuthorizeOutputSchema, RoutingReleaseInputSchema, RoutingReleaseOutputSchema } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
 import { authorize, release } from './routing.service.js';
+import { auditOfPlatform } from '../audit/audit.js';
 
 // Internal (tRPC only, platform keys): the routing service asks before each request, and lets go
 // of what it held when a request never reached a provider. Recording settles a reservation.
@@ -8,7 +9,7 @@ export const routingRouter = router({
   authorize: platformProcedure
     .input(RoutingAuthorizeInputSchema)
     .output(RoutingAuthorizeOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await authorize(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await authorize(ctx, input, () => auditOfPlatform(ctx.platform, ctx)) })),
 
   release: platformProcedure
     .input(RoutingReleaseInputSchema)

@@ -18,6 +18,8 @@ import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
 import type { RefusalEvents } from '../events/refusal-events.js';
+import type { Audit } from '../audit/audit.js';
+import type { ByokReveals } from '../audit/byok-reveals.js';
 import { isFreeModel, resolveModel } from '../models/models.service.js';
 import type { FreeModelQuota } from './free-quota.js';
 import { evaluatePolicy, type Region } from './policy.js';
@@ -95,6 +97,8 @@ export interface RoutingDeps {
   metrics: Metrics;
   /** Refusals as events in the outbox, deduplicated in memory and written off the request path. */
   refusalEvents: RefusalEvents;
+  /** BYOK secrets revealed, audited one entry per credential per hour, written off the request path. */
+  byokReveals: ByokReveals;
 }
 
 type AuthorizeInput = z.output<typeof RoutingAuthorizeInputSchema>;
@@ -210,25 +214,48 @@ export function reserveQuery(
   };
 }
 
-/** Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the server. */
-function endpointOf(secrets: SecretBox, r: { provider: string; tag: string | null; zdr: boolean; credential: ByokCredential | null }): RoutingEndpoint {
+/**
+ * Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the
+ * server. Each credential opened is noted in `revealed` (the bounded audit of reveals).
+ */
+function endpointOf(
+  secrets: SecretBox,
+  r: { provider: string; tag: string | null; zdr: boolean; credential: ByokCredential | null },
+  revealed: ByokCredential[],
+): RoutingEndpoint {
   const c = r.credential;
+  if (c) revealed.push(c);
   return { provider: r.provider, tag: r.tag, zdr: r.zdr, byok: c ? { id: c.id, secret: secrets.open(c.secret_ciphertext!, c.id) } : null };
 }
 
-export async function authorize(deps: RoutingDeps, input: AuthorizeInput): Promise<RoutingDecision> {
+/**
+ * routing.authorize. `revealedTo` names who asked (the platform key, for the audit log): each BYOK
+ * secret the answer reveals is noted for its bounded audit entry (byok.reveal, one per credential per
+ * hour), written after the answer, off the request path.
+ */
+export async function authorize(deps: RoutingDeps, input: AuthorizeInput, revealedTo?: () => Audit): Promise<RoutingDecision> {
   // What a rule counted that a refusal by a later rule gives back (the free-model quota per minute).
   const undo: (() => Promise<void>)[] = [];
-  // The key the decision was about, when it was known: a refusal becomes an event of its organization.
-  const asked: { key?: ApiKey } = {};
+  // The key the decision was about, when it was known: a refusal becomes an event of its organization;
+  // the BYOK credentials whose secrets the answer reveals.
+  const asked: { key?: ApiKey; revealed: ByokCredential[] } = { revealed: [] };
   const decision = await decide(deps, input, undo, asked);
   if (!decision.allowed) await Promise.all(undo.map((giveBack) => giveBack()));
   if (!decision.allowed) deps.refusalEvents.note(decision, asked.key ?? null, input.model);
+  if (decision.allowed && revealedTo && asked.revealed.length > 0) {
+    const audit = revealedTo();
+    for (const credential of asked.revealed) deps.byokReveals.note(audit, credential);
+  }
   deps.metrics.routingDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'refused', code: decision.allowed ? 'ok' : decision.code });
   return decision;
 }
 
-async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Promise<void>)[], asked: { key?: ApiKey }): Promise<RoutingDecision> {
+async function decide(
+  deps: RoutingDeps,
+  input: AuthorizeInput,
+  undo: (() => Promise<void>)[],
+  asked: { key?: ApiKey; revealed: ByokCredential[] },
+): Promise<RoutingDecision> {
   const { db } = deps;
   const now = deps.now();
   // What each rule said, for `explain` (switchyard route check --explain).
@@ -346,7 +373,7 @@ async function decide(deps: RoutingDeps, input: AuthorizeInput, undo: (() => Pro
     allowed: true,
     reservation_id: reservationId,
     model: model.variant?.id ?? model.model.id,
-    endpoints: verdict.routes.map((r) => endpointOf(deps.secrets, r)),
+    endpoints: verdict.routes.map((r) => endpointOf(deps.secrets, r, asked.revealed)),
     remaining,
     ...explained,
   };

@@ -13,6 +13,10 @@
 // Deactivating (active false) or deleting a user removes every workspace membership they have and
 // disables, not deletes, their keys. A change that would leave the organization without an enabled
 // management key is refused whole (400) by the keys module's check.
+//
+// Each write over /scim/v2 appends its audit entry in its transaction (actor kind scim_token;
+// docs/audit.md): scimUsers.create / replace / update / delete, scimGroups.create / replace / update
+// / delete, with the fields it changed.
 import type { Db, Prisma, ScimGroup as GroupRow, ScimUser as UserRow } from '@switchyard/db';
 import type { ListScimGroupsInput, ScimGroup } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
@@ -21,6 +25,7 @@ import { isUuid } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { keepingManagementKey } from '../keys/keys.service.js';
 import { userIdForEmail } from '../organization/members.service.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { applyPatch, compare, GROUP_SCHEMA, parseFilter, parseResource, ScimError, USER_SCHEMA, type Comparison } from './scim-protocol.js';
 
 type Tx = Prisma.TransactionClient;
@@ -367,7 +372,12 @@ async function assertUserNameFree(tx: Tx, tenant: Tenant, userName: string, user
   if (taken) throw new ScimError(409, 'uniqueness', `a User with this userName (or e-mail) already exists: ${taken.id}`);
 }
 
-export async function createUser(db: Db, tenant: Tenant, body: unknown, now: Date, base: string) {
+/** An entry's view of a User: its columns and e-mail (the person it is). */
+function auditedUser(columns: ReturnType<typeof userColumns>, email: string, userId: string): Record<string, unknown> {
+  return { ...columns, email, user_id: userId };
+}
+
+export async function createUser(db: Db, tenant: Tenant, body: unknown, now: Date, base: string, audit: Audit) {
   const resource = parseResource('User', body);
   const email = emailOf(resource);
   const { result, effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
@@ -376,13 +386,28 @@ export async function createUser(db: Db, tenant: Tenant, body: unknown, now: Dat
     const columns = userColumns(resource);
     const row = await tx.scimUser.create({ data: { ...tenantData(tenant), user_id: userId, ...columns, created_at: now, updated_at: now } });
     if (!columns.active) await deactivate(tx, tenant, userId, losses);
+    await appendAudit(tx, audit, {
+      action: 'scimUsers.create',
+      targetType: 'scim_user',
+      targetId: row.id,
+      changes: created(auditedUser(columns, email, userId)),
+    });
     return row.id;
   });
   return { resource: await getUser(db, tenant, result, base), effects };
 }
 
 /** Writes a User's new representation (PUT, or PATCH's result): another e-mail moves it to that person. */
-async function writeUser(tx: Tx, tenant: Tenant, current: UserWithPerson, resource: Record<string, unknown>, now: Date, losses: Loss[]) {
+async function writeUser(
+  tx: Tx,
+  tenant: Tenant,
+  current: UserWithPerson,
+  resource: Record<string, unknown>,
+  now: Date,
+  losses: Loss[],
+  audit: Audit,
+  action: string,
+) {
   const email = emailOf(resource);
   const columns = userColumns(resource);
   let userId = current.user_id;
@@ -394,32 +419,52 @@ async function writeUser(tx: Tx, tenant: Tenant, current: UserWithPerson, resour
   await assertUserNameFree(tx, tenant, columns.user_name, userId, current.id);
   await tx.scimUser.update({ where: { id: current.id }, data: { ...columns, user_id: userId, updated_at: now } });
   if ((current.active || userId !== current.user_id) && !columns.active) await deactivate(tx, tenant, userId, losses);
+  const before = auditedUser(
+    {
+      user_name: current.user_name,
+      external_id: current.external_id,
+      display_name: current.display_name,
+      given_name: current.given_name,
+      family_name: current.family_name,
+      active: current.active,
+    },
+    current.org_member.user.email,
+    current.user_id,
+  );
+  const after = auditedUser(columns, email, userId);
+  await appendAudit(tx, audit, { action, targetType: 'scim_user', targetId: current.id, changes: changedFields(before, after) });
 }
 
-export async function replaceUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string) {
+export async function replaceUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
   const resource = parseResource('User', body);
   const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
     const current = await findUser(tx, tenant, id);
-    await writeUser(tx, tenant, current, resource, now, losses);
+    await writeUser(tx, tenant, current, resource, now, losses, audit, 'scimUsers.replace');
   });
   return { resource: await getUser(db, tenant, id, base), effects };
 }
 
-export async function patchUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string) {
+export async function patchUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
   const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
     const current = await findUser(tx, tenant, id);
     const { groups: _groups, meta: _meta, ...representation } = userResource(current, base);
     const patched = await applyPatch('User', representation, body);
-    await writeUser(tx, tenant, current, parseResource('User', { ...patched, schemas: [USER_SCHEMA] }), now, losses);
+    await writeUser(tx, tenant, current, parseResource('User', { ...patched, schemas: [USER_SCHEMA] }), now, losses, audit, 'scimUsers.update');
   });
   return { resource: await getUser(db, tenant, id, base), effects };
 }
 
-export async function deleteUser(db: Db, tenant: Tenant, id: string, now: Date) {
+export async function deleteUser(db: Db, tenant: Tenant, id: string, now: Date, audit: Audit) {
   const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
     const current = await findUser(tx, tenant, id);
     await tx.scimUser.delete({ where: { id: current.id } });
     await deactivate(tx, tenant, current.user_id, losses);
+    await appendAudit(tx, audit, {
+      action: 'scimUsers.delete',
+      targetType: 'scim_user',
+      targetId: current.id,
+      changes: removed({ user_name: current.user_name, email: current.org_member.user.email, user_id: current.user_id }),
+    });
   });
   return { effects };
 }
@@ -437,7 +482,11 @@ async function memberIds(tx: Tx, tenant: Tenant, resource: Record<string, unknow
   return ids;
 }
 
-async function setMembers(tx: Tx, tenant: Tenant, groupId: string, ids: string[], now: Date) {
+/** Sets a group's members to `ids`; answers who was added and who removed (SCIM user ids). */
+async function setMembers(tx: Tx, tenant: Tenant, groupId: string, ids: string[], now: Date): Promise<{ added: string[]; removed: string[] }> {
+  const had = (await tx.scimGroupMember.findMany({ where: { group_id: groupId }, select: { scim_user_id: true } })).map((m) => m.scim_user_id);
+  const wanted = new Set(ids);
+  const kept = new Set(had);
   await tx.scimGroupMember.deleteMany({ where: { group_id: groupId, scim_user_id: { notIn: ids } } });
   if (ids.length) {
     await tx.scimGroupMember.createMany({
@@ -445,35 +494,62 @@ async function setMembers(tx: Tx, tenant: Tenant, groupId: string, ids: string[]
       skipDuplicates: true,
     });
   }
+  return { added: ids.filter((id) => !kept.has(id)), removed: had.filter((id) => !wanted.has(id)) };
+}
+
+/** A group write's entry: the changed columns, and the members added and removed (SCIM user ids). */
+async function auditGroup(
+  tx: Tx,
+  audit: Audit,
+  action: string,
+  groupId: string,
+  before: ReturnType<typeof groupColumns> | null,
+  after: ReturnType<typeof groupColumns>,
+  members: { added: string[]; removed: string[] },
+) {
+  const changes = before ? changedFields(before, after) : created(after);
+  await appendAudit(tx, audit, {
+    action,
+    targetType: 'scim_group',
+    targetId: groupId,
+    changes: { ...changes, members_added: members.added, members_removed: members.removed },
+  });
 }
 
 function groupColumns(resource: Record<string, unknown>) {
   return { display_name: resource.displayName as string, external_id: (resource.externalId as string | undefined) ?? null };
 }
 
-export async function createGroup(db: Db, tenant: Tenant, body: unknown, now: Date, base: string) {
+/** A stored group's columns, as groupColumns gives them. */
+function groupColumnsOf(row: GroupRow): ReturnType<typeof groupColumns> {
+  return { display_name: row.display_name, external_id: row.external_id };
+}
+
+export async function createGroup(db: Db, tenant: Tenant, body: unknown, now: Date, base: string, audit: Audit) {
   const resource = parseResource('Group', body);
   const { result, effects } = await directoryWrite(db, tenant, now, async (tx) => {
     const ids = await memberIds(tx, tenant, resource);
     const row = await tx.scimGroup.create({ data: { ...tenantData(tenant), ...groupColumns(resource), created_at: now, updated_at: now } });
-    await setMembers(tx, tenant, row.id, ids, now);
+    const members = await setMembers(tx, tenant, row.id, ids, now);
+    await auditGroup(tx, audit, 'scimGroups.create', row.id, null, groupColumns(resource), members);
     return row.id;
   });
   return { resource: await getGroup(db, tenant, result, base), effects };
 }
 
-export async function replaceGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string) {
+export async function replaceGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
   const resource = parseResource('Group', body);
   const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
     const current = await findGroup(tx, tenant, id);
     const ids = await memberIds(tx, tenant, resource);
     await tx.scimGroup.update({ where: { id: current.id }, data: { ...groupColumns(resource), updated_at: now } });
-    await setMembers(tx, tenant, current.id, ids, now);
+    const members = await setMembers(tx, tenant, current.id, ids, now);
+    await auditGroup(tx, audit, 'scimGroups.replace', current.id, groupColumnsOf(current), groupColumns(resource), members);
   });
   return { resource: await getGroup(db, tenant, id, base), effects };
 }
 
-export async function patchGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string) {
+export async function patchGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
   const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
     // Read under the organization's lock: a concurrent PATCH of the group has committed or waits.
     const current = await findGroup(tx, tenant, id);
@@ -482,15 +558,22 @@ export async function patchGroup(db: Db, tenant: Tenant, id: string, body: unkno
     const resource = parseResource('Group', { ...patched, schemas: [GROUP_SCHEMA] });
     const ids = await memberIds(tx, tenant, resource);
     await tx.scimGroup.update({ where: { id: current.id }, data: { ...groupColumns(resource), updated_at: now } });
-    await setMembers(tx, tenant, current.id, ids, now);
+    const members = await setMembers(tx, tenant, current.id, ids, now);
+    await auditGroup(tx, audit, 'scimGroups.update', current.id, groupColumnsOf(current), groupColumns(resource), members);
   });
   return { resource: await getGroup(db, tenant, id, base), effects };
 }
 
-export async function deleteGroup(db: Db, tenant: Tenant, id: string, now: Date) {
+export async function deleteGroup(db: Db, tenant: Tenant, id: string, now: Date, audit: Audit) {
   const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
     const current = await findGroup(tx, tenant, id);
     await tx.scimGroup.delete({ where: { id: current.id } });
+    await appendAudit(tx, audit, {
+      action: 'scimGroups.delete',
+      targetType: 'scim_group',
+      targetId: current.id,
+      changes: { ...removed(groupColumnsOf(current)), members_removed: current.members.map((m) => m.user.id) },
+    });
   });
   return { effects };
 }

@@ -10,6 +10,7 @@ import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import { NotFound } from '../../errors.js';
 import { hashApiKey } from '../keys/key-format.js';
+import { appendAudit, created, removed, type Audit } from '../audit/audit.js';
 
 export const SCIM_TOKEN_PREFIX = 'sy-scim-v1-';
 
@@ -23,18 +24,30 @@ function tokenOf(row: TokenRow): ScimToken {
   } satisfies ScimToken;
 }
 
-/** Makes a token for the caller's organization; the answer is the only place the token appears. */
-export async function createScimToken(db: Db, actor: Actor, now: Date): Promise<{ token: string; data: ScimToken }> {
+/**
+ * Makes a token for the caller's organization; the answer is the only place the token appears (its
+ * audit entry names it by id and masked label, never by the token or its hash).
+ */
+export async function createScimToken(db: Db, actor: Actor, now: Date, audit: Audit): Promise<{ token: string; data: ScimToken }> {
   const secret = randomBytes(32).toString('hex');
   const token = SCIM_TOKEN_PREFIX + secret;
-  const row = await db.scimToken.create({
-    data: {
-      ...tenantData(actor),
-      hash: hashApiKey(token),
-      label: `${SCIM_TOKEN_PREFIX}${secret.slice(0, 3)}...${secret.slice(-3)}`,
-      creator_user_id: actor.userId,
-      created_at: now,
-    },
+  const row = await db.$transaction(async (tx) => {
+    const row = await tx.scimToken.create({
+      data: {
+        ...tenantData(actor),
+        hash: hashApiKey(token),
+        label: `${SCIM_TOKEN_PREFIX}${secret.slice(0, 3)}...${secret.slice(-3)}`,
+        creator_user_id: actor.userId,
+        created_at: now,
+      },
+    });
+    await appendAudit(tx, audit, {
+      action: 'scim.createToken',
+      targetType: 'scim_token',
+      targetId: row.id,
+      changes: created({ label: row.label, creator_user_id: row.creator_user_id }),
+    });
+    return row;
   });
   return { token, data: tokenOf(row) };
 }
@@ -46,27 +59,35 @@ export async function listScimTokens(db: Db, actor: Actor): Promise<{ data: Scim
 }
 
 /** Revokes (deletes) the organization's token: it authenticates nothing from the next request on. */
-export async function revokeScimToken(db: Db, actor: Actor, input: ScimTokenIdInput): Promise<{ deleted: true }> {
-  const { count } = isUuid(input.id) ? await db.scimToken.deleteMany({ where: { id: input.id.toLowerCase(), ...tenantWhere(actor) } }) : { count: 0 };
-  if (count === 0) throw new NotFound(`scim token ${input.id}`);
+export async function revokeScimToken(db: Db, actor: Actor, input: ScimTokenIdInput, audit: Audit): Promise<{ deleted: true }> {
+  if (!isUuid(input.id)) throw new NotFound(`scim token ${input.id}`);
+  const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };
+  await db.$transaction(async (tx) => {
+    const [gone] = await tx.scimToken.findMany({ where, select: { id: true, label: true } });
+    const { count } = gone ? await tx.scimToken.deleteMany({ where }) : { count: 0 };
+    if (!gone || count === 0) throw new NotFound(`scim token ${input.id}`);
+    await appendAudit(tx, audit, { action: 'scim.revokeToken', targetType: 'scim_token', targetId: gone.id, changes: removed({ label: gone.label }) });
+  });
   return { deleted: true };
 }
 
 /** The SCIM caller: the organization a token belongs to. */
 export interface ScimCaller extends Tenant {
   tokenId: string;
+  /** The token's masked label (the audit log names the token by it). */
+  label: string;
 }
 
 /** The organization whose token hashes to `hash`, or null (unknown, revoked, or its organization disabled). Notes its last use (at most once a minute). */
 export async function scimCallerOf(db: Db, hash: string, now: Date): Promise<ScimCaller | null> {
   const row = await db.scimToken.findUnique({
     where: { hash },
-    select: { id: true, organization_id: true, last_used_at: true, organization: { select: { disabled_at: true } } },
+    select: { id: true, label: true, organization_id: true, last_used_at: true, organization: { select: { disabled_at: true } } },
   });
   // A disabled organization's tokens are refused, as its keys are.
   if (!row || row.organization.disabled_at) return null;
   if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
     await db.scimToken.updateMany({ where: { id: row.id }, data: { last_used_at: now } });
   }
-  return { tokenId: row.id, organizationId: row.organization_id };
+  return { tokenId: row.id, label: row.label, organizationId: row.organization_id };
 }

@@ -26,6 +26,7 @@ import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.
 import { getSyncJob, startSyncJob } from './sync-jobs.service.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+import { auditOfTenant } from '../audit/audit.js';
 
 const openapi = routesOf('SCIM');
 
@@ -55,7 +56,9 @@ export const scimRouter = router({
     .input(CreateScimGroupMappingInputSchema.extend(IdempotencyField))
     .output(ScimGroupMappingOutputSchema)
     .mutation(
-      idempotent('scim.createGroupMapping', async ({ ctx, input }) => ({ data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+      idempotent('scim.createGroupMapping', async ({ ctx, input }) => ({
+        data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+      })),
     ),
   listGroupMappings: managementProcedure
     .meta({
@@ -106,7 +109,7 @@ export const scimRouter = router({
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now()) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
   deleteGroupMapping: managementProcedure
     .meta({
       scope: 'scim:write',
@@ -125,7 +128,7 @@ export const scimRouter = router({
     })
     .input(DeleteScimGroupMappingInputSchema)
     .output(DeleteScimGroupMappingOutputSchema)
-    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
   listGroups: managementProcedure
     .meta({
       ...openapi(
@@ -165,7 +168,7 @@ export const scimRouter = router({
     })
     .input(z.void())
     .output(SyncJobOutputSchema)
-    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.db, ctx.jobs, ctx.actor) })),
+    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.db, ctx.jobs, ctx.actor, auditOfTenant(ctx.actor, ctx)) })),
 
   getSyncJob: managementProcedure
     .meta({
@@ -192,7 +195,7 @@ export const scimRouter = router({
     .input(z.object(IdempotencyField).optional())
     .output(CreateScimTokenOutputSchema)
     .mutation(({ ctx, input }) => {
-      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c.db, c.actor, c.now()));
+      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c.db, c.actor, c.now(), auditOfTenant(c.actor, c)));
       return create({ ctx, input: input ?? {} });
     }),
   listTokens: managementProcedure
@@ -204,5 +207,5 @@ export const scimRouter = router({
     .meta({ scope: 'scim:write' })
     .input(ScimTokenIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => revokeScimToken(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => revokeScimToken(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
 });

@@ -8,11 +8,11 @@ import type {
   ScimGroupMappingIdInput,
   UpdateScimGroupMappingInput,
 } from '@switchyard/schema';
-import { isUniqueViolation } from '../../db-errors.js';
 import { Conflict, NotFound } from '../../errors.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
+import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 import { changeMappings, keepMappingMembers, type WriteEffects } from './directory.service.js';
 
@@ -57,32 +57,49 @@ export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroup
 /**
  * Maps a group to a workspace (UUID or slug) with a role. The same mapping again (same role) succeeds
  * and answers the stored one; another role for a mapped group and workspace is 409 (change it with
- * PATCH). Concurrent creates of one pair make one row (unique constraint). The mapping then applies
- * to the group's current members (directory.service.ts): they get the role in the workspace.
+ * PATCH). The write runs under the organization's lock (directory.service.ts), so concurrent creates
+ * of one pair make one row. The mapping then applies to the group's current members: they get the
+ * role in the workspace. Its audit entry commits with it.
  */
-export async function createScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: CreateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
+export async function createScimGroupMapping(
+  db: Db,
+  keys: KeyCache,
+  actor: Actor,
+  input: CreateScimGroupMappingInput,
+  now: Date,
+  audit: Audit,
+): Promise<ScimGroupMapping> {
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
   const pair = { workspace_id: workspace.id, scim_group_id: input.scim_group_id.toLowerCase() };
-  let row = await db.scimGroupMapping.findUnique({ where: { workspace_id_scim_group_id: pair } });
-  if (!row) {
-    try {
-      row = await db.scimGroupMapping.create({
-        data: { ...pair, ...tenantData(actor), role: input.role, created_at: now, updated_at: now },
-      });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      row = await db.scimGroupMapping.findUniqueOrThrow({ where: { workspace_id_scim_group_id: pair } });
-    }
-  }
-  if (row.role !== input.role) {
-    throw new Conflict(`the group is already mapped to this workspace as ${row.role}`, {
-      reason: 'mapping exists with another role',
-      mapping_id: row.id,
-      role: row.role,
+  const { result: row, effects } = await changeMappings(db, actor, now, async (tx) => {
+    const [made] = await tx.scimGroupMapping.createManyAndReturn({
+      data: [{ ...pair, ...tenantData(actor), role: input.role, created_at: now, updated_at: now }],
+      skipDuplicates: true,
     });
-  }
-  forgetDisabledKeys(keys, (await changeMappings(db, actor, now, async () => undefined)).effects);
+    const row = made ?? (await tx.scimGroupMapping.findUniqueOrThrow({ where: { workspace_id_scim_group_id: pair } }));
+    if (row.role !== input.role) {
+      throw new Conflict(`the group is already mapped to this workspace as ${row.role}`, {
+        reason: 'mapping exists with another role',
+        mapping_id: row.id,
+        role: row.role,
+      });
+    }
+    // The same mapping again changes nothing: its entry says so (no fields).
+    await appendAudit(tx, audit, {
+      action: 'scim.createGroupMapping',
+      targetType: 'scim_group_mapping',
+      targetId: row.id,
+      changes: made ? created(auditedMapping(row)) : { after: {} },
+    });
+    return row;
+  });
+  forgetDisabledKeys(keys, effects);
   return mappingOf(row);
+}
+
+/** An entry's view of a mapping: what it maps, without its timestamps. */
+function auditedMapping(row: MappingRow): Record<string, unknown> {
+  return { workspace_id: row.workspace_id, scim_group_id: row.scim_group_id, role: row.role };
 }
 
 /**
@@ -90,27 +107,46 @@ export async function createScimGroupMapping(db: Db, keys: KeyCache, actor: Acto
  * granted (unless another mapping grants them too; memberships made by hand are never removed), and
  * disables their keys there; keep_members=true keeps them as members made by hand.
  */
-export async function deleteScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: DeleteScimGroupMappingInput, now: Date) {
+export async function deleteScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: DeleteScimGroupMappingInput, now: Date, audit: Audit) {
   const row = await findMapping(db, actor, input.id);
-  const { result: count, effects } = await changeMappings(db, actor, now, async (tx) => {
+  const { effects } = await changeMappings(db, actor, now, async (tx) => {
     if (input.keep_members === 'true') await keepMappingMembers(tx, actor, row);
-    return (await tx.scimGroupMapping.deleteMany({ where: { id: row.id } })).count;
+    const { count } = await tx.scimGroupMapping.deleteMany({ where: { id: row.id } });
+    if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
+    await appendAudit(tx, audit, {
+      action: 'scim.deleteGroupMapping',
+      targetType: 'scim_group_mapping',
+      targetId: row.id,
+      changes: { ...removed(auditedMapping(row)), keep_members: input.keep_members === 'true' },
+    });
   });
   forgetDisabledKeys(keys, effects);
-  if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
   return { deleted: true as const };
 }
 
 /** Changes the role (and updated_at) of the organization's mapping, and of the memberships it granted; another organization's is 404. */
-export async function updateScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: UpdateScimGroupMappingInput, now: Date): Promise<ScimGroupMapping> {
+export async function updateScimGroupMapping(
+  db: Db,
+  keys: KeyCache,
+  actor: Actor,
+  input: UpdateScimGroupMappingInput,
+  now: Date,
+  audit: Audit,
+): Promise<ScimGroupMapping> {
   const { result: row, effects } = await changeMappings(db, actor, now, async (tx) => {
-    const [row] = await tx.scimGroupMapping.updateManyAndReturn({
-      where: { id: input.id.toLowerCase(), ...tenantWhere(actor) },
-      data: { role: input.role, updated_at: now },
+    const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };
+    // Read under the organization's lock: no other mapping write runs between this and the update.
+    const before = await tx.scimGroupMapping.findFirst({ where });
+    const [row] = before ? await tx.scimGroupMapping.updateManyAndReturn({ where, data: { role: input.role, updated_at: now } }) : [];
+    if (!before || !row) throw new NotFound(`scim group mapping ${input.id}`);
+    await appendAudit(tx, audit, {
+      action: 'scim.updateGroupMapping',
+      targetType: 'scim_group_mapping',
+      targetId: row.id,
+      changes: changedFields(auditedMapping(before), auditedMapping(row), ['role']),
     });
     return row;
   });
   forgetDisabledKeys(keys, effects);
-  if (!row) throw new NotFound(`scim group mapping ${input.id}`);
   return mappingOf(row);
 }

@@ -11,6 +11,7 @@ import { isUuid } from '../../access/workspaces.js';
 import { NotFound } from '../../errors.js';
 import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
 import { applyScimMappings } from './directory.service.js';
+import { appendAudit, type Audit } from '../audit/audit.js';
 
 export const SCIM_SYNC = 'scim.sync';
 
@@ -28,12 +29,20 @@ function recordOf(job: Job): SyncJob {
   };
 }
 
-/** D15: queues a synchronization (or answers the one queued or running); 404 without a SCIM directory. */
-export async function startSyncJob(db: Db, jobs: JobRunner, tenant: Tenant): Promise<SyncJob> {
+/**
+ * D15: queues a synchronization (or answers the one queued or running); 404 without a SCIM
+ * directory. The job and its audit entry commit together (a call that found one queued or running
+ * has its entry too, naming that one).
+ */
+export async function startSyncJob(db: Db, jobs: JobRunner, tenant: Tenant, audit: Audit): Promise<SyncJob> {
   const where = tenantWhere(tenant);
   const [groups, mappings] = await Promise.all([db.scimGroup.count({ where }), db.scimGroupMapping.count({ where })]);
   if (groups === 0 && mappings === 0) throw new NotFound('the organization has no SCIM directory');
-  const job = await jobs.enqueue(db, { kind: SCIM_SYNC, organizationId: tenant.organizationId, singleton: `${SCIM_SYNC} ${tenant.organizationId}` });
+  const job = await db.$transaction(async (tx) => {
+    const job = await jobs.enqueue(tx, { kind: SCIM_SYNC, organizationId: tenant.organizationId, singleton: `${SCIM_SYNC} ${tenant.organizationId}` });
+    await appendAudit(tx, audit, { action: 'scim.createSyncJob', targetType: 'scim_sync_job', targetId: job.id, changes: { after: { status: job.status } } });
+    return job;
+  });
   return recordOf(job);
 }
 
