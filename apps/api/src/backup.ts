@@ -11,16 +11,7 @@ import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import {
-  BackupError,
-  dumpDatabase,
-  findPgTools,
-  physicalBackup,
-  restoreDatabase,
-  restorePhysical,
-  serverFacts,
-  withEmbeddedDatabase,
-} from '@switchyard/db';
+import { BackupError, dumpDatabase, findPgTools, physicalBackup, restoreDatabase, restorePhysical, serverFacts, withEmbeddedDatabase } from '@switchyard/db';
 import { z } from 'zod';
 import type { Config } from './config.js';
 import { NotFound } from './errors.js';
@@ -119,6 +110,7 @@ export async function backup(config: Config, outDir: string, log: Log = () => un
   const dir = path.resolve(outDir);
   if (!(await isEmptyDir(dir))) throw new BackupError(`${dir} is not empty: back up into a new or empty directory`);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fs.chmod(dir, 0o700); // it holds every secret of the installation
   const databaseDir = path.join(dir, 'database');
 
   let database: Manifest['database'];
@@ -215,7 +207,10 @@ export async function readBackup(fromDir: string): Promise<Manifest> {
     throw new BackupError(`${path.join(dir, MANIFEST)} is not JSON`);
   }
   const result = ManifestSchema.safeParse(parsed);
-  if (!result.success) throw new BackupError(`${path.join(dir, MANIFEST)} is not a ${BACKUP_FORMAT} manifest of version ${BACKUP_FORMAT_VERSION}: ${result.error.issues[0]?.message}`);
+  if (!result.success)
+    throw new BackupError(
+      `${path.join(dir, MANIFEST)} is not a ${BACKUP_FORMAT} manifest of version ${BACKUP_FORMAT_VERSION}: ${result.error.issues[0]?.message}`,
+    );
   const manifest = result.data;
   const listed = new Set(manifest.files.map((f) => f.path));
   for (const file of manifest.files) {
@@ -223,7 +218,8 @@ export async function readBackup(fromDir: string): Promise<Manifest> {
     if (!full.startsWith(`${dir}${path.sep}`)) throw new BackupError(`the manifest names a file outside the backup: ${file.path}`);
     const stat = await fs.stat(full).catch(() => null);
     if (!stat?.isFile()) throw new BackupError(`the backup lacks ${file.path}`);
-    if (stat.size !== file.size || (await sha256Of(full)) !== file.sha256) throw new BackupError(`${file.path} does not match its checksum: the backup is damaged`);
+    if (stat.size !== file.size || (await sha256Of(full)) !== file.sha256)
+      throw new BackupError(`${file.path} does not match its checksum: the backup is damaged`);
   }
   for (const file of await filesUnder(dir)) {
     if (file !== MANIFEST && !listed.has(file)) throw new BackupError(`${file} is not in the manifest: the backup was changed after it was made`);
@@ -251,25 +247,33 @@ export interface RestoreResult {
 export async function restore(config: Config, fromDir: string, options: { force: boolean }, log: Log = () => undefined): Promise<RestoreResult> {
   const dir = path.resolve(fromDir);
   const manifest = await readBackup(dir);
-  log(`backup of ${manifest.created_at}: ${manifest.database.kind} database (PostgreSQL ${manifest.database.server_version}), ${manifest.store.objects} object(s)`);
+  log(
+    `backup of ${manifest.created_at}: ${manifest.database.kind} database (PostgreSQL ${manifest.database.server_version}), ${manifest.store.objects} object(s)`,
+  );
 
   // What the backup needs of this configuration.
   let tools = null;
   if (manifest.database.kind === 'physical') {
     if (config.databaseUrl) throw new BackupError('this backup is of an embedded database: unset DATABASE_URL to restore it under DATA_DIR');
   } else {
-    if (!config.databaseUrl) throw new BackupError('this backup is a pg_dump of a DATABASE_URL server: set DATABASE_URL to the (empty) database to restore it into');
+    if (!config.databaseUrl)
+      throw new BackupError('this backup is a pg_dump of a DATABASE_URL server: set DATABASE_URL to the (empty) database to restore it into');
     const facts = await serverFacts(config.databaseUrl);
     const found = await findPgTools(Math.max(facts.major, manifest.database.server_major));
-    if (!found.tools) throw new BackupError(`no pg_restore of PostgreSQL ${Math.max(facts.major, manifest.database.server_major)} or newer; found: ${found.seen.join(', ') || 'none'}`);
+    if (!found.tools)
+      throw new BackupError(
+        `no pg_restore of PostgreSQL ${Math.max(facts.major, manifest.database.server_major)} or newer; found: ${found.seen.join(', ') || 'none'}`,
+      );
     tools = found.tools;
   }
   // The targets: refused when they hold something, unless forced.
   const storage = await createStorage(config.storage);
   if (!options.force) {
-    if (await storeHoldsObjects(storage)) throw new BackupError(`the store ${storage.location} is not empty: restore into an empty one, or pass --force to replace it`);
+    if (await storeHoldsObjects(storage))
+      throw new BackupError(`the store ${storage.location} is not empty: restore into an empty one, or pass --force to replace it`);
     for (const name of manifest.data_files) {
-      if (existsSync(path.join(config.dataDir, name))) throw new BackupError(`${path.join(config.dataDir, name)} exists: restore into a fresh DATA_DIR, or pass --force`);
+      if (existsSync(path.join(config.dataDir, name)))
+        throw new BackupError(`${path.join(config.dataDir, name)} exists: restore into a fresh DATA_DIR, or pass --force`);
     }
   }
 

@@ -118,7 +118,13 @@ function fill(template_: string, world: World): string | null {
 }
 
 /** GET operations the demo makes nothing for (a new one fails here until it is named or filled). */
-const UNFILLED = ['/files/{file_id}', '/files/{file_id}/content', '/observability/destinations/{id}', '/observability/destinations/{id}/status', '/scim/sync-jobs/{id}'];
+const UNFILLED = [
+  '/files/{file_id}',
+  '/files/{file_id}/content',
+  '/observability/destinations/{id}',
+  '/observability/destinations/{id}/status',
+  '/scim/sync-jobs/{id}',
+];
 
 /**
  * Fields that legitimately differ between two servers over the same data: an error's request id
@@ -157,7 +163,12 @@ async function answers(server: TestServer, world: World, keys: Record<string, st
       const type = res.headers.get('content-type') ?? '';
       const body = type.startsWith('application/json')
         ? normalized(await res.json(), server.url)
-        : { bytes: createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'), type };
+        : {
+            bytes: createHash('sha256')
+              .update(Buffer.from(await res.arrayBuffer()))
+              .digest('hex'),
+            type,
+          };
       recorded[`${kind} GET ${filled}`] = { status: res.status, body };
     }
   }
@@ -244,6 +255,16 @@ describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
       const refused = await switchyard(['restore', '--from', half], envB);
       expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('has no manifest.json') });
       expect(await fs.readdir(dataB)).toEqual([]);
+      // Nor is one whose files do not match their checksums.
+      const damaged = path.join(scratch, 'damaged');
+      await fs.cp(out, damaged, { recursive: true });
+      const storeFile = (await fs.readdir(path.join(damaged, 'store'), { recursive: true, withFileTypes: true })).find((e) => e.isFile())!;
+      await fs.appendFile(path.join(storeFile.parentPath, storeFile.name), 'x');
+      const mismatch = await switchyard(['restore', '--from', damaged], envB);
+      expect(mismatch).toMatchObject({ code: 1, stderr: expect.stringContaining('does not match its checksum') });
+      expect(await fs.readdir(dataB)).toEqual([]);
+      await fs.rm(damaged, { recursive: true });
+      await fs.rm(half, { recursive: true });
 
       const restored = await switchyard(['restore', '--from', out], envB);
       expect(restored, restored.stderr).toMatchObject({ code: 0 });

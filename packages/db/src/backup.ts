@@ -44,9 +44,11 @@ export async function serverFacts(url: string): Promise<ServerFacts> {
       `SELECT current_setting('server_version') AS version, current_setting('server_version_num') AS num, current_setting('wal_level') AS wal_level`,
     );
     const row = rows[0]!;
-    const history = await client.query<{ name: string }>(
-      `SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name DESC LIMIT 1`,
-    ).catch(() => ({ rows: [] as { name: string }[] }));
+    const history = await client
+      .query<{ name: string }>(
+        `SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name DESC LIMIT 1`,
+      )
+      .catch(() => ({ rows: [] as { name: string }[] }));
     return {
       version: row.version.split(' ')[0]!,
       major: Math.floor(Number(row.num) / 10_000),
@@ -198,7 +200,9 @@ export async function restoreDatabase(url: string, tools: PgTools, dumpDir: stri
       if (exists) await client.query(`DROP DATABASE ${id(old)}`);
     });
   } catch (error) {
-    await withClient(connectionOf(url, 'postgres').url, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(scratch)}`)).catch(() => undefined);
+    await withClient(connectionOf(url, 'postgres').url, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(scratch)}`)).catch(
+      () => undefined,
+    );
     throw error;
   }
 }
@@ -317,7 +321,8 @@ export async function withEmbeddedDatabase<T>(
   const root = path.join(dataDir, 'postgres');
   const clusterDir = path.join(root, 'cluster');
   const passwordFile = path.join(root, 'password');
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) throw new BackupError(`no embedded database in ${root}: is DATA_DIR right, or is DATABASE_URL missing?`);
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION')))
+    throw new BackupError(`no embedded database in ${root}: is DATA_DIR right, or is DATABASE_URL missing?`);
   const port = await runningEmbeddedPort(clusterDir);
   if (port !== null) {
     const password = (await fs.readFile(passwordFile, 'utf8')).trim();
