@@ -109,8 +109,20 @@ export interface BackupResult {
 export async function backup(config: Config, outDir: string, log: Log = () => undefined): Promise<BackupResult> {
   const dir = path.resolve(outDir);
   if (!(await isEmptyDir(dir))) throw new BackupError(`${dir} is not empty: back up into a new or empty directory`);
+  const existed = existsSync(dir);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   await fs.chmod(dir, 0o700); // it holds every secret of the installation
+  try {
+    return await backupInto(config, dir, log);
+  } catch (error) {
+    // Everything in it is this backup's (it was empty): a failed backup leaves nothing behind.
+    if (existed) for (const name of await fs.readdir(dir)) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+    else await fs.rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function backupInto(config: Config, dir: string, log: Log): Promise<BackupResult> {
   const databaseDir = path.join(dir, 'database');
 
   let database: Manifest['database'];

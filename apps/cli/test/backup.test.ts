@@ -246,6 +246,12 @@ describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
       expect(manifest.store.objects).toBeGreaterThan(0);
       expect((await serverA.request('/api/v1/key')).status).toBe(200);
 
+      // A backup that fails (here: no database where DATA_DIR says) leaves no directory behind.
+      const failedOut = path.join(scratch, 'failed');
+      const failed = await switchyard(['backup', '--out', failedOut], { DATA_DIR: path.join(scratch, 'nothing') });
+      expect(failed).toMatchObject({ code: 1, stderr: expect.stringContaining('no embedded database') });
+      expect(existsSync(failedOut)).toBe(false);
+
       // A write after the backup, which the restored server must not have.
       await admin.workspaces.create.mutate({ name: 'After the backup', slug: 'after-backup' });
       // A directory that is not a finished backup is refused, and nothing is touched.
