@@ -277,6 +277,10 @@ describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
       // Restoring again over what is now there is refused without --force.
       const again = await switchyard(['restore', '--from', out], envB);
       expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/not empty|already holds|exists/) });
+      // With --force it replaces them: the server below starts on this second restore.
+      const forced = await switchyard(['restore', '--from', out, '--force'], envB);
+      expect(forced, forced.stderr).toMatchObject({ code: 0 });
+      expect((await fs.readdir(dataB)).filter((name) => /\.(restore|replaced)-/.test(name))).toEqual([]);
 
       const serverB = await startTestServer({
         adminUrl,
