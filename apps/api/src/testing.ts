@@ -82,21 +82,40 @@ export async function startTestServer(options: {
    * the server then migrates to HEAD, with that release's keys (the upgrade test): local store only.
    */
   restore?: RestoredRelease;
+  /**
+   * The database: a clone of the template (default); `embedded`, the server's own embedded
+   * PostgreSQL under DATA_DIR (as with DATABASE_URL unset); or an existing database, which the
+   * server's close() drops (a restored one, in the backup test).
+   */
+  database?: 'template' | 'embedded' | { url: string; drop(): Promise<void> };
+  /** Start on this data directory (removed by close()) instead of a new one. */
+  dataDir?: string;
+  /** The bootstrap keys, when the database already has them (a restored one); default: new ones. */
+  keys?: { managementKey: string; platformKey: string };
 }): Promise<TestServer> {
   const store = options.store ?? 'local';
   const restore = options.restore;
-  const database = restore ? await createEmptyDatabase(options.adminUrl) : await createTestDatabase(options.adminUrl, options.template);
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-'));
-  if (restore) await restoreRelease(database.url, dataDir, restore);
+  const which = options.database ?? 'template';
+  const database =
+    which === 'embedded'
+      ? null
+      : typeof which === 'object'
+        ? which
+        : restore
+          ? await createEmptyDatabase(options.adminUrl)
+          : await createTestDatabase(options.adminUrl, options.template);
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-data-')));
+  if (restore && !database) throw new Error('restore needs a database of the test server (not embedded)');
+  if (restore && database) await restoreRelease(database.url, dataDir, restore);
   const s3 = store === 's3' ? await testS3() : undefined;
   const storageEnv = s3 ? s3.env(await s3.createBucket()) : {};
-  const managementKey = restore?.managementKey ?? generateApiKey();
-  const platformKey = restore?.platformKey ?? generatePlatformKey();
+  const managementKey = options.keys?.managementKey ?? restore?.managementKey ?? generateApiKey();
+  const platformKey = options.keys?.platformKey ?? restore?.platformKey ?? generatePlatformKey();
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
+    ...(database ? { DATABASE_URL: database.url } : {}),
     LOG_LEVEL: 'info',
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     SWITCHYARD_PLATFORM_KEY: platformKey,
@@ -147,7 +166,7 @@ export async function startTestServer(options: {
     },
     async close() {
       await server.close();
-      await database.drop();
+      await database?.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

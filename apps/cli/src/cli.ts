@@ -4,9 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { Command as Program, CommanderError, Help, Option } from 'commander';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
-import { API_KEY, resolveCredential, UsageError, type Command, type Credential, type OptionSpec } from './command.js';
+import { API_KEY, resolveCredential, UsageError, type AnyCommand, type Command, type Credential, type LocalCommand, type OptionSpec } from './command.js';
 import { analyticsCommands } from './commands/analytics.js';
 import { auditCommands } from './commands/audit.js';
+import { backupCommands } from './commands/backup.js';
 import { budgetCommands } from './commands/budgets.js';
 import { byokCommands } from './commands/byok.js';
 import { destinationsCommands } from './commands/destinations.js';
@@ -24,7 +25,7 @@ import { federationCommands } from './commands/federation.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
-export const commands: Command[] = [
+export const commands: AnyCommand[] = [
   ...keyCommands,
   ...workspaceCommands,
   ...budgetCommands,
@@ -42,6 +43,7 @@ export const commands: Command[] = [
   ...analyticsCommands,
   ...auditCommands,
   ...fileCommands,
+  ...backupCommands,
 ];
 
 /** What `switchyard <group>` alone, or with --help, says about the group. */
@@ -133,7 +135,7 @@ function optionValues(cmd: Program): Record<string, string | boolean | string[] 
  * Runs one command line. Exit codes: 0 done (or help/version shown), 1 the server refused or could
  * not be reached, 2 a mistake in the call (printed with the command's usage).
  */
-export async function run(argv: string[], io: Io, list: Command[] = commands): Promise<number> {
+export async function run(argv: string[], io: Io, list: AnyCommand[] = commands): Promise<number> {
   let code = 0;
   // commander writes errors and (for a missing subcommand) help to stderr; held until the outcome
   // is known, since help for `switchyard keys` alone belongs on stdout.
@@ -170,6 +172,12 @@ export async function run(argv: string[], io: Io, list: Command[] = commands): P
     const cmd = parent.command(def.path.at(-1)!).description(def.summary);
     for (const arg of def.args ?? []) cmd.argument(arg.replace(/>\.\.\.$/, '...>'));
     for (const [name, spec] of Object.entries(def.options ?? {})) cmd.addOption(optionOf(name, spec));
+    if ('local' in def) {
+      cmd.action(async () => {
+        code = await executeLocal(def, cmd, io);
+      });
+      continue;
+    }
     const credential = def.credential ?? API_KEY;
     if (credential !== API_KEY) {
       cmd.addOption(new Option(`--${credential.option} <key>`, `${credential.describe} (env ${credential.env}, else DATA_DIR/${credential.file})`));
@@ -195,6 +203,27 @@ export async function run(argv: string[], io: Io, list: Command[] = commands): P
     if (errors.length) (helpAsked ? io.stdout : io.stderr)(errors.join('').replace(/\n$/, ''));
     // --help and --version exit 0 too.
     return helpAsked || error.exitCode === 0 ? 0 : 2;
+  }
+}
+
+/** Reports a command's failure: usage mistakes with the usage (2), anything else alone (1). */
+function failed(error: unknown, cmd: Program, io: Io): number {
+  if (error instanceof UsageError) {
+    io.stderr(`switchyard: ${error.message}\n\n${cmd.helpInformation().replace(/\n$/, '')}`);
+    return 2;
+  }
+  io.stderr(`switchyard: ${(error as Error).message}`);
+  return 1;
+}
+
+async function executeLocal(def: LocalCommand, cmd: Program, io: Io): Promise<number> {
+  const options = optionValues(cmd);
+  try {
+    const result = await def.run({ options, positionals: cmd.args, env: io.env, cwd: io.cwd, progress: (line) => io.stderr(line) });
+    io.stdout(render(result, options.json === true));
+    return 0;
+  } catch (error) {
+    return failed(error, cmd, io);
   }
 }
 

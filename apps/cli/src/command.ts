@@ -70,19 +70,44 @@ export interface Command {
   run(ctx: CommandContext): Promise<Result>;
 }
 
+/** What a command that runs on the server's own machine (LocalCommand) gets: no client, no key. */
+export interface LocalContext {
+  options: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** A line of progress, for people (stderr: stdout stays the result). */
+  progress(line: string): void;
+}
+
+/**
+ * A command that does not call the API: it acts on the server's own database and store, with the
+ * server's configuration (backup, restore). It takes no key.
+ */
+export interface LocalCommand {
+  local: true;
+  path: string[];
+  summary: string;
+  args?: string[];
+  options?: Record<string, OptionSpec>;
+  run(ctx: LocalContext): Promise<Result>;
+}
+
+export type AnyCommand = Command | LocalCommand;
+
 /** A mistake in how the command was called: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {}
 
 /** A failure that is not the server's answer (e.g. nothing matched): printed alone, exit code 1. */
 export class CliError extends Error {}
 
-export function requireString(ctx: CommandContext, name: string): string {
+export function requireString(ctx: Pick<CommandContext, 'options'>, name: string): string {
   const value = ctx.options[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
 }
 
-export function optionalString(ctx: CommandContext, name: string): string | undefined {
+export function optionalString(ctx: Pick<CommandContext, 'options'>, name: string): string | undefined {
   const value = ctx.options[name];
   return typeof value === 'string' ? value : undefined;
 }

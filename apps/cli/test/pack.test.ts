@@ -66,6 +66,13 @@ describe('@switchyard/cli and @switchyard/client packed', () => {
     const listed = await exec(bin, ['keys', 'list', '--json', '--limit', '1'], { cwd: project, env });
     expect((JSON.parse(listed.stdout) as { data: unknown[] }).data).toHaveLength(1);
 
+    // backup and restore need the server's own installation, which the CLI alone lacks: it says so.
+    const backup = await exec(bin, ['backup', '--out', path.join(project, 'backup')], { cwd: project, env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(backup).toEqual({ code: 1, stderr: expect.stringContaining("backup and restore run on the server's machine") });
+
     await fs.writeFile(path.join(project, 'call.js'), CONSUMER);
     const called = await exec(process.execPath, ['call.js'], { cwd: project, env });
     expect(JSON.parse(called.stdout)).toEqual({ label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/) });

@@ -39,7 +39,7 @@ interface Binaries {
   postgres: string;
 }
 
-interface RunAs {
+export interface RunAs {
   uid?: number;
   gid?: number;
 }
@@ -68,7 +68,7 @@ export async function embeddedBinaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root; as root we run it as the `postgres` OS user. */
-async function runAsIds(): Promise<RunAs> {
+export async function runAsIds(): Promise<RunAs> {
   if (process.getuid?.() !== 0) return {};
   const lookup = async () => {
     const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
@@ -199,6 +199,15 @@ async function ensureTraversable(dir: string) {
       );
     }
     if (d === path.dirname(d)) break;
+  }
+}
+
+/** Gives a directory tree (a restored cluster) to the user PostgreSQL runs as; nothing to do when not root. */
+export async function chownTree(dir: string, ids: RunAs): Promise<void> {
+  if (ids.uid === undefined || ids.gid === undefined) return;
+  await fs.chown(dir, ids.uid, ids.gid);
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    await fs.lchown(path.join(entry.parentPath, entry.name), ids.uid, ids.gid);
   }
 }
 

@@ -17,3 +17,16 @@ export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './
 // The generated client: PrismaClient, the Prisma namespace, enums and one type per model.
 export * from './generated/prisma/client.js';
 export { listen, LISTENER_APPLICATION_NAME, type Listener, type ListenHandlers, type ListenOptions } from './notifications.js';
+export {
+  BackupError,
+  dumpDatabase,
+  findPgTools,
+  physicalBackup,
+  restoreDatabase,
+  restorePhysical,
+  runningEmbeddedPort,
+  serverFacts,
+  withEmbeddedDatabase,
+  type PgTools,
+  type ServerFacts,
+} from './backup.js';
