@@ -4,6 +4,7 @@ import { httpErrorOf } from './errors.js';
 import { rawRoutes } from './http/authenticate.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
 import { DOWNLOAD_ROUTES } from './http/downloads.js';
+import { EXPORT_ROUTES } from './http/export.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   );
 
   // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
-  app.use(API_PREFIX, rawRoutes(deps, [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES]));
+  app.use(API_PREFIX, rawRoutes(deps, [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES]));
   app.use(INTERNAL_PREFIX, rawRoutes(deps, SANDBOX_WRITER_ROUTES));
   // The SCIM 2.0 service provider: its own credential (SCIM tokens), formats and errors.
   app.use(SCIM_PREFIX, scimRoutes(deps));
