@@ -4,6 +4,7 @@ import { httpErrorOf } from './errors.js';
 import { rawRoutes, type RawRoute } from './http/authenticate.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
 import { DOWNLOAD_ROUTES } from './http/downloads.js';
+import { EXPORT_ROUTES } from './http/export.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
@@ -30,7 +31,7 @@ export const TRPC_MAX_BATCH_SIZE = 100;
  * the tests that must see every route (the access matrix, the audit coverage) read them.
  */
 export const RAW_ROUTE_MOUNTS: readonly { prefix: string; routes: readonly RawRoute[] }[] = [
-  { prefix: API_PREFIX, routes: [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES] },
+  { prefix: API_PREFIX, routes: [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES] },
   { prefix: INTERNAL_PREFIX, routes: SANDBOX_WRITER_ROUTES },
 ];
 

@@ -22,6 +22,7 @@ import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
+import { EXPORT_ROUTES } from '../src/http/export.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '../src/http/paths.js';
 import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
@@ -295,6 +296,8 @@ const RAW_SAMPLES: Record<string, RawSample> = {
       return { body: exchangeForm(policy.id, await fx.idp.sign(policy.subject, { aud: AUDIENCE })), contentType: 'application/x-www-form-urlencoded' };
     },
   },
+  // Another organization's management key exports its own organization.
+  [`GET ${API_PREFIX}/export`]: { url: () => `${API_PREFIX}/export` },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
     url: (fx) => `${INTERNAL_PREFIX}/containers/${fx.containerId}/files/${fileIdOf(`w-${unique()}.txt`)}?organization_id=${fx.server.organizationId}`,
     body: 'written by the platform',
@@ -305,6 +308,7 @@ const RAW_ROUTES = [
   ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...OAUTH_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...EXPORT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
 ];
 

@@ -103,7 +103,7 @@ describe('the scope rule', () => {
     expect(grants(['keys:read'], 'keys:write')).toBe(false);
     expect(grants(['keys:write'], 'workspaces:read')).toBe(false);
     expect(grants(['keys:read'], 'keys:read')).toBe(true);
-    expect(SCOPES).toHaveLength(24);
+    expect(SCOPES).toHaveLength(26);
   });
 
   it("docs/scopes.md's permission table is the router's: every management operation with its scope", () => {

@@ -13,6 +13,7 @@ import { byokCommands } from './commands/byok.js';
 import { destinationsCommands } from './commands/destinations.js';
 import { catalogCommands } from './commands/catalog.js';
 import { demoCommands } from './commands/demo.js';
+import { exportCommands } from './commands/export.js';
 import { fileCommands } from './commands/files.js';
 import { guardrailCommands } from './commands/guardrails.js';
 import { keyCommands } from './commands/keys.js';
@@ -44,6 +45,7 @@ export const commands: AnyCommand[] = [
   ...auditCommands,
   ...fileCommands,
   ...backupCommands,
+  ...exportCommands,
 ];
 
 /** What `switchyard <group>` alone, or with --help, says about the group. */

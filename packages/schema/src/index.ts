@@ -22,3 +22,4 @@ export * from './media-models.js';
 export * from './identity.js';
 export * from './destinations.js';
 export * from './audit.js';
+export * from './export.js';

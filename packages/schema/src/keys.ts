@@ -79,6 +79,8 @@ export const SCOPE_RESOURCES = [
   'files',
   'destinations',
   'audit',
+  // GET /export: every record of the organization above, read at once (docs/export.md).
+  'export',
 ] as const;
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 /** Every scope: `<resource>:read` and `<resource>:write` (write implies read). */

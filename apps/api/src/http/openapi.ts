@@ -21,6 +21,7 @@ import type { ProcedureMeta } from '../trpc/init.js';
 import { InsufficientCredits } from '../errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { DOWNLOAD_ROUTES } from './downloads.js';
+import { EXPORT_ROUTES } from './export.js';
 import { UPLOAD_ROUTES } from './uploads.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from './statuses.js';
@@ -288,7 +289,7 @@ function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unk
  */
 function rawRoutePaths(): Record<string, Json> {
   const paths: Record<string, Json> = {};
-  for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES]) {
+  for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...EXPORT_ROUTES]) {
     if (!route.doc) continue;
     const doc = route.doc;
     const path = route.path.replace(/:(\w+)/g, '{$1}');

@@ -136,6 +136,21 @@ export const TOKEN_EXCHANGE = {
   listed: [400, 429, 500, 503],
 } as const satisfies RawOperation;
 
+export const ORGANIZATION_EXPORT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/export',
+  input: NoQuerySchema,
+  body: 'none',
+  scope: 'export:read',
+  statuses: answers({
+    400: `a query parameter (it takes none); ${WHY.unstorable}`,
+    403: WHY.managementOnly,
+  }),
+  // Not an operation of the spec (docs/export.md): the statuses it answers are the ones it lists.
+  listed: [400, 401, 403, 500],
+} as const satisfies RawOperation;
+
 export const RAW_OPERATIONS: readonly RawOperation[] = [
   CONTAINER_FILE_CONTENT,
   DOCUMENT_CONTENT,
@@ -143,6 +158,7 @@ export const RAW_OPERATIONS: readonly RawOperation[] = [
   CONTAINER_FILE_WRITE,
   DOCUMENT_UPLOAD,
   TOKEN_EXCHANGE,
+  ORGANIZATION_EXPORT,
 ];
 
 /** The express form of an operation's path (`:name` parameters). */

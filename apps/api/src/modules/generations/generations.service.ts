@@ -1,6 +1,17 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import { decimalText, modelColumns, parsedJson, Prisma, queryRows, rawRows, rowOrNulls, type Db, type Generation as GenerationRow } from '@switchyard/db';
+import {
+  decimalText,
+  modelColumns,
+  parsedJson,
+  Prisma,
+  queryRows,
+  rawRows,
+  rowOrNulls,
+  type Db,
+  type Generation as GenerationRow,
+  type GenerationContent as GenerationContentRow,
+} from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -34,7 +45,8 @@ type GenerationData = Omit<GenerationRow, DecimalColumn> & {
 
 const num = (value: Prisma.Decimal | string | null) => (value === null ? null : Number(value));
 
-function generationOf(g: GenerationData): Generation {
+/** The Generation record of a row (GET /generation; the export, modules/export). */
+export function generationOf(g: GenerationData): Generation {
   return {
     id: g.id,
     workspace_id: g.workspace_id,
@@ -172,6 +184,11 @@ export async function getGenerationContent(db: Db, actor: Actor, input: Generati
   const row = await db.generation.findFirst({ where: { id: input.id, ...generationWhere(viewerOf(actor)) }, select: { content: true } });
   const content = row?.content;
   if (!content) throw new NotFound(row ? `content of generation ${input.id} not stored` : `generation ${input.id}`);
+  return generationContentOf(content);
+}
+
+/** The GenerationContent record of a stored content row (GET /generation/content; the export). */
+export function generationContentOf(content: Pick<GenerationContentRow, 'input' | 'completion' | 'reasoning' | 'error'>): GenerationContent {
   const messages = (content.input as { messages?: GenerationContent['input']['messages'] } | null)?.messages ?? [];
   const error = content.error;
   return {
