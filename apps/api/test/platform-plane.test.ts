@@ -273,6 +273,7 @@ describe('organizations.settings and organizations.updateSettings: the quotas th
         free_model_requests_per_minute: null,
         alert_thresholds: [50, 80, 100],
         credits_low_usd: null,
+        content_retention_days: null,
         updated_at: null,
       },
     });
