@@ -401,18 +401,27 @@ describe('D6–D8: errors', () => {
     expect(managed).toMatchObject({ workspace_id: ws.id, designated_version: { version: 2 } });
 
     // A preset whose workspace was deleted: presets cannot be deleted on their own, but a deleted
-    // workspace takes its presets with it (at once for every answer; their rows with the workspace's
-    // deletion job).
+    // workspace takes its presets with it: at once for every answer, their rows with the
+    // workspace's deletion job. The job runner is held while the rows are still there (the job
+    // would otherwise free the slug at any moment), then let go.
     const doomed = await createWorkspace(env.server, fresh('doomed').toLowerCase());
     const gone = fresh('gone');
     await ok(env.server, 'presets.create', { slug: gone, name: 'Gone', config: {}, workspace_id: doomed.id });
-    await ok(env.server, 'workspaces.delete', { id: doomed.id });
-    for (const kind of ['chat', 'messages', 'responses'] as const) expectEnvelope(await post(kind, gone, MINIMAL[kind]), 404);
-    expect((await trpc(env.server, 'presets.fromResponses', { slug: gone })).status).toBe(404);
+    await env.server.jobs.stop();
+    try {
+      await ok(env.server, 'workspaces.delete', { id: doomed.id });
+      for (const kind of ['chat', 'messages', 'responses'] as const) expectEnvelope(await post(kind, gone, MINIMAL[kind]), 404);
+      expect((await trpc(env.server, 'presets.fromResponses', { slug: gone })).status).toBe(404);
+      expect(await env.server.db.preset.count({ where: { slug: gone } })).toBe(1);
+    } finally {
+      env.server.jobs.start();
+    }
     await until(async () => (await env.server.db.preset.count({ where: { workspace_id: doomed.id } })) === 0, {
       what: "the deleted workspace's presets removed by its job",
     });
     expect(await env.server.db.presetVersion.count({ where: { preset: { slug: gone } } })).toBe(0);
+    // Once the rows are gone the slug is free: the same call makes a new preset in the caller's workspace.
+    expect(await created('chat', gone, { messages: [], model: 'a/b' })).toMatchObject({ slug: gone, workspace_id: env.server.workspaceId });
   });
 
   it('409 when a concurrent call creates the same new preset first; nothing written by the loser; retrying adds the next version', async () => {

@@ -233,7 +233,8 @@ function systemPromptOf(request: PresetRequest): string | null {
  * the caller's own workspace. Nothing is sent to any provider and no generation is recorded.
  * - 404: the slug is taken in the organization by a preset the caller cannot reach: one in another
  *   workspace (for a regular key), or one whose workspace was deleted (presets themselves cannot be
- *   deleted; a deleted workspace takes its presets with it, though their rows stay).
+ *   deleted; a deleted workspace takes its presets with it at once, and their rows with its deletion
+ *   job, after which the slug is free again).
  * - 409: a concurrent call created the same slug first (its version 1 and ours would race); nothing
  *   was written, and the same call again adds the next version.
  */
