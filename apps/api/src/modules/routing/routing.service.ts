@@ -24,7 +24,7 @@ import { isFreeModel, resolveModel } from '../models/models.service.js';
 import type { FreeModelQuota } from './free-quota.js';
 import { evaluatePolicy, type Region } from './policy.js';
 import { refusal, type Refusal } from './refusals.js';
-import { type Interval, type LimitCheck, sinceOf, sqlCheck, type SpendCache, windowEnd } from './spend.js';
+import { type Interval, type LimitCheck, resetsAtOf, sinceOf, sqlCheck, type SpendCache, windowEnd } from './spend.js';
 
 /** What routing decides by per workspace: its budgets, its BYOK credentials and its settings. */
 interface WorkspaceRouting {
@@ -258,12 +258,13 @@ async function decide(
 ): Promise<RoutingDecision> {
   const { db } = deps;
   const now = deps.now();
-  // What each rule said, for `explain` (switchyard route check --explain).
-  const trace: { rule: string; said: string }[] = [];
-  const said = (rule: string, what: string) => void trace.push({ rule, said: what });
-  const explained = input.explain ? { explain: trace } : {};
+  // What each rule said, for `explain` (switchyard route check --explain): its text is made only
+  // when asked for (most decisions are not explained).
+  const trace: { rule: string; said: string }[] | null = input.explain ? [] : null;
+  const said = (rule: string, what: () => string) => void trace?.push({ rule, said: what() });
+  const explained = trace ? { explain: trace } : {};
   const refused = (r: Refusal): RoutingDecision => {
-    said('decision', `refused: ${r.code} (${r.status})`);
+    said('decision', () => `refused: ${r.code} (${r.status})`);
     return { allowed: false, ...r, ...explained };
   };
 
@@ -271,12 +272,12 @@ async function decide(
   asked.key = who.key;
   if ('refusal' in who) return refused(who.refusal);
   const key = who.key;
-  said('key', `enabled, unexpired, organization enabled: ${key.label} of ${key.organization_id}, workspace ${key.workspace_id}`);
+  said('key', () => `enabled, unexpired, organization enabled: ${key.label} of ${key.organization_id}, workspace ${key.workspace_id}`);
 
   const snapshot = await deps.catalog.snapshot(db);
   const model = resolveModel(snapshot, input.model);
   if (!model) return refused(refusal('model_not_found', { model: input.model }));
-  said('model', `${input.model} is ${model.variant?.id ?? model.model.id}`);
+  said('model', () => `${input.model} is ${model.variant?.id ?? model.model.id}`);
 
   const actor = { kind: 'tenant' as const, key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
   const [guardrails, workspace] = await Promise.all([
@@ -285,7 +286,9 @@ async function decide(
   ]);
   // A key's workspace is live while the key is (a deleted workspace retires its keys).
   if (!workspace) return refused(refusal('key_deleted'));
-  said('guardrails', guardrails.length === 0 ? 'none applies' : guardrails.map((g) => `${g.id}${g.is_default ? ' (the workspace default)' : ''}`).join(', '));
+  said('guardrails', () =>
+    guardrails.length === 0 ? 'none applies' : guardrails.map((g) => `${g.id}${g.is_default ? ' (the workspace default)' : ''}`).join(', '),
+  );
 
   const verdict = evaluatePolicy({
     guardrails,
@@ -302,7 +305,8 @@ async function decide(
   if (verdict.refusal) return refused(verdict.refusal);
   said(
     'policy',
-    `model, region (${input.region ?? 'global'}), providers and ZDR allow ${verdict.routes.length} route(s): ${verdict.routes.map((r) => `${r.tag ?? r.provider}${r.credential ? ' (BYOK)' : ''}`).join(', ')}`,
+    () =>
+      `model, region (${input.region ?? 'global'}), providers and ZDR allow ${verdict.routes.length} route(s): ${verdict.routes.map((r) => `${r.tag ?? r.provider}${r.credential ? ' (BYOK)' : ''}`).join(', ')}`,
   );
 
   const free = isFreeModel(model);
@@ -311,7 +315,7 @@ async function decide(
     const usage = await deps.usage.of(db, key.id, now);
     const used = usage?.free_requests_today ?? 0;
     const tomorrow = windowEnd('daily', now);
-    said('free:daily', `${used} of ${key.free_model_daily_limit} free-model requests made today`);
+    said('free:daily', () => `${used} of ${key.free_model_daily_limit} free-model requests made today`);
     if (used >= key.free_model_daily_limit) {
       return refused(refusal('free_model_daily', { limit: key.free_model_daily_limit }, secondsUntil(tomorrow, now)));
     }
@@ -325,7 +329,8 @@ async function decide(
         : "free_model_requests_per_minute setting (unset: the platform's FREE_MODEL_REQUESTS_PER_MINUTE)";
     said(
       'free:minute',
-      `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
+      () =>
+        `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
     );
     if (!minute.allowed) {
       return refused(refusal('free_model_per_minute', { limit: minute.limit, retry: minute.retry_after_s ?? 0, setting }, minute.retry_after_s));
@@ -334,8 +339,8 @@ async function decide(
     remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
   }
 
-  if (!free) said('free:daily', 'not a free model');
-  if (!free) said('free:minute', 'not a free model');
+  if (!free) said('free:daily', () => 'not a free model');
+  if (!free) said('free:minute', () => 'not a free model');
   const checks = limitChecks(key, guardrails, workspace, !free, now);
   const cost = input.estimated_cost;
   let reservationId: string | null = null;
@@ -347,7 +352,7 @@ async function decide(
     left = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
     deps.spend.forgetOrganization(key.organization_id);
     for (const check of checks)
-      said(check.name, `${left.get(check.name)} USD left${rows[0]?.reserved ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
+      said(check.name, () => `${left.get(check.name)} USD left${rows[0]?.reserved ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
     if (rows[0]?.reserved) {
       reservationId = id;
     } else {
@@ -359,15 +364,15 @@ async function decide(
     }
   } else {
     left = await deps.spend.remaining(db, key.organization_id, checks, now);
-    for (const check of checks) said(check.name, `${left.get(check.name)} USD left, more than 0 needed (${check.interval})`);
+    for (const check of checks) said(check.name, () => `${left.get(check.name)} USD left, more than 0 needed (${check.interval})`);
     const why = spendRefusal(checks, left, 0, now);
     if (why) return refused(why);
   }
   for (const check of checks) {
-    remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: windowEnd(check.interval, now)?.toISOString() ?? null });
+    remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: resetsAtOf(check.interval, now) });
   }
-  if (checks.length === 0) said('limits', 'none applies');
-  said('decision', reservationId ? `allowed; ${cost} USD held as ${reservationId}` : 'allowed; nothing held');
+  if (checks.length === 0) said('limits', () => 'none applies');
+  said('decision', () => (reservationId ? `allowed; ${cost} USD held as ${reservationId}` : 'allowed; nothing held'));
 
   return {
     allowed: true,

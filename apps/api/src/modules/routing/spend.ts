@@ -46,17 +46,26 @@ export function windowEnd(interval: Interval, now: Date): Date | null {
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
 }
 
-/** Each interval's first day for the UTC day last asked about (every decision asks, for each limit). */
-let since: { day: number; of: Record<Interval, string | null> } | undefined;
+/** Each interval's window (first day, end) for the UTC day last asked about (every decision asks, for each limit). */
+let windows: { day: number; of: Record<Interval, { since: string | null; resetsAt: string | null }> } | undefined;
+
+function windowsOf(now: Date): Record<Interval, { since: string | null; resetsAt: string | null }> {
+  const day = Math.floor(now.getTime() / 86_400_000);
+  if (windows?.day !== day) {
+    const of = (i: Interval) => ({ since: windowStart(i, now)?.toISOString().slice(0, 10) ?? null, resetsAt: windowEnd(i, now)?.toISOString() ?? null });
+    windows = { day, of: { daily: of('daily'), weekly: of('weekly'), monthly: of('monthly'), lifetime: of('lifetime') } };
+  }
+  return windows.of;
+}
 
 /** The first UTC day (YYYY-MM-DD) of the window that contains `now`, or null for lifetime. */
 export function sinceOf(interval: Interval, now: Date): string | null {
-  const day = Math.floor(now.getTime() / 86_400_000);
-  if (since?.day !== day) {
-    const first = (i: Interval) => windowStart(i, now)?.toISOString().slice(0, 10) ?? null;
-    since = { day, of: { daily: first('daily'), weekly: first('weekly'), monthly: first('monthly'), lifetime: null } };
-  }
-  return since.of[interval];
+  return windowsOf(now)[interval].since;
+}
+
+/** When the window that contains `now` ends (ISO 8601), or null for lifetime. */
+export function resetsAtOf(interval: Interval, now: Date): string | null {
+  return windowsOf(now)[interval].resetsAt;
 }
 
 const SPEND = statement(
@@ -77,6 +86,17 @@ export function sqlCheck({ interval: _interval, ...check }: LimitCheck) {
 }
 
 /**
+ * What makes two sets of checks read the same figures, for the cache: every field routing_spend()
+ * reads (a guardrail's id is in its name, and whether it is the default follows from the id).
+ */
+function cacheKeyOf(organizationId: string, checks: readonly LimitCheck[]): string {
+  let key = organizationId;
+  for (const c of checks)
+    key += `\n${c.name} ${c.scope} ${c.since} ${c.byok} ${c.limit} ${c.workspace_id ?? ''} ${c.is_default ?? ''} ${c.keys?.join(',') ?? ''}`;
+  return key;
+}
+
+/**
  * Remaining amounts read for a decision that reserves nothing, kept for USAGE_CACHE_MS: such a
  * decision makes no database round trip while its figures are fresh, and may act on spend up to
  * that old (docs/routing.md). Entries are per organization and set of checks; a reservation or a
@@ -91,7 +111,7 @@ export class SpendCache {
   }
 
   async remaining(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
-    const key = `${organizationId} ${JSON.stringify(checks.map(sqlCheck))}`;
+    const key = cacheKeyOf(organizationId, checks);
     const entry = await this.#entries.get(key, async () => ({ organizationId, remaining: await remainingOf(db, organizationId, checks, now) }));
     return entry.remaining;
   }
