@@ -187,6 +187,8 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
       SWITCHYARD_BOOTSTRAP_KEY: managementKey,
       SWITCHYARD_PLATFORM_KEY: platformKey,
       RESERVATION_TTL_MS: String(RESERVATION_TTL_MS),
+      // The alerts scenarios' webhook receivers listen on loopback.
+      UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
       ...START_ENV,
     },
     path.join(tmp, 'server.log'),
@@ -315,7 +317,15 @@ interface Scenario {
   spec: LoadSpec;
   /** The statement (and values) the server makes per answer, for the database floor. */
   statement?: Omit<StatementFile, 'databaseUrl' | 'poolMax'>;
+  /**
+   * Recording only (issue 40): records for keys of their own with small limits, so that each crosses
+   * 50, 80 and 100 percent during the run (three limit.threshold_crossed alerts a key), with no
+   * destination, a webhook destination whose receiver answers, or one whose receiver never answers.
+   */
+  alerts?: AlertsTarget;
 }
+
+type AlertsTarget = 'none' | 'live' | 'dead';
 
 /** The key routing.authorize decides for (routing scenarios only). */
 interface Extras {
@@ -324,6 +334,10 @@ interface Extras {
   routingKeyHash?: string;
   /** The file the upload scenario sends (written when that scenario runs). */
   upload?: { file: string; bytes: number };
+  /** The webhook receivers of the alerts scenarios (started with the first of them). */
+  receivers?: Receivers;
+  /** The keys an alerts scenario records for (made before it runs). */
+  alertKeys?: string[];
 }
 
 /** The last n days up to now, as the analytics query takes a range (ISO 8601 with seconds). */
@@ -509,6 +523,20 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       kind: 'record-batch',
       spec: { method: 'POST', path: '/trpc/generations.recordBatch', headers: { ...platform, 'content-type': 'application/json' } },
     },
+    ...(['none', 'live', 'dead'] as const).flatMap((alerts): Scenario[] => [
+      {
+        name: `record generations (${opts.callers} client callers), ${ALERTS_NAME[alerts]}`,
+        kind: 'record',
+        spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...platform, 'content-type': 'application/json' } },
+        alerts,
+      },
+      {
+        name: `record generations through the batch recorder (${opts.callers} callers x ${opts.pending} pending), ${ALERTS_NAME[alerts]}`,
+        kind: 'record-batch',
+        spec: { method: 'POST', path: '/trpc/generations.recordBatch', headers: { ...platform, 'content-type': 'application/json' } },
+        alerts,
+      },
+    ]),
     {
       name: `GET container file (${opts.fileMiB} MiB)`,
       kind: 'download',
@@ -655,17 +683,129 @@ function recordInput(stack: Stack, size: string) {
   });
 }
 
+/** What the alerts variants' names say of their destination. */
+const ALERTS_NAME: Record<AlertsTarget, string> = {
+  none: 'keys crossing their limits, no destination',
+  live: 'keys crossing their limits, a webhook receiver that answers',
+  dead: 'keys crossing their limits, a webhook receiver that never answers',
+};
+
+/** Recording for the alerts variants: caller n records for key n (one key a caller). */
+function alertsInput(stack: Stack, size: string, keyHashes: readonly string[]) {
+  const plain = recordInput(stack, size);
+  return (caller: number) => ({ ...plain(caller), api_key_hash: keyHashes[caller % keyHashes.length]! });
+}
+
+/**
+ * Two webhook receivers in this process, on loopback (the server reaches them through
+ * UPSTREAM_ALLOWED_HOSTS): `live` answers 204 to each delivery and counts them; `dead` accepts the
+ * connection, reads the request and never answers (each attempt holds a delivery slot until
+ * DELIVERY_TIMEOUT_MS).
+ */
+interface Receiver {
+  url: string;
+  received: number;
+  /** Closes the connections it holds (the dead receiver's attempts then fail at once). */
+  reset(): void;
+}
+
+interface Receivers {
+  live: Receiver;
+  dead: Receiver;
+}
+
+async function startReceivers(cleanups: (() => Promise<void>)[]): Promise<Receivers> {
+  const start = async (answer: boolean) => {
+    const receiver: Receiver = { url: '', received: 0, reset: () => server.closeAllConnections() };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        receiver.received++;
+        if (answer) res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/alerts`;
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    return receiver;
+  };
+  return { live: await start(true), dead: await start(false) };
+}
+
+interface AlertsRun {
+  target: AlertsTarget;
+  keyHashes: string[];
+  destinationId: string | null;
+  receivedBefore: number;
+}
+
+/**
+ * Before an alerts variant: one key a caller in the recording workspace, each with a monthly limit
+ * its caller's recordings pass early in the warm-up (0.001 USD for single calls, 0.01 USD for the
+ * batch recorder: 10 and 100 recordings of 0.0001 USD), and (live, dead) a webhook destination of
+ * that workspace pointing at the receiver. Every variant makes keys of its own: a crossing fires
+ * once a window.
+ */
+async function prepareAlerts(stack: Stack, receivers: Receivers, target: AlertsTarget, callers: number, limitUsd: number): Promise<AlertsRun> {
+  const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
+  const keyHashes: string[] = [];
+  for (let i = 0; i < callers; i++) {
+    const made = await admin.keys.create.mutate({ name: `bench alerts ${target} ${i}`, limit: limitUsd, limit_reset: 'monthly' });
+    keyHashes.push(made.data.hash);
+  }
+  let destinationId: string | null = null;
+  if (target !== 'none') {
+    const made = await admin.destinations.create.mutate({
+      type: 'webhook',
+      name: `bench ${target} receiver`,
+      config: { url: receivers[target].url },
+      workspace_id: stack.workspaceId,
+    });
+    destinationId = made.data.id;
+  }
+  return { target, keyHashes, destinationId, receivedBefore: target === 'none' ? 0 : receivers[target].received };
+}
+
+/** After an alerts variant: what it emitted and delivered; its destination is deleted (its retries stop). */
+async function finishAlerts(stack: Stack, receivers: Receivers, run: AlertsRun): Promise<string> {
+  const alerts = await stack.db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM events e JOIN api_keys k ON k.id::text = e.payload->>'id'
+     WHERE e.organization_id = ${stack.organizationId} AND e.type = 'limit.threshold_crossed'
+       AND e.payload->>'kind' = 'key' AND k.hash = ANY(${run.keyHashes})`;
+  let delivery = 'no destination';
+  if (run.destinationId) {
+    const byStatus = await stack.db.eventDelivery.groupBy({ by: ['status'], where: { destination_id: run.destinationId }, _count: true });
+    const counts = byStatus.map((row) => `${row._count} ${row.status}`).join(', ') || 'none';
+    delivery = `deliveries ${counts}; the receiver got ${receivers[run.target as 'live' | 'dead'].received - run.receivedBefore} requests`;
+    const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
+    await admin.destinations.delete.mutate({ id: run.destinationId });
+    // Attempts still waiting on the dead receiver end now, not in the next scenario.
+    receivers[run.target as 'live' | 'dead'].reset();
+  }
+  return `${alerts[0]?.n ?? 0} limit.threshold_crossed alerts emitted for its ${run.keyHashes.length} keys; ${delivery}`;
+}
+
 async function keyUsage(stack: Stack): Promise<number> {
   const res = await fetch(`${stack.url}/api/v1/key`, { headers: { authorization: `Bearer ${stack.regularKey}` } });
   if (!res.ok) throw new Error(`GET /key answered ${res.status}`);
   return ((await res.json()) as { data: { usage: number } }).data.usage;
 }
 
-/** Milliseconds until GET /key shows `expected` as the key's usage (null: not within 5 s). */
-async function spendVisibleAfter(stack: Stack, expected: number): Promise<number | null> {
+/** The organization's recorded spend, ever (GET /credits total_usage). */
+async function organizationUsage(stack: Stack): Promise<number> {
+  const res = await fetch(`${stack.url}/api/v1/credits`, { headers: { authorization: `Bearer ${stack.managementKey}` } });
+  if (!res.ok) throw new Error(`GET /credits answered ${res.status}`);
+  return ((await res.json()) as { data: { total_usage: number } }).data.total_usage;
+}
+
+/** Milliseconds until `spend` (GET /key's usage, or GET /credits') shows `expected` (null: not within 5 s). */
+async function spendVisibleAfter(spend: () => Promise<number>, expected: number): Promise<number | null> {
   const started = performance.now();
   while (performance.now() - started < 5_000) {
-    if (Math.abs((await keyUsage(stack)) - expected) < 1e-6) return Math.round(performance.now() - started);
+    if (Math.abs((await spend()) - expected) < 1e-6) return Math.round(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return null;
@@ -689,17 +829,15 @@ async function measure(
       settles ? settlingRecord(keyHash, extras.size) : undefined,
     );
   }
+  const input = scenario.alerts ? alertsInput(extras.stack, extras.size, extras.alertKeys!) : recordInput(extras.stack, extras.size);
   if (scenario.kind === 'record-batch') {
     return runBatchRecorders(
       { url, apiKey: extras.stack.platformKey, callers: opts.callers, pending: opts.pending, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
-      recordInput(extras.stack, extras.size),
+      input,
     );
   }
   if (scenario.kind === 'record') {
-    return runRecorders(
-      { url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid, dbPid },
-      recordInput(extras.stack, extras.size),
-    );
+    return runRecorders({ url, apiKey: extras.stack.platformKey, callers: opts.callers, duration: opts.duration, warmup: opts.warmup, pid, dbPid }, input);
   }
   if (scenario.kind === 'upload') {
     const upload = extras.upload!;
@@ -786,7 +924,8 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
                 : await captureAnswer(stack.url, scenario.spec.vary ? { ...scenario.spec, ...scenario.spec.vary() } : scenario.spec, bodyFile);
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
       if (routing) await checkDecision(stack, bodyFile!, scenario.name);
-      const floors: Floors | null = scenario.kind === 'record-batch' || scenario.kind === 'upload' ? null : ({} as never);
+      // The alerts variants are compared with the plain recording scenarios, not with floors.
+      const floors: Floors | null = scenario.kind === 'record-batch' || scenario.kind === 'upload' || scenario.alerts ? null : ({} as never);
       let statementFile: string | undefined;
       if (scenario.statement) {
         statementFile = path.join(tmp, 'statement.json');
@@ -808,14 +947,23 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
         }
       }
       const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
-      const usageBefore = recording ? await keyUsage(stack) : 0;
+      let alerts: AlertsRun | undefined;
+      if (scenario.alerts) {
+        extras.receivers ??= await startReceivers(cleanups);
+        alerts = await prepareAlerts(stack, extras.receivers, scenario.alerts, opts.callers, scenario.kind === 'record-batch' ? 0.01 : 0.001);
+        extras.alertKeys = alerts.keyHashes;
+      }
+      // GET /key of the recording key; the alerts variants record for many keys: the organization's GET /credits.
+      const spendOf = alerts ? () => organizationUsage(stack) : () => keyUsage(stack);
+      const usageBefore = recording ? await spendOf() : 0;
       const rss = sampleRss(stack.pid);
       const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, extras);
       const peakRss = rss.stop();
       let visibleMs: number | null | undefined;
       if (recording) {
-        visibleMs = await spendVisibleAfter(stack, usageBefore + (measured.recorded ?? 0) * 0.0001);
+        visibleMs = await spendVisibleAfter(spendOf, usageBefore + (measured.recorded ?? 0) * 0.0001);
       }
+      if (alerts) log(`  ${scenario.name}: ${await finishAlerts(stack, extras.receivers!, alerts)}`);
       const result: ScenarioResult = {
         name: scenario.name,
         kind: scenario.kind,
@@ -838,7 +986,7 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
 async function main() {
   const opts = options();
   // Bounded: every run stops by itself; this is the backstop if something hangs.
-  const perSize = 10 * 60 + 9 * 3 * (opts.warmup + opts.duration + 15) + 600;
+  const perSize = 10 * 60 + 11 * 3 * (opts.warmup + opts.duration + 15) + 600;
   const watchdog = setTimeout(
     () => {
       console.error(`bench: gave up after ${perSize * opts.sizes.length} s (the harness hung)`);
