@@ -64,7 +64,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
       res.json({ status: 'ok' });
       return;
     }
-    res.status(health.healthy ? 200 : 503).json({ status: health.healthy ? 'ok' : 'unavailable', database: health.database, database_down_since: health.downSince });
+    res
+      .status(health.healthy ? 200 : 503)
+      .json({ status: health.healthy ? 'ok' : 'unavailable', database: health.database, database_down_since: health.downSince });
   });
   // Ready: the database answers now. A database known to be gone is not asked (nor logged per probe).
   app.get('/readyz', async (req, res) => {

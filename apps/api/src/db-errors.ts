@@ -77,7 +77,8 @@ const CONNECTION_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017']);
 const CONNECTION_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
 
 /** node-postgres's own messages for a connection it lost (it gives them no code). */
-const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|terminating connection due to administrator command)/;
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|terminating connection due to administrator command)/;
 
 /**
  * The database is not there: the connection could not be made, or it was cut (the server died,

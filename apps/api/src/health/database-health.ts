@@ -185,7 +185,10 @@ export class DatabaseHealth {
   #giveUp(restarts: number): void {
     this.#state = 'given up';
     const error = new Error(`PostgreSQL could not be started again after ${restarts} attempts`);
-    this.#options.logger.fatal({ component: 'database', attempts: restarts, err: this.#restartError }, `giving up: ${error.message}; exiting for a supervisor to take over`);
+    this.#options.logger.fatal(
+      { component: 'database', attempts: restarts, err: this.#restartError },
+      `giving up: ${error.message}; exiting for a supervisor to take over`,
+    );
     this.#options.changed?.('given up', error);
   }
 }
