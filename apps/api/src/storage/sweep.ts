@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { STORED_NAMESPACES } from './claims.js';
 import { isStorageKey, type BlobStorage } from './storage.js';
+import { isConnectionLost } from '../db-errors.js';
 
 /** The advisory lock of the sweep (any constant no other lock of this database uses). */
 export const SWEEP_LOCK = 0x5357_4550; // "SWEP"
@@ -149,7 +150,7 @@ export class StorageSweeper {
             this.logger.info({ component: 'storage-sweep', ...report }, 'storage sweep removed what no row points at');
           }
         })
-        .catch((error: unknown) => this.logger.warn({ component: 'storage-sweep', err: error }, 'storage sweep failed'))
+        .catch((error: unknown) => isConnectionLost(error) || this.logger.warn({ component: 'storage-sweep', err: error }, 'storage sweep failed'))
         .finally(() => {
           // Not when stopped, nor when start() after a stop() scheduled the next already.
           if (!this.#stopped && this.#timer === undefined) this.#schedule();
