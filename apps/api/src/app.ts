@@ -56,15 +56,29 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.use(requireHost);
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 
+  // Alive unless the database has been gone longer than DATABASE_UNHEALTHY_AFTER_MS (docs/operations.md,
+  // "When the database goes away"): a supervisor restarts a server that cannot heal by itself.
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    const health = deps.databaseHealth?.health();
+    if (!health || health.database === 'up') {
+      res.json({ status: 'ok' });
+      return;
+    }
+    res
+      .status(health.healthy ? 200 : 503)
+      .json({ status: health.healthy ? 'ok' : 'unavailable', database: health.database, database_down_since: health.downSince });
   });
+  // Ready: the database answers now. A database known to be gone is not asked (nor logged per probe).
   app.get('/readyz', async (req, res) => {
+    if (deps.databaseHealth && !deps.databaseHealth.up) {
+      res.status(503).json({ status: 'unavailable' });
+      return;
+    }
     try {
       await deps.db.$executeRaw`SELECT 1`;
       res.json({ status: 'ok' });
     } catch (error) {
-      loggerOf(req, deps.logger).warn({ err: error }, 'readiness check failed');
+      if (!deps.databaseHealth?.report(error)) loggerOf(req, deps.logger).warn({ err: error }, 'readiness check failed');
       res.status(503).json({ status: 'unavailable' });
     }
   });

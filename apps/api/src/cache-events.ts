@@ -48,7 +48,17 @@ export function clearCaches(caches: Caches): void {
   caches.freeQuota.clear();
 }
 
-export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger: Logger): Promise<Listener> {
+/**
+ * Listens until closed. `connectionLost` (the database's health) is told each failure of the
+ * connection and answers whether it was the database going away: such failures are not logged
+ * here (the database's health logs the loss once), others are.
+ */
+export function listenForCacheEvents(
+  databaseUrl: string,
+  caches: Caches,
+  logger: Logger,
+  connectionLost: (error: Error) => boolean = () => false,
+): Promise<Listener> {
   const log = logger.child({ component: 'cache-events' });
   return listen(databaseUrl, CACHE_CHANNEL, {
     message: (payload) => applyCacheEvent(caches, payload),
@@ -57,6 +67,8 @@ export function listenForCacheEvents(databaseUrl: string, caches: Caches, logger
       clearCaches(caches);
       log.info('listening again for cache announcements; dropped every cached entry');
     },
-    error: (error) => log.warn({ err: error }, 'cache announcements interrupted; reconnecting (CACHE_TTL_MS bounds what is kept meanwhile)'),
+    error(error) {
+      if (!connectionLost(error)) log.warn({ err: error }, 'cache announcements interrupted; reconnecting (CACHE_TTL_MS bounds what is kept meanwhile)');
+    },
   });
 }

@@ -32,6 +32,10 @@ const EnvSchema = z.object({
   SWITCHYARD_BOOTSTRAP_KEY: z.string().regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters').optional(),
   SWITCHYARD_PLATFORM_KEY: z.string().regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // When the database goes away (health/database-health.ts): how long /healthz stays 200 meanwhile,
+  // and how many times the embedded PostgreSQL is started again before the server gives up.
+  DATABASE_UNHEALTHY_AFTER_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
+  DATABASE_RESTART_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
   RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
@@ -161,6 +165,10 @@ export interface Config {
   /** A platform key that must exist; unset: one is generated on first start into DATA_DIR/platform-key. */
   platformKey: string | undefined;
   databasePoolMax: number;
+  /** How long the database may be gone before /healthz answers 503 (DATABASE_UNHEALTHY_AFTER_MS). */
+  databaseUnhealthyAfterMs: number;
+  /** How many times a dead embedded PostgreSQL is started again before the server exits (DATABASE_RESTART_ATTEMPTS). */
+  databaseRestartAttempts: number;
   /**
    * How long what is read into memory may be reused (0: read every time): API key rows for
    * authentication, the model catalog, organizations' member order. Changes made through this
@@ -332,6 +340,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseUnhealthyAfterMs: e.DATABASE_UNHEALTHY_AFTER_MS,
+    databaseRestartAttempts: e.DATABASE_RESTART_ATTEMPTS,
     cacheTtlMs: e.CACHE_TTL_MS,
     usageCacheMs: e.USAGE_CACHE_MS,
     reservationTtlMs: e.RESERVATION_TTL_MS,

@@ -60,3 +60,40 @@ export function isCallerValueRefused(error: unknown): boolean {
   const state = sqlStateOf(error);
   return state !== undefined && CALLER_VALUE_STATES.has(state);
 }
+
+/** Socket errors of a connection that could not be made or was cut. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATEs of a server that is going away or not there yet: 57P01 admin_shutdown, 57P02
+ * crash_shutdown, 57P03 cannot_connect_now (starting up, recovering), and class 08 (connection exception).
+ */
+const CONNECTION_STATES = /^(08...|57P0[123])$/;
+
+/** Prisma's codes for a database it cannot reach (P1001), that timed out (P1002), or that closed the connection (P1017). */
+const CONNECTION_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017']);
+
+/** The driver adapter's kinds for the same (@prisma/adapter-pg's convertDriverError). */
+const CONNECTION_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
+
+/** node-postgres's own messages for a connection it lost (it gives them no code). */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|terminating connection due to administrator command)/;
+
+/**
+ * The database is not there: the connection could not be made, or it was cut (the server died,
+ * shut down, or is starting up). Reads node-postgres errors, Prisma's and the driver adapter's
+ * wrappings of them, and their causes. Such a failure is the database's, not the request's (503).
+ */
+export function isConnectionLost(error: unknown, depth = 0): boolean {
+  if (depth > 5 || error === null || typeof error !== 'object') return false;
+  const e = error as { code?: unknown; kind?: unknown; message?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (typeof e.code === 'string' && (CONNECTION_ERROR_CODES.has(e.code) || CONNECTION_PRISMA_CODES.has(e.code) || CONNECTION_STATES.test(e.code))) {
+    return true;
+  }
+  if (typeof e.originalCode === 'string' && CONNECTION_STATES.test(e.originalCode)) return true;
+  if (typeof e.kind === 'string' && CONNECTION_ADAPTER_KINDS.has(e.kind)) return true;
+  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
+  if (error instanceof AggregateError && error.errors.some((inner) => isConnectionLost(inner, depth + 1))) return true;
+  return isConnectionLost(e.meta?.driverAdapterError, depth + 1) || isConnectionLost(e.cause, depth + 1);
+}

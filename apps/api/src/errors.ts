@@ -2,7 +2,7 @@
 // spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
 import { TRPCError } from '@trpc/server';
 import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
-import { isCallerValueRefused } from './db-errors.js';
+import { isCallerValueRefused, isConnectionLost } from './db-errors.js';
 
 export class DomainError extends Error {
   constructor(
@@ -71,6 +71,9 @@ export class Unavailable extends DomainError {
     super(503, detail);
   }
 }
+
+/** error.metadata.reason of the 503 answered while the database is unreachable. */
+export const DATABASE_UNAVAILABLE = 'the database is unavailable; try again shortly';
 
 export interface HttpError {
   status: ErrorStatus;
@@ -155,8 +158,13 @@ export function httpErrorOf(error: unknown): HttpError {
   return fromUnknown(error);
 }
 
-/** Anything else is ours (500), unless the database refused a value the caller sent (400). */
+/**
+ * Anything else is ours (500), unless the database refused a value the caller sent (400), or is not
+ * there (503, not logged per request: the database's health, health/database-health.ts, logs the
+ * loss once).
+ */
 function fromUnknown(error: unknown): HttpError {
+  if (isConnectionLost(error)) return { status: 503, message: ERROR_MESSAGES[503], metadata: { reason: DATABASE_UNAVAILABLE } };
   if (isCallerValueRefused(error)) {
     return { status: 400, message: ERROR_MESSAGES[400], metadata: { reason: 'a value the database cannot store' }, cause: error };
   }

@@ -22,8 +22,19 @@ if (missingFlags.length > 0) {
   logger.warn({ missing: missingFlags }, `node was started without ${missingFlags.join(' ')}: see docs/operations.md, section Memory`);
 }
 try {
-  const server = await startServer(config, logger);
+  let fatal: ((error: Error) => void) | undefined;
   let signalled = false;
+  const server = await startServer(config, logger, { onFatal: (error) => fatal?.(error) });
+  // The server gave up on its database (logged where it happened): close what can be closed, and
+  // exit non-zero so that a supervisor (systemd's Restart=, Kubernetes) takes over.
+  fatal = () => {
+    if (signalled) return;
+    signalled = true;
+    server.close().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
   const shutdown = (signal: NodeJS.Signals) => {
     if (signalled) return;
     signalled = true;

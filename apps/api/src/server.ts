@@ -40,6 +40,7 @@ import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { Limits, redactedUrl } from './limits/limits.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
 import { ByokReveals } from './modules/audit/byok-reveals.js';
+import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
 
 export interface RunningServer {
   url: string;
@@ -59,6 +60,8 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** The job runner (periodic and queued jobs); tests drain its queue. */
   jobs: JobRunner;
+  /** Whether the database is there (tests watch it go and come back). */
+  databaseHealth: DatabaseHealth;
   /** Delivery of events to destinations: dispatch() makes the deliveries of new events, deliverDue() attempts those due (tests call both). */
   deliveries: { dispatch(): Promise<{ events: number; deliveries: number } | null>; deliverDue(): Promise<number> };
   close(): Promise<void>;
@@ -148,6 +151,11 @@ export async function startServer(
     now?: () => Date;
     /** Told about every statement the server's pool sends (tests count them). */
     onQuery?: DbOptions['onQuery'];
+    /**
+     * Told when the server gave up on its database (the embedded PostgreSQL could not be started
+     * again): main.ts closes the server and exits non-zero, for a supervisor to take over.
+     */
+    onFatal?: (error: Error) => void;
   } = {},
 ): Promise<RunningServer> {
   const database = await provisionDatabase({
@@ -165,11 +173,45 @@ export async function startServer(
   let refusalEvents: RefusalEvents | undefined;
   let byokReveals: ByokReveals | undefined;
   let secretUses: { stop(): Promise<void> } | undefined;
+  // The background work that stops while the database is gone and starts again once it is back
+  // (set once everything is built; the changes are applied one after another).
+  let background: { stop(): Promise<void>; start(): void } | undefined;
+  let transitions = Promise.resolve();
+  const databaseHealth = new DatabaseHealth({
+    // Bounded: a connection that hangs (a firewall, something else on the port) counts as gone.
+    probe: async () => {
+      if (!db) throw new Error('no database client yet');
+      await Promise.race([
+        db.$executeRaw`SELECT 1`,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to SELECT 1 within 5 s')), 5_000).unref()),
+      ]);
+    },
+    ...(database.embedded ? { restart: () => database.embedded!.restart() } : {}),
+    maxRestarts: config.databaseRestartAttempts,
+    unhealthyAfterMs: config.databaseUnhealthyAfterMs,
+    logger,
+    changed: (state: DatabaseState, error?: Error) => {
+      if (state === 'given up') {
+        options.onFatal?.(error ?? new Error('the database is gone'));
+        return;
+      }
+      transitions = transitions.then(async () => {
+        if (!background) return;
+        if (state === 'down') await background.stop();
+        // Still back once the stop is done (it may have gone again meanwhile: then it stays stopped).
+        else if (databaseHealth.up) background.start();
+      });
+    },
+  });
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
     db = createDb(database.url, {
       poolMax: config.databasePoolMax,
-      onIdleError: (error) => logger.warn({ err: error }, 'an idle database connection failed; the next query opens another'),
+      onIdleError: (error) => {
+        if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
+      },
+      onConnectionError: (error) => databaseHealth.report(error),
+      onConnect: () => databaseHealth.connected(),
       ...(options.onQuery ? { onQuery: options.onQuery } : {}),
     });
 
@@ -203,10 +245,12 @@ export async function startServer(
         [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60 },
       },
       rejected: (name) => metrics.limiterRejections.inc({ limit: name }),
-      storeState: (state, error) =>
-        state === 'lost'
-          ? limitLog.warn({ err: error }, 'the counter store is unreachable: limited requests fail until it is back')
-          : limitLog.info('the counter store is reachable again'),
+      // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
+      storeState: (state, error) => {
+        if (!config.counterStoreUrl && (state === 'back' || databaseHealth.report(error))) return;
+        if (state === 'lost') limitLog.warn({ err: error }, 'the counter store is unreachable: limited requests fail until it is back');
+        else limitLog.info('the counter store is reachable again');
+      },
     });
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
@@ -226,11 +270,11 @@ export async function startServer(
         metrics.cache('organization_settings'),
       ),
     };
-    listener = await listenForCacheEvents(database.url, caches, logger);
+    listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
     // Secrets' last uses (noted in memory by authentication, at most once a minute per secret), written off the request path.
-    const openSecretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) =>
-      logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded"),
-    );
+    const openSecretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) => {
+      if (!databaseHealth.report(error)) logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded");
+    });
     secretUses = openSecretUses;
     sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
     sweeper.start();
@@ -323,6 +367,7 @@ export async function startServer(
     const app = createApp(
       {
         db,
+        databaseHealth,
         logger,
         now,
         secrets: secrets.box,
@@ -371,6 +416,20 @@ export async function startServer(
     const openJobs = jobs;
     openJobs.start();
     openDeliveries.start();
+    // While the database is gone, the job runner, the delivery worker and the storage sweep stop
+    // (each would only fail, round after round); they start again once it is back. The cache
+    // listener reconnects by itself (notifications.ts), and the flushers of secret uses, refusal
+    // events and BYOK reveals keep what they hold and write it at their next tick after recovery.
+    background = {
+      async stop() {
+        await Promise.all([openJobs.stop(), openDeliveries.stop(), openSweeper.stop()]);
+      },
+      start() {
+        openJobs.start();
+        openDeliveries.start();
+        openSweeper.start();
+      },
+    };
     const openMetrics = metricsListener;
     let closing: Promise<void> | undefined;
     return {
@@ -382,12 +441,15 @@ export async function startServer(
       storage: media.storage,
       sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
       jobs: openJobs,
+      databaseHealth,
       deliveries: {
         dispatch: () => openJobs.runPeriodic(dispatchJob) as Promise<{ events: number; deliveries: number } | null>,
         deliverDue: () => openDeliveries.deliverDue(),
       },
       close() {
         closing ??= (async () => {
+          databaseHealth.close();
+          background = undefined;
           await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
           await openSweeper.stop();
           await openJobs.stop();
@@ -405,6 +467,7 @@ export async function startServer(
       },
     };
   } catch (error) {
+    databaseHealth.close();
     await sweeper?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
     await deliveries?.stop().catch(() => undefined);

@@ -17,6 +17,42 @@ export interface DbOptions {
    * error out of the process.
    */
   onIdleError?: (error: Error) => void;
+  /**
+   * Told about every failure of the pool's connections: a connection that could not be made, and
+   * a connection given back after a failed query or transaction (whatever the cause: the listener
+   * sorts them). The database's health (apps/api health/) learns from these that it is gone.
+   */
+  onConnectionError?: (error: unknown) => void;
+  /** Told when the pool has made a new connection (the database's health: the database answers again). */
+  onConnect?: () => void;
+}
+
+/** A pool that tells `report` when a connection cannot be made (pool.query and pool.connect both come here). */
+class WatchedPool extends pg.Pool {
+  readonly #report: (error: unknown) => void;
+
+  constructor(config: pg.PoolConfig, report: (error: unknown) => void) {
+    super(config);
+    this.#report = report;
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | undefined {
+    if (callback) {
+      super.connect((err, client, done) => {
+        if (err) this.#report(err);
+        callback(err, client, done);
+      });
+      return;
+    }
+    return super.connect().catch((error: unknown) => {
+      this.#report(error);
+      throw error;
+    });
+  }
 }
 
 interface Handle {
@@ -28,8 +64,17 @@ const handles = new WeakMap<Db, Handle>();
 
 /** A Prisma client over node-postgres (the driver adapter; no query engine binary). */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolMax ?? 10 });
+  const config = { connectionString: databaseUrl, max: options.poolMax ?? 10 };
+  const report = options.onConnectionError;
+  const pool = report ? new WatchedPool(config, report) : new pg.Pool(config);
   pool.on('error', (error) => options.onIdleError?.(error));
+  // A connection checked out (a transaction between statements) that the server cuts: told like
+  // any other failure, not thrown out of the process (the pool listens only to idle ones).
+  pool.on('connect', (client) => {
+    client.on('error', (error) => report?.(error));
+    options.onConnect?.();
+  });
+  if (report) pool.on('release', (error: unknown) => error instanceof Error && report(error));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   let client: Db;
   if (!options.onQuery) {

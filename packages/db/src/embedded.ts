@@ -31,6 +31,14 @@ export interface EmbeddedPostgres {
   urlFor(database: string): string;
   /** Fast shutdown: waits until the server has exited. Safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Starts the server again, on the same data directory and port, when it is not running (it died:
+   * killed, crashed): answers false, doing nothing, when it runs. Throws when it cannot start (the
+   * port taken, orphaned backends of the dead server still holding its shared memory, ...): the
+   * caller tries again later. PostgreSQL's own crash recovery replays the WAL, so that every
+   * committed transaction is there.
+   */
+  restart(): Promise<boolean>;
 }
 
 interface Binaries {
@@ -266,9 +274,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     `-c max_connections=200`,
     `-c shared_buffers=128MB`,
   ].join(' ');
-  await exec(bins.pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', path.join(clusterDir, 'server.log'), '-o', settings], ids);
-  log(`PostgreSQL started on 127.0.0.1:${port}`);
-  await fs.writeFile(path.join(root, OWNER_FILE), `${process.pid} ${(await startTimeOf(process.pid)) ?? ''}\n`);
+  const pgStart = async () => {
+    await exec(bins.pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', path.join(clusterDir, 'server.log'), '-o', settings], ids);
+    log(`PostgreSQL started on 127.0.0.1:${port}`);
+    await fs.writeFile(path.join(root, OWNER_FILE), `${process.pid} ${(await startTimeOf(process.pid)) ?? ''}\n`);
+  };
+  await pgStart();
 
   const urlFor = (database: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
   let stopping: Promise<void> | undefined;
@@ -282,6 +293,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         log('PostgreSQL stopped');
       });
       return stopping;
+    },
+    async restart() {
+      if (stopping) throw new Error('PostgreSQL was stopped');
+      const pidFile = path.join(clusterDir, 'postmaster.pid');
+      const content = await fs.readFile(pidFile, 'utf8').catch(() => null);
+      const pid = content === null ? NaN : Number(content.split('\n')[0]);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+        const cmd = await commandLine(pid);
+        if (cmd === null || (cmd.includes('postgres') && cmd.includes(clusterDir))) return false;
+        // Another process got the dead server's PID since: PostgreSQL would take the pid file for a live server.
+        await fs.rm(pidFile, { force: true });
+      }
+      // A dead server's pid file stays: PostgreSQL reads it to refuse to start while backends of
+      // the dead server still hold its shared memory (the caller tries again later).
+      await pgStart();
+      return true;
     },
   };
 }

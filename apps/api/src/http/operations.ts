@@ -77,7 +77,7 @@ export function statusTable(router: AnyRouter): string {
   return [
     `Every operation can answer ${common}.`,
     '',
-    '| operation | error statuses (* not listed for it by the spec) | why (besides the three above) | listed, never answered |',
+    '| operation | error statuses (* not listed for it by the spec) | why (besides the four above) | listed, never answered |',
     '|---|---|---|---|',
     ...rows,
   ].join('\n');

@@ -25,6 +25,7 @@ export const WHY = {
   tenantKey: 'a key of an organization: platform key required (message "Only platform keys can perform this operation")',
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",
   internal: 'an unexpected failure (logged with its cause)',
+  databaseDown: 'the database is unreachable (docs/operations.md, "When the database goes away")',
   invalidPage: 'offset or limit not an integer in range, given twice, or malformed',
   longId: 'an id over 200 characters',
   invalidBody: 'a body that is not a JSON object (application/json, UTF-8) or whose fields the schema refuses',
@@ -39,20 +40,28 @@ export const WHY = {
 } as const;
 
 /** The statuses every operation can answer, whatever it does, with the same reasons. */
-export const COMMON: Statuses = { 401: WHY.unauthenticated, 431: WHY.tooLongForNode, 500: WHY.internal };
+export const COMMON: Statuses = { 401: WHY.unauthenticated, 431: WHY.tooLongForNode, 500: WHY.internal, 503: WHY.databaseDown };
+
+/** A reason of the operation's own for a common status comes first, then the common one. */
+function withCommon(specific: Statuses): Statuses {
+  const merged: Statuses = { ...COMMON, ...specific };
+  const own = specific[503];
+  if (own !== undefined && own !== COMMON[503]) merged[503] = `${own}; or ${COMMON[503]}`;
+  return merged;
+}
 
 /**
- * An operation's statuses: its own, the common ones (401, 431, 500), and 403 for the keys of the
+ * An operation's statuses: its own, the common ones (401, 431, 500, 503), and 403 for the keys of the
  * other plane (access/rules.ts): platform keys on a tenant operation, tenant keys on a platform one.
  */
 export function answers(specific: Statuses, plane: 'tenant' | 'platform' | 'public' = 'tenant'): Statuses {
   // The shared catalog's reads take no key (a key, if sent, is not read): neither 401 nor 403.
   if (plane === 'public') {
-    const { 401: _, ...common } = COMMON;
-    return sorted({ ...common, ...specific });
+    const { 401: _, ...common } = withCommon(specific);
+    return sorted(common);
   }
   const otherPlane = plane === 'tenant' ? WHY.platformKey : WHY.tenantKey;
-  const all: Statuses = { ...COMMON, ...specific, 403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane };
+  const all: Statuses = { ...withCommon(specific), 403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane };
   return sorted(all);
 }
 

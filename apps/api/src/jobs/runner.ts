@@ -15,6 +15,7 @@
 import { queryRows, statement, withAdvisoryLock, type Db, type Job, type Prisma } from '@switchyard/db';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { isConnectionLost } from '../db-errors.js';
 
 /** The client enqueue() writes with: the Prisma client, or a transaction's (the job commits with its cause). */
 type Client = Prisma.TransactionClient | Db;
@@ -177,7 +178,11 @@ export class JobRunner {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       this.drain()
-        .catch((error: unknown) => this.#options.logger.warn({ component: 'jobs', err: error }, 'could not take queued jobs; trying again'))
+        // The database gone: its health logs that once (and stops this runner).
+        .catch(
+          (error: unknown) =>
+            isConnectionLost(error) || this.#options.logger.warn({ component: 'jobs', err: error }, 'could not take queued jobs; trying again'),
+        )
         .finally(() => {
           if (this.#started) this.#poll();
         });
@@ -192,8 +197,10 @@ export class JobRunner {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       this.runPeriodic(job)
-        .catch((error: unknown) =>
-          this.#options.logger.warn({ component: 'jobs', job: job.name, err: error }, `${job.name} failed; trying again at the next round`),
+        .catch(
+          (error: unknown) =>
+            isConnectionLost(error) ||
+            this.#options.logger.warn({ component: 'jobs', job: job.name, err: error }, `${job.name} failed; trying again at the next round`),
         )
         .finally(() => {
           if (this.#started) this.#schedule(job);

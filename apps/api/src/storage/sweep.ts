@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { STORED_NAMESPACES } from './claims.js';
 import { isStorageKey, type BlobStorage } from './storage.js';
+import { isConnectionLost } from '../db-errors.js';
 
 /** The advisory lock of the sweep (any constant no other lock of this database uses). */
 export const SWEEP_LOCK = 0x5357_4550; // "SWEP"
@@ -117,8 +118,10 @@ export class StorageSweeper {
     private readonly logger: Logger,
   ) {}
 
+  /** Starts the timer; again after stop() (the database is back). */
   start(): void {
-    if (this.intervalMs > 0) this.#schedule();
+    this.#stopped = false;
+    if (this.intervalMs > 0 && this.#timer === undefined) this.#schedule();
   }
 
   /** One sweep now (tests, and the timer). */
@@ -132,6 +135,7 @@ export class StorageSweeper {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     await this.#running;
   }
 
@@ -139,15 +143,17 @@ export class StorageSweeper {
     // Replicas started together drift apart: each waits 75-125% of the interval.
     const delay = this.intervalMs * (0.75 + Math.random() / 2);
     this.#timer = setTimeout(() => {
+      this.#timer = undefined;
       this.sweep()
         .then((report) => {
           if (report && report.temporary + report.claims + report.objects > 0) {
             this.logger.info({ component: 'storage-sweep', ...report }, 'storage sweep removed what no row points at');
           }
         })
-        .catch((error: unknown) => this.logger.warn({ component: 'storage-sweep', err: error }, 'storage sweep failed'))
+        .catch((error: unknown) => isConnectionLost(error) || this.logger.warn({ component: 'storage-sweep', err: error }, 'storage sweep failed'))
         .finally(() => {
-          if (!this.#stopped) this.#schedule();
+          // Not when stopped, nor when start() after a stop() scheduled the next already.
+          if (!this.#stopped && this.#timer === undefined) this.#schedule();
         });
     }, delay);
     this.#timer.unref();

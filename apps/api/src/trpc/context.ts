@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { DatabaseHealth } from '../health/database-health.js';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
@@ -26,6 +27,8 @@ import { loggerOf, requestIdOf } from '../http/request-log.js';
 
 export interface AppDeps {
   db: Db;
+  /** Whether the database is there, and since when (health/database-health.ts): /healthz and /readyz read it. */
+  databaseHealth?: DatabaseHealth;
   logger: Logger;
   /** The clock; tests fix it to check period edges. */
   now: () => Date;

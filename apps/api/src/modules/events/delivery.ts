@@ -29,6 +29,7 @@ import type { Metrics } from '../../metrics.js';
 import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
 import { openSigningSecret, plaintextConfig } from '../destinations/destinations.service.js';
+import { isConnectionLost } from '../../db-errors.js';
 
 /** Alerts: delivered to the webhook destinations of their workspace, with no sampling or filter. */
 export const ALERT_TYPES: readonly string[] = ['limit.threshold_crossed', 'credits.low', 'key.expiring'];
@@ -211,6 +212,8 @@ export class DeliveryWorker {
   }
 
   #warn(error: unknown): void {
+    // The database gone: its health logs that once (and stops this worker).
+    if (isConnectionLost(error)) return;
     this.#deps.logger.warn({ component: 'delivery', err: error }, 'could not take due deliveries; trying again');
   }
 
