@@ -102,11 +102,13 @@ describe('the embedded PostgreSQL killed under load', () => {
     expect(alive(after.pid)).toBe(true);
     expect(after.port).toBe(before.port);
 
-    // Between the kill and the first success: 503s only (never a 500), tRPC's httpStatus alike.
+    // Between the kill and the first success: 503s only (never a 500), tRPC's httpStatus alike. A
+    // restart fast enough leaves none: requests that found no connection waited for the new one.
     const meanwhile = answers.filter((a) => a.at > killedAt && a.at < firstBack.at);
-    expect(meanwhile.length).toBeGreaterThan(0);
-    expect(new Set(meanwhile.map((a) => a.status))).toEqual(new Set([503]));
-    for (const a of meanwhile) expect((a.body as { data: { httpStatus: number } }).data.httpStatus).toBe(503);
+    for (const a of meanwhile) {
+      expect(a.status).toBe(503);
+      expect((a.body as { data: { httpStatus: number } }).data.httpStatus).toBe(503);
+    }
     expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
 
     // No acknowledged write lost: every recording answered 200, before or after the kill, is stored.
