@@ -104,7 +104,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
       responseMeta({ errors }) {
         // Statuses tRPC has no code for (524, 529) and domain errors get the shared mapping.
         const first = errors[0];
-        return first ? { status: httpErrorOf(first).status } : {};
+        if (!first) return {};
+        const http = httpErrorOf(first);
+        return http.retryAfterS === undefined ? { status: http.status } : { status: http.status, headers: { 'Retry-After': String(http.retryAfterS) } };
       },
     }),
   );

@@ -12,7 +12,8 @@ import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/organization/member-order.js';
 import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
-import type { FreeModelQuota } from './modules/routing/free-quota.js';
+import type { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
+import type { ApiRateLimits } from './limits/api-rate-limits.js';
 
 export const CACHE_CHANNEL = 'switchyard_cache';
 
@@ -22,7 +23,8 @@ export interface Caches {
   memberOrder: MemberOrderCache;
   guardrails: GuardrailCache;
   workspaceRouting: WorkspaceRoutingCache;
-  freeQuota: FreeModelQuota;
+  limitSettings: OrganizationLimitSettings;
+  apiRateLimits: ApiRateLimits;
 }
 
 /** Drops what one announcement names. */
@@ -33,8 +35,10 @@ export function applyCacheEvent(caches: Caches, payload: string): void {
   else if (payload.startsWith('members:')) caches.memberOrder.forget(payload.slice('members:'.length));
   else if (payload.startsWith('guardrails:')) caches.guardrails.forgetOrganization(payload.slice('guardrails:'.length));
   else if (payload.startsWith('routing:')) {
-    caches.workspaceRouting.forgetOrganization(payload.slice('routing:'.length));
-    caches.freeQuota.forgetOrganization(payload.slice('routing:'.length));
+    const organizationId = payload.slice('routing:'.length);
+    caches.workspaceRouting.forgetOrganization(organizationId);
+    caches.limitSettings.forgetOrganization(organizationId);
+    void caches.apiRateLimits.forgetOrganization(organizationId);
   }
 }
 
@@ -45,7 +49,8 @@ export function clearCaches(caches: Caches): void {
   caches.memberOrder.clear();
   caches.guardrails.clear();
   caches.workspaceRouting.clear();
-  caches.freeQuota.clear();
+  caches.limitSettings.clear();
+  void caches.apiRateLimits.clear();
 }
 
 /**

@@ -59,6 +59,9 @@ const EnvSchema = z.object({
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL (Redis or Valkey); unset keeps the counters in PostgreSQL')
     .optional(),
   FREE_MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  // The API's rate limits for tenant keys (docs/rate-limits.md): per key, and per organization for all its keys together.
+  API_REQUESTS_PER_MINUTE_PER_KEY: z.coerce.number().int().min(1).max(100_000_000).default(600_000),
+  API_REQUESTS_PER_MINUTE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000_000).default(1_200_000),
   // The token exchange (POST /oauth/token): exchanges per client address per minute, and how long a signing key signs.
   TOKEN_EXCHANGES_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
   SIGNING_KEY_ROTATION_DAYS: z.coerce.number().min(0.001).max(365).default(30),
@@ -210,6 +213,12 @@ export interface Config {
    * organization's settings row says otherwise; 0: none.
    */
   freeModelRequestsPerMinute: number;
+  /**
+   * The API's rate limits for tenant keys, unless an organization's settings row says otherwise
+   * (docs/rate-limits.md): requests per minute per key (API_REQUESTS_PER_MINUTE_PER_KEY) and for
+   * all of an organization's keys together (API_REQUESTS_PER_MINUTE_PER_ORGANIZATION).
+   */
+  apiRequestsPerMinute: { key: number; organization: number };
   /** Token exchanges (POST /oauth/token) a client address may make per minute (TOKEN_EXCHANGES_PER_MINUTE); 0: none. */
   tokenExchangesPerMinute: number;
   /** How long one of Switchyard's token-signing keys signs before a new one takes over (SIGNING_KEY_ROTATION_DAYS). */
@@ -357,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     contentRetentionSweepIntervalMs: e.CONTENT_RETENTION_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
+    apiRequestsPerMinute: { key: e.API_REQUESTS_PER_MINUTE_PER_KEY, organization: e.API_REQUESTS_PER_MINUTE_PER_ORGANIZATION },
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,
     signingKeyRotationMs: Math.round(e.SIGNING_KEY_ROTATION_DAYS * 86_400_000),
     secretKeys: e.SWITCHYARD_SECRET_KEY,

@@ -66,6 +66,17 @@ export class Timeout extends DomainError {
     super(408, detail);
   }
 }
+/** A rate limit was reached (docs/rate-limits.md): 429, with Retry-After. */
+export class TooManyRequests extends DomainError {
+  constructor(
+    detail: string,
+    /** Seconds until the limit's window ends (the Retry-After header). */
+    readonly retryAfterS: number,
+    metadata: Record<string, unknown>,
+  ) {
+    super(429, detail, metadata);
+  }
+}
 export class Unavailable extends DomainError {
   constructor(detail: string) {
     super(503, detail);
@@ -79,6 +90,8 @@ export interface HttpError {
   status: ErrorStatus;
   message: string;
   metadata?: Record<string, unknown>;
+  /** A 429's Retry-After header, in seconds. */
+  retryAfterS?: number;
   /** The error behind a 500 (or a database refusal of a caller's value), to be logged. */
   cause?: unknown;
 }
@@ -135,6 +148,7 @@ function fromDomain(error: DomainError): HttpError {
     status: error.status,
     message: error.publicMessage ?? ERROR_MESSAGES[error.status],
     ...(error.metadata ? { metadata: error.metadata } : {}),
+    ...(error instanceof TooManyRequests ? { retryAfterS: error.retryAfterS } : {}),
     ...(error.status === 500 ? { cause: error } : {}),
   };
 }

@@ -38,6 +38,8 @@ import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './module
 import { workloadIdentity } from './modules/auth/identity.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { Limits, redactedUrl } from './limits/limits.js';
+import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
+import { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
 import { ByokReveals } from './modules/audit/byok-reveals.js';
 import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
@@ -243,8 +245,12 @@ export async function startServer(
       rules: {
         [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute),
         [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60 },
+        ...apiRateLimitRules(config.apiRequestsPerMinute),
       },
-      rejected: (name) => metrics.limiterRejections.inc({ limit: name }),
+      // The API's rate limits count their refusals themselves: the store refuses an allowance once, the API every request until the window ends.
+      rejected: (name) => {
+        if (name !== API_KEY_MINUTE && name !== API_ORGANIZATION_MINUTE) metrics.limiterRejections.inc({ limit: name });
+      },
       // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
       storeState: (state, error) => {
         if (!config.counterStoreUrl && (state === 'back' || databaseHealth.report(error))) return;
@@ -254,20 +260,31 @@ export async function startServer(
     });
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
+    metrics.limiterRejections.inc({ limit: API_KEY_MINUTE }, 0);
+    metrics.limiterRejections.inc({ limit: API_ORGANIZATION_MINUTE }, 0);
     limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
     const openLimits = limits;
+    const limitSettings = new OrganizationLimitSettings(config.cacheTtlMs, metrics.cache('organization_settings'));
     const caches = {
       keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
       catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
       memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
       guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
       workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
-      freeQuota: new FreeModelQuota(
+      limitSettings,
+      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) =>
+        limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule'),
+      ),
+      apiRateLimits: new ApiRateLimits(
         limits,
-        config.freeModelRequestsPerMinute,
-        config.cacheTtlMs,
-        (error) => limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule'),
-        metrics.cache('organization_settings'),
+        config.apiRequestsPerMinute,
+        limitSettings,
+        (name) => metrics.limiterRejections.inc({ limit: name }),
+        // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
+        (error) => {
+          if (!config.counterStoreUrl && !databaseHealth.report(error))
+            limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
+        },
       ),
     };
     listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
@@ -459,6 +476,8 @@ export async function startServer(
           await openByokReveals.close();
           await openSecretUses.stop();
           await openListener.close().catch(() => undefined);
+          // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
+          await caches.apiRateLimits.clear();
           await openLimits.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();

@@ -167,8 +167,8 @@ describe('the OpenAPI document', () => {
     expect(video.parameters!.map((p) => `${p.in} ${p.name} ${p.required}`)).toEqual(['path jobId true', 'query index false', 'header Range false']);
     for (const status of ['200', '206']) expect(Object.keys(video.responses[status]!.content!)).toEqual(['video/*', 'application/octet-stream']);
     expect(Object.keys(video.responses['206']!.headers!)).toContain('Content-Range');
-    // Its declared statuses (http/raw-operations.ts): 403 for a platform key, 431 from Node's parser, 503 while the database is gone.
-    expect(Object.keys(video.responses)).toEqual(['200', '206', '400', '401', '403', '404', '431', '500', '502', '503']);
+    // Its declared statuses (http/raw-operations.ts): 403 for a platform key, 429 past a rate limit, 431 from Node's parser, 503 while the database is gone.
+    expect(Object.keys(video.responses)).toEqual(['200', '206', '400', '401', '403', '404', '429', '431', '500', '502', '503']);
   });
 
   it('describes the upload (POST /files) beside the listing: a multipart body of one binary part, the File record on 200', () => {
@@ -184,7 +184,7 @@ describe('the OpenAPI document', () => {
       properties: { file: { type: 'string', format: 'binary' } },
     });
     expect(post.responses['200']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/File' } } });
-    expect(Object.keys(post.responses)).toEqual(['200', '400', '401', '403', '413', '431', '500', '503']);
+    expect(Object.keys(post.responses)).toEqual(['200', '400', '401', '403', '413', '429', '431', '500', '503']);
   });
 
   it('is the committed openapi.json (run `pnpm openapi` after changing the contract)', async () => {

@@ -271,6 +271,8 @@ describe('organizations.settings and organizations.updateSettings: the quotas th
       data: {
         organization_id: org.organizationId,
         free_model_requests_per_minute: null,
+        api_requests_per_minute_per_key: null,
+        api_requests_per_minute: null,
         alert_thresholds: [50, 80, 100],
         credits_low_usd: null,
         content_retention_days: null,

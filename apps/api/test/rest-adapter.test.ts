@@ -46,6 +46,7 @@ beforeAll(async () => {
     spend: undefined as never,
     limits: undefined as never,
     freeQuota: undefined as never,
+    apiRateLimits: undefined as never,
     reservationTtlMs: 0,
     refusalEvents: undefined as never,
     byokReveals: undefined as never,

@@ -754,6 +754,11 @@ describe('help and errors', () => {
     expect(await settings('--free-model-rpm', '5')).toMatchObject({ free_model_requests_per_minute: 5 });
     expect((await cli(['orgs', 'settings', created.organization_id])).stdout).toMatch(/free_model_requests_per_minute\s+5/);
     expect(await settings('--default-free-model-rpm')).toMatchObject({ free_model_requests_per_minute: null });
+    // The API's rate limits (docs/rate-limits.md), each on its own; at least 1 a minute.
+    expect(await settings('--api-key-rpm', '600', '--api-rpm', '6000')).toMatchObject({ api_requests_per_minute_per_key: 600, api_requests_per_minute: 6000 });
+    expect(await settings('--default-api-key-rpm')).toMatchObject({ api_requests_per_minute_per_key: null, api_requests_per_minute: 6000 });
+    expect((await cli(['orgs', 'settings', created.organization_id, '--api-rpm', '0'])).code).toBe(2);
+    expect((await cli(['orgs', 'settings', created.organization_id, '--api-rpm', '5', '--default-api-rpm'])).code).toBe(2);
     expect((await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '-1'])).code).toBe(2);
     const tenant = await cli(['orgs', 'settings', created.organization_id, '--free-model-rpm', '1000'], { SWITCHYARD_PLATFORM_KEY: created.management_key });
     expect(tenant).toMatchObject({ code: 1, stderr: expect.stringContaining('Only platform keys can perform this operation') });

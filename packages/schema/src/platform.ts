@@ -116,12 +116,26 @@ export const OrganizationSettingsSchema = z.object({
     .int()
     .nullable()
     .describe("Free-model requests each key may make per minute; null: the server's FREE_MODEL_REQUESTS_PER_MINUTE; 0: none"),
+  api_requests_per_minute_per_key: z
+    .number()
+    .int()
+    .nullable()
+    .describe("API requests each of its keys may make per minute (docs/rate-limits.md); null: the server's API_REQUESTS_PER_MINUTE_PER_KEY"),
+  api_requests_per_minute: z
+    .number()
+    .int()
+    .nullable()
+    .describe("API requests its keys may make per minute together; null: the server's API_REQUESTS_PER_MINUTE_PER_ORGANIZATION"),
   ...AlertSettingsSchema.shape,
   ...RetentionSettingsSchema.shape,
   updated_at: TimestampSchema.nullable().describe('null: never set'),
 });
 export type OrganizationSettings = z.infer<typeof OrganizationSettingsSchema>;
 export const OrganizationSettingsOutputSchema = z.object({ data: OrganizationSettingsSchema });
+
+/** The bounds of an API rate limit (docs/rate-limits.md): at least one request a minute, so that no setting locks an organization out. */
+export const API_REQUESTS_PER_MINUTE = { min: 1, max: 100_000_000 } as const;
+const ApiRequestsPerMinuteSchema = z.number().int().min(API_REQUESTS_PER_MINUTE.min).max(API_REQUESTS_PER_MINUTE.max).nullable().optional();
 
 export const UpdateOrganizationSettingsInputSchema = z.object({
   organization_id: OrganizationIdSchema,
@@ -133,6 +147,12 @@ export const UpdateOrganizationSettingsInputSchema = z.object({
     .nullable()
     .optional()
     .describe("null: back to the server's default; omitted: unchanged"),
+  api_requests_per_minute_per_key: ApiRequestsPerMinuteSchema.describe(
+    "API requests per key and minute (1-100000000); null: back to the server's default; omitted: unchanged",
+  ),
+  api_requests_per_minute: ApiRequestsPerMinuteSchema.describe(
+    "API requests per minute for all the organization's keys together (1-100000000); null: back to the server's default; omitted: unchanged",
+  ),
   ...AlertSettingsInputSchema.shape,
   ...RetentionSettingsInputSchema.shape,
 });

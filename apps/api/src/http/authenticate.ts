@@ -1,5 +1,6 @@
 // Plain express routes (byte streams in and out) declare their access rule like procedures do, and
-// are mounted through rawRoutes(), which authenticates and applies the rule before the handler runs.
+// are mounted through rawRoutes(), which authenticates, applies the rule and the API's rate limits
+// (tenant keys) before the handler runs.
 // The access-matrix test reads the same declarations.
 import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
@@ -50,8 +51,10 @@ export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
       // Its own input is its credential: no key is read (an Authorization header is ignored).
       if (route.access === 'public') return route.handle(deps, req, res);
       const caller = await callerOf(deps, req, res);
-      if (route.access === 'platform') await route.handle(deps, req, res, admitPlatform(caller));
-      else await route.handle(deps, req, res, admitTenant(caller, route.access, route.scope));
+      if (route.access === 'platform') return route.handle(deps, req, res, admitPlatform(caller));
+      const actor = admitTenant(caller, route.access, route.scope);
+      await deps.apiRateLimits.admit(deps.db, actor);
+      await route.handle(deps, req, res, actor);
     });
   }
   return router;

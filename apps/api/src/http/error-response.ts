@@ -5,6 +5,7 @@ import { NotFound, DomainError, Invalid, PayloadTooLarge } from '../errors.js';
 import { loggerOf, requestIdOf } from './request-log.js';
 
 export function sendError(res: Response, error: HttpError): void {
+  if (error.retryAfterS !== undefined) res.setHeader('Retry-After', String(error.retryAfterS));
   res
     .status(error.status)
     .type('application/json')

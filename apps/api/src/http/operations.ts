@@ -7,7 +7,7 @@ import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
 import { API_PREFIX } from './paths.js';
 import { RAW_OPERATIONS } from './raw-operations.js';
-import { COMMON, type OperationStatuses } from './statuses.js';
+import { COMMON, TENANT_COMMON, type OperationStatuses } from './statuses.js';
 
 export interface OperationEntry extends OperationStatuses {
   method: string;
@@ -69,15 +69,18 @@ export function statusTable(router: AnyRouter): string {
     .map((op) => {
       const answered = Object.keys(op.statuses).map(Number) as ErrorStatus[];
       const mark = (status: ErrorStatus) => (op.listed.includes(status) ? `${status}` : `${status}*`);
-      const reasons = answered.filter((status) => op.statuses[status] !== COMMON[status]).map((status) => `**${mark(status)}** ${op.statuses[status]}`);
+      const reasons = answered
+        .filter((status) => op.statuses[status] !== COMMON[status] && op.statuses[status] !== TENANT_COMMON[status])
+        .map((status) => `**${mark(status)}** ${op.statuses[status]}`);
       const never = op.listed.filter((status) => !answered.includes(status));
       return `| \`${op.method} ${op.path}\` | ${answered.map(mark).join(', ')} | ${reasons.join('<br>')} | ${never.length ? never.join(', ') : '-'} |`;
     });
   const common = (Object.keys(COMMON).map(Number) as ErrorStatus[]).map((status) => `${status}: ${COMMON[status]}`).join('; ');
+  const tenant = (Object.keys(TENANT_COMMON).map(Number) as ErrorStatus[]).map((status) => `${status}: ${TENANT_COMMON[status]}`).join('; ');
   return [
-    `Every operation can answer ${common}.`,
+    `Every operation can answer ${common}. Every operation a tenant key calls can also answer ${tenant}.`,
     '',
-    '| operation | error statuses (* not listed for it by the spec) | why (besides the four above) | listed, never answered |',
+    '| operation | error statuses (* not listed for it by the spec) | why (besides the five above) | listed, never answered |',
     '|---|---|---|---|',
     ...rows,
   ].join('\n');

@@ -328,6 +328,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
         logIfInternal(loggerOf(req, deps.logger), natural, { procedure: found.path });
         // A status the operation does not declare becomes the declared one a client handles best.
         const http = found.statuses ? declaredAnswer(found.statuses, natural) : natural;
+        if (http.retryAfterS !== undefined) res.setHeader('Retry-After', String(http.retryAfterS));
         send(res, http.status, envelopeOf(http, requestIdOf(req)));
       }
     })().catch(next);

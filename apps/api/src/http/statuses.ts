@@ -26,6 +26,7 @@ export const WHY = {
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",
   internal: 'an unexpected failure (logged with its cause)',
   databaseDown: 'the database is unreachable (docs/operations.md, "When the database goes away")',
+  rateLimited: "the key's or its organization's API rate limit (docs/rate-limits.md), with Retry-After",
   invalidPage: 'offset or limit not an integer in range, given twice, or malformed',
   longId: 'an id over 200 characters',
   invalidBody: 'a body that is not a JSON object (application/json, UTF-8) or whose fields the schema refuses',
@@ -42,6 +43,9 @@ export const WHY = {
 /** The statuses every operation can answer, whatever it does, with the same reasons. */
 export const COMMON: Statuses = { 401: WHY.unauthenticated, 431: WHY.tooLongForNode, 500: WHY.internal, 503: WHY.databaseDown };
 
+/** The statuses every tenant operation can answer besides the common ones: the API's rate limits are for tenant keys. */
+export const TENANT_COMMON: Statuses = { 429: WHY.rateLimited };
+
 /** A reason of the operation's own for a common status comes first, then the common one. */
 function withCommon(specific: Statuses): Statuses {
   const merged: Statuses = { ...COMMON, ...specific };
@@ -51,8 +55,9 @@ function withCommon(specific: Statuses): Statuses {
 }
 
 /**
- * An operation's statuses: its own, the common ones (401, 431, 500, 503), and 403 for the keys of the
- * other plane (access/rules.ts): platform keys on a tenant operation, tenant keys on a platform one.
+ * An operation's statuses: its own, the common ones (401, 431, 500, 503), 429 on a tenant operation
+ * (the API's rate limits), and 403 for the keys of the other plane (access/rules.ts): platform keys
+ * on a tenant operation, tenant keys on a platform one.
  */
 export function answers(specific: Statuses, plane: 'tenant' | 'platform' | 'public' = 'tenant'): Statuses {
   // The shared catalog's reads take no key (a key, if sent, is not read): neither 401 nor 403.
@@ -61,7 +66,11 @@ export function answers(specific: Statuses, plane: 'tenant' | 'platform' | 'publ
     return sorted(common);
   }
   const otherPlane = plane === 'tenant' ? WHY.platformKey : WHY.tenantKey;
-  const all: Statuses = { ...withCommon(specific), 403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane };
+  const all: Statuses = {
+    ...withCommon(specific),
+    ...(plane === 'tenant' ? TENANT_COMMON : {}),
+    403: specific[403] ? `${specific[403]}; or ${otherPlane}` : otherPlane,
+  };
   return sorted(all);
 }
 

@@ -14,6 +14,7 @@ import type { SpendCache } from '../modules/routing/spend.js';
 import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 import type { FreeModelQuota } from '../modules/routing/free-quota.js';
 import type { Limits } from '../limits/limits.js';
+import type { ApiRateLimits } from '../limits/api-rate-limits.js';
 import type { RefusalEvents } from '../modules/events/refusal-events.js';
 import type { ByokReveals } from '../modules/audit/byok-reveals.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   limits: Limits;
   /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
   freeQuota: FreeModelQuota;
+  /** The API's rate limits for tenant keys (through `limits`, in allowances held by this process). */
+  apiRateLimits: ApiRateLimits;
   /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
   /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */

@@ -71,7 +71,10 @@ function tenant(rule: 'tenant' | 'management') {
   return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta }) => {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
     const actor = admitTenant(caller, rule, meta?.scope);
-    // After the key (401 and 403 come first), before the input's schema and any query.
+    // The API's rate limits (429), after 401 and 403: mostly without waiting (limits/api-rate-limits.ts).
+    const limited = ctx.apiRateLimits.admit(ctx.db, actor);
+    if (limited) await limited;
+    // After the key (401, 403 and 429 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
     return next(withCaller(ctx, { actor }));
   });

@@ -10,6 +10,7 @@ import {
   requireString,
   UsageError,
   CliError,
+  type CommandContext,
   type Command,
 } from '../command.js';
 import type { OrganizationDeletion } from '@switchyard/schema';
@@ -132,18 +133,31 @@ export const orgCommands: Command[] = [
     options: {
       'free-model-rpm': { type: 'string', value: '<n>', description: 'free-model requests per key and minute (0: none)' },
       'default-free-model-rpm': { type: 'boolean', description: "back to the server's FREE_MODEL_REQUESTS_PER_MINUTE" },
+      'api-key-rpm': { type: 'string', value: '<n>', description: 'API requests per key and minute (at least 1)' },
+      'default-api-key-rpm': { type: 'boolean', description: "back to the server's API_REQUESTS_PER_MINUTE_PER_KEY" },
+      'api-rpm': { type: 'string', value: '<n>', description: "API requests per minute for all the organization's keys together (at least 1)" },
+      'default-api-rpm': { type: 'boolean', description: "back to the server's API_REQUESTS_PER_MINUTE_PER_ORGANIZATION" },
     },
     async run(ctx) {
       const organization_id = positional(ctx, 0, '<organization-id>');
-      const perMinute = optionalNumber(ctx, 'free-model-rpm');
-      const toDefault = ctx.options['default-free-model-rpm'] === true;
-      if (perMinute !== undefined && toDefault) throw new UsageError('--free-model-rpm and --default-free-model-rpm exclude each other');
-      if (perMinute !== undefined && (!Number.isInteger(perMinute) || perMinute < 0)) throw new UsageError('--free-model-rpm must be a whole number >= 0');
-      const settings =
-        perMinute === undefined && !toDefault
-          ? await ctx.client.organizations.settings.query({ organization_id })
-          : await ctx.client.organizations.updateSettings.mutate({ organization_id, free_model_requests_per_minute: toDefault ? null : perMinute });
+      const changes = {
+        free_model_requests_per_minute: quotaOption(ctx, 'free-model-rpm', 0),
+        api_requests_per_minute_per_key: quotaOption(ctx, 'api-key-rpm', 1),
+        api_requests_per_minute: quotaOption(ctx, 'api-rpm', 1),
+      };
+      const settings = Object.values(changes).every((change) => change === undefined)
+        ? await ctx.client.organizations.settings.query({ organization_id })
+        : await ctx.client.organizations.updateSettings.mutate({ organization_id, ...changes });
       return { json: settings, human: renderRecord({ ...settings.data }) };
     },
   },
 ];
+
+/** A quota option (`--<name> <n>`) or its way back to the server's default (`--default-<name>`): undefined when neither is given. */
+function quotaOption(ctx: CommandContext, name: string, min: number): number | null | undefined {
+  const value = optionalNumber(ctx, name);
+  const toDefault = ctx.options[`default-${name}`] === true;
+  if (value !== undefined && toDefault) throw new UsageError(`--${name} and --default-${name} exclude each other`);
+  if (value !== undefined && (!Number.isInteger(value) || value < min)) throw new UsageError(`--${name} must be a whole number >= ${min}`);
+  return toDefault ? null : value;
+}

@@ -134,11 +134,21 @@ async function assertOrganization(db: Db, organizationId: string): Promise<void>
 /** The answer: the organization's id (`of`, the platform's input) and its row's fields, null when unset. */
 function settingsOf(
   of: string,
-  row: (AlertColumns & { free_model_requests_per_minute: number | null; content_retention_days: number | null; updated_at: Date }) | null,
+  row:
+    | (AlertColumns & {
+        free_model_requests_per_minute: number | null;
+        api_requests_per_minute_per_key: number | null;
+        api_requests_per_minute: number | null;
+        content_retention_days: number | null;
+        updated_at: Date;
+      })
+    | null,
 ): OrganizationSettings {
   return {
     organization_id: of,
     free_model_requests_per_minute: row?.free_model_requests_per_minute ?? null,
+    api_requests_per_minute_per_key: row?.api_requests_per_minute_per_key ?? null,
+    api_requests_per_minute: row?.api_requests_per_minute ?? null,
     ...alertSettingsOf(row),
     ...retentionSettingsOf(row),
     updated_at: row?.updated_at.toISOString() ?? null,

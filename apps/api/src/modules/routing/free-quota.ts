@@ -4,10 +4,8 @@
 // else FREE_MODEL_REQUESTS_PER_MINUTE. A key's minute starts with its first free-model request
 // (a fixed window of 60 s, not the clock's minute).
 import type { Db } from '@switchyard/db';
-import { tenantWhere } from '../../access/tenancy.js';
-import { TtlCache } from '../../cache.js';
 import type { LimitAnswer, LimitRule, Limits } from '../../limits/limits.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { OrganizationLimitSettings } from '../settings/limit-settings.js';
 
 /** The limiter's name of the quota (its store keys, the rejections metric's `limit` label). */
 export const FREE_MODEL_MINUTE = 'free_model_minute';
@@ -24,33 +22,21 @@ export interface MinuteTaken extends LimitAnswer {
   keyId: string;
 }
 
-/**
- * The quota, with each organization's settings row kept for at most CACHE_TTL_MS; a write to the
- * row is announced as "routing:<organization id>" (migration "routing_decisions") and forgets the
- * organization's entry at once.
- */
+/** The quota, with each organization's setting read through the settings row's cache (settings/limit-settings.ts). */
 export class FreeModelQuota {
-  readonly #settings: TtlCache<string, { organizationId: string; perMinute: number | null }>;
-
   constructor(
     private readonly limits: Limits,
     /** FREE_MODEL_REQUESTS_PER_MINUTE. */
     private readonly defaultPerMinute: number,
-    ttlMs: number,
+    private readonly settings: OrganizationLimitSettings,
     /** A refund the store did not take (logged; the count is then one too high until the window ends). */
     private readonly refundFailed: (error: unknown) => void,
-    counter?: CacheCounter,
-  ) {
-    this.#settings = new TtlCache(ttlMs, 10_000, () => true, counter);
-  }
+  ) {}
 
   /** The organization's limit per minute, and whether its settings row or the server's default set it. */
   async limitOf(db: Db, organizationId: string): Promise<{ perMinute: number; source: QuotaSource }> {
-    const row = await this.#settings.get(organizationId, async () => {
-      const found = await db.organizationSettings.findUnique({ where: tenantWhere({ organizationId }), select: { free_model_requests_per_minute: true } });
-      return { organizationId, perMinute: found?.free_model_requests_per_minute ?? null };
-    });
-    return row.perMinute === null ? { perMinute: this.defaultPerMinute, source: 'default' } : { perMinute: row.perMinute, source: 'organization' };
+    const { freeModelRequestsPerMinute: perMinute } = await this.settings.of(db, organizationId);
+    return perMinute === null ? { perMinute: this.defaultPerMinute, source: 'default' } : { perMinute, source: 'organization' };
   }
 
   /** Counts one free-model request of the key against its organization's limit. */
@@ -64,13 +50,5 @@ export class FreeModelQuota {
   async refund(taken: MinuteTaken): Promise<void> {
     if (!taken.allowed) return;
     await this.limits.refund(FREE_MODEL_MINUTE, taken.keyId, taken).catch(this.refundFailed);
-  }
-
-  forgetOrganization(organizationId: string): void {
-    this.#settings.deleteWhere((entry) => entry.organizationId === organizationId);
-  }
-
-  clear(): void {
-    this.#settings.clear();
   }
 }
