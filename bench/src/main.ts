@@ -38,6 +38,7 @@ import {
   type ScenarioResult,
   type SizeRun,
 } from './report.js';
+import { runFairness } from './fairness.js';
 import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, runUploads, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
 import type { StatementFile } from './floor.js';
@@ -132,6 +133,9 @@ const log = (line: string) => console.log(line);
 const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
 const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+/** Issue 37's fairness scenario (bench/src/fairness.ts). */
+const FAIRNESS_NAME = "fairness: another organization's GET /key while one runs its analytics share";
+
 /** The server's DATABASE_POOL_MAX (its default), and the database floor's pool. */
 const POOL_MAX = 20;
 /** The server's RESERVATION_TTL_MS (its default), which the database floor's reservations hold too. */
@@ -498,6 +502,25 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
     {
       name: 'POST /analytics/query: p99 latency by provider per hour, 7 days, one workspace',
       kind: 'read',
+      spec: {
+        method: 'POST',
+        path: '/api/v1/analytics/query',
+        headers: { ...management, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          metrics: ['p99_latency'],
+          dimensions: ['provider'],
+          granularity: 'hour',
+          time_range: lastDays(7),
+          filters: [{ field: 'workspace', operator: 'eq', value: stack.workspaceId }],
+        }),
+      },
+    },
+    {
+      // Issue 37: GET /key of another organization while this one runs the query above, two at a
+      // time (its share of ANALYTICS_CONCURRENCY), against the same GET /key beside a CPU-bound
+      // process (bench/src/fairness.ts). spec: the analytics query.
+      name: FAIRNESS_NAME,
+      kind: 'fairness',
       spec: {
         method: 'POST',
         path: '/api/v1/analytics/query',
@@ -903,6 +926,26 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       }
     }
     for await (const scenario of all()) {
+      if (scenario.kind === 'fairness') {
+        const rss = sampleRss(stack.pid);
+        const run = await runFairness({ url: stack.url, pid: stack.pid, dbPid: stack.dbPid, platformKey: stack.platformKey }, scenario.spec, opts);
+        const peakRss = rss.stop();
+        const result: ScenarioResult = {
+          name: scenario.name,
+          kind: scenario.kind,
+          answerBytes: 0,
+          ...run.measured,
+          peakRssBytes: peakRss,
+          floors: null,
+          fairness: { floor: run.floor, analytics: run.analytics },
+        };
+        results.push(result);
+        printTable([result], results.length === 1);
+        log(
+          `  its floor (beside a CPU-bound process): ${run.floor.requestsPerSecond.toFixed(0)} req/s, p99 ${run.floor.p99Ms} ms; analytics meanwhile: ${run.analytics.requestsPerSecond.toFixed(1)} answers/s, p99 ${run.analytics.p99Ms} ms, ${JSON.stringify(run.analytics.statusCodes)}`,
+        );
+        continue;
+      }
       if (scenario.kind === 'upload') extras.upload ??= await writeUploadFile(tmp, opts.fileMiB);
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
       const probe = recordInput(stack, `${size}-probe`)(0);

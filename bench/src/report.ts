@@ -19,7 +19,7 @@ export interface ScenarioResult extends Measurement {
    * decision's generation then recorded through the batch recorder, which settles it.
    * upload: POST /files, multipart bodies streamed from a file on disk.
    */
-  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download' | 'upload' | 'authorize' | 'authorize-settle';
+  kind: 'read' | 'write' | 'record' | 'record-batch' | 'download' | 'upload' | 'authorize' | 'authorize-settle' | 'fairness';
   answerBytes: number;
   /** Peak VmRSS of the server process during the measured run (warm-up included). */
   peakRssBytes: number | null;
@@ -27,6 +27,12 @@ export interface ScenarioResult extends Measurement {
   floors: Floors | null;
   /** Recording only: ms until GET /key showed the recorded spend (null: not within 5 s). */
   spendVisibleMs?: number | null;
+  /**
+   * Fairness only (bench/src/fairness.ts): the scenario's figures are another organization's GET
+   * /key while one organization runs its analytics share; `floor` the same beside a CPU-bound
+   * process, `analytics` the analytics queries answered meanwhile.
+   */
+  fairness?: { floor: Measurement; analytics: Measurement };
 }
 
 export interface SizeRun {
@@ -237,6 +243,21 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
         .map(
           ({ run, s }) =>
             `${tag(run, s)} ${rate(s.requestsPerSecond)}/s vs ${rate(s.floors.database!.requestsPerSecond)}/s (${ratio(s.requestsPerSecond, s.floors.database!.requestsPerSecond)}x)`,
+        )
+        .join('; ') || 'not run',
+  });
+
+  // Issue 37's fairness line: another organization's GET /key beside one organization's analytics share.
+  const fair = all.filter(({ s }) => s.fairness) as { run: SizeRun; s: ScenarioResult & { fairness: NonNullable<ScenarioResult['fairness']> } }[];
+  const fairLarge = fair.filter(({ run }) => run.size === 'large');
+  lines.push({
+    item: "F. another organization's GET /key p99 <= 2x its floor (beside a CPU-bound process) while one organization runs its full analytics share, at the large size",
+    met: fairLarge.length ? fairLarge.every(({ s }) => s.p99Ms <= 2 * s.fairness.floor.p99Ms) : null,
+    detail:
+      fair
+        .map(
+          ({ run, s }) =>
+            `${tag(run, s)} p99 ${ms(s.p99Ms)} ms vs ${ms(s.fairness.floor.p99Ms)} ms (${ratio(s.p99Ms, s.fairness.floor.p99Ms)}x), ${rate(s.fairness.analytics.requestsPerSecond)} analytics answers/s (${JSON.stringify(s.fairness.analytics.statusCodes)})`,
         )
         .join('; ') || 'not run',
   });

@@ -106,6 +106,10 @@ const EnvSchema = z.object({
   STORAGE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   ANALYTICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).optional(),
+  // Worker threads that run analytics statements and shape their answers, off the event loop.
+  ANALYTICS_WORKER_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  // GET /keys, GET /organization/members and the bulk guardrail assignments at once per process (one organization: half).
+  HEAVY_OPERATIONS_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
   // The AWS SDK's standard variables, for STORAGE_URL=s3://...
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
@@ -241,6 +245,10 @@ export interface Config {
   analyticsConcurrency: number;
   /** GET /activity's statements at once: as many, but not past the connections analytics leaves but one; at least 1. */
   activityConcurrency: number;
+  /** Worker threads running analytics statements and shaping their answers (ANALYTICS_WORKER_THREADS, default 1). */
+  analyticsWorkerThreads: number;
+  /** GET /keys, GET /organization/members and the bulk guardrail assignments at once (HEAVY_OPERATIONS_CONCURRENCY); one organization's at most half. */
+  heavyOperationsConcurrency: number;
   /** Where GET /metrics is served (its own listener, never the public port); undefined: nowhere. */
   metrics: { port: number; host: string } | undefined;
   /** Origins allowed to call from a browser (CORS); empty: CORS is off. `*`: any origin. */
@@ -387,6 +395,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsQueryTimeoutMs: e.ANALYTICS_QUERY_TIMEOUT_MS,
     analyticsConcurrency,
     activityConcurrency,
+    analyticsWorkerThreads: e.ANALYTICS_WORKER_THREADS,
+    heavyOperationsConcurrency: e.HEAVY_OPERATIONS_CONCURRENCY,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
     corsOrigins: e.CORS_ORIGINS ?? [],
   };

@@ -16,6 +16,7 @@ import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { UsageCache } from './modules/keys/usage-cache.js';
+import { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
 import { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
 import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
@@ -172,6 +173,7 @@ export async function startServer(
   let deliveries: DeliveryWorker | undefined;
   let metricsListener: Server | undefined;
   let limits: Limits | undefined;
+  let analyticsWorkers: AnalyticsWorkers | undefined;
   let refusalEvents: RefusalEvents | undefined;
   let byokReveals: ByokReveals | undefined;
   let secretUses: { stop(): Promise<void> } | undefined;
@@ -371,6 +373,11 @@ export async function startServer(
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
     metrics.slots('activity', () => activityLimit.state);
+    const heavyOperations = new AnalyticsLimit(config.heavyOperationsConcurrency, 'request');
+    metrics.slots('heavy', () => heavyOperations.state);
+    // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
+    analyticsWorkers = new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads);
+    const openAnalyticsWorkers = analyticsWorkers;
     const identity = workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs });
     // Signing keys sealed with an older SWITCHYARD_SECRET_KEY move to the current one (decision 0022).
     const sealing = await identity.signingKeys.resealAll();
@@ -402,7 +409,9 @@ export async function startServer(
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit,
+        analyticsWorkers,
         activityLimit,
+        heavyOperations,
         recorder: new GenerationRecorder(db, now, {
           observe: ({ size, seconds, committed }) => {
             metrics.recordingBatchSize.observe(size);
@@ -479,6 +488,7 @@ export async function startServer(
           // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
           await caches.apiRateLimits.clear();
           await openLimits.close().catch(() => undefined);
+          await openAnalyticsWorkers.close().catch(() => undefined);
           await openDb.$disconnect();
           await database.close();
         })();
@@ -495,6 +505,7 @@ export async function startServer(
     await secretUses?.stop().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await limits?.close().catch(() => undefined);
+    await analyticsWorkers?.close().catch(() => undefined);
     if (metricsListener?.listening) await drain(metricsListener);
     await db?.$disconnect().catch(() => undefined);
     await database.close().catch(() => undefined);

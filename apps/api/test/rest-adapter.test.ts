@@ -47,6 +47,7 @@ beforeAll(async () => {
     limits: undefined as never,
     freeQuota: undefined as never,
     apiRateLimits: undefined as never,
+    analyticsWorkers: undefined as never,
     reservationTtlMs: 0,
     refusalEvents: undefined as never,
     byokReveals: undefined as never,

@@ -9,6 +9,7 @@ import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
 import type { UsageCache } from '../modules/keys/usage-cache.js';
 import type { AnalyticsLimit } from '../modules/analytics/analytics-limit.js';
+import type { AnalyticsWorkers } from '../modules/analytics/analytics-workers.js';
 import type { MemberOrderCache } from '../modules/organization/member-order.js';
 import type { SpendCache } from '../modules/routing/spend.js';
 import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
@@ -75,8 +76,12 @@ export interface AppDeps {
   analyticsQueryTimeoutMs?: number;
   /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
   analyticsLimit?: AnalyticsLimit;
+  /** The worker threads analytics statements run in, with their shaping (ANALYTICS_WORKER_THREADS). */
+  analyticsWorkers: AnalyticsWorkers;
   /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
   activityLimit?: AnalyticsLimit;
+  /** The costliest other operations' share per organization (HEAVY_OPERATIONS_CONCURRENCY, trpc/init.ts); unset: no limit. */
+  heavyOperations?: AnalyticsLimit;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
 }

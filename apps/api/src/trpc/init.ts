@@ -109,6 +109,22 @@ export const guardrailWriteProcedure = managementProcedure.use(async ({ ctx, nex
   }
 });
 
+/**
+ * Runs the call within its organization's share of the server (ctx.heavyOperations:
+ * HEAVY_OPERATIONS_CONCURRENCY at once per process, one organization at most half of them, the
+ * others waiting in arrival order), so that one tenant's stream of costly calls cannot take the
+ * event loop from the others'. Not run when its client has gone while it waited.
+ */
+function withinShare<T>(ctx: Context & { actor: Actor }, next: () => Promise<T>): Promise<T> {
+  return ctx.heavyOperations ? ctx.heavyOperations.run(ctx.actor.organizationId, Number.POSITIVE_INFINITY, next, ctx.clientGone) : next();
+}
+
+/** managementProcedure for the operations that cost the server most: GET /keys, GET /organization/members. */
+export const heavyManagementProcedure = managementProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
+
+/** guardrailWriteProcedure for the bulk assignments (up to 100 keys or members a call). */
+export const heavyGuardrailWriteProcedure = guardrailWriteProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
+
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
     const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);

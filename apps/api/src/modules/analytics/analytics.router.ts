@@ -47,6 +47,7 @@ export const analyticsRouter = router({
     .output(AnalyticsQueryOutputSchema)
     .mutation(async ({ ctx, input }) => ({
       data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), {
+        workers: ctx.analyticsWorkers,
         timeoutMs: ctx.analyticsQueryTimeoutMs,
         limit: ctx.analyticsLimit,
         clientGone: ctx.clientGone,

@@ -5,18 +5,16 @@
 // not with the number of generations. Raw generation rows are read only where the rollup is too coarse: the partial hours
 // at the two ends of the range, and queries by minute or by (or filtered on) a high-cardinality
 // dimension (external_user, generation_id), whose range is bounded more tightly (ANALYTICS_BOUNDS).
-import { rawRows, type Db } from '@switchyard/db';
+import type { Db } from '@switchyard/db';
 import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/schema';
-import { z } from 'zod';
-import { keyHashes, resolveReferences, type ReferenceKind } from '../../access/references.js';
+import { resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
 import { visibleRows, whereSql } from '../../access/tenancy.js';
-import { isStatementTimeout } from '../../db-errors.js';
-import { Invalid, Timeout } from '../../errors.js';
+import { Invalid } from '../../errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
-import { DIMENSIONS, GRANULARITIES, METRICS, OPERATORS, type DimensionDefinition, type Group, type Partials } from './analytics-catalog.js';
-import { addCounts } from './sketch.js';
+import { DIMENSIONS, GRANULARITIES, METRICS, OPERATORS, type DimensionDefinition } from './analytics-catalog.js';
 import type { AnalyticsLimit } from './analytics-limit.js';
+import type { AnalyticsWorkers } from './analytics-workers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -31,12 +29,8 @@ export const ANALYTICS_BOUNDS = {
 } as const;
 
 const SUM_COLUMNS = ROLLUP_SUMS;
-/** PostgreSQL's work_mem for one query: its grouping (each group's sums and histograms gathered as JSON text) stays in memory. */
-const QUERY_WORK_MEM = '64MB';
 /** The statement's time limit when the server names none (ANALYTICS_QUERY_TIMEOUT_MS). */
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** What the statement's transaction may take beyond the statement's limit (its SET LOCALs, reading the rows). */
-const TRANSACTION_MARGIN_MS = 5_000;
 
 const byName = <T extends { name: string }>(list: T[], kind: string, name: string): T => {
   const found = list.find((item) => item.name === name);
@@ -137,41 +131,15 @@ const around = ([from, to]: [Date, Date], [a, b]: [Date, Date]) =>
     ] as [Date, Date][]
   ).filter(([x, y]) => x < y);
 
-type Counts = Record<string, string | number>;
-type SqlRow = { date: Date; latency_hists?: string; throughput_hists?: string } & Record<`d${number}` | (typeof SUM_COLUMNS)[number], string>;
-
-/**
- * The schema of the query's rows: its date bucket, dimensions d0.. and sums as text, and each
- * histogram asked for as JSON text (`latency_hists`).
- */
-function sqlRowSchema(dimensions: number, histograms: readonly string[]) {
-  const key = `${dimensions} ${histograms.join()}`;
-  let schema = sqlRowSchemas.get(key);
-  if (!schema) {
-    const text = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.string()]));
-    const dims = Array.from({ length: dimensions }, (_, i) => `d${i}`);
-    // Its columns depend on the query, which tsc cannot follow: SqlRow types what the schema checks.
-    schema = z.object({ date: z.date(), ...text(dims), ...text(SUM_COLUMNS), ...text(histograms.map((h) => `${h}_hists`)) }) as unknown as z.ZodType<SqlRow>;
-    sqlRowSchemas.set(key, schema);
-  }
-  return schema;
-}
-/** The schemas made so far (zod compiles one on its first parse): one per number of dimensions and set of histograms. */
-const sqlRowSchemas = new Map<string, z.ZodType<SqlRow>>();
-
-/** One histogram of the buckets of several. */
-const merged = (all: string | undefined) =>
-  (all ? (JSON.parse(all) as Counts[]) : []).reduce((into, counts) => addCounts(into, counts), new Map<number, number>());
-
 /** POST /analytics/query (management key). */
 export async function queryAnalytics(
   db: Db,
   actor: Actor,
   input: AnalyticsQueryInput,
   now: Date,
-  options: { timeoutMs?: number; limit?: AnalyticsLimit; clientGone?: () => boolean } = {},
+  options: { workers: AnalyticsWorkers; timeoutMs?: number; limit?: AnalyticsLimit; clientGone?: () => boolean },
 ): Promise<AnalyticsQueryOutput['data']> {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, limit, clientGone } = options;
+  const { workers, timeoutMs = DEFAULT_TIMEOUT_MS, limit, clientGone } = options;
   const started = performance.now();
   if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
     throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
@@ -256,95 +224,43 @@ export async function queryAnalytics(
   // in PostgreSQL cost 4x the rest of the query).
   // As one JSON text per group (an array of the histograms), which JSON.parse reads in one pass.
   const hists = [...needs].map((h) => `'[' || coalesce(string_agg(${h}_hist::text, ',') FILTER (WHERE ${h}_hist <> '{}'::jsonb), '') || ']' AS ${h}_hists`);
+  // The api_key_id dimension answers key hashes, as the rest of the API names keys (a key no longer
+  // there keeps its id): looked up per group, in the statement.
+  const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
+  const keyTenant = keyDim >= 0 ? whereSql(scope, (value) => `$${params.push(value)}`)('k') : '';
+  const answered = keys.map((k, i) =>
+    keyDim >= 0 && i === keyDim + 1 ? `coalesce((SELECT k.hash FROM api_keys k WHERE k.id::text = g.${k} AND ${keyTenant}), g.${k}) AS ${k}` : `g.${k}`,
+  );
   const sql = `
     WITH src AS (${source}),
-    f AS (SELECT ${[`${dateSql} AS date`, ...dims, ...SUM_COLUMNS, 'latency_hist', 'throughput_hist'].join(', ')} FROM src ${where})
-    SELECT ${keys.join(', ')}, ${[...SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`), ...hists].join(', ')}
-    FROM f GROUP BY ${keys.join(', ')}`;
-  // The statement and the answer built from its rows hold a pooled connection and the rows' memory:
-  // one slot of ANALYTICS_CONCURRENCY from the statement until the answer is built.
+    f AS (SELECT ${[`${dateSql} AS date`, ...dims, ...SUM_COLUMNS, 'latency_hist', 'throughput_hist'].join(', ')} FROM src ${where}),
+    g AS (
+      SELECT ${keys.join(', ')}, ${[...SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`), ...hists].join(', ')}
+      FROM f GROUP BY ${keys.join(', ')})
+    SELECT ${[...answered, ...SUM_COLUMNS.map((c) => `g.${c}`), ...[...needs].map((h) => `g.${h}_hists`)].join(', ')} FROM g`;
+  // The statement and the shaping of its rows run in a worker thread (analytics-workers.ts), off the
+  // event loop, within the query's time limit. One slot of ANALYTICS_CONCURRENCY from the statement
+  // until the answer is built.
   const answer = async (): Promise<AnalyticsQueryOutput['data']> => {
-    // Enough memory for the query's aggregates not to spill to disk, and a time limit past which the
-    // answer is 408 (both only for this statement's transaction).
-    const sqlRows = await db
-      .$transaction(
-        async (tx) => {
-          await tx.$executeRawUnsafe(`SET LOCAL work_mem = '${QUERY_WORK_MEM}'`);
-          await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
-          return rawRows(tx, sqlRowSchema(dimensions.length, [...needs]), { text: sql, values: params });
+    const shaped = await workers.run(
+      {
+        sql,
+        params,
+        plan: {
+          dimensions: dimensions.map((d) => ({ name: d.name, numeric: d.numeric === true })),
+          metrics: metrics.map((m) => m.name),
+          histograms: [...needs],
+          granularity: granularity !== undefined,
+          ...(order ? { order } : {}),
+          ...(input.group_limit !== undefined ? { groupLimit: input.group_limit } : {}),
+          limit: input.limit,
         },
-        // Prisma ends an interactive transaction after 5 s by default, which cut short (with a 500) a
-        // statement still within its own limit: the transaction gets that limit and a margin.
-        { timeout: timeoutMs + TRANSACTION_MARGIN_MS },
-      )
-      .catch((error: unknown) => {
-        if (isStatementTimeout(error)) throw new Timeout(`analytics query past ${timeoutMs} ms`);
-        throw error;
-      });
-
-    // The api_key_id dimension answers key hashes, as the rest of the API names keys.
-    const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
-    const hashes = keyDim >= 0 ? await keyHashes(db, actor, [...new Set(sqlRows.map((r) => String(r[`d${keyDim}`])))]) : new Map<string, string>();
-
-    type Row = Record<string, string | number | null>;
-    const rows: Row[] = sqlRows.map((r) => {
-      const sums = Object.fromEntries(SUM_COLUMNS.map((c) => [c, Number(r[c])])) as unknown as Partials;
-      const group: Group = { sums, latency: merged(r.latency_hists), throughput: merged(r.throughput_hists) };
-      const row: Row = {};
-      dimensions.forEach((d, i) => {
-        const value = String(r[`d${i}`]);
-        row[d.name] = value === '' ? null : d.numeric ? Number(value) : i === keyDim ? (hashes.get(value) ?? value) : value;
-      });
-      if (granularity) row.date = r.date.toISOString();
-      for (const m of metrics) row[m.name] = m.value(group);
-      if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) row.request_count = sums.request_count;
-      return row;
-    });
-
-    // Order: as asked, else by date, then by the first metric, largest first; ties by dimension values.
-    const compare = (field: string, direction: 'asc' | 'desc') => (a: Row, b: Row) => {
-      const [x, y] = [a[field], b[field]];
-      if (x === y) return 0;
-      if (x === null || x === undefined) return 1;
-      if (y === null || y === undefined) return -1;
-      const c = x < y ? -1 : 1;
-      return direction === 'asc' ? c : -c;
-    };
-    const comparators = [
-      ...(order ? [compare(order.field, order.direction)] : []),
-      ...(granularity ? [compare('date', 'asc')] : []),
-      compare(metrics[0]!.name, 'desc'),
-      ...dimensions.map((d) => compare(d.name, 'asc')),
-    ];
-    rows.sort((a, b) => {
-      for (const c of comparators) {
-        const r = c(a, b);
-        if (r !== 0) return r;
-      }
-      return 0;
-    });
-
-    let truncated = false;
-    let kept = rows;
-    if (input.group_limit !== undefined && dimensions.length > 0) {
-      const seen = new Map<string, number>();
-      kept = rows.filter((row) => {
-        const key = JSON.stringify(dimensions.map((d) => row[d.name]));
-        const n = (seen.get(key) ?? 0) + 1;
-        seen.set(key, n);
-        return n <= input.group_limit!;
-      });
-      truncated = kept.length < rows.length;
-    }
-    if (kept.length > input.limit) {
-      kept = kept.slice(0, input.limit);
-      truncated = true;
-    }
-    if (order?.field === 'request_count' && !metrics.some((m) => m.name === 'request_count')) for (const row of kept) delete row.request_count;
-
+      },
+      timeoutMs,
+    );
     return {
-      data: kept,
-      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: kept.length, truncated },
+      data: shaped.rows,
+      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: shaped.rows.length, truncated: shaped.truncated },
       ...(warnings.length ? { warnings } : {}),
     };
   };

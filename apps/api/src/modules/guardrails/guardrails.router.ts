@@ -15,7 +15,7 @@ import {
   UnassignGuardrailOutputSchema,
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, guardrailWriteProcedure, heavyGuardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import {
   assignGuardrailKeys,
@@ -193,7 +193,7 @@ export const guardrailsRouter = router({
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
     .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
-  assignKeys: guardrailWriteProcedure
+  assignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
       ...openapi(
@@ -212,7 +212,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
-  unassignKeys: guardrailWriteProcedure
+  unassignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
       ...openapi(
@@ -231,7 +231,7 @@ export const guardrailsRouter = router({
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
-  assignMembers: guardrailWriteProcedure
+  assignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
       ...openapi(
@@ -250,7 +250,7 @@ export const guardrailsRouter = router({
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
     .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
-  unassignMembers: guardrailWriteProcedure
+  unassignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
       ...openapi(

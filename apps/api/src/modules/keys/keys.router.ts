@@ -12,7 +12,7 @@ import {
   UpdateKeyInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
-import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '../../http/statuses.js';
@@ -65,7 +65,7 @@ export const keysRouter = router({
         return { data: key, key: secret };
       }),
     ),
-  list: managementProcedure
+  list: heavyManagementProcedure
     .meta({
       scope: 'keys:read',
       openapi: {

@@ -7,14 +7,14 @@ import {
   RemoveOrganizationMemberOutputSchema,
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
-import { guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { guardrailWriteProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { auditOfTenant } from '../audit/audit.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '../../http/statuses.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 export const organizationRouter = router({
-  members: managementProcedure
+  members: heavyManagementProcedure
     .meta({
       scope: 'members:read',
       openapi: {
