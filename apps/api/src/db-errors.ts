@@ -49,11 +49,6 @@ function sqlStateOf(error: unknown): string | undefined {
   return error instanceof Error && typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-/** PostgreSQL cancelled the statement at its statement_timeout (57014 query_canceled). */
-export function isStatementTimeout(error: unknown): boolean {
-  return sqlStateOf(error) === '57014';
-}
-
 /** The database refused a value the caller sent (a 400, never a 500). */
 export function isCallerValueRefused(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientKnownRequestError && CALLER_VALUE_PRISMA_CODES.has(error.code)) return true;

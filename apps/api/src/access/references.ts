@@ -44,11 +44,3 @@ export async function resolveReferences(db: Db, actor: Actor, kind: ReferenceKin
   }
   return found;
 }
-
-/** The hashes of the organization's keys with these ids. */
-export async function keyHashes(db: Db, actor: Actor, ids: string[]): Promise<Map<string, string>> {
-  const uuids = ids.filter(isUuid);
-  if (uuids.length === 0) return new Map();
-  const keys = await db.apiKey.findMany({ where: { ...visibleRows(actor), id: { in: uuids } }, select: { id: true, hash: true } });
-  return new Map(keys.map((k) => [k.id, k.hash]));
-}

@@ -64,6 +64,8 @@ export default async function run(task: AnalyticsTask): Promise<AnalyticsTaskRes
       ) ?? { timedOut: true }
     );
   } catch (error) {
+    // 57014 query_canceled: the statement ran past its statement_timeout (or was cancelled). The
+    // thread does not load db-errors.ts, which would bring Prisma into it.
     if ((error as { code?: unknown }).code === '57014') return { timedOut: true };
     const { message, code, severity } = error as { message?: unknown; code?: unknown; severity?: unknown };
     return {

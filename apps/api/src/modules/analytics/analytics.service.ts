@@ -220,8 +220,8 @@ export async function queryAnalytics(
   const dims = dimensions.map((d, i) => `${d.column} AS d${i}`);
   const keys = ['date', ...dimensions.map((_, i) => `d${i}`)];
   const dateSql = granularity ? `date_trunc('${granularity.field}', ts, 'UTC')` : `'epoch'::timestamptz`;
-  // Histograms are merged here, not in SQL (expanding their buckets into rows and aggregating them
-  // in PostgreSQL cost 4x the rest of the query).
+  // Histograms are merged in the worker thread (analytics-shape.ts), not in SQL (expanding their
+  // buckets into rows and aggregating them in PostgreSQL cost 4x the rest of the query).
   // As one JSON text per group (an array of the histograms), which JSON.parse reads in one pass.
   const hists = [...needs].map((h) => `'[' || coalesce(string_agg(${h}_hist::text, ',') FILTER (WHERE ${h}_hist <> '{}'::jsonb), '') || ']' AS ${h}_hists`);
   // The api_key_id dimension answers key hashes, as the rest of the API names keys (a key no longer
