@@ -288,6 +288,9 @@ describe('switchyard administration commands', () => {
     expect((await json(['workspaces', 'show', 'cli-temp'])).data).toEqual(ws);
     const updated = await json(['workspaces', 'update', ws.id, '--name', 'Temporary', '--slug', 'cli-temporary']);
     expect(updated.data).toMatchObject({ id: ws.id, name: 'Temporary', slug: 'cli-temporary' });
+    const traced = await json(['workspaces', 'update', ws.id, '--broadcast', 'on', '--io-logging', 'off']);
+    expect(traced.data).toMatchObject({ is_observability_broadcast_enabled: true, is_observability_io_logging_enabled: false });
+    expect((await cli(['workspaces', 'update', ws.id, '--broadcast', 'yes'])).stderr).toContain('--broadcast is on or off');
     expect(await json(['workspaces', 'delete', 'cli-temporary'])).toEqual({ deleted: true });
     expect((await cli(['workspaces', 'show', ws.id])).stderr).toContain('404 Resource not found');
     expect((await cli(['workspaces', 'delete', 'default'])).stderr).toContain('400 Invalid request parameters');

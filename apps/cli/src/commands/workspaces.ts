@@ -1,6 +1,14 @@
 import { optionalString, pagination, paginationOptions, positional, requireString, UsageError, type Command } from '../command.js';
 import { renderRecord } from '../output.js';
 
+/** An on/off option as a boolean, or undefined when it is not given. */
+function onOff(ctx: Parameters<Command['run']>[0], name: string): boolean | undefined {
+  const value = optionalString(ctx, name);
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} is on or off, not "${value}"`);
+  return value === 'on';
+}
+
 export const workspaceCommands: Command[] = [
   {
     path: ['workspaces', 'create'],
@@ -32,12 +40,14 @@ export const workspaceCommands: Command[] = [
   },
   {
     path: ['workspaces', 'update'],
-    summary: 'Rename a workspace or change its slug or description',
+    summary: "Rename a workspace, change its slug or description, or turn its generation traces' broadcast and their bodies on or off",
     args: ['<workspace>'],
     options: {
       slug: { type: 'string', value: '<slug>', description: 'new slug' },
       name: { type: 'string', value: '<name>', description: 'new display name' },
       description: { type: 'string', value: '<text>', description: 'new description' },
+      broadcast: { type: 'string', value: '<on|off>', description: 'is_observability_broadcast_enabled: generation traces to its destinations' },
+      'io-logging': { type: 'string', value: '<on|off>', description: 'is_observability_io_logging_enabled: prompts and completions in those traces' },
     },
     async run(ctx) {
       const workspace = await ctx.client.workspaces.update.mutate({
@@ -45,6 +55,8 @@ export const workspaceCommands: Command[] = [
         slug: optionalString(ctx, 'slug'),
         name: optionalString(ctx, 'name'),
         description: optionalString(ctx, 'description'),
+        is_observability_broadcast_enabled: onOff(ctx, 'broadcast'),
+        is_observability_io_logging_enabled: onOff(ctx, 'io-logging'),
       });
       return { json: workspace, human: renderRecord({ ...workspace.data }) };
     },
