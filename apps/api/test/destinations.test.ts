@@ -66,8 +66,8 @@ describe('POST /observability/destinations (D18)', () => {
         broadcast_generation_identity: false,
         broadcast_generation_request_context: false,
         filter_rules: null,
-        // Only webhook is delivered today (docs/events.md#delivery); the others say so.
-        delivery: type === 'webhook' ? 'supported' : 'not_supported',
+        // webhook, otel-collector and s3 are delivered (docs/events.md#delivery); the others say so.
+        delivery: ['webhook', 'otel-collector', 's3'].includes(type) ? 'supported' : 'not_supported',
       });
       for (const [key, value] of Object.entries(config)) {
         expect((data.config as Record<string, string>)[key]).toBe(DESTINATION_SECRET_KEYS.includes(key) ? maskSecret(value) : value);

@@ -29,10 +29,10 @@ export const DestinationTypeSchema = z.enum(DESTINATION_TYPES).describe('The des
 export type DestinationType = z.infer<typeof DestinationTypeSchema>;
 
 /**
- * The types this server delivers to; the others are stored, validated and returned only (their
- * `delivery` field says not_supported). otel-collector and s3 join when their delivery is built.
+ * The types this server delivers to (webhook: alerts; otel-collector and s3: generation traces); the
+ * others are stored, validated and returned only (their `delivery` field says not_supported).
  */
-export const DELIVERED_DESTINATION_TYPES: readonly DestinationType[] = ['webhook'];
+export const DELIVERED_DESTINATION_TYPES: readonly DestinationType[] = ['webhook', 'otel-collector', 's3'];
 
 /** Required and optional config keys of each type (platform-api.md 3.1). `headers` is optional everywhere. */
 export const DESTINATION_CONFIG_KEYS: Record<DestinationType, { required: readonly string[]; optional: readonly string[] }> = {
@@ -159,7 +159,7 @@ const destinationBase = {
   delivery: z
     .enum(['supported', 'not_supported'])
     .describe(
-      "Read-only (this API's addition): whether this server delivers events to this type (today: webhook, which receives alerts); other types are stored only",
+      "Read-only (this API's addition): whether this server delivers events to this type (webhook: alerts; otel-collector and s3: generation traces); other types are stored only",
     ),
   created_at: TimestampSchema,
   updated_at: TimestampSchema,

@@ -37,7 +37,7 @@ const depsOf = (ctx: Context): DestinationDeps => ({ db: ctx.db, secrets: ctx.se
 
 const FOREIGN_WORKSPACE = 'workspace_id names a workspace of another organization';
 const CONFIG_400 =
-  "config missing a required key of its type, holding a key the type does not have, or a value of the wrong type (error.metadata.issues names config.<key>); a url, endpoint, baseUrl or otlpEndpoint that is not an absolute https URL (http only to a loopback host allowed in UPSTREAM_ALLOWED_HOSTS); sampling_rate outside 0.0001..1; regions empty; api_key_hashes empty or naming keys that are not the organization's; a regex filter rule that does not compile";
+  "config missing a required key of its type, holding a key the type does not have, or a value of the wrong type (error.metadata.issues names config.<key>); a url, endpoint, baseUrl or otlpEndpoint that is not an absolute https URL (http only to a loopback host allowed in UPSTREAM_ALLOWED_HOSTS); sampling_rate outside 0.0001..1; regions empty; api_key_hashes empty or naming keys that are not the organization's; a regex filter rule that does not compile as RE2 syntax";
 
 // D17-D21 (platform-api.md part 3): an organization's management keys manage its workspaces' destinations.
 export const destinationsRouter = router({

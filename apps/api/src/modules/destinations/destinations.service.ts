@@ -37,6 +37,7 @@ import { jsonList, listOrNull } from '../../json-list.js';
 import type { AllowedHost } from '../../upstream/index.js';
 import { storedUrlProblem } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
+import { patternProblem } from '../events/filter-rules.js';
 import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 
@@ -153,16 +154,15 @@ export function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
   return config;
 }
 
-/** regex rules must compile (a broken pattern would match nothing, silently). */
+/** regex rules must compile under the engine delivery judges them with (a broken pattern would match nothing, silently). */
 function assertFilterRules(rules: FilterRules | null | undefined): void {
   for (const [g, group] of (rules?.groups ?? []).entries()) {
     for (const [r, rule] of group.rules.entries()) {
       if (rule.operator !== 'regex' || typeof rule.value !== 'string') continue;
-      try {
-        new RegExp(rule.value);
-      } catch {
+      const problem = patternProblem(rule.value);
+      if (problem) {
         const parameter = `filter_rules.groups.${g}.rules.${r}.value`;
-        throw new Invalid(`${parameter}: not a regular expression`, { parameter, reason: 'not a regular expression' });
+        throw new Invalid(`${parameter}: not a regular expression (RE2 syntax): ${problem}`, { parameter, reason: 'not a regular expression (RE2 syntax)' });
       }
     }
   }

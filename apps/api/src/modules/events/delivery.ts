@@ -4,16 +4,19 @@
 //   yet dispatched becomes one event_deliveries row per destination that receives it, and is marked
 //   dispatched, in one statement. Alerts (ALERT_TYPES) go to the enabled, live `webhook`
 //   destinations of the event's workspace (an organization-wide event: the organization's default
-//   workspace), bypassing sampling and filter rules. Other event types (routing.refused) and other
-//   destination types get no delivery row.
+//   workspace), bypassing sampling and filter rules. Generation traces (generation.recorded) go to
+//   the `otel-collector` and `s3` destinations that take them (generation-traces.ts: sampling, key
+//   filter, regions, filter rules). Other event types (routing.refused) get no delivery row.
 // - Workers (DeliveryWorker, on every replica): take due deliveries with FOR UPDATE SKIP LOCKED and
 //   hold each under a lease (locked_until), so one worker at a time attempts a delivery; one whose
 //   worker died is taken again when the lease ends (at least once). At most `concurrency` attempts
 //   run at once per replica, each with its own deadline: a receiver that hangs holds one slot, never
 //   the others, and nothing here runs on a request or the recording path.
-// - An attempt is an HTTP request through the shared upstream policy (upstreamFetch: address
-//   policy, no redirects, a deadline), signed per Standard Webhooks with the destination's secret
-//   (the `standardwebhooks` package), `webhook-id` = the event id on every attempt.
+// - An attempt is an HTTP request through the shared upstream policy (address policy, no redirects,
+//   a deadline): to a webhook, signed per Standard Webhooks with the destination's secret (the
+//   `standardwebhooks` package), `webhook-id` = the event id on every attempt; a trace as an OTLP
+//   span or an S3 object (trace-senders.ts), built at the attempt from the generation's row, with
+//   ids derived from the event id. A trace whose generation is gone is dead at once.
 // - A failed attempt is retried after RETRY_DELAYS_S (about 27.6 hours in all); the last failure makes
 //   the delivery dead. A destination whose attempts have all failed for DISABLE_AFTER_MS is turned
 //   off (enabled: false, disabled_reason).
@@ -30,6 +33,8 @@ import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstr
 import type { SecretBox } from '../byok/secret-box.js';
 import { openSigningSecret, plaintextConfig } from '../destinations/destinations.service.js';
 import { isConnectionLost } from '../../db-errors.js';
+import { dispatchTraceEvents, GENERATION_RECORDED, traceOf, traceSourceOf } from './generation-traces.js';
+import { putTraceObject, SendFailed, sendOtlpTrace, type S3DestinationConfig } from './trace-senders.js';
 
 /** Alerts: delivered to the webhook destinations of their workspace, with no sampling or filter. */
 export const ALERT_TYPES: readonly string[] = ['limit.threshold_crossed', 'credits.low', 'key.expiring'];
@@ -54,7 +59,7 @@ const DISPATCH = statement(
   `WITH batch AS (
      SELECT e.id, e.organization_id, e.workspace_id, e.type
        FROM events e
-      WHERE e.dispatched_at IS NULL
+      WHERE e.dispatched_at IS NULL AND e.type <> '${GENERATION_RECORDED}'
       ORDER BY e.created_at
       LIMIT $2
       FOR UPDATE SKIP LOCKED
@@ -111,15 +116,17 @@ export async function outboxState(db: Db): Promise<{ undispatched: number; undel
   return { undispatched: row!.undispatched, undelivered: row!.undelivered, oldestAt: row!.oldest_at };
 }
 
-/** Dispatches every event not yet dispatched; answers how many deliveries were made. */
+/** Dispatches every event not yet dispatched, alerts then traces; answers how many deliveries were made. */
 export async function dispatchEvents(db: Db, now: Date): Promise<{ events: number; deliveries: number }> {
   const total = { events: 0, deliveries: 0 };
   for (;;) {
     const [row] = await queryRows(db, DISPATCH, [now, DISPATCH_BATCH, ALERT_TYPES]);
     total.events += row!.events;
     total.deliveries += row!.deliveries;
-    if (row!.events < DISPATCH_BATCH) return total;
+    if (row!.events < DISPATCH_BATCH) break;
   }
+  const traces = await dispatchTraceEvents(db, now);
+  return { events: total.events + traces.events, deliveries: total.deliveries + traces.deliveries };
 }
 
 export interface DeliveryDeps {
@@ -141,6 +148,8 @@ type Taken = z.output<typeof TAKE.row>;
 
 /** Why an attempt failed, as status shows it (never a secret: no URL, no header). */
 class AttemptFailed extends Error {}
+/** An attempt that no retry can make succeed (a trace whose generation is gone): the delivery is dead at once. */
+class Undeliverable extends AttemptFailed {}
 
 /** The body of one event: the Standard Webhooks payload shape { type, timestamp, data }. */
 export function webhookBody(event: { type: string; created_at: Date; payload: unknown }): string {
@@ -256,13 +265,17 @@ export class DeliveryWorker {
         return;
       }
       let failure: string | null = null;
+      let final = false;
       try {
         await this.#send(event, destination);
       } catch (error) {
-        if (!(error instanceof AttemptFailed)) logger.warn({ component: 'delivery', delivery_id: delivery.id, err: error }, 'delivery attempt failed');
-        failure = error instanceof AttemptFailed ? error.message : 'the attempt failed';
+        const known = error instanceof AttemptFailed || error instanceof SendFailed;
+        if (!known) logger.warn({ component: 'delivery', delivery_id: delivery.id, err: error }, 'delivery attempt failed');
+        failure = known ? error.message : 'the attempt failed';
+        final = error instanceof Undeliverable;
       }
       if (failure === null) await this.#delivered(delivery);
+      else if (final) await this.#dead(delivery, failure);
       else await this.#failed(delivery, destination, failure);
     } catch (error) {
       // The lease ends and another attempt follows: at least once.
@@ -274,7 +287,8 @@ export class DeliveryWorker {
   }
 
   async #send(event: { id: string; type: string; created_at: Date; payload: unknown }, destination: DestinationRow): Promise<void> {
-    if (destination.type !== 'webhook') throw new AttemptFailed(`${destination.type} destinations are not delivered by this server`);
+    if (event.type === GENERATION_RECORDED) return this.#sendTrace(event, destination);
+    if (destination.type !== 'webhook') throw new AttemptFailed(`${destination.type} destinations do not receive ${event.type} events`);
     const config = plaintextConfig(this.#deps.secrets, destination);
     const secret = openSigningSecret(this.#deps.secrets, destination);
     if (!secret) throw new AttemptFailed('the destination has no signing secret');
@@ -306,6 +320,22 @@ export class DeliveryWorker {
     throw new AttemptFailed(`HTTP ${answer.status}`);
   }
 
+  /** A generation's trace, built now from its row for this destination's options, as a span or an object. */
+  async #sendTrace(event: { id: string; payload: unknown }, destination: DestinationRow): Promise<void> {
+    const generationId = (event.payload as { generation_id?: unknown } | null)?.generation_id;
+    const source = typeof generationId === 'string' ? await traceSourceOf(this.#deps.db, generationId) : null;
+    if (!source) throw new Undeliverable('the generation no longer exists');
+    const trace = traceOf(event.id, source, destination);
+    const config = plaintextConfig(this.#deps.secrets, destination);
+    if (destination.type === 'otel-collector') {
+      await sendOtlpTrace(this.#deps.policy, config as { endpoint: string; headers?: Record<string, string> }, trace, this.#deps.timeoutMs);
+    } else if (destination.type === 's3') {
+      await putTraceObject(this.#deps.policy, config as unknown as S3DestinationConfig, event.id, trace, source.apiKeyName, this.#deps.timeoutMs);
+    } else {
+      throw new AttemptFailed(`${destination.type} destinations do not receive generation traces`);
+    }
+  }
+
   async #delivered(delivery: Taken): Promise<void> {
     const { db, metrics } = this.#deps;
     const now = this.#deps.now();
@@ -315,6 +345,16 @@ export class DeliveryWorker {
     });
     await db.observabilityDestination.updateMany({ where: { id: delivery.destination_id, failing_since: { not: null } }, data: { failing_since: null } });
     metrics?.deliveries.inc({ result: 'delivered' });
+  }
+
+  /** A delivery that cannot succeed: dead now; the destination's failure streak is not its concern. */
+  async #dead(delivery: Taken, error: string): Promise<void> {
+    const now = this.#deps.now();
+    await this.#deps.db.eventDelivery.updateMany({
+      where: { id: delivery.id, status: { in: ['pending', 'failing'] } },
+      data: { status: 'dead', last_error: error.slice(0, 500), last_attempt_at: now, locked_until: null },
+    });
+    this.#deps.metrics?.deliveries.inc({ result: 'dead' });
   }
 
   async #failed(delivery: Taken, destination: DestinationRow, error: string): Promise<void> {

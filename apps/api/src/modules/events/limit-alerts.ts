@@ -3,7 +3,8 @@
 // in its current window, and `credits.low` when the organization's credit balance falls under the
 // settings row's `credits_low_usd`. One statement per recorded batch, run by the recorder in the
 // batch's own transaction, right after the statement that adds the spend: the events commit with
-// the spend that caused them, or not at all.
+// the spend that caused them, or not at all. The same statement emits the batch's generation traces
+// (generation-traces.ts: TRACE_EVENTS_SQL), so that recording makes one round trip for its events.
 //
 // Once per crossing: each alert's cause is unique in the outbox (ON CONFLICT (cause) DO NOTHING),
 // and names the limit, its window and its amount, and the threshold. The statement emits every
@@ -21,6 +22,7 @@ import { statement } from '@switchyard/db';
 import { z } from 'zod';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import { type Interval, sinceOf, windowEnd, windowStart } from '../routing/spend.js';
+import { TRACE_EVENTS_SQL } from './generation-traces.js';
 
 export const LIMIT_THRESHOLD_CROSSED = 'limit.threshold_crossed';
 export const CREDITS_LOW = 'credits.low';
@@ -31,7 +33,8 @@ export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
 
 /*
  * $1 the batch's keys, $2 their workspaces, $3 each workspace's default guardrail id, $4 their
- * organizations, $5 each interval's window { since, start, end } (spend.ts), $6 now.
+ * organizations, $5 each interval's window { since, start, end } (spend.ts), $6 now; $7-$9 each
+ * generation's id, organization and workspace (TRACE_EVENTS_SQL).
  */
 const ALERTS = statement(
   `WITH settings AS (
@@ -110,17 +113,21 @@ const ALERTS = statement(
               'total_usage', trim_scale(st.total_usage))
        FROM settings st
       WHERE st.credit_balance < st.credits_low_usd
+   ), traces AS (
+     -- The batch's generation traces (generation-traces.ts), in the same statement.
+     ${TRACE_EVENTS_SQL}
    )
    INSERT INTO events (id, organization_id, workspace_id, type, cause, payload, created_at)
    SELECT gen_random_uuid(), organization_id, workspace_id, type, cause, payload, $6::timestamptz
-     FROM alerts ORDER BY cause
+     FROM (SELECT * FROM alerts UNION ALL SELECT * FROM traces) x ORDER BY cause
    ON CONFLICT (cause) DO NOTHING
    RETURNING id::text AS id, type`,
   z.object({ id: z.string(), type: z.string() }),
 );
 
-/** What a recorded batch touched: each generation's organization, workspace and key. */
+/** What a recorded batch touched: each generation, its organization, workspace and key. */
 export interface RecordedScope {
+  id: string;
   organization_id: string;
   workspace_id: string;
   api_key_id: string;
@@ -137,13 +144,26 @@ function windowsAt(now: Date): Record<Interval, { since: string | null; start: s
   return Object.fromEntries(entries) as Record<Interval, { since: string | null; start: string | null; end: string | null }>;
 }
 
-/** The alerts statement and its values for a batch recorded at `now` (the recorder runs it in the batch's transaction). */
+/**
+ * The events statement of a batch recorded at `now`, its alerts and its generation traces, and its
+ * values (the recorder runs it in the batch's transaction).
+ */
 export function alertsQuery(scopes: readonly RecordedScope[], now: Date) {
   const keys = [...new Set(scopes.map((s) => s.api_key_id))];
   const workspaces = [...new Set(scopes.map((s) => s.workspace_id))];
   const organizations = [...new Set(scopes.map((s) => s.organization_id))];
   return {
     statement: ALERTS,
-    values: [keys, workspaces, workspaces.map(defaultGuardrailId), organizations, JSON.stringify(windowsAt(now)), now],
+    values: [
+      keys,
+      workspaces,
+      workspaces.map(defaultGuardrailId),
+      organizations,
+      JSON.stringify(windowsAt(now)),
+      now,
+      scopes.map((s) => s.id),
+      scopes.map((s) => s.organization_id),
+      scopes.map((s) => s.workspace_id),
+    ],
   };
 }

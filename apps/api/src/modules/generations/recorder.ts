@@ -6,7 +6,8 @@
 // batch is one statement: the generation rows (skipping ids that exist), their contents, and the
 // sums per key and day, per key and per organization; then, in the same transaction, one statement
 // emits the spend alerts the batch caused (events/limit-alerts.ts: limit.threshold_crossed,
-// credits.low), so that they commit with the spend or not at all. The caller's promise settles once its batch
+// credits.low) and its generation traces (events/generation-traces.ts), so that they commit with the
+// spend or not at all. The caller's promise settles once its batch
 // has committed, so nothing is acknowledged before it is durable. A batch that fails is retried
 // one generation at a time, so one bad row fails alone. The same statement keeps the hourly
 // analytics rollup (analytics/rollup.ts).
