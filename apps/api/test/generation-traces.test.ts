@@ -16,7 +16,7 @@ import { sampledIn } from '../src/modules/events/generation-traces.js';
 import { traceObjectKey } from '../src/modules/events/trace-senders.js';
 import { testS3, type TestS3 } from '../src/testing-s3.js';
 import type { TestServer } from '../src/testing.js';
-import { createOrganization, type OrgFixture } from './fixtures.js';
+import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, rest } from './fixtures-admin.js';
 import { record } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
@@ -45,7 +45,9 @@ interface OtlpSpan {
  */
 class Collector {
   readonly requests: { path: string; headers: http.IncomingHttpHeaders; spans: OtlpSpan[] }[] = [];
-  status = 200;
+  /** An HTTP status, or 'hang': read the request and answer only at close (400: the exporter does not retry it). */
+  status: number | 'hang' = 200;
+  readonly #held: http.ServerResponse[] = [];
   readonly #server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,7 +59,8 @@ class Collector {
         for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
       }
       this.requests.push({ path: req.url!, headers: req.headers, spans });
-      res.writeHead(this.status, { 'content-type': 'application/json' }).end('{}');
+      if (this.status === 'hang') this.#held.push(res);
+      else res.writeHead(this.status, { 'content-type': 'application/json' }).end('{}');
     });
   });
   get spans(): OtlpSpan[] {
@@ -75,6 +78,7 @@ class Collector {
     return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }
   close(): Promise<void> {
+    for (const res of this.#held.splice(0)) res.writeHead(400).end();
     this.#server.closeAllConnections();
     return new Promise((resolve) => this.#server.close(() => resolve()));
   }
@@ -241,6 +245,42 @@ describe('otel-collector destinations', () => {
     for (const span of c.spans.slice(2)) expect(attributesOf(span)['gen_ai.input.messages']).toBeUndefined();
   });
 
+  it("a generation's many traces go in one export (up to TRACE_BATCH spans a request)", async () => {
+    const c = await collector();
+    const { ws, key } = await workspace();
+    await destination(ws, 'otel-collector', { endpoint: c.endpoint });
+    await Promise.all(Array.from({ length: 30 }, () => record(server, { api_key_hash: key.hash })));
+    expect(await deliver()).toBe(30);
+    expect(c.requests).toHaveLength(1);
+    expect(new Set(c.spans.map((s) => s.traceId)).size).toBe(30);
+  });
+
+  it('a hanging collector holds one delivery slot with all its due traces; other destinations are delivered meanwhile', async () => {
+    const hanging = await collector();
+    hanging.status = 'hang';
+    const fine = await collector();
+    const mine = await workspace();
+    const stuck = await destination(mine.ws, 'otel-collector', { endpoint: hanging.endpoint });
+    const theirs = await workspace();
+    await destination(theirs.ws, 'otel-collector', { endpoint: fine.endpoint });
+    for (let i = 0; i < 5; i++) await record(server, { api_key_hash: mine.key.hash });
+    await record(server, { api_key_hash: theirs.key.hash });
+    await server.deliveries.dispatch();
+    const all = server.deliveries.deliverDue();
+    await until(() => fine.spans.length === 1 && hanging.requests.length === 1, { what: 'both collectors reached' });
+    let settled = false;
+    void all.then(() => {
+      settled = true;
+    });
+    // The fine collector was answered while the hanging one held one request with the 5 traces.
+    expect(settled).toBe(false);
+    expect(await all).toBe(6);
+    expect(hanging.requests).toHaveLength(1);
+    expect((await rest(server, `/observability/destinations/${stuck.id}/status`)).body).toMatchObject({ data: { failing: 5, delivered: 0 } });
+    // Deleted: its retries do not hang the later tests' rounds.
+    expect((await rest(server, `/observability/destinations/${stuck.id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('a failing collector shows in status and is retried with the same trace id; a private address is refused', async () => {
     const c = await collector();
     c.status = 500;
@@ -264,6 +304,53 @@ describe('otel-collector destinations', () => {
       expect((await rest(server, `/observability/destinations/${dest.id}/status`)).body).toMatchObject({ data: { delivered: 1, failing: 0 } });
     } finally {
       server.setNow(null);
+    }
+  });
+});
+
+describe('delivery slots between tenants', () => {
+  it("one organization's hanging collectors hold at most half of a server's attempts: another organization's traces go meanwhile", async () => {
+    // Two slots, delivery in the background; attempts that hang outlive the wait below.
+    const busy = await testServerWith({
+      UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
+      DELIVERY_POLL_MS: '20',
+      DELIVERY_CONCURRENCY: '2',
+      DELIVERY_TIMEOUT_MS: '60000',
+      KEY_EXPIRY_SCAN_INTERVAL_MS: '0',
+    });
+    const hanging = await new Collector().start();
+    hanging.status = 'hang';
+    const fine = await new Collector().start();
+    try {
+      const setUp = async (org: { workspaceId: string; managementKey: string }, endpoints: string[]) => {
+        const patched = await rest(busy, `/workspaces/${org.workspaceId}`, {
+          method: 'PATCH',
+          key: org.managementKey,
+          json: { is_observability_broadcast_enabled: true },
+        });
+        expect(patched.status).toBe(200);
+        for (const endpoint of endpoints) {
+          const made = await rest(busy, '/observability/destinations', {
+            method: 'POST',
+            key: org.managementKey,
+            json: { type: 'otel-collector', name: endpoint, workspace_id: org.workspaceId, config: { endpoint } },
+          });
+          expect(made.status, JSON.stringify(made.body)).toBe(201);
+        }
+        return (await createRegularKey(busy, org.workspaceId, org.managementKey)).hash;
+      };
+      const hostile = await setUp(busy, [`${hanging.endpoint}/a`, `${hanging.endpoint}/b`]);
+      const victim = await setUp(await createOrganization(busy.db), [fine.endpoint]);
+      await record(busy, { api_key_hash: hostile });
+      await until(() => hanging.requests.length >= 1, { what: 'the hostile collectors reached' });
+      await record(busy, { api_key_hash: victim });
+      await until(() => fine.spans.length === 1, { what: "the other organization's trace delivered while the hostile ones hang" });
+      // Its second destination waits: the organization's share (1 of 2) is taken.
+      expect(hanging.requests).toHaveLength(1);
+    } finally {
+      // The hanging attempts end with their answers (400); then the server stops without waiting for them.
+      await Promise.all([hanging.close(), fine.close()]);
+      await busy.close();
     }
   });
 });

@@ -9,9 +9,12 @@
 //   filter, regions, filter rules). Other event types (routing.refused) get no delivery row.
 // - Workers (DeliveryWorker, on every replica): take due deliveries with FOR UPDATE SKIP LOCKED and
 //   hold each under a lease (locked_until), so one worker at a time attempts a delivery; one whose
-//   worker died is taken again when the lease ends (at least once). At most `concurrency` attempts
-//   run at once per replica, each with its own deadline: a receiver that hangs holds one slot, never
-//   the others, and nothing here runs on a request or the recording path.
+//   worker died is taken again when the lease ends (at least once). An attempt is one destination's:
+//   one event for a webhook, up to TRACE_BATCH traces for a trace destination (one OTLP export). At
+//   most `concurrency` attempts run at once per replica, each with its own deadline; of them, at most
+//   ATTEMPTS_PER_DESTINATION to one destination (one while it is failing) and half to one
+//   organization: a receiver that hangs holds one slot however many of its deliveries are due, one
+//   tenant's receivers never all of them, and nothing here runs on a request or the recording path.
 // - An attempt is an HTTP request through the shared upstream policy (address policy, no redirects,
 //   a deadline): to a webhook, signed per Standard Webhooks with the destination's secret (the
 //   `standardwebhooks` package), `webhook-id` = the event id on every attempt; a trace as an OTLP
@@ -33,8 +36,13 @@ import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstr
 import type { SecretBox } from '../byok/secret-box.js';
 import { openSigningSecret, plaintextConfig } from '../destinations/destinations.service.js';
 import { isConnectionLost } from '../../db-errors.js';
-import { dispatchTraceEvents, GENERATION_RECORDED, traceOf, traceSourceOf } from './generation-traces.js';
-import { putTraceObject, SendFailed, sendOtlpTrace, type S3DestinationConfig } from './trace-senders.js';
+import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSource } from './generation-traces.js';
+import { AttemptFailed, Undeliverable } from './attempt-errors.js';
+import type { OtlpDestinationConfig, S3DestinationConfig, TraceRecord } from './trace-senders.js';
+
+/** The trace senders (OpenTelemetry's exporter, the AWS SDK: 16 MB resident), loaded when a trace is first sent. */
+let senders: Promise<typeof import('./trace-senders.js')> | undefined;
+const traceSenders = () => (senders ??= import('./trace-senders.js'));
 
 /** Alerts: delivered to the webhook destinations of their workspace, with no sampling or filter. */
 export const ALERT_TYPES: readonly string[] = ['limit.threshold_crossed', 'credits.low', 'key.expiring'];
@@ -82,22 +90,55 @@ const DISPATCH = statement(
   z.object({ events: z.number(), deliveries: z.number() }),
 );
 
-/** Takes up to $3 due deliveries to live, enabled destinations, leased until $2. */
+/** The most deliveries one attempt to a trace destination carries (one OTLP export; S3 objects written a few at once). */
+export const TRACE_BATCH = 100;
+/** Attempts in flight at once to one destination, per replica; one while its latest attempts fail. */
+export const ATTEMPTS_PER_DESTINATION = 4;
+
+/**
+ * Takes the due deliveries of up to $3 destinations, leased until $2, the one due longest first:
+ * live, enabled destinations that are not at their share of this replica's attempts ($5: at
+ * ATTEMPTS_PER_DESTINATION; $6: failing, failing_since set, with an attempt in flight), whose
+ * organization is not at its share ($7 organizations with $8 attempts in flight, at most $9). Of
+ * each destination, its oldest due deliveries: one for a webhook (one event a request), up to $4
+ * for a trace destination (one attempt for all of them).
+ */
 const TAKE = statement(
-  `UPDATE event_deliveries ed
+  `WITH due AS (
+     SELECT x.destination_id, min(x.next_attempt_at) AS first_due
+       FROM event_deliveries x
+      WHERE x.status IN ('pending', 'failing')
+        AND x.next_attempt_at <= $1::timestamptz
+        AND (x.locked_until IS NULL OR x.locked_until <= $1::timestamptz)
+      GROUP BY x.destination_id
+   ), ready AS (
+     SELECT r.destination_id, r.type
+       FROM (SELECT due.destination_id, due.first_due, d.type, d.organization_id,
+                    row_number() OVER (PARTITION BY d.organization_id ORDER BY due.first_due) AS n
+               FROM due JOIN observability_destinations d ON d.id = due.destination_id
+              WHERE d.enabled AND d.deleted_at IS NULL
+                AND NOT (d.id = ANY($5::uuid[]))
+                AND NOT (d.failing_since IS NOT NULL AND d.id = ANY($6::uuid[]))) r
+       LEFT JOIN unnest($7::text[], $8::int[]) AS busy(organization_id, attempts) ON busy.organization_id = r.organization_id
+      WHERE r.n + coalesce(busy.attempts, 0) <= $9
+      ORDER BY r.first_due
+      LIMIT $3
+   ), picked AS (
+     SELECT p.id FROM ready CROSS JOIN LATERAL (
+       SELECT y.id FROM event_deliveries y
+        WHERE y.destination_id = ready.destination_id AND y.status IN ('pending', 'failing')
+          AND y.next_attempt_at <= $1::timestamptz
+          AND (y.locked_until IS NULL OR y.locked_until <= $1::timestamptz)
+        ORDER BY y.next_attempt_at
+        LIMIT CASE WHEN ready.type = 'webhook' THEN 1 ELSE $4::int END
+        FOR UPDATE SKIP LOCKED) p
+   )
+   UPDATE event_deliveries ed
       SET locked_until = $2::timestamptz, attempts = ed.attempts + 1
-    WHERE ed.id IN (
-      SELECT x.id FROM event_deliveries x
-        JOIN observability_destinations d ON d.id = x.destination_id
-       WHERE x.status IN ('pending', 'failing')
-         AND x.next_attempt_at <= $1::timestamptz
-         AND (x.locked_until IS NULL OR x.locked_until <= $1::timestamptz)
-         AND d.enabled AND d.deleted_at IS NULL
-       ORDER BY x.next_attempt_at
-       LIMIT $3
-       FOR UPDATE OF x SKIP LOCKED)
-    RETURNING ed.id::text AS id, ed.event_id::text AS event_id, ed.destination_id::text AS destination_id, ed.attempts`,
-  z.object({ id: z.string(), event_id: z.string(), destination_id: z.string(), attempts: z.number() }),
+     FROM picked
+    WHERE ed.id = picked.id AND (ed.locked_until IS NULL OR ed.locked_until <= $1::timestamptz)
+   RETURNING ed.id::text AS id, ed.event_id::text AS event_id, ed.destination_id::text AS destination_id, ed.organization_id, ed.attempts`,
+  z.object({ id: z.string(), event_id: z.string(), destination_id: z.string(), organization_id: z.string(), attempts: z.number() }),
 );
 
 const OUTBOX = statement(
@@ -145,11 +186,9 @@ export interface DeliveryDeps {
 }
 
 type Taken = z.output<typeof TAKE.row>;
-
-/** Why an attempt failed, as status shows it (never a secret: no URL, no header). */
-class AttemptFailed extends Error {}
-/** An attempt that no retry can make succeed (a trace whose generation is gone): the delivery is dead at once. */
-class Undeliverable extends AttemptFailed {}
+type EventRow = { id: string; type: string; created_at: Date; payload: unknown };
+/** An attempt's outcome for one delivery: null delivered; final: no retry can make it succeed. */
+type Outcome = { error: string; final: boolean } | null;
 
 /** The body of one event: the Standard Webhooks payload shape { type, timestamp, data }. */
 export function webhookBody(event: { type: string; created_at: Date; payload: unknown }): string {
@@ -162,6 +201,9 @@ const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'webhook-
 export class DeliveryWorker {
   readonly #deps: DeliveryDeps;
   readonly #running = new Set<Promise<void>>();
+  /** This replica's attempts in flight, by destination and by organization. */
+  readonly #perDestination = new Map<string, number>();
+  readonly #perOrganization = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #looking: Promise<number> | undefined;
@@ -197,7 +239,7 @@ export class DeliveryWorker {
 
   /**
    * Attempts every delivery due now, with this replica's concurrency, and waits for them: answers
-   * how many attempts were made (tests call it with the poll off).
+   * how many deliveries were attempted (tests call it with the poll off).
    */
   async deliverDue(): Promise<number> {
     let made = 0;
@@ -205,7 +247,7 @@ export class DeliveryWorker {
       const taken = await this.#take(this.#deps.concurrency);
       if (taken.length === 0) return made;
       made += taken.length;
-      await Promise.all(taken.map((delivery) => this.#attempt(delivery)));
+      await Promise.all(byDestination(taken).map((group) => this.#attempt(group)));
     }
   }
 
@@ -226,15 +268,20 @@ export class DeliveryWorker {
     this.#deps.logger.warn({ component: 'delivery', err: error }, 'could not take due deliveries; trying again');
   }
 
-  /** Takes as many due deliveries as there are free slots and starts them (without waiting). */
+  /** Takes the due deliveries of as many destinations as there are free slots and starts them (without waiting). */
   #fill(): Promise<number> {
     this.#looking ??= (async () => {
       const free = this.#deps.concurrency - this.#running.size;
       if (!this.#started || free <= 0) return 0;
       const taken = await this.#take(free);
-      for (const delivery of taken) {
-        const attempt = this.#attempt(delivery).finally(() => {
+      for (const group of byDestination(taken)) {
+        const { destination_id: destination, organization_id: organization } = group[0]!;
+        count(this.#perDestination, destination, 1);
+        count(this.#perOrganization, organization, 1);
+        const attempt = this.#attempt(group).finally(() => {
           this.#running.delete(attempt);
+          count(this.#perDestination, destination, -1);
+          count(this.#perOrganization, organization, -1);
           this.wake();
         });
         this.#running.add(attempt);
@@ -246,48 +293,128 @@ export class DeliveryWorker {
     return this.#looking;
   }
 
-  async #take(limit: number): Promise<Taken[]> {
-    const now = this.#deps.now();
-    return queryRows(this.#deps.db, TAKE, [now, new Date(now.getTime() + this.#leaseMs), limit]);
+  /** An organization's share of this replica's attempts: half of them (at least one). */
+  get #organizationShare(): number {
+    return Math.max(1, Math.ceil(this.#deps.concurrency / 2));
   }
 
-  /** One attempt, and its outcome written; never throws. */
-  async #attempt(delivery: Taken): Promise<void> {
+  async #take(destinations: number): Promise<Taken[]> {
+    const now = this.#deps.now();
+    const busy = [...this.#perDestination];
+    const organizations = [...this.#perOrganization];
+    return queryRows(this.#deps.db, TAKE, [
+      now,
+      new Date(now.getTime() + this.#leaseMs),
+      destinations,
+      TRACE_BATCH,
+      busy.filter(([, n]) => n >= ATTEMPTS_PER_DESTINATION).map(([id]) => id),
+      busy.map(([id]) => id),
+      organizations.map(([id]) => id),
+      organizations.map(([, n]) => n),
+      this.#organizationShare,
+    ]);
+  }
+
+  /** One attempt (one destination, one or more of its deliveries), and its outcomes written; never throws. */
+  async #attempt(group: Taken[]): Promise<void> {
     const { db, logger } = this.#deps;
+    const ids = group.map((d) => d.id);
     try {
-      const [event, destination] = await Promise.all([
-        db.event.findUnique({ where: { id: delivery.event_id } }),
-        db.observabilityDestination.findUnique({ where: { id: delivery.destination_id } }),
+      const [events, destination] = await Promise.all([
+        db.event.findMany({ where: { id: { in: group.map((d) => d.event_id) } } }),
+        db.observabilityDestination.findUnique({ where: { id: group[0]!.destination_id } }),
       ]);
       // Both cascade: a delivery without them is gone too. A destination deleted meanwhile is not sent to.
-      if (!event || !destination || destination.deleted_at || !destination.enabled) {
-        await db.eventDelivery.updateMany({ where: { id: delivery.id }, data: { locked_until: null } });
+      if (!destination || destination.deleted_at || !destination.enabled) {
+        await db.eventDelivery.updateMany({ where: { id: { in: ids } }, data: { locked_until: null } });
         return;
       }
-      let failure: string | null = null;
-      let final = false;
-      try {
-        await this.#send(event, destination);
-      } catch (error) {
-        const known = error instanceof AttemptFailed || error instanceof SendFailed;
-        if (!known) logger.warn({ component: 'delivery', delivery_id: delivery.id, err: error }, 'delivery attempt failed');
-        failure = known ? error.message : 'the attempt failed';
-        final = error instanceof Undeliverable;
-      }
-      if (failure === null) await this.#delivered(delivery);
-      else if (final) await this.#dead(delivery, failure);
-      else await this.#failed(delivery, destination, failure);
-    } catch (error) {
-      // The lease ends and another attempt follows: at least once.
-      logger.warn(
-        { component: 'delivery', delivery_id: delivery.id, err: error },
-        'could not record a delivery attempt; it is attempted again when its lease ends',
+      const byId = new Map(events.map((e) => [e.id, e]));
+      const present = group.filter((d) => byId.has(d.event_id));
+      const outcomes = await this.#send(
+        present.map((d) => ({ delivery: d, event: byId.get(d.event_id)! })),
+        destination,
       );
+      await this.#record(present, destination, outcomes);
+    } catch (error) {
+      // The leases end and other attempts follow: at least once.
+      logger.warn({ component: 'delivery', delivery_ids: ids, err: error }, 'could not record a delivery attempt; it is attempted again when its lease ends');
     }
   }
 
-  async #send(event: { id: string; type: string; created_at: Date; payload: unknown }, destination: DestinationRow): Promise<void> {
-    if (event.type === GENERATION_RECORDED) return this.#sendTrace(event, destination);
+  /** What became of each delivery of an attempt (by delivery id): null delivered, else why not. */
+  async #send(items: { delivery: Taken; event: EventRow }[], destination: DestinationRow): Promise<Map<string, Outcome>> {
+    const outcomes = new Map<string, Outcome>();
+    const fail = (error: unknown, ids: readonly string[]) => {
+      const known = error instanceof AttemptFailed;
+      if (!known) this.#deps.logger.warn({ component: 'delivery', delivery_ids: ids, err: error }, 'delivery attempt failed');
+      const outcome = { error: known ? (error as Error).message : 'the attempt failed', final: error instanceof Undeliverable };
+      for (const id of ids) outcomes.set(id, outcome);
+    };
+    const traces = items.filter((i) => i.event.type === GENERATION_RECORDED);
+    for (const item of items) {
+      if (item.event.type === GENERATION_RECORDED) continue;
+      try {
+        await this.#sendWebhook(item.event, destination);
+        outcomes.set(item.delivery.id, null);
+      } catch (error) {
+        fail(error, [item.delivery.id]);
+      }
+    }
+    if (traces.length === 0) return outcomes;
+    try {
+      if (destination.type !== 'otel-collector' && destination.type !== 's3') {
+        throw new AttemptFailed(`${destination.type} destinations do not receive generation traces`);
+      }
+      const { traceOf, sendOtlpTraces, putTraceObjects } = await traceSenders();
+      const sources = await traceSourcesOf(
+        this.#deps.db,
+        traces.map((t) => generationIdOf(t.event)).filter((id): id is string => id !== null),
+      );
+      const sendable: { delivery: Taken; trace: TraceRecord; source: TraceSource; eventId: string }[] = [];
+      for (const { delivery, event } of traces) {
+        const source = sources.get(generationIdOf(event) ?? '');
+        if (!source) fail(new Undeliverable('the generation no longer exists'), [delivery.id]);
+        else sendable.push({ delivery, source, eventId: event.id, trace: traceOf(event.id, source, destination) });
+      }
+      if (sendable.length === 0) return outcomes;
+      const config = plaintextConfig(this.#deps.secrets, destination);
+      if (destination.type === 'otel-collector') {
+        const ids = sendable.map((s) => s.delivery.id);
+        try {
+          await sendOtlpTraces(
+            this.#deps.policy,
+            config as unknown as OtlpDestinationConfig,
+            sendable.map((s) => s.trace),
+            this.#deps.timeoutMs,
+          );
+          for (const id of ids) outcomes.set(id, null);
+        } catch (error) {
+          fail(error, ids);
+        }
+      } else {
+        const results = await putTraceObjects(
+          this.#deps.policy,
+          config as unknown as S3DestinationConfig,
+          sendable.map((s) => ({ eventId: s.eventId, trace: s.trace, apiKeyName: s.source.apiKeyName })),
+          this.#deps.timeoutMs,
+        );
+        for (const [i, s] of sendable.entries()) {
+          const result = results[i];
+          if (result === null) outcomes.set(s.delivery.id, null);
+          else fail(result, [s.delivery.id]);
+        }
+      }
+    } catch (error) {
+      fail(
+        error,
+        traces.map((t) => t.delivery.id).filter((id) => !outcomes.has(id)),
+      );
+    }
+    return outcomes;
+  }
+
+  async #sendWebhook(event: EventRow, destination: DestinationRow): Promise<void> {
     if (destination.type !== 'webhook') throw new AttemptFailed(`${destination.type} destinations do not receive ${event.type} events`);
     const config = plaintextConfig(this.#deps.secrets, destination);
     const secret = openSigningSecret(this.#deps.secrets, destination);
@@ -320,59 +447,48 @@ export class DeliveryWorker {
     throw new AttemptFailed(`HTTP ${answer.status}`);
   }
 
-  /** A generation's trace, built now from its row for this destination's options, as a span or an object. */
-  async #sendTrace(event: { id: string; payload: unknown }, destination: DestinationRow): Promise<void> {
-    const generationId = (event.payload as { generation_id?: unknown } | null)?.generation_id;
-    const source = typeof generationId === 'string' ? await traceSourceOf(this.#deps.db, generationId) : null;
-    if (!source) throw new Undeliverable('the generation no longer exists');
-    const trace = traceOf(event.id, source, destination);
-    const config = plaintextConfig(this.#deps.secrets, destination);
-    if (destination.type === 'otel-collector') {
-      await sendOtlpTrace(this.#deps.policy, config as { endpoint: string; headers?: Record<string, string> }, trace, this.#deps.timeoutMs);
-    } else if (destination.type === 's3') {
-      await putTraceObject(this.#deps.policy, config as unknown as S3DestinationConfig, event.id, trace, source.apiKeyName, this.#deps.timeoutMs);
-    } else {
-      throw new AttemptFailed(`${destination.type} destinations do not receive generation traces`);
-    }
-  }
-
-  async #delivered(delivery: Taken): Promise<void> {
-    const { db, metrics } = this.#deps;
-    const now = this.#deps.now();
-    await db.eventDelivery.updateMany({
-      where: { id: delivery.id, status: { in: ['pending', 'failing'] } },
-      data: { status: 'delivered', delivered_at: now, last_attempt_at: now, last_error: null, locked_until: null },
-    });
-    await db.observabilityDestination.updateMany({ where: { id: delivery.destination_id, failing_since: { not: null } }, data: { failing_since: null } });
-    metrics?.deliveries.inc({ result: 'delivered' });
-  }
-
-  /** A delivery that cannot succeed: dead now; the destination's failure streak is not its concern. */
-  async #dead(delivery: Taken, error: string): Promise<void> {
-    const now = this.#deps.now();
-    await this.#deps.db.eventDelivery.updateMany({
-      where: { id: delivery.id, status: { in: ['pending', 'failing'] } },
-      data: { status: 'dead', last_error: error.slice(0, 500), last_attempt_at: now, locked_until: null },
-    });
-    this.#deps.metrics?.deliveries.inc({ result: 'dead' });
-  }
-
-  async #failed(delivery: Taken, destination: DestinationRow, error: string): Promise<void> {
+  /** Writes an attempt's outcomes: delivered, dead (final failures), or failing with the next retry (or dead after the last). */
+  async #record(group: Taken[], destination: DestinationRow, outcomes: Map<string, Outcome>): Promise<void> {
     const { db, metrics, logger } = this.#deps;
     const now = this.#deps.now();
-    const dead = delivery.attempts >= MAX_ATTEMPTS;
-    const delayS = RETRY_DELAYS_S[Math.min(delivery.attempts, RETRY_DELAYS_S.length) - 1] ?? 0;
-    await db.eventDelivery.updateMany({
-      where: { id: delivery.id, status: { in: ['pending', 'failing'] } },
-      data: {
-        status: dead ? 'dead' : 'failing',
-        next_attempt_at: new Date(now.getTime() + delayS * 1000),
-        last_error: error.slice(0, 500),
-        last_attempt_at: now,
-        locked_until: null,
-      },
-    });
-    metrics?.deliveries.inc({ result: dead ? 'dead' : 'failed' });
+    const open = { status: { in: ['pending', 'failing'] } };
+    const delivered = group.filter((d) => outcomes.get(d.id) === null);
+    const failed = group.filter((d) => outcomes.get(d.id));
+    // Deliveries without an outcome (their event gone meanwhile) are released.
+    const none = group.filter((d) => !outcomes.has(d.id)).map((d) => d.id);
+    if (none.length > 0) await db.eventDelivery.updateMany({ where: { id: { in: none } }, data: { locked_until: null } });
+    if (delivered.length > 0) {
+      await db.eventDelivery.updateMany({
+        where: { id: { in: delivered.map((d) => d.id) }, ...open },
+        data: { status: 'delivered', delivered_at: now, last_attempt_at: now, last_error: null, locked_until: null },
+      });
+      await db.observabilityDestination.updateMany({ where: { id: destination.id, failing_since: { not: null } }, data: { failing_since: null } });
+      metrics?.deliveries.inc({ result: 'delivered' }, delivered.length);
+    }
+    if (failed.length === 0) return;
+    // One write per (error, final, attempts): the deliveries of one attempt mostly share all three.
+    const writes = new Map<string, { ids: string[]; error: string; status: 'failing' | 'dead'; next: Date }>();
+    let retried = false;
+    for (const d of failed) {
+      const outcome = outcomes.get(d.id)!;
+      const dead = outcome.final || d.attempts >= MAX_ATTEMPTS;
+      retried ||= !outcome.final;
+      const delayS = outcome.final ? 0 : (RETRY_DELAYS_S[Math.min(d.attempts, RETRY_DELAYS_S.length) - 1] ?? 0);
+      const key = `${outcome.error}\n${dead}\n${delayS}`;
+      const write = writes.get(key) ?? { ids: [], error: outcome.error, status: dead ? 'dead' : 'failing', next: new Date(now.getTime() + delayS * 1000) };
+      write.ids.push(d.id);
+      writes.set(key, write);
+    }
+    for (const write of writes.values()) {
+      await db.eventDelivery.updateMany({
+        where: { id: { in: write.ids }, ...open },
+        data: { status: write.status, next_attempt_at: write.next, last_error: write.error.slice(0, 500), last_attempt_at: now, locked_until: null },
+      });
+      metrics?.deliveries.inc({ result: write.status === 'dead' ? 'dead' : 'failed' }, write.ids.length);
+    }
+    // Only failures a retry might cure count against the destination (a generation gone does not).
+    if (!retried) return;
+    const lastError = [...writes.values()].at(-1)!.error;
     // The failure streak starts at the first failure after a success; 24 h of it turn the destination off.
     await db.observabilityDestination.updateMany({ where: { id: destination.id, failing_since: null }, data: { failing_since: now } });
     const { count } = await db.observabilityDestination.updateMany({
@@ -382,12 +498,35 @@ export class DeliveryWorker {
     if (count > 0) {
       metrics?.destinationsDisabled.inc();
       logger.warn(
-        { component: 'delivery', destination_id: destination.id, organization_id: destination.organization_id, last_error: error },
+        { component: 'delivery', destination_id: destination.id, organization_id: destination.organization_id, last_error: lastError },
         'destination turned off: every delivery attempt failed for 24 hours',
       );
     }
   }
 }
+
+/** Adds `by` to a key's count, forgetting keys that reach 0. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
+}
+
+/** The deliveries taken, one group per destination (one attempt each). */
+function byDestination(taken: readonly Taken[]): Taken[][] {
+  const groups = new Map<string, Taken[]>();
+  for (const delivery of taken) {
+    const group = groups.get(delivery.destination_id);
+    if (group) group.push(delivery);
+    else groups.set(delivery.destination_id, [delivery]);
+  }
+  return [...groups.values()];
+}
+
+const generationIdOf = (event: EventRow): string | null => {
+  const id = (event.payload as { generation_id?: unknown } | null)?.generation_id;
+  return typeof id === 'string' ? id : null;
+};
 
 const EMPTY_COUNTS = { pending: 0, failing: 0, delivered: 0, dead: 0 };
 

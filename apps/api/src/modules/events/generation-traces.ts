@@ -11,31 +11,14 @@
 //   `api_key_hashes` (null: every key), sampled at `sampling_rate`, and passing its filter rules
 //   (filter-rules.ts). Sampling is a hash of the event and destination ids, so a repeated dispatch
 //   decides the same way.
-// - Sent (delivery.ts) as built at the attempt from the generation's row (traceOf): OpenTelemetry's
-//   GenAI attributes, bodies only when neither privacy_mode nor the workspace's io logging says no,
-//   cost, identity and request-context attributes only under their broadcast_generation_* flags.
-//   The trace id is the event id's 128 bits and the span id is derived from it: every attempt, and
-//   every destination, carries the same ids.
+// - Sent (delivery.ts) as built at the attempt from the generation's row (trace-senders.ts: traceOf):
+//   OpenTelemetry's GenAI attributes, bodies only when neither privacy_mode nor the workspace's io
+//   logging says no, cost, identity and request-context attributes only under their
+//   broadcast_generation_* flags. The trace id is the event id's 128 bits and the span id is derived
+//   from it: every attempt, and every destination, carries the same ids.
 import { createHash } from 'node:crypto';
 import { inTransaction, statement, type Db, type Generation } from '@switchyard/db';
 import type { FilterRules } from '@switchyard/schema';
-import {
-  ATTR_GEN_AI_CONVERSATION_ID,
-  ATTR_GEN_AI_INPUT_MESSAGES,
-  ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_OUTPUT_MESSAGES,
-  ATTR_GEN_AI_PROVIDER_NAME,
-  ATTR_GEN_AI_REQUEST_MODEL,
-  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
-  ATTR_GEN_AI_RESPONSE_ID,
-  ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
-  ATTR_USER_AGENT_ORIGINAL,
-  ATTR_USER_ID,
-  GEN_AI_OPERATION_NAME_VALUE_CHAT,
-} from '@opentelemetry/semantic-conventions/incubating';
 import { z } from 'zod';
 import { FilterJudge, type FilterFields } from './filter-rules.js';
 
@@ -221,26 +204,6 @@ export async function dispatchTraceEvents(db: Db, now: Date): Promise<{ events: 
   }
 }
 
-/** A trace as it is sent: one span. */
-export interface TraceRecord {
-  traceId: string;
-  spanId: string;
-  name: string;
-  startTime: Date;
-  endTime: Date;
-  /** error when the generation finished with an error; unset otherwise (OpenTelemetry leaves success unset). */
-  status: 'unset' | 'error';
-  attributes: Record<string, string | number | boolean | string[]>;
-}
-
-/** What a destination decides about a trace's content. */
-export interface TraceOptions {
-  privacy_mode: boolean;
-  broadcast_generation_cost: boolean;
-  broadcast_generation_identity: boolean;
-  broadcast_generation_request_context: boolean;
-}
-
 /** The generation a trace is made of, at the attempt. */
 export interface TraceSource {
   generation: Generation;
@@ -250,124 +213,19 @@ export interface TraceSource {
   content: { input: unknown; completion: string } | null;
 }
 
-/** A generation.recorded event's generation, with its key's name, its workspace's io logging and its content. */
-export async function traceSourceOf(db: Db, generationId: string): Promise<TraceSource | null> {
-  const generation = await db.generation.findUnique({
-    where: { id: generationId },
+/** The generations of generation.recorded events (by id; those gone are absent), with their keys' names, workspaces' io logging and contents. */
+export async function traceSourcesOf(db: Db, generationIds: readonly string[]): Promise<Map<string, TraceSource>> {
+  const generations = await db.generation.findMany({
+    where: { id: { in: [...new Set(generationIds)] } },
     include: {
       api_key: { select: { name: true, workspace: { select: { is_observability_io_logging_enabled: true } } } },
       content: { select: { input: true, completion: true } },
     },
   });
-  if (!generation) return null;
-  const { api_key, content, ...row } = generation;
-  return { generation: row, apiKeyName: api_key.name, ioLogging: api_key.workspace.is_observability_io_logging_enabled, content };
-}
-
-/** GenAI's message shape: { role, parts: [{ type: 'text', content }] }; other parts keep their type. */
-function genAiMessages(input: unknown): unknown[] {
-  const messages = (input as { messages?: unknown } | null)?.messages;
-  if (!Array.isArray(messages)) return [];
-  return messages.map((m: { role?: unknown; content?: unknown }) => ({
-    role: m?.role,
-    parts:
-      typeof m?.content === 'string'
-        ? [{ type: 'text', content: m.content }]
-        : Array.isArray(m?.content)
-          ? m.content.map((p: { type?: unknown; text?: unknown }) =>
-              p?.type === 'text' && typeof p.text === 'string' ? { type: 'text', content: p.text } : { type: String(p?.type ?? 'unknown') },
-            )
-          : [],
-  }));
-}
-
-const decimal = (value: { toNumber(): number } | null) => (value === null ? undefined : value.toNumber());
-
-/** The span of one generation, for one destination's options. */
-export function traceOf(eventId: string, source: TraceSource, options: TraceOptions): TraceRecord {
-  const g = source.generation;
-  const attributes: Record<string, string | number | boolean | string[] | undefined> = {
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
-    [ATTR_GEN_AI_PROVIDER_NAME]: g.provider_name ?? undefined,
-    [ATTR_GEN_AI_REQUEST_MODEL]: g.model,
-    [ATTR_GEN_AI_RESPONSE_MODEL]: g.model,
-    [ATTR_GEN_AI_RESPONSE_ID]: g.upstream_id ?? g.id,
-    [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: g.finish_reason ? [g.finish_reason] : undefined,
-    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: g.tokens_prompt,
-    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: g.tokens_completion,
-    [ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS]: g.native_tokens_reasoning ?? undefined,
-    [ATTR_GEN_AI_CONVERSATION_ID]: g.session_id ?? undefined,
-    'switchyard.generation.id': g.id,
-    'switchyard.workspace.id': g.workspace_id,
-    'switchyard.streamed': g.streamed,
-    'switchyard.cancelled': g.cancelled,
-    'switchyard.latency_ms': g.latency ?? undefined,
-    'switchyard.generation_time_ms': g.generation_time ?? undefined,
-  };
-  if (options.broadcast_generation_cost) {
-    Object.assign(attributes, {
-      'switchyard.cost.total_usd': g.total_cost.toNumber(),
-      'switchyard.cost.usage_usd': g.usage.toNumber(),
-      'switchyard.cost.upstream_inference_usd': decimal(g.upstream_inference_cost),
-      'switchyard.cost.cache_discount_usd': decimal(g.cache_discount),
-      'switchyard.is_byok': g.is_byok,
-      'switchyard.is_free': g.is_free,
-    });
-  }
-  if (options.broadcast_generation_identity) {
-    Object.assign(attributes, {
-      [ATTR_USER_ID]: g.external_user ?? undefined,
-      'switchyard.api_key.name': source.apiKeyName,
-      'switchyard.api_key.creator_user_id': g.user_id,
-    });
-  }
-  if (options.broadcast_generation_request_context) {
-    Object.assign(attributes, {
-      [ATTR_USER_AGENT_ORIGINAL]: g.user_agent ?? undefined,
-      'switchyard.request.id': g.request_id ?? undefined,
-      'switchyard.http_referer': g.http_referer ?? undefined,
-      'switchyard.origin': g.origin ?? undefined,
-      'switchyard.app_id': g.app_id ?? undefined,
-      'switchyard.api_type': g.api_type ?? undefined,
-      'switchyard.router': g.router ?? undefined,
-      'switchyard.preset_id': g.preset_id ?? undefined,
-      'switchyard.data_region': regionOf(g.data_region),
-      'switchyard.service_tier': g.service_tier ?? undefined,
-    });
-  }
-  if (!options.privacy_mode && source.ioLogging && source.content) {
-    attributes[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(genAiMessages(source.content.input));
-    attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([
-      { role: 'assistant', parts: [{ type: 'text', content: source.content.completion }], finish_reason: g.finish_reason ?? 'stop' },
-    ]);
-  }
-  const end = g.created_at;
-  return {
-    traceId: eventId.replaceAll('-', ''),
-    spanId: createHash('sha256').update(eventId).digest('hex').slice(0, 16),
-    name: `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${g.model}`,
-    startTime: new Date(end.getTime() - Math.max(0, g.latency ?? 0)),
-    endTime: end,
-    status: g.finish_reason === 'error' ? 'error' : 'unset',
-    attributes: Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as TraceRecord['attributes'],
-  };
-}
-
-/** A trace as JSON (the body of an s3 object): the span's fields, snake_case, times as ISO strings. */
-export function traceJson(eventId: string, trace: TraceRecord) {
-  return {
-    id: eventId,
-    type: GENERATION_RECORDED,
-    timestamp: trace.endTime.toISOString(),
-    data: {
-      version: GENERATION_TRACE_VERSION,
-      trace_id: trace.traceId,
-      span_id: trace.spanId,
-      name: trace.name,
-      start_time: trace.startTime.toISOString(),
-      end_time: trace.endTime.toISOString(),
-      status: trace.status,
-      attributes: trace.attributes,
-    },
-  };
+  return new Map(
+    generations.map(({ api_key, content, ...row }) => [
+      row.id,
+      { generation: row, apiKeyName: api_key.name, ioLogging: api_key.workspace.is_observability_io_logging_enabled, content },
+    ]),
+  );
 }

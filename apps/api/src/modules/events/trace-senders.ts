@@ -1,15 +1,19 @@
-// Sending one generation trace (generation-traces.ts) to an `otel-collector` or `s3` destination,
-// through the libraries that speak those protocols, under the shared upstream policy:
+// Generation traces (generation-traces.ts) as sent: built from a generation for one destination
+// (traceOf), and sent to an `otel-collector` or `s3` destination through the libraries that speak
+// those protocols, under the shared upstream policy. delivery.ts loads this module when it first
+// sends a trace: its libraries take some 25 MB that a server without trace destinations never needs.
 //
 // - otel-collector: OTLP/HTTP (JSON) through OpenTelemetry's own exporter (OTLPTraceExporter), one
-//   exporter per attempt. The span is handed to it as the ReadableSpan its export() takes.
-// - s3: PutObject through the AWS SDK, one client per attempt, no retries of its own (the delivery
-//   schedule retries).
+//   exporter per attempt, one export of every span of the attempt. The spans are handed to it as the
+//   ReadableSpans its export() takes.
+// - s3: PutObject through the AWS SDK, one client per attempt and one object per trace, a few at
+//   once, no retries of the SDK's own (the delivery schedule retries).
 //
 // Either way the target's host is checked by the policy first (guardedAddresses), and the library's
 // sockets connect only to the addresses checked (an agent with pinnedLookup): a tenant's URL cannot
 // reach the platform's network, nor move there by a second DNS answer. Neither library follows
 // redirects. What the sender's error says is what status shows: never a URL, a header or a key.
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -20,10 +24,153 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { guardedAddresses, pinnedLookup, RefusedUpstream, type UpstreamPolicy } from '../../upstream/index.js';
-import { traceJson, type TraceRecord } from './generation-traces.js';
+import { AttemptFailed } from './attempt-errors.js';
+import { GENERATION_RECORDED, GENERATION_TRACE_VERSION, regionOf, type TraceSource } from './generation-traces.js';
+import {
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
+  ATTR_USER_AGENT_ORIGINAL,
+  ATTR_USER_ID,
+  GEN_AI_OPERATION_NAME_VALUE_CHAT,
+} from '@opentelemetry/semantic-conventions/incubating';
 
-/** A failed send, in words status may show. */
-export class SendFailed extends Error {}
+/** A trace as it is sent: one span. */
+export interface TraceRecord {
+  traceId: string;
+  spanId: string;
+  name: string;
+  startTime: Date;
+  endTime: Date;
+  /** error when the generation finished with an error; unset otherwise (OpenTelemetry leaves success unset). */
+  status: 'unset' | 'error';
+  attributes: Record<string, string | number | boolean | string[]>;
+}
+
+/** What a destination decides about a trace's content. */
+export interface TraceOptions {
+  privacy_mode: boolean;
+  broadcast_generation_cost: boolean;
+  broadcast_generation_identity: boolean;
+  broadcast_generation_request_context: boolean;
+}
+
+/** GenAI's message shape: { role, parts: [{ type: 'text', content }] }; other parts keep their type. */
+function genAiMessages(input: unknown): unknown[] {
+  const messages = (input as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.map((m: { role?: unknown; content?: unknown }) => ({
+    role: m?.role,
+    parts:
+      typeof m?.content === 'string'
+        ? [{ type: 'text', content: m.content }]
+        : Array.isArray(m?.content)
+          ? m.content.map((p: { type?: unknown; text?: unknown }) =>
+              p?.type === 'text' && typeof p.text === 'string' ? { type: 'text', content: p.text } : { type: String(p?.type ?? 'unknown') },
+            )
+          : [],
+  }));
+}
+
+const decimal = (value: { toNumber(): number } | null) => (value === null ? undefined : value.toNumber());
+
+/** The span of one generation, for one destination's options. */
+export function traceOf(eventId: string, source: TraceSource, options: TraceOptions): TraceRecord {
+  const g = source.generation;
+  const attributes: Record<string, string | number | boolean | string[] | undefined> = {
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
+    [ATTR_GEN_AI_PROVIDER_NAME]: g.provider_name ?? undefined,
+    [ATTR_GEN_AI_REQUEST_MODEL]: g.model,
+    [ATTR_GEN_AI_RESPONSE_MODEL]: g.model,
+    [ATTR_GEN_AI_RESPONSE_ID]: g.upstream_id ?? g.id,
+    [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: g.finish_reason ? [g.finish_reason] : undefined,
+    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: g.tokens_prompt,
+    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: g.tokens_completion,
+    [ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS]: g.native_tokens_reasoning ?? undefined,
+    [ATTR_GEN_AI_CONVERSATION_ID]: g.session_id ?? undefined,
+    'switchyard.generation.id': g.id,
+    'switchyard.workspace.id': g.workspace_id,
+    'switchyard.streamed': g.streamed,
+    'switchyard.cancelled': g.cancelled,
+    'switchyard.latency_ms': g.latency ?? undefined,
+    'switchyard.generation_time_ms': g.generation_time ?? undefined,
+  };
+  if (options.broadcast_generation_cost) {
+    Object.assign(attributes, {
+      'switchyard.cost.total_usd': g.total_cost.toNumber(),
+      'switchyard.cost.usage_usd': g.usage.toNumber(),
+      'switchyard.cost.upstream_inference_usd': decimal(g.upstream_inference_cost),
+      'switchyard.cost.cache_discount_usd': decimal(g.cache_discount),
+      'switchyard.is_byok': g.is_byok,
+      'switchyard.is_free': g.is_free,
+    });
+  }
+  if (options.broadcast_generation_identity) {
+    Object.assign(attributes, {
+      [ATTR_USER_ID]: g.external_user ?? undefined,
+      'switchyard.api_key.name': source.apiKeyName,
+      'switchyard.api_key.creator_user_id': g.user_id,
+    });
+  }
+  if (options.broadcast_generation_request_context) {
+    Object.assign(attributes, {
+      [ATTR_USER_AGENT_ORIGINAL]: g.user_agent ?? undefined,
+      'switchyard.request.id': g.request_id ?? undefined,
+      'switchyard.http_referer': g.http_referer ?? undefined,
+      'switchyard.origin': g.origin ?? undefined,
+      'switchyard.app_id': g.app_id ?? undefined,
+      'switchyard.api_type': g.api_type ?? undefined,
+      'switchyard.router': g.router ?? undefined,
+      'switchyard.preset_id': g.preset_id ?? undefined,
+      'switchyard.data_region': regionOf(g.data_region),
+      'switchyard.service_tier': g.service_tier ?? undefined,
+    });
+  }
+  if (!options.privacy_mode && source.ioLogging && source.content) {
+    attributes[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(genAiMessages(source.content.input));
+    attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'text', content: source.content.completion }], finish_reason: g.finish_reason ?? 'stop' },
+    ]);
+  }
+  const end = g.created_at;
+  return {
+    traceId: eventId.replaceAll('-', ''),
+    spanId: createHash('sha256').update(eventId).digest('hex').slice(0, 16),
+    name: `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${g.model}`,
+    startTime: new Date(end.getTime() - Math.max(0, g.latency ?? 0)),
+    endTime: end,
+    status: g.finish_reason === 'error' ? 'error' : 'unset',
+    attributes: Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as TraceRecord['attributes'],
+  };
+}
+
+/** A trace as JSON (the body of an s3 object): the span's fields, snake_case, times as ISO strings. */
+export function traceJson(eventId: string, trace: TraceRecord) {
+  return {
+    id: eventId,
+    type: GENERATION_RECORDED,
+    timestamp: trace.endTime.toISOString(),
+    data: {
+      version: GENERATION_TRACE_VERSION,
+      trace_id: trace.traceId,
+      span_id: trace.spanId,
+      name: trace.name,
+      start_time: trace.startTime.toISOString(),
+      end_time: trace.endTime.toISOString(),
+      status: trace.status,
+      attributes: trace.attributes,
+    },
+  };
+}
 
 const RESOURCE = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'switchyard' });
 const SCOPE = { name: 'switchyard.generations', version: '1' };
@@ -65,18 +212,18 @@ async function pinnedAgentOptions(policy: UpstreamPolicy, url: URL): Promise<htt
   try {
     return { keepAlive: false, lookup: pinnedLookup(await guardedAddresses(url, policy)) };
   } catch (error) {
-    if (error instanceof RefusedUpstream) throw new SendFailed(`the address is refused: ${error.message}`);
-    throw new SendFailed((error as Error).message);
+    if (error instanceof RefusedUpstream) throw new AttemptFailed(`the address is refused: ${error.message}`);
+    throw new AttemptFailed((error as Error).message);
   }
 }
 
-/** Sends one trace as an OTLP/HTTP span; throws SendFailed unless the collector accepted it. */
-export async function sendOtlpTrace(
-  policy: UpstreamPolicy,
-  config: { endpoint: string; headers?: Record<string, string> },
-  trace: TraceRecord,
-  timeoutMs: number,
-): Promise<void> {
+export interface OtlpDestinationConfig {
+  endpoint: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends traces as OTLP/HTTP spans in one export; throws AttemptFailed unless the collector accepted them. */
+export async function sendOtlpTraces(policy: UpstreamPolicy, config: OtlpDestinationConfig, traces: readonly TraceRecord[], timeoutMs: number): Promise<void> {
   const url = otlpTracesUrl(config.endpoint);
   const exporter = new OTLPTraceExporter({
     url: url.href,
@@ -85,10 +232,10 @@ export async function sendOtlpTrace(
     httpAgentOptions: await pinnedAgentOptions(policy, url),
   });
   try {
-    const result = await new Promise<ExportResult>((resolve) => exporter.export([readableSpan(trace)], resolve));
+    const result = await new Promise<ExportResult>((resolve) => exporter.export(traces.map(readableSpan), resolve));
     if (result.code !== ExportResultCode.SUCCESS) {
       const status = (result.error as { code?: unknown } | undefined)?.code;
-      throw new SendFailed(
+      throw new AttemptFailed(
         typeof status === 'number' ? `HTTP ${status}` : `the collector did not accept the span: ${result.error?.message ?? 'export failed'}`,
       );
     }
@@ -130,24 +277,28 @@ export function traceObjectKey(config: Pick<S3DestinationConfig, 'prefix' | 'pat
 const DNS_BUCKET = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 const REGION = /^[a-z0-9-]{1,32}$/;
 
-/** Writes one trace as a JSON object; throws SendFailed unless the store took it. */
-export async function putTraceObject(
+/** Objects written at once by one attempt. */
+const S3_PARALLEL = 8;
+
+/**
+ * Writes each trace as a JSON object: answers, in order, null for each the store took and a
+ * AttemptFailed for each it did not; throws AttemptFailed when nothing can be sent (a refused address).
+ */
+export async function putTraceObjects(
   policy: UpstreamPolicy,
   config: S3DestinationConfig,
-  eventId: string,
-  trace: TraceRecord,
-  apiKeyName: string,
+  items: readonly { eventId: string; trace: TraceRecord; apiKeyName: string }[],
   timeoutMs: number,
-): Promise<void> {
+): Promise<(AttemptFailed | null)[]> {
   const region = config.region ?? 'us-east-1';
-  if (!REGION.test(region)) throw new SendFailed('config.region is not a region name');
+  if (!REGION.test(region)) throw new AttemptFailed('config.region is not a region name');
   // The host the SDK will connect to: the endpoint given (path-style), or the standard service's
   // virtual host for the bucket (path-style when the bucket name cannot be a host name).
   const pathStyle = config.endpoint !== undefined || !DNS_BUCKET.test(config.bucketName);
   const host = config.endpoint
     ? new URL(config.endpoint)
     : new URL(pathStyle ? `https://s3.${region}.amazonaws.com` : `https://${config.bucketName}.s3.${region}.amazonaws.com`);
-  const agent = await pinnedAgentOptions(policy, host);
+  const agent = { ...(await pinnedAgentOptions(policy, host)), keepAlive: true, maxSockets: S3_PARALLEL };
   const client = new S3Client({
     region,
     endpoint: config.endpoint,
@@ -156,20 +307,32 @@ export async function putTraceObject(
     maxAttempts: 1,
     requestHandler: { httpAgent: new http.Agent(agent), httpsAgent: new https.Agent(agent), connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
   });
+  const put = async ({ eventId, trace, apiKeyName }: (typeof items)[number]): Promise<AttemptFailed | null> => {
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: traceObjectKey(config, trace, apiKeyName),
+          Body: JSON.stringify(traceJson(eventId, trace)),
+          ContentType: 'application/json',
+        }),
+        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      );
+      return null;
+    } catch (error) {
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      const status = e.$metadata?.httpStatusCode;
+      return new AttemptFailed(status ? `HTTP ${status} (${e.name ?? 'error'})` : `the store did not take the object: ${e.name ?? 'error'}`);
+    }
+  };
   try {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: config.bucketName,
-        Key: traceObjectKey(config, trace, apiKeyName),
-        Body: JSON.stringify(traceJson(eventId, trace)),
-        ContentType: 'application/json',
-      }),
-      { abortSignal: AbortSignal.timeout(timeoutMs) },
-    );
-  } catch (error) {
-    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    const status = e.$metadata?.httpStatusCode;
-    throw new SendFailed(status ? `HTTP ${status} (${e.name ?? 'error'})` : `the store did not take the object: ${e.name ?? 'error'}`);
+    const results: (AttemptFailed | null)[] = new Array(items.length).fill(null);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < items.length; i = next++) results[i] = await put(items[i]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(S3_PARALLEL, items.length) }, lane));
+    return results;
   } finally {
     client.destroy();
   }
