@@ -324,12 +324,14 @@ interface Scenario {
   /**
    * Recording only (issue 40): records for keys of their own with small limits, so that each crosses
    * 50, 80 and 100 percent during the run (three limit.threshold_crossed alerts a key), with no
-   * destination, a webhook destination whose receiver answers, or one whose receiver never answers.
+   * destination, a webhook destination whose receiver answers, or one whose receiver never answers;
+   * or (traces) with the workspace's broadcast on and an otel-collector destination that answers,
+   * so that every recording also emits a generation trace that is delivered.
    */
   alerts?: AlertsTarget;
 }
 
-type AlertsTarget = 'none' | 'live' | 'dead';
+type AlertsTarget = 'none' | 'live' | 'dead' | 'traces';
 
 /** The key routing.authorize decides for (routing scenarios only). */
 interface Extras {
@@ -537,7 +539,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       kind: 'record-batch',
       spec: { method: 'POST', path: '/trpc/generations.recordBatch', headers: { ...platform, 'content-type': 'application/json' } },
     },
-    ...(['none', 'live', 'dead'] as const).flatMap((alerts): Scenario[] => [
+    ...(['none', 'live', 'dead', 'traces'] as const).flatMap((alerts): Scenario[] => [
       {
         name: `record generations (${opts.callers} client callers), ${ALERTS_NAME[alerts]}`,
         kind: 'record',
@@ -702,7 +704,11 @@ const ALERTS_NAME: Record<AlertsTarget, string> = {
   none: 'keys crossing their limits, no destination',
   live: 'keys crossing their limits, a webhook receiver that answers',
   dead: 'keys crossing their limits, a webhook receiver that never answers',
+  traces: "keys crossing their limits, every generation's trace to an otel-collector that answers",
 };
+
+/** The receiver a variant's destination points at. */
+const receiverOf = (receivers: Receivers, target: Exclude<AlertsTarget, 'none'>) => receivers[target === 'dead' ? 'dead' : 'live'];
 
 /** Recording for the alerts variants: caller n records for key n (one key a caller). */
 function alertsInput(stack: Stack, size: string, keyHashes: readonly string[]) {
@@ -771,7 +777,16 @@ async function prepareAlerts(stack: Stack, receivers: Receivers, target: AlertsT
     keyHashes.push(made.data.hash);
   }
   let destinationId: string | null = null;
-  if (target !== 'none') {
+  if (target === 'traces') {
+    await admin.workspaces.update.mutate({ id: stack.workspaceId, is_observability_broadcast_enabled: true });
+    const made = await admin.destinations.create.mutate({
+      type: 'otel-collector',
+      name: 'bench traces collector',
+      config: { endpoint: receivers.live.url },
+      workspace_id: stack.workspaceId,
+    });
+    destinationId = made.data.id;
+  } else if (target !== 'none') {
     const made = await admin.destinations.create.mutate({
       type: 'webhook',
       name: `bench ${target} receiver`,
@@ -780,7 +795,7 @@ async function prepareAlerts(stack: Stack, receivers: Receivers, target: AlertsT
     });
     destinationId = made.data.id;
   }
-  return { target, keyHashes, destinationId, receivedBefore: target === 'none' ? 0 : receivers[target].received };
+  return { target, keyHashes, destinationId, receivedBefore: target === 'none' ? 0 : receiverOf(receivers, target).received };
 }
 
 /** After an alerts variant: what it emitted and delivered; its destination is deleted (its retries stop). */
@@ -793,11 +808,13 @@ async function finishAlerts(stack: Stack, receivers: Receivers, run: AlertsRun):
   if (run.destinationId) {
     const byStatus = await stack.db.eventDelivery.groupBy({ by: ['status'], where: { destination_id: run.destinationId }, _count: true });
     const counts = byStatus.map((row) => `${row._count} ${row.status}`).join(', ') || 'none';
-    delivery = `deliveries ${counts}; the receiver got ${receivers[run.target as 'live' | 'dead'].received - run.receivedBefore} requests`;
+    const receiver = receiverOf(receivers, run.target as Exclude<AlertsTarget, 'none'>);
+    delivery = `deliveries ${counts}; the receiver got ${receiver.received - run.receivedBefore} requests`;
     const admin = createSwitchyardClient({ url: stack.url, apiKey: stack.managementKey });
     await admin.destinations.delete.mutate({ id: run.destinationId });
+    if (run.target === 'traces') await admin.workspaces.update.mutate({ id: stack.workspaceId, is_observability_broadcast_enabled: false });
     // Attempts still waiting on the dead receiver end now, not in the next scenario.
-    receivers[run.target as 'live' | 'dead'].reset();
+    receiver.reset();
   }
   return `${alerts[0]?.n ?? 0} limit.threshold_crossed alerts emitted for its ${run.keyHashes.length} keys; ${delivery}`;
 }
