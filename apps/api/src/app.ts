@@ -7,7 +7,7 @@ import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { EXPORT_ROUTES } from './http/export.js';
 import { errorHandler, logIfInternal, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
-import { API_PREFIX, INTERNAL_PREFIX } from './http/paths.js';
+import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { requireHost } from './http/client-error.js';
 import { corsFor } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { openApiDocument } from './http/openapi.js';
-import { API_PREFIX } from './http/paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 import { appRouter } from './router.js';
 
 /** openapi.json at the repository root (this file is apps/api/src/ or apps/api/dist/). */

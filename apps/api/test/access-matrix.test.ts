@@ -23,7 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
 import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
 import { EXPORT_ROUTES } from '../src/http/export.js';
-import { API_PREFIX, INTERNAL_PREFIX } from '../src/http/paths.js';
+import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { declaredAnswer } from '../src/http/statuses.js';

@@ -23,3 +23,5 @@ export * from './identity.js';
 export * from './destinations.js';
 export * from './audit.js';
 export * from './export.js';
+export * from './statuses.js';
+export * from './paths.js';

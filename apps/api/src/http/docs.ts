@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Router } from 'express';
-import { API_PREFIX } from './paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 
 export const DOCS_PATH = '/docs';
 const BUNDLE_PATH = `${DOCS_PATH}/scalar.js`;

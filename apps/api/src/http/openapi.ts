@@ -24,7 +24,7 @@ import { DOWNLOAD_ROUTES } from './downloads.js';
 import { EXPORT_ROUTES } from './export.js';
 import { UPLOAD_ROUTES } from './uploads.js';
 import { restOperations } from './operations.js';
-import type { Statuses } from './statuses.js';
+import type { Statuses } from '@switchyard/schema';
 import { VERSION } from '../version.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
@@ -233,7 +233,7 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
   for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths(), ...tokenExchangePaths() })) paths[path] = { ...paths[path], ...item };
   document.paths = paths as Document['paths'];
-  // Every operation lists exactly the error statuses it declares (http/statuses.ts), each with the
+  // Every operation lists exactly the error statuses it declares (@switchyard/schema: statuses.ts), each with the
   // error envelope's schema, not trpc-to-openapi's own error body.
   const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op]));
   for (const [path, item] of Object.entries(document.paths ?? {})) {

@@ -5,9 +5,9 @@ import type { AnyRouter } from '@trpc/server';
 import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, normalizePath } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
-import { API_PREFIX } from './paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 import { RAW_OPERATIONS } from './raw-operations.js';
-import { COMMON, TENANT_COMMON, type OperationStatuses } from './statuses.js';
+import { COMMON, TENANT_COMMON, type OperationStatuses } from '@switchyard/schema';
 
 export interface OperationEntry extends OperationStatuses {
   method: string;

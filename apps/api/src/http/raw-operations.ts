@@ -13,8 +13,8 @@ import {
 import { z } from 'zod';
 import type { PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../storable-input.js';
-import { API_PREFIX, INTERNAL_PREFIX } from './paths.js';
-import { answers, WHY, type OperationStatuses } from './statuses.js';
+import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
+import { answers, WHY, type OperationStatuses } from '@switchyard/schema';
 
 export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends OperationStatuses {
   method: 'GET' | 'PUT' | 'POST';

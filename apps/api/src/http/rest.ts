@@ -29,7 +29,8 @@ import type { ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { logIfInternal, requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from './request-log.js';
-import { declaredAnswer, type Statuses } from './statuses.js';
+import type { Statuses } from '@switchyard/schema';
+import { declaredAnswer } from './statuses.js';
 import { isSharedAnswer } from '../shared-answers.js';
 
 interface Route {
@@ -45,7 +46,7 @@ interface Route {
   arrayParams: string[];
   /** The REST input's text (query string, path parameters) coerced to the schema's numbers, booleans, bigints and dates. */
   coerce: Coercion;
-  /** The error statuses the operation declares (http/statuses.ts); undefined: any. */
+  /** The error statuses the operation declares (@switchyard/schema: statuses.ts); undefined: any. */
   statuses: Statuses | undefined;
   /** The status of a successful answer (meta.successStatus; 201 for creates). */
   successStatus: number;

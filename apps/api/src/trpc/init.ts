@@ -2,7 +2,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { OperationStatuses } from '../http/statuses.js';
+import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
@@ -12,7 +12,7 @@ import type { Context } from './context.js';
 /**
  * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), the
  * status of a successful REST answer (default 200; existing clients expect 201 from creates), and,
- * for a REST operation, the error statuses it answers (http/statuses.ts), and the permission scope
+ * for a REST operation, the error statuses it answers (@switchyard/schema: statuses.ts), and the permission scope
  * it needs (access/rules.ts).
  */
 export type ProcedureMeta = OpenApiMeta & {

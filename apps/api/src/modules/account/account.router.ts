@@ -4,7 +4,7 @@ import { managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { getCredits } from '../generations/credits.service.js';
 import { getActivity } from './activity.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 
 // The organization's account: what it bought and spent.
 export const accountRouter = router({

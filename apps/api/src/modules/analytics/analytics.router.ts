@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { ANALYTICS_META } from './analytics-catalog.js';
 import { queryAnalytics } from './analytics.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 
 export const analyticsRouter = router({
   meta: managementProcedure

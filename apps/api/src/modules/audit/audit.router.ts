@@ -1,7 +1,7 @@
 // The audit log's reads (issue 41 item 1; docs/audit.md).
 import { AuditLogPageSchema, ListAuditLogsInputSchema, PlatformListAuditLogsInputSchema } from '@switchyard/schema';
 import { managementProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { listAllAuditLogs, listAuditLogs } from './audit.service.js';
 
 export const auditRouter = router({

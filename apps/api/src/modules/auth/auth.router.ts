@@ -12,7 +12,7 @@ import {
   ListFederationPoliciesOutputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { auditOfTenant } from '../audit/audit.js';
 import { routesOf } from '../../trpc/route.js';

@@ -10,7 +10,7 @@ import {
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { auditOfTenant } from '../audit/audit.js';
 
 export const budgetsRouter = router({

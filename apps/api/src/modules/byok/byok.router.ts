@@ -10,7 +10,7 @@ import {
 import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, deleteByok, getByok, listByok, resealOrganizationSecrets, updateByok } from './byok.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { auditOfTenant } from '../audit/audit.js';
 

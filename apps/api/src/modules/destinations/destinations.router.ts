@@ -9,7 +9,7 @@ import {
   ListDestinationsOutputSchema,
   UpdateDestinationInputSchema,
 } from '@switchyard/schema';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import type { Context } from '../../trpc/context.js';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';

@@ -18,7 +18,7 @@ import { deleteDocument, getDocument, listDocuments } from './documents.service.
 import { auditOfTenant } from '../audit/audit.js';
 import { fileShapeOf } from './file-shapes.js';
 import { getContainerFile, listContainerFiles, openContainer, promoteFile } from './files.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 
 // GET /containers/{container_id}/files/{file_id}/content and GET /files/{file_id}/content stream
 // bytes, so they are plain express

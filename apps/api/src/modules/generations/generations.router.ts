@@ -17,7 +17,7 @@ import { authedProcedure, managementProcedure, platformItemsProcedure, platformP
 import { auditOfPlatform, auditOfTenant } from '../audit/audit.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 export const generationsRouter = router({

@@ -32,7 +32,7 @@ import {
   unassignGuardrailMembers,
   updateGuardrail,
 } from './guardrails.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { auditOfTenant } from '../audit/audit.js';
 

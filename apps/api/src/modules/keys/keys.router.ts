@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { authedProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { auditOfTenant } from '../audit/audit.js';
 

@@ -22,7 +22,7 @@ import {
   ListVideoModelsOutputSchema,
   ListZdrEndpointsOutputSchema,
 } from '@switchyard/schema';
-import { API_PREFIX } from '../../http/paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { auditOfPlatform } from '../audit/audit.js';
@@ -40,7 +40,7 @@ import {
   modelEndpoints,
 } from './catalog.service.js';
 import { getModel, importCatalog, type ApiRoot, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 
 /** The REST surface as this request reached it: the base of the links in catalog answers. */
 function apiRoot(ctx: Pick<Context, 'origin'>): ApiRoot {

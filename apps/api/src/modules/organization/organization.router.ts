@@ -10,7 +10,7 @@ import {
 import { guardrailWriteProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { auditOfTenant } from '../audit/audit.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 export const organizationRouter = router({

@@ -31,7 +31,7 @@ import {
   listPresetVersions,
   presetFromRequest,
 } from './presets.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const presetRoute = routesOf('Presets');

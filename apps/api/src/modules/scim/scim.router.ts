@@ -19,12 +19,12 @@ import {
 import { managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import { createScimGroupMapping, deleteScimGroupMapping, getScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { z } from 'zod';
 import { listScimGroups } from './directory.service.js';
 import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.service.js';
 import { getSyncJob, startSyncJob } from './sync-jobs.service.js';
-import { API_PREFIX } from '../../http/paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { auditOfTenant } from '../audit/audit.js';
 

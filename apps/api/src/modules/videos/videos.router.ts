@@ -6,10 +6,10 @@ import {
   ListVideoJobsOutputSchema,
   VideoJobStatusRecordSchema,
 } from '@switchyard/schema';
-import { API_PREFIX } from '../../http/paths.js';
+import { API_PREFIX } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { createVideoJob, getVideoJob, listVideoJobs } from './videos.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route

@@ -25,7 +25,7 @@ import {
   removeWorkspaceMembers,
   updateWorkspace,
 } from './workspaces.service.js';
-import { answers, WHY } from '../../http/statuses.js';
+import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { auditOfTenant } from '../audit/audit.js';
 

@@ -1,3 +1,4 @@
+// Where the API's surfaces are mounted: contract data, shared by the server, its routers and its docs.
 /** Where the REST surface is mounted. */
 export const API_PREFIX = '/api/v1';
 
