@@ -1,6 +1,7 @@
 // Domain errors, thrown by services, and the one mapping from any error to the HTTP status and the
 // spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
 import { TRPCError } from '@trpc/server';
+import type { Logger } from 'pino';
 import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
 import { isCallerValueRefused, isConnectionLost } from './db-errors.js';
 
@@ -195,4 +196,13 @@ export function envelopeOf(error: HttpError, requestId?: string): ErrorEnvelope 
       ...(metadata ? { metadata } : {}),
     },
   };
+}
+
+/**
+ * Logs the cause of an internal error; the client sees only the spec's text. A value the database
+ * refused (a 400 with a cause) is logged as a warning: some schema let it through.
+ */
+export function logIfInternal(logger: Logger, error: HttpError, context: Record<string, unknown>): void {
+  if (error.status === 500) logger.error({ err: error.cause, ...context }, 'internal error');
+  else if (error.cause !== undefined) logger.warn({ err: error.cause, ...context }, 'the database refused a value the caller sent');
 }

@@ -16,7 +16,7 @@ import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
 import { requestedRange } from './range.js';
-import { loggerOf } from './request-log.js';
+import { loggerOf } from '../lib/request-scope.js';
 import { sampleFileOf } from './sample-video.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */

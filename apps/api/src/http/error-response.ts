@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { envelopeOf, httpErrorOf, type HttpError } from '../errors.js';
+import { envelopeOf, httpErrorOf, logIfInternal, type HttpError } from '../errors.js';
 import { NotFound, DomainError, Invalid, PayloadTooLarge } from '../errors.js';
-import { loggerOf, requestIdOf } from './request-log.js';
+import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 export function sendError(res: Response, error: HttpError): void {
   if (error.retryAfterS !== undefined) res.setHeader('Retry-After', String(error.retryAfterS));
@@ -10,15 +10,6 @@ export function sendError(res: Response, error: HttpError): void {
     .status(error.status)
     .type('application/json')
     .send(JSON.stringify(envelopeOf(error, requestIdOf(res.req))));
-}
-
-/**
- * Logs the cause of an internal error; the client sees only the spec's text. A value the database
- * refused (a 400 with a cause) is logged as a warning: some schema let it through.
- */
-export function logIfInternal(logger: Logger, error: HttpError, context: Record<string, unknown>): void {
-  if (error.status === 500) logger.error({ err: error.cause, ...context }, 'internal error');
-  else if (error.cause !== undefined) logger.warn({ err: error.cause, ...context }, 'the database refused a value the caller sent');
 }
 
 /** Unknown paths: 404 with the envelope. */

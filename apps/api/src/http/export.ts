@@ -12,7 +12,7 @@ import { emptyCounts, exportHeader, exportRecords } from '../modules/export/expo
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from './raw-operations.js';
-import { requestIdOf, loggerOf } from './request-log.js';
+import { requestIdOf, loggerOf } from '../lib/request-scope.js';
 import type { Request, Response } from 'express';
 
 export const EXPORT_ROUTES: readonly RawRoute[] = [

@@ -7,7 +7,7 @@ import { OAuthError, exchangeToken } from '../modules/auth/token-exchange.js';
 import type { AppDeps } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { expressPath, rawInputOf, TOKEN_EXCHANGE } from './raw-operations.js';
-import { loggerOf } from './request-log.js';
+import { loggerOf } from '../lib/request-scope.js';
 
 /** The largest form read (a subject token of a few KB, with room to spare). */
 export const FORM_MAX_BYTES = 64 * 1024;

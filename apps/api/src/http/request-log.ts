@@ -1,7 +1,8 @@
 // Request ids and the request log. Every request gets an id (a sane incoming X-Request-Id, else a
-// new UUID), echoed in X-Request-Id; loggerOf(req) is a pino child logger that writes the id into
-// every line logged for that request; and one line per request gives method, path, status, latency
-// and the key's hash (never the key). Health probes log at debug.
+// new UUID), echoed in X-Request-Id and bound to the request (lib/request-scope.ts: requestIdOf(req),
+// and loggerOf(req), a pino child logger that writes the id into every line logged for it); and one
+// line per request gives method, path, status, latency and the key's hash (never the key). Health
+// probes log at debug.
 //
 // Hand-written rather than pino-http, on measurement: pino-http 11 cost 0.04 ms more server CPU per
 // request than this middleware in an express app answering a constant (0.131 against 0.092 ms per
@@ -10,9 +11,9 @@
 // them binding the whole request, used only when quietReqLogger is off). Here: one 'close'
 // listener, and a child logger only for a request that logs more than its line.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { bindRequestScope } from '../lib/request-scope.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -21,34 +22,13 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
-interface RequestLogState {
-  id: string;
-  logger: Logger;
-  /** The child logger, made on first use (most requests log nothing but their line). */
-  child?: Logger;
-}
-
-const requests = new WeakMap<IncomingMessage, RequestLogState>();
-
-/** The request's id (set before any route runs; undefined outside requestLog). */
-export function requestIdOf(req: IncomingMessage): string | undefined {
-  return requests.get(req)?.id;
-}
-
-/** The logger for what happens while serving `req`: a child logger with its request_id. */
-export function loggerOf(req: IncomingMessage, fallback: Logger): Logger {
-  const state = requests.get(req);
-  if (!state) return fallback;
-  return (state.child ??= state.logger.child({ request_id: state.id }));
-}
-
 export function requestLog(logger: Logger): RequestHandler {
   return (req: Request, res, next) => {
     const start = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader(REQUEST_ID_HEADER, id);
-    requests.set(req, { id, logger });
+    bindRequestScope(req, id, logger);
     // 'close' comes after the answer was sent, or when the client left before it: both are logged.
     res.once('close', () => {
       const path = req.originalUrl.split('?', 1)[0]!;

@@ -37,8 +37,8 @@ import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.servi
 import { hashApiKey } from '../modules/keys/key-format.js';
 import { auditOriginOf, requestOrigin, type AppDeps } from '../trpc/context.js';
 import { auditOfScim, type Audit } from '../modules/audit/audit.js';
-import { logIfInternal } from './error-response.js';
-import { loggerOf } from './request-log.js';
+import { logIfInternal } from '../errors.js';
+import { loggerOf } from '../lib/request-scope.js';
 import { labelRoute } from './request-metrics.js';
 
 export const SCIM_PREFIX = '/scim/v2';

@@ -12,9 +12,10 @@ import { fileShapeOf } from '../modules/files/file-shapes.js';
 import { auditOfTenant } from '../modules/audit/audit.js';
 import { auditOriginOf } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
-import { logIfInternal, requestErrorOf, sendError } from './error-response.js';
+import { logIfInternal } from '../errors.js';
+import { requestErrorOf, sendError } from './error-response.js';
 import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from './raw-operations.js';
-import { loggerOf } from './request-log.js';
+import { loggerOf } from '../lib/request-scope.js';
 import { declaredAnswer } from './statuses.js';
 
 /** The longest filename kept (bytes of UTF-8), as common filesystems allow. */

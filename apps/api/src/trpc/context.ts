@@ -25,7 +25,7 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { MediaDeps } from '../storage/media.js';
 import type { Metrics } from '../metrics.js';
 import type { TrustProxy } from '../config.js';
-import { loggerOf, requestIdOf } from '../http/request-log.js';
+import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 export interface AppDeps {
   db: Db;

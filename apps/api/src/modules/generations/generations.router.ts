@@ -11,7 +11,7 @@ import {
   RecordGenerationInputSchema,
   RecordGenerationOutputSchema,
 } from '@switchyard/schema';
-import { logIfInternal } from '../../http/error-response.js';
+import { logIfInternal } from '../../errors.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { auditOfPlatform, auditOfTenant } from '../audit/audit.js';
