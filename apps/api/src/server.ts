@@ -25,7 +25,7 @@ import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstr
 import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
-import { listenForCacheEvents } from './cache-events.js';
+import { listenForCacheEvents } from './lib/cache-events.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { JobRunner } from './jobs/runner.js';
 import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';

@@ -4,7 +4,7 @@
 // timeouts was announced. The figure between two server processes is in replicas.test.ts.
 import { listen, LISTENER_APPLICATION_NAME } from '@switchyard/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CACHE_CHANNEL } from '../src/cache-events.js';
+import { CACHE_CHANNEL } from '../src/lib/cache-events.js';
 import type { TestServer } from '../src/testing.js';
 import { managementActor, until } from './fixtures.js';
 import { createKey, demoCatalog, record } from './fixtures-catalog.js';

@@ -1,7 +1,7 @@
 // TtlCache: the mechanism behind KeyCache and MemberOrderCache (their TTL and forget() are tested
 // through the API in key.test.ts and organization-members.test.ts).
 import { describe, expect, it } from 'vitest';
-import { TtlCache } from '../src/cache.js';
+import { TtlCache } from '../src/lib/cache.js';
 import { until } from './fixtures.js';
 
 function counter() {

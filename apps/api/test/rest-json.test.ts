@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonOf } from '../src/http/rest.js';
-import { shareAnswer } from '../src/shared-answers.js';
+import { shareAnswer } from '../src/lib/shared-answers.js';
 
 function same(body: unknown): void {
   expect(jsonOf(body).toString('utf8')).toBe(JSON.stringify(body));

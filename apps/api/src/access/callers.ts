@@ -4,7 +4,7 @@
 // authenticate() is the only place that turns a key into a caller; rules.ts says what each may do.
 import { DataRegion, LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db, type PlatformKey } from '@switchyard/db';
 import { z } from 'zod';
-import { TtlCache } from '../cache.js';
+import { TtlCache } from '../lib/cache.js';
 import type { CacheCounter } from '../metrics.js';
 import { Unauthorized } from '../errors.js';
 import type { AccessTokens } from '../modules/auth/access-tokens.js';

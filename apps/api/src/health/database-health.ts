@@ -10,7 +10,7 @@
 //   its listener (server.ts), which stops the background work while the database is gone and starts
 //   it again once it is back. Requests meanwhile answer 503 (errors.ts), without a line each.
 // - /healthz turns unhealthy once the database has been gone for `unhealthyAfterMs`.
-import { isConnectionLost } from '../db-errors.js';
+import { isConnectionLost } from '../lib/db-errors.js';
 import type { Logger } from '../logger.js';
 
 export type DatabaseState = 'up' | 'down' | 'given up';

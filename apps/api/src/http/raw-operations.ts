@@ -12,7 +12,7 @@ import {
 } from '@switchyard/schema';
 import { z } from 'zod';
 import type { PermissionScope } from '../access/rules.js';
-import { assertStorable } from '../storable-input.js';
+import { assertStorable } from '../lib/storable-input.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { answers, WHY, type OperationStatuses } from '@switchyard/schema';
 

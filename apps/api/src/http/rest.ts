@@ -32,7 +32,7 @@ import { requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 import type { Statuses } from '@switchyard/schema';
 import { declaredAnswer } from './statuses.js';
-import { isSharedAnswer } from '../shared-answers.js';
+import { isSharedAnswer } from '../lib/shared-answers.js';
 
 interface Route {
   pattern: RegExp;

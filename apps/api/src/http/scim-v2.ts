@@ -5,7 +5,7 @@
 // a SCIM token authenticates nothing else.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { httpErrorOf, Invalid } from '../errors.js';
-import { assertStorable } from '../storable-input.js';
+import { assertStorable } from '../lib/storable-input.js';
 import {
   createGroup,
   createUser,

@@ -15,7 +15,7 @@
 import { queryRows, statement, withAdvisoryLock, type Db, type Job, type Prisma } from '@switchyard/db';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { isConnectionLost } from '../db-errors.js';
+import { isConnectionLost } from '../lib/db-errors.js';
 
 /** The client enqueue() writes with: the Prisma client, or a transaction's (the job commits with its cause). */
 type Client = Prisma.TransactionClient | Db;

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { STORED_NAMESPACES } from './claims.js';
 import { isStorageKey, type BlobStorage } from './storage.js';
-import { isConnectionLost } from '../db-errors.js';
+import { isConnectionLost } from '../lib/db-errors.js';
 
 /** The advisory lock of the sweep (any constant no other lock of this database uses). */
 export const SWEEP_LOCK = 0x5357_4550; // "SWEP"

@@ -6,7 +6,7 @@ import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
-import { assertStorable } from '../storable-input.js';
+import { assertStorable } from '../lib/storable-input.js';
 import type { Context } from './context.js';
 
 /**

@@ -6,7 +6,7 @@
 // replicas when the change is announced).
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import { Unauthorized } from '../../errors.js';
 import type { SigningKeys } from './signing-keys.js';
 

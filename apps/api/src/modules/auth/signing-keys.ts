@@ -14,7 +14,7 @@
 //   platform rows (decision 0022).
 import type { Prisma, Db } from '@switchyard/db';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { SecretBox } from '../byok/secret-box.js';
 
 /** The longest an access token lives (D12: at most 900 seconds). */

@@ -35,7 +35,7 @@ import type { Metrics } from '../../metrics.js';
 import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
 import { openSigningSecret, plaintextConfig } from '../destinations/destinations.service.js';
-import { isConnectionLost } from '../../db-errors.js';
+import { isConnectionLost } from '../../lib/db-errors.js';
 import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSource } from './generation-traces.js';
 import { AttemptFailed, Undeliverable } from './attempt-errors.js';
 import type { OtlpDestinationConfig, S3DestinationConfig, TraceRecord } from './trace-senders.js';

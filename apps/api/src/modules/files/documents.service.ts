@@ -10,7 +10,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantData } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { Invalid, NotFound, PayloadTooLarge } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../lib/ids.js';
 import { discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';

@@ -28,7 +28,7 @@ import type {
   File,
 } from '@switchyard/schema';
 import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../lib/ids.js';
 import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';

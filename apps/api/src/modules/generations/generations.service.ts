@@ -25,7 +25,7 @@ import type {
 import { RecordGenerationInputSchema } from '@switchyard/schema';
 import { z } from 'zod';
 import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
-import { assertStorable } from '../../storable-input.js';
+import { assertStorable } from '../../lib/storable-input.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { generationWhere, tenantStatement, tenantValues, viewerOf, type Viewer } from '../../access/tenancy.js';
 import { appendAudit, type Audit } from '../audit/audit.js';

@@ -9,7 +9,7 @@ import { parsedJson, queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import type { CacheCounter } from '../../metrics.js';
 

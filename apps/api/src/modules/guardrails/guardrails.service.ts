@@ -28,7 +28,7 @@ import {
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
-import { jsonList, listOrNull } from '../../json-list.js';
+import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';

@@ -6,7 +6,7 @@
 // this process shows it at once; one recorded through another replica shows within USAGE_CACHE_MS
 // (recording, the hottest write, announces nothing).
 import type { Db } from '@switchyard/db';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../metrics.js';
 import { usageOf, type KeyUsageRow } from './keys.service.js';
 import { utcDay } from './periods.js';

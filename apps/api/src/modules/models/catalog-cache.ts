@@ -7,7 +7,7 @@
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
 import type { Db, Model as ModelRow, ModelEndpoint as EndpointRow, ModelVariant as VariantRow, Provider as ProviderRow } from '@switchyard/db';
 import type { CacheCounter } from '../../metrics.js';
-import { shareAnswer } from '../../shared-answers.js';
+import { shareAnswer } from '../../lib/shared-answers.js';
 
 export interface CatalogSnapshot {
   /** Models by lookup (lower-cased id). */

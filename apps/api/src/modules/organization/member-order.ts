@@ -8,7 +8,7 @@
 import { queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
 /**

@@ -11,7 +11,7 @@ import type {
 } from '@switchyard/schema';
 import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../lib/ids.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantSql, type Tenant, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { appendAudit, changedFields, type Audit } from '../audit/audit.js';

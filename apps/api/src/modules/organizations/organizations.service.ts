@@ -16,7 +16,7 @@ import { appendAudit, changedFields, type Audit } from '../audit/audit.js';
 import { NotFound } from '../../errors.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../lib/ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
 import { userIdForEmail } from '../organization/members.service.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts.service.js';

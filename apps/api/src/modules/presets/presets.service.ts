@@ -18,7 +18,7 @@ import type {
   PresetWithVersion,
 } from '@switchyard/schema';
 import { PRESET_REQUEST_KEPT, SystemPromptSchema } from '@switchyard/schema';
-import { refuseDuplicates } from '../../db-errors.js';
+import { refuseDuplicates } from '../../lib/db-errors.js';
 import { Conflict, Invalid, NotFound } from '../../errors.js';
 import { appendAudit, type Audit } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';

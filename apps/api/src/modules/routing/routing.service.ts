@@ -11,7 +11,7 @@ import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } fr
 import { z } from 'zod';
 import { secretEnded, type KeyCache } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter, Metrics } from '../../metrics.js';
 import type { SecretBox } from '../byok/secret-box.js';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';

@@ -6,7 +6,7 @@
 // that reserves (routing_reserve()) and the one that does not count alike.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../metrics.js';
 import { periodStarts } from '../keys/periods.js';
 

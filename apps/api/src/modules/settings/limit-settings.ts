@@ -4,7 +4,7 @@
 // (migration "routing_decisions") and forgets the organization's entry at once (cache-events.ts).
 import type { Db } from '@switchyard/db';
 import { tenantWhere } from '../../access/tenancy.js';
-import { TtlCache } from '../../cache.js';
+import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../metrics.js';
 
 /** The row's limit fields; null where the row (or its field) leaves the server's default. */

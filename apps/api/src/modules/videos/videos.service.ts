@@ -1,7 +1,7 @@
 import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
 import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob, VideoJobStatusRecord } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../lib/ids.js';
 import type { Actor } from '../../access/callers.js';
 import { platformWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';

@@ -18,9 +18,9 @@ import type {
   Workspace,
   WorkspaceMember,
 } from '@switchyard/schema';
-import { refuseDuplicates } from '../../db-errors.js';
+import { refuseDuplicates } from '../../lib/db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
-import { jsonList, listOrNull } from '../../json-list.js';
+import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor, KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';

@@ -6,14 +6,14 @@
 // CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
 // holds.
 import { listen, type Listener } from '@switchyard/db';
-import type { Logger } from './logger.js';
-import type { KeyCache } from './access/callers.js';
-import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
-import type { CatalogCache } from './modules/models/catalog-cache.js';
-import type { MemberOrderCache } from './modules/organization/member-order.js';
-import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
-import type { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
-import type { ApiRateLimits } from './limits/api-rate-limits.js';
+import type { Logger } from '../logger.js';
+import type { KeyCache } from '../access/callers.js';
+import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
+import type { CatalogCache } from '../modules/models/catalog-cache.js';
+import type { MemberOrderCache } from '../modules/organization/member-order.js';
+import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
+import type { OrganizationLimitSettings } from '../modules/settings/limit-settings.js';
+import type { ApiRateLimits } from '../limits/api-rate-limits.js';
 
 export const CACHE_CHANNEL = 'switchyard_cache';
 
