@@ -22,6 +22,7 @@ import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from './http/uploads.js';
 import { appRouter } from './router.js';
 import { contextFactory, type AppDeps } from './trpc/context.js';
+import { proceduresOf } from './trpc/procedures.js';
 
 export { API_PREFIX };
 
@@ -54,7 +55,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   // Whose X-Forwarded-* headers req.protocol and req.host believe (links.next; see requestOrigin()).
   app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestLog(deps.logger));
-  app.use(requestMetrics(deps.metrics, new Set(Object.keys(appRouter._def.procedures))));
+  app.use(requestMetrics(deps.metrics, new Set(Object.keys(proceduresOf(appRouter)))));
   app.use(requireHost);
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 

@@ -28,10 +28,9 @@ import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { declaredAnswer } from '../src/http/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
-import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
 import { demoCatalog, generationId, record } from './fixtures-catalog.js';
-import { createOrganization, useServer, type OrgFixture } from './fixtures.js';
+import { createOrganization, routerProcedures, useServer, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
@@ -354,11 +353,7 @@ function restOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
 const outcomeOf = (status: number): Outcome | number =>
   status >= 200 && status < 300 ? 'ok' : status === 401 || status === 403 || status === 404 ? status : status;
 
-interface ProcedureDef {
-  type: 'query' | 'mutation' | 'subscription';
-  meta?: ProcedureMeta & { access?: AccessRule; openapi?: { method: string; path: string } };
-}
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).map(([path, p]) => ({ path, def: p._def }));
+const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
 
 /** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET, DELETE) or JSON body. */
 function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {

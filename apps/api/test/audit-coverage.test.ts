@@ -7,12 +7,11 @@
 // audited (a sample request finds exactly one entry) or excluded with its reason.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../src/router.js';
 import { RAW_ROUTE_MOUNTS, SCIM_ROUTE_MOUNT } from '../src/app.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { SCIM_PREFIX } from '../src/http/scim-v2.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { createOrganization, useServer } from './fixtures.js';
+import { createOrganization, routerProcedures, useServer } from './fixtures.js';
 import { demoCatalog, record } from './fixtures-catalog.js';
 import { AUDIENCE, identityProvider, ISSUER } from './fixtures-identity.js';
 import { openContainer, writeFile } from './fixtures-files.js';
@@ -259,9 +258,9 @@ const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
 };
 const auditedOf: Record<string, AuditedSample<ProcedurePath> | undefined> = AUDITED as never;
 
-const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
-  .filter(([, p]) => p._def.type === 'mutation')
-  .map(([path]) => path);
+const mutations = routerProcedures()
+  .filter((p) => p.type === 'mutation')
+  .map((p) => p.path);
 
 /** Calls a procedure over tRPC with a request id of our own; answers its status and output. */
 async function call(server: Server, path: string, input: unknown, key: string | null, requestId: string) {

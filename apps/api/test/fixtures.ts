@@ -8,6 +8,8 @@ import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-
 import { authenticate, KeyCache, type Actor } from '../src/access/callers.js';
 import { admitTenant, type AccessRule } from '../src/access/rules.js';
 import { appRouter } from '../src/router.js';
+import { metaOf, proceduresOf } from '../src/trpc/procedures.js';
+import type { ProcedureMeta } from '../src/trpc/init.js';
 import { startTestServer, type TestServer } from '../src/testing.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
@@ -16,11 +18,27 @@ export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl')
 export const managementActor = async (server: TestServer, key = server.managementKey): Promise<Actor> =>
   admitTenant(await authenticate(server.db, new KeyCache(0), hashApiKey(key), new Date()), 'management');
 
+/** One procedure of the router, as the router-derived tests read it. */
+export interface RouterProcedure {
+  path: string;
+  /** Its kind, and its input parsers: fields of tRPC's public Procedure type (`_def.type`, `_def.inputs`). */
+  type: 'query' | 'mutation' | 'subscription';
+  inputs: z.ZodType[];
+  meta: ProcedureMeta | undefined;
+}
+
+/** Every procedure of the router (trpc/procedures.ts), in the order the routers list them. */
+export const routerProcedures = (): RouterProcedure[] =>
+  Object.entries(proceduresOf(appRouter)).map(([path, procedure]) => {
+    const { type, inputs } = procedure._def;
+    return { path, type, inputs: inputs as z.ZodType[], meta: metaOf(procedure) };
+  });
+
 /** The access rule a procedure declares (access/rules.ts), from the router itself. */
 export function accessRuleOf(procedure: string): AccessRule | undefined {
-  const found = (appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { access?: AccessRule } } }>)[procedure];
+  const found = proceduresOf(appRouter)[procedure];
   if (!found) throw new Error(`no procedure ${procedure}`);
-  return found._def.meta?.access;
+  return metaOf(found)?.access;
 }
 
 /**

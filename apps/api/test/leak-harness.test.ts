@@ -14,10 +14,9 @@ import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { AccessRule } from '../src/access/rules.js';
-import { appRouter } from '../src/router.js';
 import { demoCatalog, record } from './fixtures-catalog.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
-import { until, useServer } from './fixtures.js';
+import { routerProcedures, until, useServer, type RouterProcedure } from './fixtures.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
 /** What one caller owns: every id a read may name, and the tag every name and content holds. */
@@ -123,12 +122,8 @@ const UNDERIVABLE: Record<string, string> = {
     "a deletion job of the platform's, which outlives the organization it deletes and belongs to no world; platform keys only (access matrix), tested in offboarding tests",
 };
 
-interface ProcedureDef {
-  type: 'query' | 'mutation' | 'subscription';
-  inputs: z.ZodType[];
-  meta?: { access?: AccessRule };
-}
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).map(([path, p]) => ({ path, def: p._def }));
+type ProcedureDef = RouterProcedure;
+const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
 const reads = procedures.filter((p) => p.def.type === 'query' || READ_MUTATIONS[p.path]);
 
 /** The object schema inside optional/pipe/default wrappers, or null when the input is not an object. */

@@ -21,6 +21,7 @@ import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 import { pathShape } from '../src/http/openapi.js';
 import { OPENAPI_FILE, openApiText } from '../src/openapi-file.js';
 import { appRouter } from '../src/router.js';
+import { proceduresOf } from '../src/trpc/procedures.js';
 import type { TestServer } from '../src/testing.js';
 import { testServer } from './fixtures.js';
 import { demoCatalog } from './fixtures-catalog.js';
@@ -144,7 +145,7 @@ describe('the OpenAPI document', () => {
   it('has every REST route of the server: the procedures and the express download routes', () => {
     // By shape: paths that differ only in a placeholder's name are one path in the document (openapi.ts).
     const served = new Set<string>();
-    forEachOpenApiProcedure(appRouter._def.procedures, ({ meta: { openapi } }) => void served.add(`${openapi.method} ${pathShape(openapi.path)}`));
+    forEachOpenApiProcedure(proceduresOf(appRouter), ({ meta: { openapi } }) => void served.add(`${openapi.method} ${pathShape(openapi.path)}`));
     // The download routes as express has them (":param" -> "{param}").
     for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES])
       served.add(`${route.method.toUpperCase()} ${pathShape(route.path.replace(/:(\w+)/g, '{$1}'))}`);

@@ -6,9 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateKeyOutputSchema, ManagedKeySchema, SCOPES } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
 import { grants } from '../src/access/rules.js';
-import { appRouter } from '../src/router.js';
-import type { ProcedureMeta } from '../src/trpc/init.js';
-import { createOrganization, useServer } from './fixtures.js';
+import { createOrganization, routerProcedures, useServer } from './fixtures.js';
 import { errorOf, expectEnvelope, rest } from './fixtures-admin.js';
 import { trpc } from './fixtures-trpc.js';
 
@@ -109,10 +107,9 @@ describe('the scope rule', () => {
   it("docs/scopes.md's permission table is the router's: every management operation with its scope", () => {
     const doc = readFileSync(fileURLToPath(new URL('../../../docs/scopes.md', import.meta.url)), 'utf8');
     const documented = [...doc.matchAll(/^\| `([a-z]+:(?:read|write))` \| `([\w.]+)` \|/gm)].map((m) => `${m[2]} ${m[1]}`).sort();
-    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>;
-    const declared = Object.entries(procedures)
-      .filter(([, p]) => p._def.meta?.access === 'management')
-      .map(([path, p]) => `${path} ${p._def.meta?.scope}`)
+    const declared = routerProcedures()
+      .filter((p) => p.meta?.access === 'management')
+      .map((p) => `${p.path} ${p.meta?.scope}`)
       .sort();
     expect(documented).toEqual(declared);
     for (const line of declared) expect(SCOPES as readonly string[]).toContain(line.split(' ')[1]);

@@ -12,10 +12,10 @@ import { COMMON } from '@switchyard/schema';
 import { declaredAnswer } from '../src/http/statuses.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
-import { testServer } from './fixtures.js';
+import { accessRuleOf, testServer } from './fixtures.js';
 
 const operations = restOperations(appRouter);
-const procedureMeta = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { access?: string } } }>;
+
 /** Raw routes that take no key (POST /oauth/token), as "<METHOD> <OpenAPI path>". */
 const PUBLIC_RAW = new Set(
   OAUTH_ROUTES.filter((route) => route.access === 'public').map(
@@ -23,7 +23,7 @@ const PUBLIC_RAW = new Set(
   ),
 );
 const isPublic = (op: (typeof operations)[number]) =>
-  op.procedure !== undefined ? procedureMeta[op.procedure]?._def.meta?.access === 'public' : PUBLIC_RAW.has(`${op.method} ${op.path}`);
+  op.procedure !== undefined ? accessRuleOf(op.procedure) === 'public' : PUBLIC_RAW.has(`${op.method} ${op.path}`);
 
 /** The operations of platform-api.md served so far (D1-D21 as they are built). */
 const PLATFORM_OPERATIONS = [

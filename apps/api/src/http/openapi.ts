@@ -18,6 +18,7 @@ import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openap
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
 import type { ProcedureMeta } from '../trpc/init.js';
+import { proceduresOf } from '../trpc/procedures.js';
 import { InsufficientCredits } from '../errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { DOWNLOAD_ROUTES } from './downloads.js';
@@ -207,14 +208,14 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   // The catalog's public reads take no key (a key, if sent, is not read): `security: []` says so
   // on each. trpc-to-openapi leaves security out of them, which says nothing (Redocly's
   // security-defined rule wants every operation to say whether it needs a key).
-  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+  forEachOpenApiProcedure(proceduresOf(router), ({ meta }) => {
     const { openapi } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
     const operation = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as 'get'];
     if (operation && openapi.protect === false) operation.security = [];
   });
   // trpc-to-openapi always documents success as 200; an operation whose meta.successStatus is 201
   // (the creates) gets its success response under 201 instead, as it answers.
-  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+  forEachOpenApiProcedure(proceduresOf(router), ({ meta }) => {
     const { openapi, successStatus } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
     if (!successStatus || successStatus === 200) return;
     const method = openapi.method.toLowerCase() as 'post';
@@ -224,7 +225,7 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
     operation.responses = { [String(successStatus)]: success, ...others };
   });
   // An operation that answers a Location (D15: the job it started) says so on its success response.
-  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+  forEachOpenApiProcedure(proceduresOf(router), ({ meta }) => {
     const { openapi, successStatus, location } = meta as ProcedureMeta & { openapi: NonNullable<ProcedureMeta['openapi']> };
     const success = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as 'post']?.responses?.[String(successStatus ?? 200)];
     if (location && success && !('$ref' in success)) success.headers = { Location: header('Where the resource answered can be read') };

@@ -2,6 +2,7 @@
 // meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the status table of
 // docs/api.md and the hostile-input property test read this list.
 import type { AnyRouter } from '@trpc/server';
+import { proceduresOf } from '../trpc/procedures.js';
 import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, normalizePath } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
@@ -26,7 +27,7 @@ export interface OperationEntry extends OperationStatuses {
 /** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */
 export function restOperations(router: AnyRouter): OperationEntry[] {
   const entries: OperationEntry[] = [];
-  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
+  forEachOpenApiProcedure(proceduresOf(router), ({ path, procedure, meta }) => {
     const { openapi, statuses, listed } = meta as typeof meta & Partial<OperationStatuses>;
     if (!statuses || !listed) throw new Error(`${path} (${openapi.method} ${openapi.path}) declares no statuses in its meta`);
     entries.push({

@@ -1,13 +1,14 @@
 // The REST surface: the router's procedures at their documented paths, served the way
 // trpc-to-openapi's node-http adapter serves them (same routing, the same query/body/path input, the
-// same coercion of query strings), and built from that library's own utilities. Its adapter does
-// per request what can be done once (it re-derives each procedure's input schema and re-applies its
-// coercion, and builds a whole Fetch Request just to get an abort signal), and answers errors with
-// its own body, not the spec's envelope, and passes path parameters on still percent-encoded. Here
-// routes are prepared at start-up, path parameters are decoded, errors get the envelope and the
-// status of the shared mapping (narrowed to the statuses the operation declares), and successful
-// answers are the procedure's output as JSON.
-import type { AnyProcedure, AnyRouter } from '@trpc/server';
+// same coercion of query strings), and built from that library's own utilities and tRPC's public
+// API: the procedures listed from the router's record (trpc/procedures.ts), each called through a
+// caller of createCallerFactory. Its adapter does per request what can be done once (it re-derives
+// each procedure's input schema and re-applies its coercion, and builds a whole Fetch Request just
+// to get an abort signal), and answers errors with its own body, not the spec's envelope, and passes
+// path parameters on still percent-encoded. Here routes are prepared at start-up, path parameters
+// are decoded, errors get the envelope and the status of the shared mapping (narrowed to the
+// statuses the operation declares), and successful answers are the procedure's output as JSON.
+import type { AnyRouter } from '@trpc/server';
 import { getTRPCErrorFromUnknown } from '@trpc/server';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import {
@@ -25,8 +26,9 @@ import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
 import type { AppDeps } from '../trpc/context.js';
-import type { ProcedureMeta } from '../trpc/init.js';
+import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
+import { proceduresOf } from '../trpc/procedures.js';
 import { logIfInternal } from '../errors.js';
 import { requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
@@ -34,13 +36,18 @@ import type { Statuses } from '@switchyard/schema';
 import { declaredAnswer } from './statuses.js';
 import { isSharedAnswer } from '../lib/shared-answers.js';
 
+/** A procedure as its caller offers it: called with its input. */
+type Call = (input: unknown) => Promise<unknown>;
+
 interface Route {
   pattern: RegExp;
   /** The documented path, e.g. /model/{author}/{slug} (the metrics' route label). */
   template: string;
+  /** The procedure's path in the router, e.g. keys.list. */
   path: string;
-  type: 'query' | 'mutation';
-  procedure: AnyProcedure;
+  /** The procedure's path in a caller: ['keys', 'list']. */
+  segments: string[];
+  meta: ProcedureMeta;
   /** The input is z.void(): no input at all. */
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
@@ -57,9 +64,8 @@ interface Route {
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
   const routes = new Map<string, Route[]>();
-  forEachOpenApiProcedure(router._def.procedures, ({ path, procedure, meta }) => {
+  forEachOpenApiProcedure(proceduresOf(router), ({ path, type, procedure, meta }) => {
     const { openapi } = meta;
-    const type = procedure._def.type;
     if (type === 'subscription') return;
     const { inputParser } = getInputOutputParsers(procedure);
     const schema = unwrapZodType(inputParser, true);
@@ -76,8 +82,8 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       pattern: getPathRegExp(normalizePath(openapi.path)),
       template: normalizePath(openapi.path),
       path,
-      type,
-      procedure: procedure as AnyProcedure,
+      segments: path.split('.'),
+      meta: meta as ProcedureMeta,
       voidInput: instanceofZodTypeLikeVoid(schema),
       arrayParams,
       coerce,
@@ -188,8 +194,8 @@ const parseJson = express.json({ limit: '1mb', strict: false, type: () => true }
 
 /**
  * The JSON object a body operation was sent. Clients of body-less operations (e.g. promote) send
- * neither a body nor a Content-Type: an empty body is {}. Read only when the procedure asks for its
- * input, i.e. after authentication: a request without a valid key never has its body parsed.
+ * neither a body nor a Content-Type: an empty body is {}. Read once the caller is admitted
+ * (admitAhead): a request without a valid key never has its body parsed.
  */
 function readJsonBody(req: Request, res: Response): Promise<Record<string, unknown>> {
   const contentType = req.headers['content-type'];
@@ -285,6 +291,7 @@ function send(res: Response, status: number, body: unknown): void {
 export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger }): RequestHandler {
   const routes = routesOf(router);
   const createContext = contextFactory(deps);
+  const createCaller = createCallerFactory(router);
 
   return (req, res, next) => {
     const path = normalizePath((req.url.split('?', 1)[0] ?? '/') || '/');
@@ -304,25 +311,13 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
 
     void (async () => {
       try {
-        const useBody = acceptsRequestBody(req.method as Parameters<typeof acceptsRequestBody>[0]);
-        let body: Promise<Record<string, unknown>> | undefined;
-        const data = await found.procedure({
-          ctx: createContext({ req, res }),
-          path: found.path,
-          type: found.type,
-          // Read when the procedure reads its input, i.e. after authentication (401 comes first).
-          getRawInput: async () => {
-            if (found.voidInput) return undefined;
-            // Only what arrives as text is converted: the query string and path parameters. A JSON
-            // body carries its own types: "3" where a number belongs is the schema's 400.
-            const path = decodedParams(params);
-            if (useBody) return { ...(await (body ??= readJsonBody(req, res))), ...(found.coerce(path) as Record<string, unknown>) };
-            return found.coerce({ ...queryOf(req, found.arrayParams), ...path });
-          },
-          input: undefined,
-          signal: undefined,
-          batchIndex: 0,
-        });
+        const ctx = createContext({ req, res });
+        // The caller first (401, 403 and 429 come before anything about the input), then its input.
+        const admission = admitAhead(ctx, found.meta);
+        if (admission) await admission;
+        let call: unknown = createCaller(ctx);
+        for (const segment of found.segments) call = (call as Record<string, unknown>)[segment];
+        const data = await (call as Call)(await inputOf(found, params, req, res));
         if (found.location) res.setHeader('Location', found.location(data));
         send(res, found.successStatus, data);
       } catch (cause) {
@@ -335,4 +330,18 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
       }
     })().catch(next);
   };
+}
+
+/**
+ * A REST request's input: the JSON body with the path parameters, or the query with them. Only what
+ * arrives as text is converted: the query string and path parameters. A JSON body carries its own
+ * types: "3" where a number belongs is the schema's 400.
+ */
+async function inputOf(route: Route, params: Record<string, string>, req: Request, res: Response): Promise<unknown> {
+  if (route.voidInput) return undefined;
+  const path = decodedParams(params);
+  if (acceptsRequestBody(req.method as Parameters<typeof acceptsRequestBody>[0])) {
+    return { ...(await readJsonBody(req, res)), ...(route.coerce(path) as Record<string, unknown>) };
+  }
+  return route.coerce({ ...queryOf(req, route.arrayParams), ...path });
 }

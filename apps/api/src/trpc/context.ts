@@ -3,7 +3,7 @@ import type { DatabaseHealth } from '../health/database-health.js';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../modules/byok/secret-box.js';
-import type { KeyCache } from '../access/callers.js';
+import type { Actor, KeyCache, PlatformActor } from '../access/callers.js';
 import type { GenerationRecorder } from '../modules/generations/recorder.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';
 import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
@@ -101,7 +101,12 @@ export interface Context extends AppDeps {
   requestId(): string | null;
   /** The client's address (express's req.ip: through TRUST_PROXY's proxies), for the audit log. */
   clientAddress(): string | null;
+  /** The caller admitted ahead of the call by the REST face (trpc/init.ts admitAhead), until its procedure takes it. */
+  admission: Promise<Admission> | undefined;
 }
+
+/** An admitted caller: a tenant's actor, or the platform. */
+export type Admission = { actor: Actor } | { platform: PlatformActor };
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -164,6 +169,7 @@ class RequestScope {
   readonly clientGone: () => boolean;
   readonly requestId: () => string | null;
   readonly clientAddress: () => string | null;
+  admission: Promise<Admission> | undefined = undefined;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 

@@ -62,21 +62,54 @@ function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ct
   return {};
 }
 
+type TenantRule = 'tenant' | 'management';
+
+/** A tenant caller admitted by `rule`: 401, 403, then the API's rate limits (429), mostly without waiting (limits/api-rate-limits.ts). */
+async function admittedTenant(ctx: Context, rule: TenantRule, scope: PermissionScope | undefined): Promise<{ actor: Actor }> {
+  const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+  const actor = admitTenant(caller, rule, scope);
+  const limited = ctx.apiRateLimits.admit(ctx.db, actor);
+  if (limited) await limited;
+  return { actor };
+}
+
+/** A platform caller: 401, then 403 for every key that is not a platform key. */
+async function admittedPlatform(ctx: Context): Promise<{ platform: PlatformActor }> {
+  const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+  return { platform: admitPlatform(caller) };
+}
+
+/**
+ * Admits the caller of a procedure with this meta ahead of the call, for the REST face, which reads a
+ * request's body only after 401, 403 and 429 (http/rest.ts); the procedure's middleware then takes
+ * this admission instead of admitting (and counting) the caller again. Undefined for a public
+ * procedure. A context made for one REST request holds one admission, for its one call.
+ */
+export function admitAhead(ctx: Context, meta: ProcedureMeta): Promise<unknown> | undefined {
+  const { access } = meta;
+  if (access === 'tenant' || access === 'management') return (ctx.admission = admittedTenant(ctx, access, meta.scope));
+  if (access === 'platform') return (ctx.admission = admittedPlatform(ctx));
+  return undefined;
+}
+
+/** The admission made ahead of this call (admitAhead), taken once; undefined: none. */
+function takeAdmission<A>(ctx: Context): Promise<A> | undefined {
+  const admission = ctx.admission;
+  ctx.admission = undefined;
+  return admission as Promise<A> | undefined;
+}
+
 /**
  * Authentication and the access rule in one middleware: tRPC copies a call's options at every
  * middleware layer, so each layer saved is saved per call. Each base procedure also carries its rule
  * in meta, where the access-matrix test reads it.
  */
-function tenant(rule: 'tenant' | 'management') {
+function tenant(rule: TenantRule) {
   return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta }) => {
-    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
-    const actor = admitTenant(caller, rule, meta?.scope);
-    // The API's rate limits (429), after 401 and 403: mostly without waiting (limits/api-rate-limits.ts).
-    const limited = ctx.apiRateLimits.admit(ctx.db, actor);
-    if (limited) await limited;
+    const caller = await (takeAdmission<{ actor: Actor }>(ctx) ?? admittedTenant(ctx, rule, meta?.scope));
     // After the key (401, 403 and 429 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
-    return next(withCaller(ctx, { actor }));
+    return next(withCaller(ctx, caller));
   });
 }
 
@@ -127,10 +160,9 @@ export const heavyGuardrailWriteProcedure = guardrailWriteProcedure.use(({ ctx, 
 
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
-    const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
-    const platform = admitPlatform(caller);
+    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx) ?? admittedPlatform(ctx));
     if (checkInput) assertStorable(await getRawInput());
-    return next(withCaller(ctx, { platform }));
+    return next(withCaller(ctx, caller));
   });
 }
 
