@@ -21,7 +21,8 @@ import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './http/sci
 import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from './http/uploads.js';
 import { appRouter } from './router.js';
-import { contextFactory, type AppDeps } from './trpc/context.js';
+import { contextFactory } from './trpc/context.js';
+import type { AppDeps } from './deps.js';
 import { proceduresOf } from './trpc/procedures.js';
 
 export { API_PREFIX };

@@ -5,7 +5,8 @@
 import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type PermissionScope } from '../access/rules.js';
-import { credentialOf, type AppDeps } from '../trpc/context.js';
+import { credentialOf } from '../access/credentials.js';
+import type { AppDeps } from '../deps.js';
 import { labelRoute } from './request-metrics.js';
 
 interface RawRouteBase {

@@ -12,7 +12,7 @@ import { openContainerFile, type Download } from '../modules/files/files.service
 import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../upstream/index.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
-import type { AppDeps } from '../trpc/context.js';
+import type { AppDeps } from '../deps.js';
 import type { RawRoute } from './authenticate.js';
 import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
 import { requestedRange } from './range.js';

@@ -9,7 +9,7 @@ import { EXPORT_MEDIA_TYPE } from '@switchyard/schema';
 import type { Actor } from '../access/callers.js';
 import { appendAudit, auditOfTenant } from '../modules/audit/audit.js';
 import { emptyCounts, exportHeader, exportRecords } from '../modules/export/export.service.js';
-import type { AppDeps } from '../trpc/context.js';
+import type { AppDeps } from '../deps.js';
 import type { RawRoute } from './authenticate.js';
 import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from './raw-operations.js';
 import { requestIdOf, loggerOf } from '../lib/request-scope.js';

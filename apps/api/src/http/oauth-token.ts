@@ -4,7 +4,7 @@
 // credential, and an Authorization header is not read. The exchange is modules/auth/token-exchange.ts.
 import type { Request, Response } from 'express';
 import { OAuthError, exchangeToken } from '../modules/auth/token-exchange.js';
-import type { AppDeps } from '../trpc/context.js';
+import type { AppDeps } from '../deps.js';
 import type { RawRoute } from './authenticate.js';
 import { expressPath, rawInputOf, TOKEN_EXCHANGE } from './raw-operations.js';
 import { loggerOf } from '../lib/request-scope.js';

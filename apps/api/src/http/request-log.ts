@@ -23,6 +23,10 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 const PROBES = new Set(['/healthz', '/readyz']);
 
 export function requestLog(logger: Logger): RequestHandler {
+  // The request line is made here of six known fields, none of them a credential: it skips the
+  // redaction every other line goes through (a child's `redact: []` drops the parent's paths), 2% of
+  // GET /key's server CPU in `node --cpu-prof`.
+  const lines = logger.child({}, { redact: [] });
   return (req: Request, res, next) => {
     const start = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
@@ -32,7 +36,7 @@ export function requestLog(logger: Logger): RequestHandler {
     // 'close' comes after the answer was sent, or when the client left before it: both are logged.
     res.once('close', () => {
       const path = req.originalUrl.split('?', 1)[0]!;
-      logger[PROBES.has(path) ? 'debug' : 'info'](
+      lines[PROBES.has(path) ? 'debug' : 'info'](
         {
           request_id: id,
           method: req.method,

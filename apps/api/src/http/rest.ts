@@ -25,7 +25,7 @@ import {
 import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
-import type { AppDeps } from '../trpc/context.js';
+import type { AppDeps } from '../deps.js';
 import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';
@@ -48,7 +48,7 @@ interface Route {
   /** The procedure's path in a caller: ['keys', 'list']. */
   segments: string[];
   meta: ProcedureMeta;
-  /** The input is z.void(): no input at all. */
+  /** The procedure declares no input, or z.void(): it is called with none. */
   voidInput: boolean;
   /** Query parameters that are arrays in the schema: a single value becomes [value]. */
   arrayParams: string[];
@@ -67,7 +67,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
   forEachOpenApiProcedure(proceduresOf(router), ({ path, type, procedure, meta }) => {
     const { openapi } = meta;
     if (type === 'subscription') return;
-    const { inputParser } = getInputOutputParsers(procedure);
+    const { inputParser, hasInputsDefined } = getInputOutputParsers(procedure);
     const schema = unwrapZodType(inputParser, true);
     const arrayParams: string[] = [];
     let coerce: Coercion = (input) => input;
@@ -84,7 +84,7 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       path,
       segments: path.split('.'),
       meta: meta as ProcedureMeta,
-      voidInput: instanceofZodTypeLikeVoid(schema),
+      voidInput: !hasInputsDefined || instanceofZodTypeLikeVoid(schema),
       arrayParams,
       coerce,
       statuses: (meta as ProcedureMeta).statuses,
@@ -156,7 +156,13 @@ function objectCoercionOf(schema: ZodObject): Coercion | undefined {
  */
 function decodedParams(params: Record<string, string>): Record<string, string> {
   const decoded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
+    const value = params[name]!;
+    // Most parameters hold no escape: decodeURIComponent and its try block were 2% of GET /model's server CPU.
+    if (!value.includes('%')) {
+      decoded[name] = value;
+      continue;
+    }
     try {
       decoded[name] = decodeURIComponent(value);
     } catch {

@@ -35,7 +35,8 @@ import {
 import { forgetDisabledKeys } from '../modules/scim/scim.service.js';
 import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
-import { auditOriginOf, requestOrigin, type AppDeps } from '../trpc/context.js';
+import { auditOriginOf, requestOrigin } from '../trpc/context.js';
+import type { AppDeps } from '../deps.js';
 import { auditOfScim, type Audit } from '../modules/audit/audit.js';
 import { logIfInternal } from '../errors.js';
 import { loggerOf } from '../lib/request-scope.js';

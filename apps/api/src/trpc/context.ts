@@ -1,90 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { DatabaseHealth } from '../health/database-health.js';
-import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../modules/byok/secret-box.js';
-import type { Actor, KeyCache, PlatformActor } from '../access/callers.js';
-import type { GenerationRecorder } from '../modules/generations/recorder.js';
-import type { CatalogCache } from '../modules/models/catalog-cache.js';
-import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
-import type { UsageCache } from '../modules/keys/usage-cache.js';
-import type { AnalyticsLimit } from '../modules/analytics/analytics-limit.js';
-import type { AnalyticsWorkers } from '../modules/analytics/analytics-workers.js';
-import type { MemberOrderCache } from '../modules/organization/member-order.js';
-import type { SpendCache } from '../modules/routing/spend.js';
-import type { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
-import type { FreeModelQuota } from '../modules/routing/free-quota.js';
-import type { Limits } from '../limits/limits.js';
-import type { ApiRateLimits } from '../limits/api-rate-limits.js';
-import type { RefusalEvents } from '../modules/events/refusal-events.js';
-import type { ByokReveals } from '../modules/audit/byok-reveals.js';
-import { hashApiKey } from '../modules/keys/key-format.js';
-import { looksLikeJwt } from '../modules/auth/access-tokens.js';
-import type { WorkloadIdentity } from '../modules/auth/identity.js';
-import type { JobRunner } from '../jobs/runner.js';
-import type { MediaDeps } from '../storage/media.js';
-import type { Metrics } from '../metrics.js';
-import type { TrustProxy } from '../config.js';
+import type { Actor, PlatformActor } from '../access/callers.js';
+import { credentialOf, type Credential } from '../access/credentials.js';
+import type { AppDeps } from '../deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
-
-export interface AppDeps {
-  db: Db;
-  /** Whether the database is there, and since when (health/database-health.ts): /healthz and /readyz read it. */
-  databaseHealth?: DatabaseHealth;
-  logger: Logger;
-  /** The clock; tests fix it to check period edges. */
-  now: () => Date;
-  /** Encrypts secrets at rest (BYOK provider keys). */
-  secrets: SecretBox;
-  /** Stored bytes and the limits of files and media. */
-  media: MediaDeps;
-  /** Key rows by hash for authentication, kept up to CACHE_TTL_MS. */
-  keys: KeyCache;
-  /** The model catalog in memory, reloaded after CACHE_TTL_MS. */
-  catalog: CatalogCache;
-  /** Writes recorded generations in batches (group commit). */
-  recorder: GenerationRecorder;
-  /** Organizations' member order for GET /organization/members, kept up to CACHE_TTL_MS. */
-  memberOrder: MemberOrderCache;
-  /** The guardrails that apply to each key (GET /model's check), kept up to CACHE_TTL_MS. */
-  guardrails: GuardrailCache;
-  /** Each key's spend figures for GET /key, kept up to USAGE_CACHE_MS; forgotten when this process records for the key. */
-  usage: UsageCache;
-  /** Each workspace's budgets, BYOK credentials and settings for routing decisions, kept up to CACHE_TTL_MS. */
-  workspaceRouting: WorkspaceRoutingCache;
-  /** Limits' remaining amounts for decisions that hold nothing, kept up to USAGE_CACHE_MS. */
-  spend: SpendCache;
-  /** The limiter: counted limits per key in the counter store (PostgreSQL, or COUNTER_STORE_URL's Redis). */
-  limits: Limits;
-  /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
-  freeQuota: FreeModelQuota;
-  /** The API's rate limits for tenant keys (through `limits`, in allowances held by this process). */
-  apiRateLimits: ApiRateLimits;
-  /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
-  reservationTtlMs: number;
-  /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
-  refusalEvents: RefusalEvents;
-  /** BYOK secrets revealed by routing.authorize, audited one entry per credential per hour (off the request path). */
-  byokReveals: ByokReveals;
-  /** Prometheus metrics (served on METRICS_PORT). */
-  metrics: Metrics;
-  /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
-  identity: WorkloadIdentity;
-  /** The job runner: queued jobs (SCIM synchronizations) run in the background, once each. */
-  jobs: JobRunner;
-  /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
-  analyticsQueryTimeoutMs?: number;
-  /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
-  analyticsLimit?: AnalyticsLimit;
-  /** The worker threads analytics statements run in, with their shaping (ANALYTICS_WORKER_THREADS). */
-  analyticsWorkers: AnalyticsWorkers;
-  /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
-  activityLimit?: AnalyticsLimit;
-  /** The costliest other operations' share per organization (HEAVY_OPERATIONS_CONCURRENCY, trpc/init.ts); unset: no limit. */
-  heavyOperations?: AnalyticsLimit;
-  /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
-  trustProxy?: TrustProxy;
-}
 
 export interface Context extends AppDeps {
   /** SHA-256 of the bearer token, or null when the request carries none. */
@@ -107,22 +26,6 @@ export interface Context extends AppDeps {
 
 /** An admitted caller: a tenant's actor, or the platform. */
 export type Admission = { actor: Actor } | { platform: PlatformActor };
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-
-/** What a request's bearer token is, for authenticate(): its hash, and itself when it is an access token (JWT). */
-export interface Credential {
-  keyHash: string | null;
-  accessToken: string | null;
-}
-
-/** Reads the bearer token (its hash: a key's secret is never kept); the key itself is resolved lazily by authed procedures. */
-export function credentialOf(req: IncomingMessage): Credential {
-  const header = req.headers.authorization;
-  const token = header ? BEARER.exec(header)?.[1] : undefined;
-  if (!token) return { keyHash: null, accessToken: null };
-  return { keyHash: hashApiKey(token), accessToken: looksLikeJwt(token) ? token : null };
-}
 
 /** A host as a link may carry it: a DNS name, an IPv4 address or a bracketed IPv6 one, and a port. */
 const SANE_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
@@ -155,11 +58,12 @@ export function auditOriginOf(req: IncomingMessage, now: () => Date): { requestI
 }
 
 /**
- * What a request's context adds to the app's dependencies. Each context is an instance of this class
- * with the dependencies assigned onto it (contextFactory), so every context has the same shape. An
+ * What a request's context adds to the app's dependencies. Each context is an instance of one class
+ * per app, whose prototype holds the app's dependencies (contextFactory), so every context has the
+ * same shape, holds only what is its request's own, and reads `ctx.db` through its prototype. An
  * object literal spreading the dependencies and then defining the `logger` getter over them, as
- * before, was built property by property into a dictionary-mode object: about 4 µs per request, 5.5%
- * of GET /key's server CPU, and every `ctx.x` read after it a dictionary lookup.
+ * before decision 0015, was built property by property into a dictionary-mode object: about 4 µs per
+ * request, 5.5% of GET /key's server CPU, and every `ctx.x` read after it a dictionary lookup.
  */
 class RequestScope {
   readonly keyHash: string | null;
@@ -173,9 +77,7 @@ class RequestScope {
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 
-  constructor(req: IncomingMessage, credential: Credential, logger: Logger, shared: Omit<AppDeps, 'logger'>) {
-    // The dependencies first: the request's own values below win over any of the same name.
-    Object.assign(this, shared);
+  constructor(req: IncomingMessage, credential: Credential, logger: Logger) {
     this.keyHash = credential.keyHash;
     this.accessToken = credential.accessToken;
     this.headers = req.headers;
@@ -198,13 +100,16 @@ class RequestScope {
 }
 
 export function contextFactory(deps: AppDeps) {
-  // The logger is the scope's getter; the rest are assigned onto each context as they are (taken
-  // once: the app's dependencies do not change after start).
+  // The logger is the scope's getter; the rest are set once on the prototype of this app's contexts
+  // (the app's dependencies do not change after start), instead of copied onto every context: the
+  // request's own values are the instance's, and win over any dependency of the same name.
   const { logger, ...shared } = deps;
+  class AppScope extends RequestScope {}
+  Object.assign(AppScope.prototype, shared);
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const credential = credentialOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = credential.keyHash;
-    return new RequestScope(req, credential, logger, shared) as RequestScope & AppDeps;
+    return new AppScope(req, credential, logger) as RequestScope & AppDeps;
   };
 }

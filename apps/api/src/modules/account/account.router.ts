@@ -1,5 +1,4 @@
 import { ActivityInputSchema, ActivityOutputSchema, GetCreditsOutputSchema } from '@switchyard/schema';
-import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { getCredits } from '../generations/credits.service.js';
@@ -24,7 +23,6 @@ export const accountRouter = router({
       }),
       listed: [401, 403, 500],
     })
-    .input(z.void())
     .output(GetCreditsOutputSchema)
     .query(async ({ ctx }) => ({ data: await getCredits(ctx.db, ctx.actor) })),
 

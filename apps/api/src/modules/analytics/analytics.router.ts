@@ -1,5 +1,4 @@
 import { AnalyticsMetaOutputSchema, AnalyticsQueryInputSchema, AnalyticsQueryOutputSchema } from '@switchyard/schema';
-import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { ANALYTICS_META } from './analytics-catalog.js';
 import { queryAnalytics } from './analytics.service.js';
@@ -20,7 +19,6 @@ export const analyticsRouter = router({
       statuses: answers({ 403: WHY.managementOnly }),
       listed: [401, 403, 500],
     })
-    .input(z.void())
     .output(AnalyticsMetaOutputSchema)
     .query(() => ({ data: ANALYTICS_META })),
 

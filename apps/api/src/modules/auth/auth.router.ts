@@ -11,7 +11,6 @@ import {
   ListFederationPoliciesInputSchema,
   ListFederationPoliciesOutputSchema,
 } from '@switchyard/schema';
-import { z } from 'zod';
 import { answers, WHY } from '@switchyard/schema';
 import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { auditOfTenant } from '../audit/audit.js';
@@ -82,7 +81,6 @@ export const authRouter = router({
       statuses: answers({}, 'public'),
       listed: [500],
     })
-    .input(z.void())
     .output(JwksOutputSchema)
     .query(async ({ ctx }) => ({ keys: await ctx.identity.signingKeys.published() })),
 });

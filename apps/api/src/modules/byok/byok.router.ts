@@ -126,7 +126,6 @@ export const byokRouter = router({
   // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
     .meta({ scope: 'byok:write' })
-    .input(z.void())
     .output(z.object({ resealed: z.number().int() }))
     .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor, auditOfTenant(ctx.actor, ctx))),
 });

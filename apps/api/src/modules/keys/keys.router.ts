@@ -11,7 +11,6 @@ import {
   RotateKeyInputSchema,
   UpdateKeyInputSchema,
 } from '@switchyard/schema';
-import { z } from 'zod';
 import { authedProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
@@ -35,7 +34,6 @@ export const keysRouter = router({
       statuses: answers({}),
       listed: [401, 500],
     })
-    .input(z.void())
     .output(GetKeyOutputSchema)
     .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.usage, ctx.actor, ctx.now()) })),
 

@@ -23,7 +23,6 @@ import {
   ListZdrEndpointsOutputSchema,
 } from '@switchyard/schema';
 import { API_PREFIX } from '@switchyard/schema';
-import { z } from 'zod';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { auditOfPlatform } from '../audit/audit.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
@@ -142,7 +141,6 @@ export const modelsRouter = router({
       statuses: answers({}, 'public'),
       listed: [500],
     })
-    .input(z.void())
     .output(ListProvidersOutputSchema)
     .query(async ({ ctx }) => ({ data: listProviders(await ctx.catalog.snapshot(ctx.db)) })),
 
@@ -222,7 +220,6 @@ export const modelsRouter = router({
       statuses: answers({}, 'public'),
       listed: [500],
     })
-    .input(z.void())
     .output(ListImageModelsOutputSchema)
     .query(async ({ ctx }) => ({ data: listImageModels(await ctx.catalog.snapshot(ctx.db), API_PREFIX) })),
 
@@ -258,7 +255,6 @@ export const modelsRouter = router({
       statuses: answers({}, 'public'),
       listed: [400, 500],
     })
-    .input(z.void())
     .output(ListVideoModelsOutputSchema)
     .query(async ({ ctx }) => ({ data: listVideoModels(await ctx.catalog.snapshot(ctx.db)) })),
 
@@ -276,7 +272,6 @@ export const modelsRouter = router({
       statuses: answers({}, 'public'),
       listed: [403, 500],
     })
-    .input(z.void())
     .output(ListZdrEndpointsOutputSchema)
     .query(async ({ ctx }) => ({ data: listZdrEndpoints(await ctx.catalog.snapshot(ctx.db)) })),
 

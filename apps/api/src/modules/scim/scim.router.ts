@@ -166,7 +166,6 @@ export const scimRouter = router({
       listed: [401, 404, 500],
       scope: 'scim:write',
     })
-    .input(z.void())
     .output(SyncJobOutputSchema)
     .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.db, ctx.jobs, ctx.actor, auditOfTenant(ctx.actor, ctx)) })),
 
@@ -200,7 +199,6 @@ export const scimRouter = router({
     }),
   listTokens: managementProcedure
     .meta({ scope: 'scim:read' })
-    .input(z.void())
     .output(ListScimTokensOutputSchema)
     .query(({ ctx }) => listScimTokens(ctx.db, ctx.actor)),
   revokeToken: managementProcedure

@@ -1,6 +1,5 @@
 import { auditOfTenant } from '../audit/audit.js';
 import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema, OrganizationRetentionOutputSchema, UpdateRetentionInputSchema } from '@switchyard/schema';
-import { z } from 'zod';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getAlertSettings, updateAlertSettings } from './alerts.service.js';
 import { getRetention, updateRetention } from './retention.service.js';
@@ -13,7 +12,6 @@ import { getRetention, updateRetention } from './retention.service.js';
 export const settingsRouter = router({
   alerts: managementProcedure
     .meta({ scope: 'budgets:read' })
-    .input(z.void())
     .output(OrganizationAlertsOutputSchema)
     .query(({ ctx }) => getAlertSettings(ctx.db, ctx.actor)),
 
@@ -25,7 +23,6 @@ export const settingsRouter = router({
 
   retention: managementProcedure
     .meta({ scope: 'analytics:read' })
-    .input(z.void())
     .output(OrganizationRetentionOutputSchema)
     .query(({ ctx }) => getRetention(ctx.db, ctx.actor)),
 

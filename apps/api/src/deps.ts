@@ -1,0 +1,86 @@
+// The composition root's list: every dependency the app is built from (server.ts and testing.ts
+// build one). The tRPC context (trpc/context.ts), the REST face and the raw routes receive it; a
+// request's context adds only what is the request's own.
+import type { DatabaseHealth } from './health/database-health.js';
+import type { Db } from '@switchyard/db';
+import type { Logger } from 'pino';
+import type { SecretBox } from './modules/byok/secret-box.js';
+import type { KeyCache } from './access/callers.js';
+import type { GenerationRecorder } from './modules/generations/recorder.js';
+import type { CatalogCache } from './modules/models/catalog-cache.js';
+import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
+import type { UsageCache } from './modules/keys/usage-cache.js';
+import type { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
+import type { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
+import type { MemberOrderCache } from './modules/organization/member-order.js';
+import type { SpendCache } from './modules/routing/spend.js';
+import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import type { FreeModelQuota } from './modules/routing/free-quota.js';
+import type { Limits } from './limits/limits.js';
+import type { ApiRateLimits } from './limits/api-rate-limits.js';
+import type { RefusalEvents } from './modules/events/refusal-events.js';
+import type { ByokReveals } from './modules/audit/byok-reveals.js';
+import type { WorkloadIdentity } from './modules/auth/identity.js';
+import type { JobRunner } from './jobs/runner.js';
+import type { MediaDeps } from './storage/media.js';
+import type { Metrics } from './metrics.js';
+import type { TrustProxy } from './config.js';
+
+export interface AppDeps {
+  db: Db;
+  /** Whether the database is there, and since when (health/database-health.ts): /healthz and /readyz read it. */
+  databaseHealth?: DatabaseHealth;
+  logger: Logger;
+  /** The clock; tests fix it to check period edges. */
+  now: () => Date;
+  /** Encrypts secrets at rest (BYOK provider keys). */
+  secrets: SecretBox;
+  /** Stored bytes and the limits of files and media. */
+  media: MediaDeps;
+  /** Key rows by hash for authentication, kept up to CACHE_TTL_MS. */
+  keys: KeyCache;
+  /** The model catalog in memory, reloaded after CACHE_TTL_MS. */
+  catalog: CatalogCache;
+  /** Writes recorded generations in batches (group commit). */
+  recorder: GenerationRecorder;
+  /** Organizations' member order for GET /organization/members, kept up to CACHE_TTL_MS. */
+  memberOrder: MemberOrderCache;
+  /** The guardrails that apply to each key (GET /model's check), kept up to CACHE_TTL_MS. */
+  guardrails: GuardrailCache;
+  /** Each key's spend figures for GET /key, kept up to USAGE_CACHE_MS; forgotten when this process records for the key. */
+  usage: UsageCache;
+  /** Each workspace's budgets, BYOK credentials and settings for routing decisions, kept up to CACHE_TTL_MS. */
+  workspaceRouting: WorkspaceRoutingCache;
+  /** Limits' remaining amounts for decisions that hold nothing, kept up to USAGE_CACHE_MS. */
+  spend: SpendCache;
+  /** The limiter: counted limits per key in the counter store (PostgreSQL, or COUNTER_STORE_URL's Redis). */
+  limits: Limits;
+  /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
+  freeQuota: FreeModelQuota;
+  /** The API's rate limits for tenant keys (through `limits`, in allowances held by this process). */
+  apiRateLimits: ApiRateLimits;
+  /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
+  reservationTtlMs: number;
+  /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
+  refusalEvents: RefusalEvents;
+  /** BYOK secrets revealed by routing.authorize, audited one entry per credential per hour (off the request path). */
+  byokReveals: ByokReveals;
+  /** Prometheus metrics (served on METRICS_PORT). */
+  metrics: Metrics;
+  /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
+  identity: WorkloadIdentity;
+  /** The job runner: queued jobs (SCIM synchronizations) run in the background, once each. */
+  jobs: JobRunner;
+  /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
+  analyticsQueryTimeoutMs?: number;
+  /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
+  analyticsLimit?: AnalyticsLimit;
+  /** The worker threads analytics statements run in, with their shaping (ANALYTICS_WORKER_THREADS). */
+  analyticsWorkers: AnalyticsWorkers;
+  /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
+  activityLimit?: AnalyticsLimit;
+  /** The costliest other operations' share per organization (HEAVY_OPERATIONS_CONCURRENCY, trpc/init.ts); unset: no limit. */
+  heavyOperations?: AnalyticsLimit;
+  /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
+  trustProxy?: TrustProxy;
+}
