@@ -221,9 +221,17 @@ describe.each([
       const owner = GetKeyOutputSchema.parse(await json('/key', summary.management_key)).data;
       expect(data).toMatchObject({ is_management_key: false, limit: 100, limit_reset: 'monthly', creator_user_id: owner.creator_user_id });
       expect(data.usage_daily).toBeGreaterThan(0);
-      expect(data.usage_weekly).toBeGreaterThanOrEqual(data.usage_daily);
-      expect(data.usage_monthly).toBeGreaterThanOrEqual(data.usage_weekly);
-      expect(data.usage).toBeGreaterThan(data.usage_monthly);
+      // The week (from Monday, UTC) and the month (from the 1st) both hold today: the one that starts
+      // later holds the lesser usage. On the 1st of a month, the month is the shorter one, unless it
+      // is a Monday.
+      const now = new Date();
+      const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+      const weekStart = today - ((now.getUTCDay() + 6) % 7) * 86_400_000;
+      const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+      const [shorter, longer] = weekStart >= monthStart ? [data.usage_weekly, data.usage_monthly] : [data.usage_monthly, data.usage_weekly];
+      expect(shorter).toBeGreaterThanOrEqual(data.usage_daily);
+      expect(longer).toBeGreaterThanOrEqual(shorter);
+      expect(data.usage).toBeGreaterThan(longer);
       expect(data.byok_usage).toBeGreaterThan(0);
       expect(data.limit_remaining).toBeCloseTo(100 - data.usage_monthly, 6);
     });
