@@ -345,23 +345,39 @@ export class DeliveryWorker {
   /** What became of each delivery of an attempt (by delivery id): null delivered, else why not. */
   async #send(items: { delivery: Taken; event: EventRow }[], destination: DestinationRow): Promise<Map<string, Outcome>> {
     const outcomes = new Map<string, Outcome>();
-    const fail = (error: unknown, ids: readonly string[]) => {
-      const known = error instanceof AttemptFailed;
-      if (!known) this.#deps.logger.warn({ component: 'delivery', delivery_ids: ids, err: error }, 'delivery attempt failed');
-      const outcome = { error: known ? (error as Error).message : 'the attempt failed', final: error instanceof Undeliverable };
-      for (const id of ids) outcomes.set(id, outcome);
-    };
     const traces = items.filter((i) => i.event.type === GENERATION_RECORDED);
+    await this.#sendAlerts(
+      items.filter((i) => i.event.type !== GENERATION_RECORDED),
+      destination,
+      outcomes,
+    );
+    if (traces.length > 0) await this.#sendTraces(traces, destination, outcomes);
+    return outcomes;
+  }
+
+  /** Records `error` as the outcome of these deliveries (logged, unless it is an AttemptFailed: a known refusal). */
+  #failed(outcomes: Map<string, Outcome>, error: unknown, ids: readonly string[]): void {
+    const known = error instanceof AttemptFailed;
+    if (!known) this.#deps.logger.warn({ component: 'delivery', delivery_ids: ids, err: error }, 'delivery attempt failed');
+    const outcome = { error: known ? (error as Error).message : 'the attempt failed', final: error instanceof Undeliverable };
+    for (const id of ids) outcomes.set(id, outcome);
+  }
+
+  /** Alerts: one webhook request each. */
+  async #sendAlerts(items: { delivery: Taken; event: EventRow }[], destination: DestinationRow, outcomes: Map<string, Outcome>): Promise<void> {
     for (const item of items) {
-      if (item.event.type === GENERATION_RECORDED) continue;
       try {
         await this.#sendWebhook(item.event, destination);
         outcomes.set(item.delivery.id, null);
       } catch (error) {
-        fail(error, [item.delivery.id]);
+        this.#failed(outcomes, error, [item.delivery.id]);
       }
     }
-    if (traces.length === 0) return outcomes;
+  }
+
+  /** Generation traces: one OTLP export, or one object each in S3, for all of the attempt's. */
+  async #sendTraces(traces: { delivery: Taken; event: EventRow }[], destination: DestinationRow, outcomes: Map<string, Outcome>): Promise<void> {
+    const fail = (error: unknown, ids: readonly string[]) => this.#failed(outcomes, error, ids);
     try {
       if (destination.type !== 'otel-collector' && destination.type !== 's3') {
         throw new AttemptFailed(`${destination.type} destinations do not receive generation traces`);
@@ -377,7 +393,7 @@ export class DeliveryWorker {
         if (!source) fail(new Undeliverable('the generation no longer exists'), [delivery.id]);
         else sendable.push({ delivery, source, eventId: event.id, trace: traceOf(event.id, source, destination) });
       }
-      if (sendable.length === 0) return outcomes;
+      if (sendable.length === 0) return;
       const config = plaintextConfig(this.#deps.secrets, destination);
       if (destination.type === 'otel-collector') {
         const ids = sendable.map((s) => s.delivery.id);
@@ -411,7 +427,6 @@ export class DeliveryWorker {
         traces.map((t) => t.delivery.id).filter((id) => !outcomes.has(id)),
       );
     }
-    return outcomes;
   }
 
   async #sendWebhook(event: EventRow, destination: DestinationRow): Promise<void> {

@@ -27,6 +27,8 @@ export const GENERATION_RECORDED = 'generation.recorded';
 export const GENERATION_TRACE_VERSION = 1;
 /** The destination types that receive generation traces. */
 export const TRACE_DESTINATION_TYPES: readonly string[] = ['otel-collector', 's3'];
+/** The same types as an SQL list: 'otel-collector', 's3'. */
+const TRACE_TYPES_SQL = TRACE_DESTINATION_TYPES.map((type) => `'${type}'`).join(', ');
 
 /**
  * The trace events of a recorded batch, as rows (organization_id, workspace_id, type, cause,
@@ -39,7 +41,7 @@ export const TRACE_EVENTS_SQL = `SELECT g.organization_id, g.workspace_id, '${GE
        FROM unnest($7::text[], $8::text[], $9::uuid[]) AS g(id, organization_id, workspace_id)
        JOIN workspaces w ON w.id = g.workspace_id AND w.is_observability_broadcast_enabled AND w.deleted_at IS NULL
       WHERE EXISTS (SELECT 1 FROM observability_destinations d
-                     WHERE d.workspace_id = g.workspace_id AND d.type IN (${TRACE_DESTINATION_TYPES.map((t) => `'${t}'`).join(', ')})
+                     WHERE d.workspace_id = g.workspace_id AND d.type IN (${TRACE_TYPES_SQL})
                        AND d.enabled AND d.deleted_at IS NULL)`;
 
 /** Trace events dispatched per transaction. */
@@ -89,7 +91,7 @@ const SOURCES = statement(
 const DESTINATIONS = statement(
   `SELECT id::text AS id, workspace_id::text AS workspace_id, sampling_rate, regions, api_key_hashes, filter_rules
      FROM observability_destinations
-    WHERE workspace_id = ANY($1::uuid[]) AND type IN (${TRACE_DESTINATION_TYPES.map((t) => `'${t}'`).join(', ')})
+    WHERE workspace_id = ANY($1::uuid[]) AND type IN (${TRACE_TYPES_SQL})
       AND enabled AND deleted_at IS NULL`,
   z.object({
     id: z.string(),
