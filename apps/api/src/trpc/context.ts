@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Actor, PlatformActor } from '../access/callers.js';
+import type { AccessRule, PermissionScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
 import type { AppDeps } from '../deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
@@ -20,12 +21,19 @@ export interface Context extends AppDeps {
   requestId(): string | null;
   /** The client's address (express's req.ip: through TRUST_PROXY's proxies), for the audit log. */
   clientAddress(): string | null;
-  /** The caller admitted ahead of the call by the REST face (trpc/init.ts admitAhead), until its procedure takes it. */
-  admission: Promise<Admission> | undefined;
+  /** The caller admitted ahead of the call by the REST face (trpc/init.ts admitAhead), by which rule and scope, until its procedure takes it. */
+  admission: AdmissionAhead | undefined;
 }
 
 /** An admitted caller: a tenant's actor, or the platform. */
 export type Admission = { actor: Actor } | { platform: PlatformActor };
+
+/** An admission made ahead of its procedure's call, with the rule and scope it was made by. */
+export interface AdmissionAhead {
+  access: AccessRule;
+  scope: PermissionScope | undefined;
+  admitted: Promise<Admission>;
+}
 
 /** A host as a link may carry it: a DNS name, an IPv4 address or a bracketed IPv6 one, and a port. */
 const SANE_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
@@ -73,7 +81,7 @@ class RequestScope {
   readonly clientGone: () => boolean;
   readonly requestId: () => string | null;
   readonly clientAddress: () => string | null;
-  admission: Promise<Admission> | undefined = undefined;
+  admission: AdmissionAhead | undefined = undefined;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 

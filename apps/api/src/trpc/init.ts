@@ -7,7 +7,7 @@ import { httpErrorOf, trpcCodeOf } from '../errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';
-import type { Context } from './context.js';
+import type { Admission, Context } from './context.js';
 
 /**
  * Every procedure's meta: its OpenAPI route (when on REST), its access rule (access/rules.ts), the
@@ -86,17 +86,23 @@ async function admittedPlatform(ctx: Context): Promise<{ platform: PlatformActor
  * procedure. A context made for one REST request holds one admission, for its one call.
  */
 export function admitAhead(ctx: Context, meta: ProcedureMeta): Promise<unknown> | undefined {
-  const { access } = meta;
-  if (access === 'tenant' || access === 'management') return (ctx.admission = admittedTenant(ctx, access, meta.scope));
-  if (access === 'platform') return (ctx.admission = admittedPlatform(ctx));
-  return undefined;
+  const { access, scope } = meta;
+  let admitted: Promise<Admission> | undefined;
+  if (access === 'tenant' || access === 'management') admitted = admittedTenant(ctx, access, scope);
+  else if (access === 'platform') admitted = admittedPlatform(ctx);
+  if (!admitted || !access) return undefined;
+  ctx.admission = { access, scope, admitted };
+  return admitted;
 }
 
-/** The admission made ahead of this call (admitAhead), taken once; undefined: none. */
-function takeAdmission<A>(ctx: Context): Promise<A> | undefined {
-  const admission = ctx.admission;
+/**
+ * The admission made ahead of this call (admitAhead), taken once, and only if it was made by the
+ * same rule and scope as the middleware asking; undefined: none, and the middleware admits itself.
+ */
+function takeAdmission<A extends Admission>(ctx: Context, access: AccessRule, scope: PermissionScope | undefined): Promise<A> | undefined {
+  const ahead = ctx.admission;
   ctx.admission = undefined;
-  return admission as Promise<A> | undefined;
+  return ahead && ahead.access === access && ahead.scope === scope ? (ahead.admitted as Promise<A>) : undefined;
 }
 
 /**
@@ -106,7 +112,7 @@ function takeAdmission<A>(ctx: Context): Promise<A> | undefined {
  */
 function tenant(rule: TenantRule) {
   return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta }) => {
-    const caller = await (takeAdmission<{ actor: Actor }>(ctx) ?? admittedTenant(ctx, rule, meta?.scope));
+    const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope));
     // After the key (401, 403 and 429 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
     return next(withCaller(ctx, caller));
@@ -159,8 +165,8 @@ export const heavyManagementProcedure = managementProcedure.use(({ ctx, next }) 
 export const heavyGuardrailWriteProcedure = guardrailWriteProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
 
 function platform(checkInput: boolean) {
-  return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput }) => {
-    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx) ?? admittedPlatform(ctx));
+  return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput, meta }) => {
+    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx));
     if (checkInput) assertStorable(await getRawInput());
     return next(withCaller(ctx, caller));
   });
