@@ -1,6 +1,13 @@
 // The composition root's list: every dependency the app is built from (server.ts and testing.ts
 // build one). The tRPC context (trpc/context.ts), the REST face and the raw routes receive it; a
 // request's context adds only what is the request's own.
+//
+// Services take one signature: `(deps, actor, input)` (docs/decisions/0037). `deps` is the part of
+// ServiceDeps the service uses (`Uses<'db' | 'now'>`), the actor is who acts (a tenant's Actor, the
+// platform's PlatformActor, a SCIM token's ScimCaller, the anonymous caller of a public exchange, or
+// SERVER_ACTOR for work no key started), and the input is the operation's input. A procedure's
+// context is a ServiceDeps; work no request started gives one through `withoutRequest`.
+// test/service-signatures.test.ts keeps it so.
 import type { DatabaseHealth } from './health/database-health.js';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
@@ -25,6 +32,7 @@ import type { JobRunner } from './jobs/runner.js';
 import type { MediaDeps } from './storage/media.js';
 import type { Metrics } from './metrics.js';
 import type { TrustProxy } from './config.js';
+import type { RequestOrigin } from './modules/audit/audit.js';
 
 export interface AppDeps {
   db: Db;
@@ -83,4 +91,22 @@ export interface AppDeps {
   heavyOperations?: AnalyticsLimit;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
+}
+
+/**
+ * What a service is given first: the app's dependencies, and where the work comes from for the
+ * audit log (a RequestOrigin: the request's id and client address; both null for work no request
+ * started). A procedure's context is one.
+ */
+export interface ServiceDeps extends AppDeps, RequestOrigin {}
+
+/** The dependencies a service uses: `deps: Uses<'db' | 'now'>`. */
+export type Uses<K extends keyof ServiceDeps> = Pick<ServiceDeps, K>;
+
+/** The dependencies of an origin's keys, for a service that writes the audit log (auditOfTenant(actor, deps)). */
+export type Audited = keyof RequestOrigin;
+
+/** Dependencies for work no request started (the sweeps, the job handlers, the start-up import): no request id, no client address. */
+export function withoutRequest<D extends object>(deps: D): D & Pick<RequestOrigin, 'requestId' | 'clientAddress'> {
+  return { ...deps, requestId: () => null, clientAddress: () => null };
 }

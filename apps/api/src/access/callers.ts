@@ -30,6 +30,20 @@ export interface PlatformActor {
 export type Caller = Actor | PlatformActor;
 
 /**
+ * The platform actor of work no key started: the start-up import and bootstrap, the recorder's
+ * batches, the sweeps and the job handlers (services take an actor, decision 0037). It names no
+ * platform key: its keyId is not a key's.
+ */
+export const SERVER_ACTOR: PlatformActor = Object.freeze({ kind: 'platform', keyId: 'server', name: 'switchyard server' });
+
+/** The caller of a public exchange (the PKCE code exchange), whose only credential is in its input. */
+export interface AnonymousCaller {
+  kind: 'anonymous';
+}
+
+export const ANONYMOUS: AnonymousCaller = Object.freeze({ kind: 'anonymous' });
+
+/**
  * What a bearer hash names: a tenant key (with its organization's standing, and the end of the
  * secret the bearer holds: null while it is the key's current secret, docs/decisions/0021) or a
  * platform key.

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Actor, PlatformActor } from '../access/callers.js';
 import type { AccessRule, PermissionScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps, ServiceDeps } from '../deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
-export interface Context extends AppDeps {
+/** A request's context: its service dependencies (the request's id and client address among them) and its credential. */
+export interface Context extends ServiceDeps {
   /** SHA-256 of the bearer token, or null when the request carries none. */
   keyHash: string | null;
   /** The bearer token when it is shaped as an access token (a JWT), to be verified; null otherwise. */
@@ -17,10 +18,6 @@ export interface Context extends AppDeps {
   origin(): string;
   /** Whether the client has closed its connection: nobody will read this request's answer. */
   clientGone(): boolean;
-  /** The request's id (X-Request-Id), for the audit log; null outside the request log. */
-  requestId(): string | null;
-  /** The client's address (express's req.ip: through TRUST_PROXY's proxies), for the audit log. */
-  clientAddress(): string | null;
   /** The caller admitted ahead of the call by the REST face (trpc/init.ts admitAhead), by which rule and scope, until its procedure takes it. */
   admission: AdmissionAhead | undefined;
 }
