@@ -98,7 +98,10 @@ export interface AppDeps {
  * audit log (a RequestOrigin: the request's id and client address; both null for work no request
  * started). A procedure's context is one.
  */
-export interface ServiceDeps extends AppDeps, RequestOrigin {}
+export interface ServiceDeps extends AppDeps, RequestOrigin {
+  /** Whether the client that asked has gone, so that nobody will read the answer (false for work no request started). */
+  clientGone(): boolean;
+}
 
 /** The dependencies a service uses: `deps: Uses<'db' | 'now'>`. */
 export type Uses<K extends keyof ServiceDeps> = Pick<ServiceDeps, K>;
@@ -106,7 +109,7 @@ export type Uses<K extends keyof ServiceDeps> = Pick<ServiceDeps, K>;
 /** The dependencies of an origin's keys, for a service that writes the audit log (auditOfTenant(actor, deps)). */
 export type Audited = keyof RequestOrigin;
 
-/** Dependencies for work no request started (the sweeps, the job handlers, the start-up import): no request id, no client address. */
-export function withoutRequest<D extends object>(deps: D): D & Pick<RequestOrigin, 'requestId' | 'clientAddress'> {
-  return { ...deps, requestId: () => null, clientAddress: () => null };
+/** Dependencies for work no request started (the sweeps, the job handlers, the start-up import): no request id, no client address, no client to leave. */
+export function withoutRequest<D extends object>(deps: D): D & Pick<ServiceDeps, 'requestId' | 'clientAddress' | 'clientGone'> {
+  return { ...deps, requestId: () => null, clientAddress: () => null, clientGone: () => false };
 }

@@ -16,8 +16,6 @@ export interface Context extends ServiceDeps {
   headers: IncomingHttpHeaders;
   /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
   origin(): string;
-  /** Whether the client has closed its connection: nobody will read this request's answer. */
-  clientGone(): boolean;
   /** The caller admitted ahead of the call by the REST face (trpc/init.ts admitAhead), by which rule and scope, until its procedure takes it. */
   admission: AdmissionAhead | undefined;
 }

@@ -43,12 +43,5 @@ export const analyticsRouter = router({
     })
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)
-    .mutation(async ({ ctx, input }) => ({
-      data: await queryAnalytics(ctx.db, ctx.actor, input, ctx.now(), {
-        workers: ctx.analyticsWorkers,
-        timeoutMs: ctx.analyticsQueryTimeoutMs,
-        limit: ctx.analyticsLimit,
-        clientGone: ctx.clientGone,
-      }),
-    })),
+    .mutation(async ({ ctx, input }) => ({ data: await queryAnalytics(ctx, ctx.actor, input) })),
 });

@@ -5,15 +5,29 @@
 // not with the number of generations. Raw generation rows are read only where the rollup is too coarse: the partial hours
 // at the two ends of the range, and queries by minute or by (or filtered on) a high-cardinality
 // dimension (external_user, generation_id), whose range is bounded more tightly (ANALYTICS_BOUNDS).
+//
+// queryAnalytics runs four steps: validate (the input against the catalog and the bounds, and the
+// identifiers in filters resolved within the organization), plan (which rollups and raw ranges
+// answer it, and the statement), query (the statement and the shaping of its rows, in a worker
+// thread), shape (the answer with its metadata and warnings).
 import type { Db } from '@switchyard/db';
 import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/schema';
+import type { Uses } from '../../deps.js';
 import { resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
 import { visibleRows, whereSql } from '../../access/tenancy.js';
 import { Invalid } from '../../errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
-import { DIMENSIONS, GRANULARITIES, METRICS, OPERATORS, type DimensionDefinition } from './analytics-catalog.js';
-import type { AnalyticsLimit } from './analytics-limit.js';
+import {
+  DIMENSIONS,
+  GRANULARITIES,
+  METRICS,
+  OPERATORS,
+  type DimensionDefinition,
+  type GranularityDefinition,
+  type MetricDefinition,
+} from './analytics-catalog.js';
+import type { ShapePlan } from './analytics-shape.js';
 import type { AnalyticsWorkers } from './analytics-workers.js';
 
 const HOUR = 3_600_000;
@@ -131,23 +145,54 @@ const around = ([from, to]: [Date, Date], [a, b]: [Date, Date]) =>
     ] as [Date, Date][]
   ).filter(([x, y]) => x < y);
 
-/** POST /analytics/query (management key). */
+/** A query checked against the catalog (GET /analytics/meta) and the time bounds. */
+interface ValidQuery {
+  metrics: MetricDefinition[];
+  dimensions: DimensionDefinition[];
+  granularity: GranularityDefinition | undefined;
+  filters: ResolvedFilter[];
+  order: AnalyticsQueryInput['order_by'];
+  groupLimit: number | undefined;
+  limit: AnalyticsQueryInput['limit'];
+  /** Whether raw generation rows answer all of it (minute granularity, external_user or generation_id). */
+  raw: boolean;
+  start: Date;
+  end: Date;
+}
+
+/** The statement that answers a query, with its parameters, and how the worker shapes its rows. */
+interface QueryPlan {
+  sql: string;
+  params: unknown[];
+  shape: ShapePlan;
+}
+
+/** POST /analytics/query (management key): validate, plan, query, shape. */
 export async function queryAnalytics(
-  db: Db,
+  deps: Uses<'db' | 'now' | 'analyticsWorkers' | 'analyticsQueryTimeoutMs' | 'analyticsLimit' | 'clientGone'>,
   actor: Actor,
   input: AnalyticsQueryInput,
-  now: Date,
-  options: { workers: AnalyticsWorkers; timeoutMs?: number; limit?: AnalyticsLimit; clientGone?: () => boolean },
 ): Promise<AnalyticsQueryOutput['data']> {
-  const { workers, timeoutMs = DEFAULT_TIMEOUT_MS, limit, clientGone } = options;
   const started = performance.now();
+  const query = validate(input, deps.now());
+  const warnings = await resolveFilterReferences(deps.db, actor, query.filters);
+  const plan = planQuery(query, visibleRows(actor));
+  const timeoutMs = deps.analyticsQueryTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // One slot of ANALYTICS_CONCURRENCY from the statement until the answer is built. Not run (408)
+  // when it waited for its slot longer than its statement may run, or its client left.
+  const answer = async () => shapeAnswer(await runQuery(deps.analyticsWorkers, plan, timeoutMs), started, warnings);
+  return deps.analyticsLimit ? deps.analyticsLimit.run(actor.organizationId, timeoutMs, answer, () => deps.clientGone()) : answer();
+}
+
+/** Validate: the names against the catalog, the filters' values against their operators, order_by, and the time range's bounds. */
+function validate(input: AnalyticsQueryInput, now: Date): ValidQuery {
   if (input.classifier_dimensions !== undefined || input.classifier_filters !== undefined) {
     throw new Invalid('classifier_dimensions and classifier_filters are not supported: no classifiers here', { field: 'classifier_dimensions' });
   }
   const metrics = [...new Set(input.metrics)].map((name) => byName(METRICS, 'metric', name));
   const dimensions = [...new Set(input.dimensions ?? [])].map((name) => byName(DIMENSIONS, 'dimension', name));
   const granularity = input.granularity === undefined ? undefined : byName(GRANULARITIES, 'granularity', input.granularity);
-  const filters = (input.filters ?? []).map((f) => {
+  const filters = (input.filters ?? []).map((f): ResolvedFilter => {
     const dimension = byName(DIMENSIONS, 'dimension', f.field);
     const operator = byName(OPERATORS, 'operator', f.operator);
     const isArray = Array.isArray(f.value);
@@ -173,7 +218,6 @@ export async function queryAnalytics(
       throw new Invalid(`order_by field "${order.field}": not a requested metric, request_count, a requested dimension or date`, { order_by: order.field });
   }
 
-  // The time range and its bounds.
   const raw = granularity?.raw === true || dimensions.some((d) => d.raw) || filters.some((f) => f.dimension.raw);
   const maxSpan = raw ? ANALYTICS_BOUNDS.rawMaxSpanMs : ANALYTICS_BOUNDS.maxSpanMs;
   const end = input.time_range ? parseTime(input.time_range.end) : now;
@@ -187,8 +231,14 @@ export async function queryAnalytics(
       max_hours: maxSpan / HOUR,
     });
   }
+  return { metrics, dimensions, granularity, filters, order, groupLimit: input.group_limit, limit: input.limit, raw, start, end };
+}
 
-  // Identifiers in filters, resolved within the organization; what resolves to nothing matches nothing.
+/**
+ * Validate, within the organization: the identifiers in filters (key hashes, workspace slugs, user
+ * ids) become the ids the rows hold. What resolves to nothing matches nothing, with a warning.
+ */
+async function resolveFilterReferences(db: Db, actor: Actor, filters: ResolvedFilter[]): Promise<string[]> {
   const warnings: string[] = [];
   for (const f of filters) {
     const kind = REFERENCES[f.dimension.name];
@@ -197,9 +247,15 @@ export async function queryAnalytics(
     for (const v of f.values) if (!resolved.has(v)) warnings.push(`${f.dimension.name}: "${v}" matches nothing in this organization`);
     f.values = f.values.map((v) => resolved.get(v) ?? v);
   }
+  return warnings;
+}
 
-  // Whole UTC days from the daily rollup (when the answer's buckets are days or wider), the other
-  // whole hours from the hourly one, the rest from raw rows.
+/**
+ * Plan: whole UTC days from the daily rollup (when the answer's buckets are days or wider), the
+ * other whole hours from the hourly one, the rest from raw rows; then the statement over them.
+ */
+function planQuery(query: ValidQuery, scope: { organization_id: string; workspace_id?: string }): QueryPlan {
+  const { metrics, dimensions, granularity, filters, raw, start, end } = query;
   const [hs, he] = [ceilHour(start), floorHour(end)];
   const useRollup = !raw && hs < he;
   const [ds, de] = [ceilDay(hs), floorDay(he)];
@@ -211,11 +267,9 @@ export async function queryAnalytics(
       ]
     : [];
   const rawRanges: [Date, Date][] = useRollup ? around([start, end], [hs, he]) : [[start, end]];
-  const needs = new Set(metrics.map((m) => m.histogram).filter((h) => h !== undefined));
-  const withHistograms = needs.size > 0;
-  const scope = visibleRows(actor);
+  const needs = [...new Set(metrics.map((m) => m.histogram).filter((h) => h !== undefined))];
   const params: unknown[] = [];
-  const source = sourceSql(params, scope, rollups, rawRanges, withHistograms);
+  const source = sourceSql(params, scope, rollups, rawRanges, needs.length > 0);
   const where = filters.length ? `WHERE ${filters.map((f) => filterSql(params, f)).join(' AND ')}` : '';
   const dims = dimensions.map((d, i) => `${d.column} AS d${i}`);
   const keys = ['date', ...dimensions.map((_, i) => `d${i}`)];
@@ -223,7 +277,7 @@ export async function queryAnalytics(
   // Histograms are merged in the worker thread (analytics-shape.ts), not in SQL (expanding their
   // buckets into rows and aggregating them in PostgreSQL cost 4x the rest of the query).
   // As one JSON text per group (an array of the histograms), which JSON.parse reads in one pass.
-  const hists = [...needs].map((h) => `'[' || coalesce(string_agg(${h}_hist::text, ',') FILTER (WHERE ${h}_hist <> '{}'::jsonb), '') || ']' AS ${h}_hists`);
+  const hists = needs.map((h) => `'[' || coalesce(string_agg(${h}_hist::text, ',') FILTER (WHERE ${h}_hist <> '{}'::jsonb), '') || ']' AS ${h}_hists`);
   // The api_key_id dimension answers key hashes, as the rest of the API names keys (a key no longer
   // there keeps its id): looked up per group, in the statement.
   const keyDim = dimensions.findIndex((d) => d.name === 'api_key_id');
@@ -237,33 +291,29 @@ export async function queryAnalytics(
     g AS (
       SELECT ${keys.join(', ')}, ${[...SUM_COLUMNS.map((c) => `sum(${c})::text AS ${c}`), ...hists].join(', ')}
       FROM f GROUP BY ${keys.join(', ')})
-    SELECT ${[...answered, ...SUM_COLUMNS.map((c) => `g.${c}`), ...[...needs].map((h) => `g.${h}_hists`)].join(', ')} FROM g`;
-  // The statement and the shaping of its rows run in a worker thread (analytics-workers.ts), off the
-  // event loop, within the query's time limit. One slot of ANALYTICS_CONCURRENCY from the statement
-  // until the answer is built.
-  const answer = async (): Promise<AnalyticsQueryOutput['data']> => {
-    const shaped = await workers.run(
-      {
-        sql,
-        params,
-        plan: {
-          dimensions: dimensions.map((d) => ({ name: d.name, numeric: d.numeric === true })),
-          metrics: metrics.map((m) => m.name),
-          histograms: [...needs],
-          granularity: granularity !== undefined,
-          ...(order ? { order } : {}),
-          ...(input.group_limit !== undefined ? { groupLimit: input.group_limit } : {}),
-          limit: input.limit,
-        },
-      },
-      timeoutMs,
-    );
-    return {
-      data: shaped.rows,
-      metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: shaped.rows.length, truncated: shaped.truncated },
-      ...(warnings.length ? { warnings } : {}),
-    };
+    SELECT ${[...answered, ...SUM_COLUMNS.map((c) => `g.${c}`), ...needs.map((h) => `g.${h}_hists`)].join(', ')} FROM g`;
+  const shape: ShapePlan = {
+    dimensions: dimensions.map((d) => ({ name: d.name, numeric: d.numeric === true })),
+    metrics: metrics.map((m) => m.name),
+    histograms: needs,
+    granularity: granularity !== undefined,
+    ...(query.order ? { order: query.order } : {}),
+    ...(query.groupLimit !== undefined ? { groupLimit: query.groupLimit } : {}),
+    limit: query.limit,
   };
-  // Not run (408) when it waited for its slot longer than its statement may run, or its client left.
-  return limit ? limit.run(actor.organizationId, timeoutMs, answer, clientGone) : answer();
+  return { sql, params, shape };
+}
+
+/** Query: the statement and the shaping of its rows run in a worker thread (analytics-workers.ts), off the event loop, within the time limit. */
+function runQuery(workers: AnalyticsWorkers, plan: QueryPlan, timeoutMs: number) {
+  return workers.run({ sql: plan.sql, params: plan.params, plan: plan.shape }, timeoutMs);
+}
+
+/** Shape: the answer, with how long it took and what the filters matched nothing of. */
+function shapeAnswer(shaped: Awaited<ReturnType<typeof runQuery>>, started: number, warnings: string[]): AnalyticsQueryOutput['data'] {
+  return {
+    data: shaped.rows,
+    metadata: { query_time_ms: Math.round((performance.now() - started) * 100) / 100, row_count: shaped.rows.length, truncated: shaped.truncated },
+    ...(warnings.length ? { warnings } : {}),
+  };
 }
