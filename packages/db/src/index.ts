@@ -2,6 +2,7 @@ export { columnsOf, decimalText, parsedJson, modelColumns, ORG_ROLE_LABELS, orgR
 export {
   createDb,
   inTransaction,
+  namedStatement,
   poolStats,
   queryRows,
   statement,
@@ -9,6 +10,7 @@ export {
   type Db,
   type DbOptions,
   type Statement,
+  type StatementValues,
   type TransactionRows,
 } from './client.js';
 export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';

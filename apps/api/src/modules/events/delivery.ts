@@ -24,7 +24,7 @@
 //   the delivery dead. A destination whose attempts have all failed for DISABLE_AFTER_MS is turned
 //   off (enabled: false, disabled_reason).
 // - Time is deps.now(): tests drive the clock and never wait for a retry.
-import { queryRows, statement, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
+import { namedStatement, queryRows, statement, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
 import { DELIVERED_DESTINATION_TYPES, type DestinationStatus, type DestinationType } from '@switchyard/schema';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -96,20 +96,21 @@ export const TRACE_BATCH = 100;
 export const ATTEMPTS_PER_DESTINATION = 4;
 
 /**
- * Takes the due deliveries of up to $3 destinations, leased until $2, the one due longest first:
- * live, enabled destinations that are not at their share of this replica's attempts ($5: at
- * ATTEMPTS_PER_DESTINATION; $6: failing, failing_since set, with an attempt in flight), whose
- * organization is not at its share ($7 organizations with $8 attempts in flight, at most $9). Of
- * each destination, its oldest due deliveries: one for a webhook (one event a request), up to $4
- * for a trace destination (one attempt for all of them).
+ * Takes the due deliveries (due at :now) of up to :destinations destinations, leased until
+ * :locked_until, the one due longest first: live, enabled destinations that are not at their share
+ * of this replica's attempts (:full, at ATTEMPTS_PER_DESTINATION; :in_flight with failing_since set:
+ * failing, with an attempt in flight), whose organization is not at its share (:busy_organizations
+ * with :busy_attempts attempts in flight each, at most :organization_share). Of each destination,
+ * its oldest due deliveries: one for a webhook (one event a request), up to :trace_batch for a
+ * trace destination (one attempt for all of them).
  */
-const TAKE = statement(
+const TAKE = namedStatement(
   `WITH due AS (
      SELECT x.destination_id, min(x.next_attempt_at) AS first_due
        FROM event_deliveries x
       WHERE x.status IN ('pending', 'failing')
-        AND x.next_attempt_at <= $1::timestamptz
-        AND (x.locked_until IS NULL OR x.locked_until <= $1::timestamptz)
+        AND x.next_attempt_at <= :now::timestamptz
+        AND (x.locked_until IS NULL OR x.locked_until <= :now::timestamptz)
       GROUP BY x.destination_id
    ), ready AS (
      SELECT r.destination_id, r.type
@@ -117,26 +118,26 @@ const TAKE = statement(
                     row_number() OVER (PARTITION BY d.organization_id ORDER BY due.first_due) AS n
                FROM due JOIN observability_destinations d ON d.id = due.destination_id
               WHERE d.enabled AND d.deleted_at IS NULL
-                AND NOT (d.id = ANY($5::uuid[]))
-                AND NOT (d.failing_since IS NOT NULL AND d.id = ANY($6::uuid[]))) r
-       LEFT JOIN unnest($7::text[], $8::int[]) AS busy(organization_id, attempts) ON busy.organization_id = r.organization_id
-      WHERE r.n + coalesce(busy.attempts, 0) <= $9
+                AND NOT (d.id = ANY(:full::uuid[]))
+                AND NOT (d.failing_since IS NOT NULL AND d.id = ANY(:in_flight::uuid[]))) r
+       LEFT JOIN unnest(:busy_organizations::text[], :busy_attempts::int[]) AS busy(organization_id, attempts) ON busy.organization_id = r.organization_id
+      WHERE r.n + coalesce(busy.attempts, 0) <= :organization_share
       ORDER BY r.first_due
-      LIMIT $3
+      LIMIT :destinations
    ), picked AS (
      SELECT p.id FROM ready CROSS JOIN LATERAL (
        SELECT y.id FROM event_deliveries y
         WHERE y.destination_id = ready.destination_id AND y.status IN ('pending', 'failing')
-          AND y.next_attempt_at <= $1::timestamptz
-          AND (y.locked_until IS NULL OR y.locked_until <= $1::timestamptz)
+          AND y.next_attempt_at <= :now::timestamptz
+          AND (y.locked_until IS NULL OR y.locked_until <= :now::timestamptz)
         ORDER BY y.next_attempt_at
-        LIMIT CASE WHEN ready.type = 'webhook' THEN 1 ELSE $4::int END
+        LIMIT CASE WHEN ready.type = 'webhook' THEN 1 ELSE :trace_batch::int END
         FOR UPDATE SKIP LOCKED) p
    )
    UPDATE event_deliveries ed
-      SET locked_until = $2::timestamptz, attempts = ed.attempts + 1
+      SET locked_until = :locked_until::timestamptz, attempts = ed.attempts + 1
      FROM picked
-    WHERE ed.id = picked.id AND (ed.locked_until IS NULL OR ed.locked_until <= $1::timestamptz)
+    WHERE ed.id = picked.id AND (ed.locked_until IS NULL OR ed.locked_until <= :now::timestamptz)
    RETURNING ed.id::text AS id, ed.event_id::text AS event_id, ed.destination_id::text AS destination_id, ed.organization_id, ed.attempts`,
   z.object({ id: z.string(), event_id: z.string(), destination_id: z.string(), organization_id: z.string(), attempts: z.number() }),
 );
@@ -302,17 +303,17 @@ export class DeliveryWorker {
     const now = this.#deps.now();
     const busy = [...this.#perDestination];
     const organizations = [...this.#perOrganization];
-    return queryRows(this.#deps.db, TAKE, [
+    return queryRows(this.#deps.db, TAKE, {
       now,
-      new Date(now.getTime() + this.#leaseMs),
+      locked_until: new Date(now.getTime() + this.#leaseMs),
       destinations,
-      TRACE_BATCH,
-      busy.filter(([, n]) => n >= ATTEMPTS_PER_DESTINATION).map(([id]) => id),
-      busy.map(([id]) => id),
-      organizations.map(([id]) => id),
-      organizations.map(([, n]) => n),
-      this.#organizationShare,
-    ]);
+      trace_batch: TRACE_BATCH,
+      full: busy.filter(([, n]) => n >= ATTEMPTS_PER_DESTINATION).map(([id]) => id),
+      in_flight: busy.map(([id]) => id),
+      busy_organizations: organizations.map(([id]) => id),
+      busy_attempts: organizations.map(([, n]) => n),
+      organization_share: this.#organizationShare,
+    });
   }
 
   /** One attempt (one destination, one or more of its deliveries), and its outcomes written; never throws. */

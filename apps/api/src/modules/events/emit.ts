@@ -4,7 +4,7 @@
 // replica, is a no-op that keeps the first row and its id. Issue 40 delivers these rows (at least
 // once, always with the row's id); nothing here delivers.
 import { randomUUID } from 'node:crypto';
-import { type Db, Prisma, queryRows, rawRows, statement } from '@switchyard/db';
+import { type Db, namedStatement, Prisma, queryRows, rawRows } from '@switchyard/db';
 import { z } from 'zod';
 
 /** One event to emit. */
@@ -53,9 +53,10 @@ export type BatchOutcome = 'written' | 'duplicate' | 'orphaned';
  * index's locks in the same order and cannot deadlock. An event of an organization that no longer
  * exists is skipped (orphaned), not left to fail every later batch on the foreign key.
  */
-const INSERT_BATCH = statement(
+const INSERT_BATCH = namedStatement(
   `WITH batch AS (
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
+     SELECT * FROM unnest(:ids::uuid[], :organization_ids::text[], :workspace_ids::uuid[], :types::text[], :causes::text[], :payloads::jsonb[],
+                          :created_ats::timestamptz[])
        AS b(id, organization_id, workspace_id, type, cause, payload, created_at)
    ), inserted AS (
      INSERT INTO events (id, organization_id, workspace_id, type, cause, payload, created_at)
@@ -80,14 +81,14 @@ const INSERT_BATCH = statement(
  */
 export async function emitEvents(db: Db, events: readonly (EventInput & { at: Date })[]): Promise<Map<string, BatchOutcome>> {
   if (events.length === 0) return new Map();
-  const rows = await queryRows(db, INSERT_BATCH, [
-    events.map(() => randomUUID()),
-    events.map((e) => e.organizationId),
-    events.map((e) => e.workspaceId),
-    events.map((e) => e.type),
-    events.map((e) => e.cause),
-    events.map((e) => JSON.stringify(e.payload)),
-    events.map((e) => e.at),
-  ]);
+  const rows = await queryRows(db, INSERT_BATCH, {
+    ids: events.map(() => randomUUID()),
+    organization_ids: events.map((e) => e.organizationId),
+    workspace_ids: events.map((e) => e.workspaceId),
+    types: events.map((e) => e.type),
+    causes: events.map((e) => e.cause),
+    payloads: events.map((e) => JSON.stringify(e.payload)),
+    created_ats: events.map((e) => e.at),
+  });
   return new Map(rows.map((r) => [r.cause, r.outcome]));
 }

@@ -32,13 +32,14 @@ const TRACE_TYPES_SQL = TRACE_DESTINATION_TYPES.map((type) => `'${type}'`).join(
 
 /**
  * The trace events of a recorded batch, as rows (organization_id, workspace_id, type, cause,
- * payload) for the batch's events statement: $7 the generation ids, $8 their organizations, $9
- * their workspaces. A workspace without broadcast, or without a trace destination, gets none.
+ * payload) for the batch's events statement (named parameters): :generation_ids, their
+ * :generation_organizations and :generation_workspaces. A workspace without broadcast, or without
+ * a trace destination, gets none.
  */
 export const TRACE_EVENTS_SQL = `SELECT g.organization_id, g.workspace_id, '${GENERATION_RECORDED}' AS type,
             '${GENERATION_RECORDED}:' || g.id AS cause,
             jsonb_build_object('version', ${GENERATION_TRACE_VERSION}, 'generation_id', g.id) AS payload
-       FROM unnest($7::text[], $8::text[], $9::uuid[]) AS g(id, organization_id, workspace_id)
+       FROM unnest(:generation_ids::text[], :generation_organizations::text[], :generation_workspaces::uuid[]) AS g(id, organization_id, workspace_id)
        JOIN workspaces w ON w.id = g.workspace_id AND w.is_observability_broadcast_enabled AND w.deleted_at IS NULL
       WHERE EXISTS (SELECT 1 FROM observability_destinations d
                      WHERE d.workspace_id = g.workspace_id AND d.type IN (${TRACE_TYPES_SQL})

@@ -18,7 +18,7 @@
 // Spend is what routing_spend() (migration "routing_decisions", the routing plane's one function
 // for spend in a window) counts, in the windows spend.ts computes, called with `now` = infinity so
 // that no reservation counts: an alert reports spend recorded, not held.
-import { statement } from '@switchyard/db';
+import { namedStatement } from '@switchyard/db';
 import { z } from 'zod';
 import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
 import { type Interval, sinceOf, windowEnd, windowStart } from '../routing/spend.js';
@@ -32,40 +32,40 @@ export const LIMIT_ALERTS_VERSION = 1;
 export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
 
 /*
- * $1 the batch's keys, $2 their workspaces, $3 each workspace's default guardrail id, $4 their
- * organizations, $5 each interval's window { since, start, end } (spend.ts), $6 now; $7-$9 each
- * generation's id, organization and workspace (TRACE_EVENTS_SQL).
+ * :keys the batch's keys, :workspaces their workspaces, :default_guardrails each workspace's default
+ * guardrail id, :organizations their organizations, :windows each interval's window { since, start,
+ * end } (spend.ts), :now; and TRACE_EVENTS_SQL's, each generation's id, organization and workspace.
  */
-const ALERTS = statement(
+const ALERTS = namedStatement(
   `WITH settings AS (
      SELECT o.id AS organization_id, coalesce(s.alert_thresholds, '{${DEFAULT_ALERT_THRESHOLDS.join(',')}}'::int[]) AS thresholds,
             s.credits_low_usd, o.credit_balance, o.total_credits, o.total_usage
        FROM organizations o LEFT JOIN organization_settings s ON s.organization_id = o.id
-      WHERE o.id = ANY($4::text[])
+      WHERE o.id = ANY(:organizations::text[])
    ), limits AS (
      SELECT k.organization_id, k.workspace_id, 'key' AS kind, k.id, coalesce(k.limit_reset::text, 'lifetime') AS period,
             k."limit" AS amount, k.include_byok_in_limit AS byok, NULL::boolean AS is_default
        FROM api_keys k
-      WHERE k.id = ANY($1::uuid[]) AND k."limit" > 0 AND k.deleted_at IS NULL
+      WHERE k.id = ANY(:keys::uuid[]) AND k."limit" > 0 AND k.deleted_at IS NULL
      UNION ALL
      SELECT b.organization_id, b.workspace_id, 'budget', b.id, b.reset_interval::text, b.limit_usd, w.include_byok_in_budgets, NULL
        FROM budgets b JOIN workspaces w ON w.id = b.workspace_id
-      WHERE b.workspace_id = ANY($2::uuid[]) AND b.limit_usd > 0 AND w.deleted_at IS NULL
+      WHERE b.workspace_id = ANY(:workspaces::uuid[]) AND b.limit_usd > 0 AND w.deleted_at IS NULL
      UNION ALL
      -- The guardrails that may cover a key of the batch (only their spend changed): assigned to it
      -- or to its member, and the workspace's default guardrail (routing_spend() decides which keys
      -- it covers). Not every guardrail of the workspace: a workspace may have hundreds.
      SELECT g.organization_id, g.workspace_id, 'guardrail', g.id, g.reset_interval::text, g.limit_usd, g.include_byok_in_budgets, g.id = d.default_id
-       FROM guardrails g JOIN unnest($2::uuid[], $3::uuid[]) AS d(workspace_id, default_id) ON d.workspace_id = g.workspace_id
+       FROM guardrails g JOIN unnest(:workspaces::uuid[], :default_guardrails::uuid[]) AS d(workspace_id, default_id) ON d.workspace_id = g.workspace_id
       WHERE g.reset_interval IS NOT NULL AND g.limit_usd > 0
         AND (g.id = d.default_id
           OR EXISTS (SELECT 1 FROM api_keys k
-                      WHERE k.id = ANY($1::uuid[]) AND k.workspace_id = g.workspace_id
+                      WHERE k.id = ANY(:keys::uuid[]) AND k.workspace_id = g.workspace_id
                         AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.api_key_id = k.id AND a.guardrail_id = g.id)
                           OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = k.creator_user_id))))
    ), checks AS (
      -- As routing.service.ts limitChecks() builds them for routing_spend().
-     SELECT l.*, l.kind || ':' || l.id AS name, $5::jsonb -> l.period AS win,
+     SELECT l.*, l.kind || ':' || l.id AS name, :windows::jsonb -> l.period AS win,
             jsonb_strip_nulls(jsonb_build_object(
               'name', l.kind || ':' || l.id,
               'scope', CASE l.kind WHEN 'key' THEN 'keys' WHEN 'budget' THEN 'workspace' ELSE 'guardrail' END,
@@ -73,7 +73,7 @@ const ALERTS = statement(
               'workspace_id', CASE WHEN l.kind <> 'key' THEN l.workspace_id END,
               'guardrail_id', CASE WHEN l.kind = 'guardrail' THEN l.id END,
               'is_default', l.is_default,
-              'since', $5::jsonb -> l.period -> 'since',
+              'since', :windows::jsonb -> l.period -> 'since',
               'byok', l.byok,
               'limit', l.amount::text)) AS spec
        FROM limits l
@@ -118,7 +118,7 @@ const ALERTS = statement(
      ${TRACE_EVENTS_SQL}
    )
    INSERT INTO events (id, organization_id, workspace_id, type, cause, payload, created_at)
-   SELECT gen_random_uuid(), organization_id, workspace_id, type, cause, payload, $6::timestamptz
+   SELECT gen_random_uuid(), organization_id, workspace_id, type, cause, payload, :now::timestamptz
      FROM (SELECT * FROM alerts UNION ALL SELECT * FROM traces) x ORDER BY cause
    ON CONFLICT (cause) DO NOTHING
    RETURNING id::text AS id, type`,
@@ -154,16 +154,16 @@ export function alertsQuery(scopes: readonly RecordedScope[], now: Date) {
   const organizations = [...new Set(scopes.map((s) => s.organization_id))];
   return {
     statement: ALERTS,
-    values: [
+    values: {
       keys,
       workspaces,
-      workspaces.map(defaultGuardrailId),
+      default_guardrails: workspaces.map(defaultGuardrailId),
       organizations,
-      JSON.stringify(windowsAt(now)),
+      windows: JSON.stringify(windowsAt(now)),
       now,
-      scopes.map((s) => s.id),
-      scopes.map((s) => s.organization_id),
-      scopes.map((s) => s.workspace_id),
-    ],
+      generation_ids: scopes.map((s) => s.id),
+      generation_organizations: scopes.map((s) => s.organization_id),
+      generation_workspaces: scopes.map((s) => s.workspace_id),
+    },
   };
 }

@@ -11,7 +11,7 @@
 // whole: two keys, or two organizations, may use the same key for different things.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Db, queryRows, statement } from '@switchyard/db';
+import { type Db, namedStatement, queryRows, statement } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { Invalid } from '../../errors.js';
@@ -57,15 +57,15 @@ export interface IdempotencyContext {
 
 type WithKey = { idempotency_key?: string | undefined };
 
-const CLAIM = statement(
+const CLAIM = namedStatement(
   `INSERT INTO idempotency_keys AS k (owner, key, organization_id, fingerprint, response, locked_until, created_at)
-   VALUES ($1, $2, $3, $4, NULL, $6, $5)
+   VALUES (:owner, :key, :organization_id, :fingerprint, NULL, :locked_until, :now)
    ON CONFLICT (owner, key) DO UPDATE
      SET organization_id = EXCLUDED.organization_id, fingerprint = EXCLUDED.fingerprint, response = NULL,
          locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at
      -- Free again: its answer is past 24 hours, or the same request's first run never finished.
-     WHERE k.created_at <= $7
-        OR (k.response IS NULL AND k.locked_until <= $5 AND k.fingerprint = EXCLUDED.fingerprint)
+     WHERE k.created_at <= :kept_since
+        OR (k.response IS NULL AND k.locked_until <= :now AND k.fingerprint = EXCLUDED.fingerprint)
    RETURNING k.owner`,
   z.object({ owner: z.string() }),
 );
@@ -75,9 +75,9 @@ const READ = statement(
   z.object({ fingerprint: z.string(), response: z.string().nullable() }),
 );
 
-const KEEP = statement(
-  `UPDATE idempotency_keys SET response = $4, locked_until = NULL
-    WHERE owner = $1 AND key = $2 AND created_at = $3 AND response IS NULL`,
+const KEEP = namedStatement(
+  `UPDATE idempotency_keys SET response = :response, locked_until = NULL
+    WHERE owner = :owner AND key = :key AND created_at = :created_at AND response IS NULL`,
 );
 
 const RELEASE = statement('DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND created_at = $3 AND response IS NULL');
@@ -133,15 +133,15 @@ export function idempotent<C extends IdempotencyContext, I extends WithKey, O>(
     const sealedAs = `idempotency_keys:${owner}:${key}`;
     for (;;) {
       const now = ctx.now();
-      const [claimed] = await queryRows(ctx.db, CLAIM, [
+      const [claimed] = await queryRows(ctx.db, CLAIM, {
         owner,
         key,
-        organizationId,
+        organization_id: organizationId,
         fingerprint,
         now,
-        new Date(now.getTime() + CLAIM_LEASE_MS),
-        new Date(now.getTime() - ANSWER_KEPT_MS),
-      ]);
+        locked_until: new Date(now.getTime() + CLAIM_LEASE_MS),
+        kept_since: new Date(now.getTime() - ANSWER_KEPT_MS),
+      });
       if (claimed) {
         let answer: O;
         try {
@@ -151,7 +151,7 @@ export function idempotent<C extends IdempotencyContext, I extends WithKey, O>(
           await queryRows(ctx.db, RELEASE, [owner, key, now]);
           throw error;
         }
-        await queryRows(ctx.db, KEEP, [owner, key, now, ctx.secrets.seal(JSON.stringify(answer), sealedAs)]);
+        await queryRows(ctx.db, KEEP, { owner, key, created_at: now, response: ctx.secrets.seal(JSON.stringify(answer), sealedAs) });
         return answer;
       }
       const [row] = await queryRows(ctx.db, READ, [owner, key]);
