@@ -65,59 +65,24 @@ describe('service signatures', () => {
   });
 
   it('the check refuses what breaks the signature', () => {
-    const fn = (parameters: [string, string][]) => ({ file: 'x.service.ts', name: 'f', parameters: parameters.map(([name, type]) => ({ name, type })) });
-    expect(
-      signatureBreak(
-        fn([
-          ['deps', "Uses<'db'>"],
-          ['actor', 'Actor'],
-          ['input', 'X'],
-        ]),
-      ),
-    ).toBeNull();
-    expect(
-      signatureBreak(
-        fn([
-          ['deps', 'ServiceDeps'],
-          ['actor', 'PlatformActor | Actor'],
-        ]),
-      ),
-    ).toBeNull();
-    expect(
-      signatureBreak(
-        fn([
-          ['db', 'Db'],
-          ['actor', 'Actor'],
-          ['input', 'X'],
-        ]),
-      ),
-    ).toMatch(/takes \(db, actor, input\)/);
-    expect(
-      signatureBreak(
-        fn([
-          ['deps', "Uses<'db'>"],
-          ['actor', 'Actor'],
-          ['input', 'X'],
-          ['now', 'Date'],
-        ]),
-      ),
-    ).toMatch(/takes/);
-    expect(
-      signatureBreak(
-        fn([
-          ['deps', 'Db'],
-          ['actor', 'Actor'],
-        ]),
-      ),
-    ).toMatch(/deps is Db/);
-    expect(
-      signatureBreak(
-        fn([
-          ['deps', "Uses<'db'>"],
-          ['actor', 'string'],
-        ]),
-      ),
-    ).toMatch(/actor is string/);
-    expect(signatureBreak(fn([['deps', "Uses<'db'>"]]))).toMatch(/takes \(deps\)/);
+    /** The check of a function whose parameters are written `name: type`. */
+    const check = (...parameters: string[]) =>
+      signatureBreak({
+        file: 'x.service.ts',
+        name: 'f',
+        parameters: parameters.map((p) => {
+          const [name = '', type = ''] = p.split(': ');
+          return { name, type };
+        }),
+      });
+    expect(check("deps: Uses<'db'>", 'actor: Actor', 'input: X')).toBeNull();
+    expect(check('deps: ServiceDeps', 'actor: PlatformActor | Actor')).toBeNull();
+    expect(check("deps: Uses<'db'>", '_actor: PlatformActor', 'input: X')).toBeNull();
+    expect(check('db: Db', 'actor: Actor', 'input: X')).toMatch(/takes \(db, actor, input\)/);
+    expect(check("deps: Uses<'db'>", 'actor: Actor', 'input: X', 'now: Date')).toMatch(/takes/);
+    expect(check("deps: Uses<'db'>", '_input: X')).toMatch(/takes \(deps, _input\)/);
+    expect(check('deps: Db', 'actor: Actor')).toMatch(/deps is Db/);
+    expect(check("deps: Uses<'db'>", 'actor: string')).toMatch(/actor is string/);
+    expect(check("deps: Uses<'db'>")).toMatch(/takes \(deps\)/);
   });
 });
