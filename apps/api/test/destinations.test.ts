@@ -18,7 +18,7 @@ import {
 import { resealOrganizationSecrets } from '../src/modules/byok/byok.service.js';
 import { auditOfTenant } from '../src/modules/audit/audit.js';
 import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
-import { maskSecret } from '../src/modules/destinations/destinations.service.js';
+import { maskSecret } from '../src/modules/destinations/destinations-secrets.js';
 import { createOrganization, managementActor, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';

@@ -14,7 +14,6 @@ const PENDING = new Set<string>([
   'modules/auth/pkce.service.ts',
   'modules/budgets/budgets.service.ts',
   'modules/byok/byok.service.ts',
-  'modules/destinations/destinations.service.ts',
   'modules/export/export.service.ts',
   'modules/files/documents.service.ts',
   'modules/files/files.service.ts',

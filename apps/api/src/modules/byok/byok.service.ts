@@ -10,7 +10,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
-import { resealDestinationSecrets } from '../destinations/destinations.service.js';
+import { resealDestinationSecrets } from '../destinations/destinations-secrets.js';
 import type { SecretBox } from './secret-box.js';
 
 /**

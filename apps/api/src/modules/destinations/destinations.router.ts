@@ -10,7 +10,6 @@ import {
   UpdateDestinationInputSchema,
 } from '@switchyard/schema';
 import { answers, WHY } from '@switchyard/schema';
-import type { Context } from '../../trpc/context.js';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { routesOf } from '../../trpc/route.js';
 import {
@@ -21,19 +20,15 @@ import {
   listDestinations,
   rotateDestinationSecret,
   updateDestination,
-  type DestinationDeps,
 } from './destinations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { destinationStatus } from '../events/delivery.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
 
 /** The 404 of every operation on one destination. */
 const NO_DESTINATION = `no live destination with that id in the key's organization (deleted ones, and another organization's, included); ${WHY.namesNothing}`;
-
-const depsOf = (ctx: Context): DestinationDeps => ({ db: ctx.db, secrets: ctx.secrets, allowedHosts: ctx.media.upstreamAllowedHosts });
 
 const FOREIGN_WORKSPACE = 'workspace_id names a workspace of another organization';
 const CONFIG_400 =
@@ -53,7 +48,7 @@ export const destinationsRouter = router({
     })
     .input(ListDestinationsInputSchema)
     .output(ListDestinationsOutputSchema)
-    .query(({ ctx, input }) => listDestinations(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listDestinations(ctx, ctx.actor, input)),
   create: managementProcedure
     .meta({
       ...route(
@@ -75,7 +70,7 @@ export const destinationsRouter = router({
     .output(DestinationOutputSchema)
     .mutation(
       idempotent('destinations.create', async ({ ctx, input }) => ({
-        data: await createDestination(depsOf(ctx), ctx.actor, input, auditOfTenant(ctx.actor, ctx)),
+        data: await createDestination(ctx, ctx.actor, input),
       })),
     ),
   get: managementProcedure
@@ -90,7 +85,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DestinationOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getDestination(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getDestination(ctx, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       ...route(
@@ -109,7 +104,7 @@ export const destinationsRouter = router({
     })
     .input(UpdateDestinationInputSchema)
     .output(DestinationOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(depsOf(ctx), ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(ctx, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       ...route(
@@ -127,7 +122,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteDestination(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteDestination(ctx, ctx.actor, input)),
   // This API's addition (issue 40): how delivery to a destination is going (decision 0025).
   status: managementProcedure
     .meta({
@@ -158,5 +153,5 @@ export const destinationsRouter = router({
     .meta({ scope: 'destinations:write' })
     .input(GetDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationSecretOutputSchema)
-    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input, auditOfTenant(ctx.actor, ctx)))),
+    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input))),
 });

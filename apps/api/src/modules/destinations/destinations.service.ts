@@ -13,7 +13,8 @@
 //   count is read and the row written, so two creates racing for the 5th slot cannot both succeed.
 // - Nothing here logs a config value.
 // - Every write appends its audit entry in its own transaction (docs/audit.md): the record as answers
-//   show it (secrets masked), never a signing secret.
+//   show it (secrets masked), never a signing secret. The entry is made from the actor and deps.
+// - How secrets are sealed, opened and resealed: destinations-secrets.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Prisma, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
 import {
@@ -32,22 +33,15 @@ import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspaceOrForeign } from '../../access/workspaces.js';
+import type { Audited, Uses } from '../../deps.js';
 import { Conflict, Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { AllowedHost } from '../../upstream/index.js';
 import { storedUrlProblem } from '../../upstream/index.js';
-import type { SecretBox } from '../byok/secret-box.js';
 import { patternProblem } from '../events/filter-rules.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
-
-/** What the service needs besides the database. */
-export interface DestinationDeps {
-  db: Db;
-  secrets: SecretBox;
-  /** UPSTREAM_ALLOWED_HOSTS: which loopback hosts an http URL may name. */
-  allowedHosts: readonly AllowedHost[];
-}
+import { type Config, maskSecret, plaintextConfig, type SecretBundle, signingAd } from './destinations-secrets.js';
 
 /** At most this many live destinations of one type in one workspace (platform-api.md 3.3). */
 export const DESTINATIONS_PER_TYPE = 5;
@@ -62,21 +56,8 @@ const CONFIG_DEFAULTS: Partial<Record<DestinationType, Record<string, string>>> 
   snowflake: { schema: 'PUBLIC' },
 };
 
-/** A secret as answers show it: first 3 characters, "...", last 4; 8 characters or fewer: "****". */
-export function maskSecret(secret: string): string {
-  return secret.length <= 8 ? '****' : `${secret.slice(0, 3)}...${secret.slice(-4)}`;
-}
-
-type Config = Record<string, unknown> & { headers?: Record<string, string> };
-interface SecretBundle {
-  [key: string]: unknown;
-  headers?: Record<string, string>;
-}
-
-const signingAd = (id: string) => `${id}:signing`;
-
 /** A new Standard Webhooks signing secret: whsec_ + base64 of 32 random bytes. */
-export function newSigningSecret(): string {
+function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
@@ -112,7 +93,7 @@ function parseConfig(schema: z.ZodType, config: unknown): Config {
   return result.data.config as Config;
 }
 
-/** Validates a whole config of `type` (400 naming config.<key>) and its URLs. */
+/** Validates a whole config of `type` (400 naming config.<key>) and its URLs (`allowedHosts`: UPSTREAM_ALLOWED_HOSTS, the loopback hosts an http URL may name). */
 function validConfig(type: DestinationType, config: unknown, allowedHosts: readonly AllowedHost[]): Config {
   const parsed = parseConfig(destinationConfigSchema(type), config);
   for (const key of DESTINATION_URL_KEYS) {
@@ -142,16 +123,6 @@ function splitConfig(config: Config): { shown: Config; secrets: SecretBundle | n
     shown.headers = Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name, maskSecret(value)]));
   }
   return { shown, secrets: Object.keys(secrets).length > 0 ? secrets : null };
-}
-
-/** The plaintext config of a row: its shown config with the sealed secrets put back (delivery reads it too). */
-export function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
-  const config = { ...(row.config as Config) };
-  if (!row.secrets_ciphertext) return config;
-  const secrets = JSON.parse(box.open(row.secrets_ciphertext, row.id)) as SecretBundle;
-  for (const [key, value] of Object.entries(secrets)) if (key !== 'headers') config[key] = value;
-  if (secrets.headers) config.headers = { ...secrets.headers };
-  return config;
 }
 
 /** regex rules must compile under the engine delivery judges them with (a broken pattern would match nothing, silently). */
@@ -206,7 +177,8 @@ async function findDestination(db: Db | Prisma.TransactionClient, actor: Actor, 
 }
 
 /** D17: a workspace's live destinations, oldest first. */
-export async function listDestinations(db: Db, actor: Actor, input: ListDestinationsInput) {
+export async function listDestinations(deps: Uses<'db'>, actor: Actor, input: ListDestinationsInput) {
+  const { db } = deps;
   const workspace = await workspaceOf(db, actor, input.workspace_id);
   const where = { ...tenantWhere(actor), workspace_id: workspace.id, deleted_at: null };
   return pageOf(
@@ -217,8 +189,8 @@ export async function listDestinations(db: Db, actor: Actor, input: ListDestinat
   );
 }
 
-export async function getDestination(db: Db, actor: Actor, input: { id: string }): Promise<Destination> {
-  return destinationOf(await findDestination(db, actor, input.id));
+export async function getDestination(deps: Uses<'db'>, actor: Actor, input: { id: string }): Promise<Destination> {
+  return destinationOf(await findDestination(deps.db, actor, input.id));
 }
 
 /** An entry's view of a destination: the record as answers show it (secrets masked), without its timestamps. */
@@ -228,9 +200,10 @@ function audited(destination: Destination): Record<string, unknown> {
 }
 
 /** D18: validates everything, then writes under the workspace's lock (the 5-per-type limit). */
-export async function createDestination(deps: DestinationDeps, actor: Actor, input: CreateDestinationInput, audit: Audit): Promise<Destination> {
+export async function createDestination(deps: Uses<'db' | 'secrets' | 'media' | Audited>, actor: Actor, input: CreateDestinationInput): Promise<Destination> {
+  const audit = auditOfTenant(actor, deps);
   const { db, secrets: box } = deps;
-  const config = validConfig(input.type, { ...CONFIG_DEFAULTS[input.type], ...input.config }, deps.allowedHosts);
+  const config = validConfig(input.type, { ...CONFIG_DEFAULTS[input.type], ...input.config }, deps.media.upstreamAllowedHosts);
   assertFilterRules(input.filter_rules);
   const workspace = await workspaceOf(db, actor, input.workspace_id);
   await assertOwnKeyHashes(db, actor, input.api_key_hashes);
@@ -298,7 +271,8 @@ function patchedConfig(stored: Config, shownStored: Config, patch: Record<string
 }
 
 /** D20: only the fields given change; the row is locked so that concurrent PATCHes of secrets do not lose one. */
-export async function updateDestination(deps: DestinationDeps, actor: Actor, input: UpdateDestinationInput, audit: Audit): Promise<Destination> {
+export async function updateDestination(deps: Uses<'db' | 'secrets' | 'media' | Audited>, actor: Actor, input: UpdateDestinationInput): Promise<Destination> {
+  const audit = auditOfTenant(actor, deps);
   const { db, secrets: box } = deps;
   const { id: ref, config: configPatch, regions, api_key_hashes, filter_rules, ...flags } = input;
   assertFilterRules(filter_rules);
@@ -312,7 +286,7 @@ export async function updateDestination(deps: DestinationDeps, actor: Actor, inp
       const type = current.type as DestinationType;
       // The keys given, on their own, first: errors name what the caller sent.
       parseConfig(destinationConfigSchema(type).partial(), configPatch);
-      const merged = validConfig(type, patchedConfig(plaintextConfig(box, current), current.config as Config, configPatch), deps.allowedHosts);
+      const merged = validConfig(type, patchedConfig(plaintextConfig(box, current), current.config as Config, configPatch), deps.media.upstreamAllowedHosts);
       const { shown, secrets } = splitConfig(merged);
       configData = { config: shown as Prisma.InputJsonValue, secrets_ciphertext: secrets ? box.seal(JSON.stringify(secrets), current.id) : null };
     }
@@ -342,8 +316,11 @@ export async function updateDestination(deps: DestinationDeps, actor: Actor, inp
   return destinationOf(row);
 }
 
-/** D21: soft delete; the sealed secrets are destroyed with it. */
-export async function deleteDestination(db: Db, actor: Actor, input: { id: string }, now: Date, audit: Audit): Promise<{ deleted: true }> {
+/** D21: soft delete; the sealed secrets are destroyed with it (deleted at the audit entry's time). */
+export async function deleteDestination(deps: Uses<'db' | Audited>, actor: Actor, input: { id: string }): Promise<{ deleted: true }> {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
+  const { db } = deps;
   const existing = await findDestination(db, actor, input.id);
   await db.$transaction(async (tx) => {
     const { count } = await tx.observabilityDestination.updateMany({
@@ -372,24 +349,15 @@ async function webhookOf(db: Db, actor: Actor, id: string): Promise<DestinationR
   return row;
 }
 
-/** A webhook destination's signing secret in plaintext (delivery signs with it); null when it has none. */
-export function openSigningSecret(box: SecretBox, row: Pick<DestinationRow, 'id' | 'signing_secret_ciphertext'>): string | null {
-  return row.signing_secret_ciphertext ? box.open(row.signing_secret_ciphertext, signingAd(row.id)) : null;
-}
-
 /** destinations.secret (tRPC): a webhook destination's signing secret. */
-export async function destinationSecret(deps: Pick<DestinationDeps, 'db' | 'secrets'>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+export async function destinationSecret(deps: Uses<'db' | 'secrets'>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
   const row = await webhookOf(deps.db, actor, input.id);
   return { secret: deps.secrets.open(row.signing_secret_ciphertext!, signingAd(row.id)) };
 }
 
 /** destinations.rotateSecret (tRPC): a new signing secret replaces the old one at once. */
-export async function rotateDestinationSecret(
-  deps: Pick<DestinationDeps, 'db' | 'secrets'>,
-  actor: Actor,
-  input: { id: string },
-  audit: Audit,
-): Promise<{ secret: string }> {
+export async function rotateDestinationSecret(deps: Uses<'db' | 'secrets' | Audited>, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+  const audit = auditOfTenant(actor, deps);
   const row = await webhookOf(deps.db, actor, input.id);
   const secret = newSigningSecret();
   await deps.db.$transaction(async (tx) => {
@@ -407,41 +375,4 @@ export async function rotateDestinationSecret(
     });
   });
   return { secret };
-}
-
-/**
- * byok.resealSecrets, for destinations: re-encrypts the organization's destination secrets (config
- * secrets and signing secrets) still sealed by an older key. Returns how many values were resealed.
- */
-export async function resealDestinationSecrets(db: Db | Prisma.TransactionClient, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
-  const current = `v1.${box.currentKeyId}.`;
-  const rows = await db.observabilityDestination.findMany({
-    where: {
-      ...tenantWhere(actor),
-      OR: [
-        { secrets_ciphertext: { not: null }, NOT: { secrets_ciphertext: { startsWith: current } } },
-        { signing_secret_ciphertext: { not: null }, NOT: { signing_secret_ciphertext: { startsWith: current } } },
-      ],
-    },
-    select: { id: true, secrets_ciphertext: true, signing_secret_ciphertext: true },
-  });
-  let resealed = 0;
-  for (const row of rows) {
-    // Each conditional on the ciphertext read, so a concurrent write or delete is never overwritten.
-    if (row.secrets_ciphertext && !row.secrets_ciphertext.startsWith(current)) {
-      await db.observabilityDestination.updateMany({
-        where: { id: row.id, secrets_ciphertext: row.secrets_ciphertext },
-        data: { secrets_ciphertext: box.reseal(row.secrets_ciphertext, row.id) },
-      });
-      resealed++;
-    }
-    if (row.signing_secret_ciphertext && !row.signing_secret_ciphertext.startsWith(current)) {
-      await db.observabilityDestination.updateMany({
-        where: { id: row.id, signing_secret_ciphertext: row.signing_secret_ciphertext },
-        data: { signing_secret_ciphertext: box.reseal(row.signing_secret_ciphertext, signingAd(row.id)) },
-      });
-      resealed++;
-    }
-  }
-  return { resealed };
 }

@@ -34,7 +34,7 @@ import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
-import { openSigningSecret, plaintextConfig } from '../destinations/destinations.service.js';
+import { openSigningSecret, plaintextConfig } from '../destinations/destinations-secrets.js';
 import { isConnectionLost } from '../../lib/db-errors.js';
 import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSource } from './generation-traces.js';
 import { AttemptFailed, Undeliverable } from './attempt-errors.js';
