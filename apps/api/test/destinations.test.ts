@@ -16,7 +16,6 @@ import {
   type DestinationType,
 } from '@switchyard/schema';
 import { resealOrganizationSecrets } from '../src/modules/byok/byok.service.js';
-import { auditOfTenant } from '../src/modules/audit/audit.js';
 import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../src/modules/byok/secret-box.js';
 import { maskSecret } from '../src/modules/destinations/destinations-secrets.js';
 import { createOrganization, managementActor, useServer } from './fixtures.js';
@@ -404,8 +403,8 @@ describe('secret key rotation', () => {
     const newKey = randomBytes(32);
     const ring = new SecretBox([newKey, oldKey]);
     const actor = await managementActor(env.server);
-    const origin = (requestId: string) => ({ requestId: () => requestId, clientAddress: () => null, now: () => new Date() });
-    const { resealed } = await resealOrganizationSecrets(env.server.db, ring, actor, auditOfTenant(actor, origin('reseal-1')));
+    const deps = (requestId: string) => ({ db: env.server.db, secrets: ring, requestId: () => requestId, clientAddress: () => null, now: () => new Date() });
+    const { resealed } = await resealOrganizationSecrets(deps('reseal-1'), actor);
     expect(resealed).toBeGreaterThanOrEqual(2);
     // Its audit entry (one, in the reseal's transaction): the counts, never a secret or a ciphertext.
     const entries = await env.server.db.auditLog.findMany({ where: { request_id: 'reseal-1' } });
@@ -418,6 +417,6 @@ describe('secret key rotation', () => {
     expect(fresh.open(row.signing_secret_ciphertext!, `${row.id}:signing`)).toBe(secret);
     const other = await env.server.db.observabilityDestination.findUniqueOrThrow({ where: { id: theirs.id } });
     expect(other.signing_secret_ciphertext).toMatch(new RegExp(`^v1\\.${new SecretBox([oldKey]).currentKeyId}\\.`));
-    expect(await resealOrganizationSecrets(env.server.db, ring, actor, auditOfTenant(actor, origin('reseal-2')))).toEqual({ resealed: 0 });
+    expect(await resealOrganizationSecrets(deps('reseal-2'), actor)).toEqual({ resealed: 0 });
   });
 });

@@ -13,7 +13,6 @@ const PENDING = new Set<string>([
   'modules/auth/federation.service.ts',
   'modules/auth/pkce.service.ts',
   'modules/budgets/budgets.service.ts',
-  'modules/byok/byok.service.ts',
   'modules/export/export.service.ts',
   'modules/files/documents.service.ts',
   'modules/files/files.service.ts',

@@ -12,7 +12,6 @@ import { managementProcedure, router } from '../../trpc/init.js';
 import { createByok, deleteByok, getByok, listByok, resealOrganizationSecrets, updateByok } from './byok.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['Providers'];
 
@@ -37,9 +36,7 @@ export const byokRouter = router({
     })
     .input(CreateByokInputSchema.extend(IdempotencyField))
     .output(ByokOutputSchema)
-    .mutation(
-      idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx.db, ctx.secrets, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
-    ),
+    .mutation(idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'byok:read',
@@ -59,7 +56,7 @@ export const byokRouter = router({
     })
     .input(ListByokInputSchema)
     .output(ListByokOutputSchema)
-    .query(({ ctx, input }) => listByok(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listByok(ctx, ctx.actor, input)),
   get: managementProcedure
     .meta({
       scope: 'byok:read',
@@ -79,7 +76,7 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(ByokOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getByok(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getByok(ctx, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'byok:write',
@@ -100,7 +97,7 @@ export const byokRouter = router({
     })
     .input(UpdateByokInputSchema)
     .output(ByokOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.db, ctx.secrets, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       scope: 'byok:write',
@@ -120,12 +117,12 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteByok(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteByok(ctx, ctx.actor, input)),
 
   // Internal (tRPC only): re-encryption of the organization's secrets (BYOK keys, destination
   // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
     .meta({ scope: 'byok:write' })
     .output(z.object({ resealed: z.number().int() }))
-    .mutation(({ ctx }) => resealOrganizationSecrets(ctx.db, ctx.secrets, ctx.actor, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx }) => resealOrganizationSecrets(ctx, ctx.actor)),
 });

@@ -1,24 +1,26 @@
 // BYOK provider credentials. The provider secret is sealed (AES-256-GCM, see secret-box.ts) before it
 // reaches the database and is never returned or logged; the record carries only its masked label.
+// Every write appends its audit entry in its own transaction, made from the actor and deps.
 import { randomUUID } from 'node:crypto';
-import type { ByokCredential as ByokRow, Db, Prisma } from '@switchyard/db';
+import type { ByokCredential as ByokRow, Db } from '@switchyard/db';
 import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspace } from '../../access/workspaces.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 import { resealDestinationSecrets } from '../destinations/destinations-secrets.js';
-import type { SecretBox } from './secret-box.js';
+import { resealByokSecrets } from './byok-reseal.js';
 
 /**
  * `sk-...AbCd`: the first 3 characters, "...", the last 4 (compat.md), for keys of 28 characters or
  * more. A label never reveals more than a quarter of the secret: shorter keys show fewer characters,
  * the last ones first (they tell keys apart), e.g. `...78` for an 8-character key.
  */
-export function maskProviderKey(secret: string): string {
+function maskProviderKey(secret: string): string {
   const budget = Math.floor(secret.length / 4);
   const last = Math.min(4, budget);
   const first = Math.min(3, budget - last);
@@ -50,8 +52,8 @@ async function findCredential(db: Db, actor: Actor, id: string): Promise<ByokRow
   return findOwned(actor, 'byok credential', id, (where) => db.byokCredential.findFirst({ where: { ...where, deleted_at: null } }));
 }
 
-export async function getByok(db: Db, actor: Actor, input: { id: string }): Promise<ByokCredential> {
-  return credentialOf(await findCredential(db, actor, input.id));
+export async function getByok(deps: Uses<'db'>, actor: Actor, input: { id: string }): Promise<ByokCredential> {
+  return credentialOf(await findCredential(deps.db, actor, input.id));
 }
 
 /** A named workspace, or the organization's default one (admin-api.md A24, A25). */
@@ -81,7 +83,8 @@ async function assertOwnKeyHashes(db: Db, actor: Actor, hashes: string[] | null 
  * GET /byok: the live credentials that apply in one workspace (default: the default workspace), in
  * routing order: its own, and the organization's for every workspace (workspace_id null).
  */
-export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
+export async function listByok(deps: Uses<'db'>, actor: Actor, input: ListByokInput) {
+  const { db } = deps;
   const workspace = await workspaceOf(db, actor, input.workspace_id);
   const where = {
     ...tenantWhere(actor),
@@ -98,7 +101,9 @@ export async function listByok(db: Db, actor: Actor, input: ListByokInput) {
 }
 
 /** POST /byok; `workspace_id: null` makes a credential for every workspace of the organization. */
-export async function createByok(db: Db, box: SecretBox, actor: Actor, input: CreateByokInput, audit: Audit): Promise<ByokCredential> {
+export async function createByok(deps: Uses<'db' | 'secrets' | Audited>, actor: Actor, input: CreateByokInput): Promise<ByokCredential> {
+  const audit = auditOfTenant(actor, deps);
+  const { db, secrets: box } = deps;
   const workspace = input.workspace_id === null ? null : await workspaceOf(db, actor, input.workspace_id);
   await assertOwnKeyHashes(db, actor, input.allowed_api_key_hashes);
   // The id is chosen here so that it can bind the ciphertext to this row.
@@ -135,7 +140,9 @@ export async function createByok(db: Db, box: SecretBox, actor: Actor, input: Cr
  * PATCH /byok/{id}: changes the fields given; `key` replaces the sealed secret in place (and the
  * label). The write is conditional on the row being live, so a concurrent delete wins.
  */
-export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: UpdateByokInput, audit: Audit): Promise<ByokCredential> {
+export async function updateByok(deps: Uses<'db' | 'secrets' | Audited>, actor: Actor, input: UpdateByokInput): Promise<ByokCredential> {
+  const audit = auditOfTenant(actor, deps);
+  const { db, secrets: box } = deps;
   const existing = await findCredential(db, actor, input.id);
   const { id: _id, key, allowed_api_key_hashes, allowed_models, allowed_user_ids, ...flags } = input;
   if ((flags.is_fallback ?? existing.is_fallback) && (flags.is_byok_only ?? existing.is_byok_only)) {
@@ -168,10 +175,13 @@ export async function updateByok(db: Db, box: SecretBox, actor: Actor, input: Up
 }
 
 /**
- * DELETE /byok/{id}: the sealed secret is destroyed (set to null) and the record marked deleted; it
- * is no longer listed or found. The row stays for the generations that used it.
+ * DELETE /byok/{id}: the sealed secret is destroyed (set to null) and the record marked deleted (at
+ * the audit entry's time); it is no longer listed or found. The row stays for the generations that used it.
  */
-export async function deleteByok(db: Db, actor: Actor, input: { id: string }, now: Date, audit: Audit): Promise<{ deleted: true }> {
+export async function deleteByok(deps: Uses<'db' | Audited>, actor: Actor, input: { id: string }): Promise<{ deleted: true }> {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
+  const { db } = deps;
   const existing = await findCredential(db, actor, input.id);
   await db.$transaction(async (tx) => {
     const { count } = await tx.byokCredential.updateMany({
@@ -188,36 +198,15 @@ export async function deleteByok(db: Db, actor: Actor, input: { id: string }, no
   });
   return { deleted: true };
 }
-/**
- * After a key rotation (a new key first in SWITCHYARD_SECRET_KEY): re-encrypts the organization's
- * secrets still sealed by an older key (with `client`: byok.resealSecrets' transaction). Returns how
- * many were re-encrypted.
- */
-export async function resealByokSecrets(client: Db | Prisma.TransactionClient, box: SecretBox, actor: Actor): Promise<{ resealed: number }> {
-  const rows = await client.byokCredential.findMany({
-    where: {
-      ...tenantWhere(actor),
-      secret_ciphertext: { not: null },
-      NOT: { secret_ciphertext: { startsWith: `v1.${box.currentKeyId}.` } },
-    },
-    select: { id: true, secret_ciphertext: true },
-  });
-  for (const row of rows) {
-    // Conditional on the ciphertext read, so a concurrent rotation or delete is never overwritten.
-    await client.byokCredential.updateMany({
-      where: { id: row.id, secret_ciphertext: row.secret_ciphertext },
-      data: { secret_ciphertext: box.reseal(row.secret_ciphertext!, row.id) },
-    });
-  }
-  return { resealed: rows.length };
-}
 
 /**
  * byok.resealSecrets: every secret of the organization sealed by an older key (BYOK keys, destination
  * secrets), in one transaction with its audit entry (the counts; never a secret or a ciphertext).
  */
-export async function resealOrganizationSecrets(db: Db, box: SecretBox, actor: Actor, audit: Audit): Promise<{ resealed: number }> {
-  return db.$transaction(
+export async function resealOrganizationSecrets(deps: Uses<'db' | 'secrets' | Audited>, actor: Actor): Promise<{ resealed: number }> {
+  const audit = auditOfTenant(actor, deps);
+  const box = deps.secrets;
+  return deps.db.$transaction(
     async (tx) => {
       const byok = await resealByokSecrets(tx, box, actor);
       const destinations = await resealDestinationSecrets(tx, box, actor);
