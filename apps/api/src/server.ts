@@ -10,10 +10,11 @@ import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOption
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
+import { withoutRequest } from './deps.js';
 import type { Logger } from './logger.js';
 import { Metrics, metricsServer } from './metrics.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
-import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses } from './access/callers.js';
+import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { UsageCache } from './modules/keys/usage-cache.js';
 import { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
@@ -335,7 +336,7 @@ export async function startServer(
       name: 'content retention',
       intervalMs: config.contentRetentionSweepIntervalMs,
       lock: CONTENT_RETENTION_LOCK,
-      run: () => sweepContentRetention(openDb, now()),
+      run: () => sweepContentRetention(withoutRequest({ db: openDb, now }), SERVER_ACTOR),
     });
     metrics.reservations(() => openReservations(openDb, now()));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;

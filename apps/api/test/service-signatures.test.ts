@@ -32,8 +32,6 @@ const PENDING = new Set<string>([
   'modules/scim/scim-tokens.service.ts',
   'modules/scim/scim.service.ts',
   'modules/scim/sync-jobs.service.ts',
-  'modules/settings/alerts.service.ts',
-  'modules/settings/retention.service.ts',
   'modules/videos/videos.service.ts',
   'modules/workspaces/workspace-deletion.service.ts',
   'modules/workspaces/workspaces.service.ts',

@@ -73,8 +73,8 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
   };
 
   // The alert settings and the content retention: one record (updated_at: the alerts' row's).
-  const { content_retention_days } = (await getRetention(db, actor)).data;
-  yield emit({ type: 'settings', ...(await getAlertSettings(db, actor)).data, content_retention_days });
+  const { content_retention_days } = (await getRetention(deps, actor)).data;
+  yield emit({ type: 'settings', ...(await getAlertSettings(deps, actor)).data, content_retention_days });
 
   // Workspace ids only are kept (for the per-workspace records below): an organization has few.
   const workspaceIds: string[] = [];

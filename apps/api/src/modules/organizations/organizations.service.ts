@@ -19,8 +19,8 @@ import { pageOf } from '../pages.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
 import { userIdForEmail } from '../organization/members.service.js';
-import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts.service.js';
-import { retentionSettingsOf } from '../settings/retention.service.js';
+import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts-rows.js';
+import { retentionSettingsOf } from '../settings/retention-rows.js';
 
 type Writer = Prisma.TransactionClient;
 

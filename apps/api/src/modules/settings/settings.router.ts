@@ -1,4 +1,3 @@
-import { auditOfTenant } from '../audit/audit.js';
 import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema, OrganizationRetentionOutputSchema, UpdateRetentionInputSchema } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getAlertSettings, updateAlertSettings } from './alerts.service.js';
@@ -13,22 +12,22 @@ export const settingsRouter = router({
   alerts: managementProcedure
     .meta({ scope: 'budgets:read' })
     .output(OrganizationAlertsOutputSchema)
-    .query(({ ctx }) => getAlertSettings(ctx.db, ctx.actor)),
+    .query(({ ctx }) => getAlertSettings(ctx, ctx.actor)),
 
   updateAlerts: managementProcedure
     .meta({ scope: 'budgets:write' })
     .input(AlertSettingsInputSchema)
     .output(OrganizationAlertsOutputSchema)
-    .mutation(({ ctx, input }) => updateAlertSettings(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => updateAlertSettings(ctx, ctx.actor, input)),
 
   retention: managementProcedure
     .meta({ scope: 'analytics:read' })
     .output(OrganizationRetentionOutputSchema)
-    .query(({ ctx }) => getRetention(ctx.db, ctx.actor)),
+    .query(({ ctx }) => getRetention(ctx, ctx.actor)),
 
   updateRetention: managementProcedure
     .meta({ scope: 'analytics:write' })
     .input(UpdateRetentionInputSchema)
     .output(OrganizationRetentionOutputSchema)
-    .mutation(({ ctx, input }) => updateRetention(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => updateRetention(ctx, ctx.actor, input)),
 });
