@@ -1,7 +1,8 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
 // HTTP. main.ts wires it to the process; tests start it in-process.
 import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/organizations/offboarding.service.js';
-import { WORKSPACE_DELETE, workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
+import { workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
+import { WORKSPACE_DELETE } from './modules/workspaces/workspace-deletion-job.js';
 import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -308,7 +309,7 @@ export async function startServer(
     });
     jobs.handle(SCIM_SYNC, scimSyncHandler(db, caches.keys, now));
     jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
-    jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler({ db, storage: media.storage }));
+    jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler(withoutRequest({ db, media }), SERVER_ACTOR));
     jobs.periodic({
       name: 'key expiry notices',
       intervalMs: config.keyExpiryScanIntervalMs,

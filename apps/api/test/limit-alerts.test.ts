@@ -6,7 +6,7 @@ import { OrganizationAlertsOutputSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREDITS_LOW, LIMIT_THRESHOLD_CROSSED } from '../src/modules/events/limit-alerts.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
+import { defaultGuardrailId } from '../src/modules/workspaces/default-guardrail.js';
 import { createOrganization, useServer } from './fixtures.js';
 import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { inProcessReplica } from './fixtures-replica.js';

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { expireReservations } from '../src/modules/routing/routing.service.js';
 import { REFUSAL_ORDER } from '../src/modules/routing/refusals.js';
-import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
+import { defaultGuardrailId } from '../src/modules/workspaces/default-guardrail.js';
 import { addUsage, createOrganization, until, useServer } from './fixtures.js';
 import { createKey, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';

@@ -33,8 +33,6 @@ const PENDING = new Set<string>([
   'modules/scim/scim.service.ts',
   'modules/scim/sync-jobs.service.ts',
   'modules/videos/videos.service.ts',
-  'modules/workspaces/workspace-deletion.service.ts',
-  'modules/workspaces/workspaces.service.ts',
 ]);
 
 describe('service signatures', () => {

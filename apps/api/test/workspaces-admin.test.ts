@@ -8,7 +8,7 @@ import {
   WorkspaceSchema,
 } from '@switchyard/schema';
 import { describe, expect, it } from 'vitest';
-import { defaultGuardrailId } from '../src/modules/workspaces/workspaces.service.js';
+import { defaultGuardrailId } from '../src/modules/workspaces/default-guardrail.js';
 import { until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, errorOf, expectEnvelope, expectPaginationEdges, rest } from './fixtures-admin.js';
 import { ok, trpc, trpcRaw } from './fixtures-trpc.js';

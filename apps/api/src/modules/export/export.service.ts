@@ -78,7 +78,7 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
 
   // Workspace ids only are kept (for the per-workspace records below): an organization has few.
   const workspaceIds: string[] = [];
-  for await (const workspace of pages((window) => listWorkspaces(db, actor, window))) {
+  for await (const workspace of pages((window) => listWorkspaces(deps, actor, window))) {
     workspaceIds.push(workspace.id);
     yield emit({ type: 'workspace', ...workspace });
   }
@@ -86,7 +86,7 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
     yield emit({ type: 'member', ...member });
   }
   for (const id of workspaceIds) {
-    for await (const membership of pages((window) => listWorkspaceMembers(db, actor, { id, ...window }))) {
+    for await (const membership of pages((window) => listWorkspaceMembers(deps, actor, { id, ...window }))) {
       yield emit({ type: 'workspace_member', ...membership });
     }
   }

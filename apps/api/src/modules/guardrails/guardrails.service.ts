@@ -34,7 +34,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
-import { defaultGuardrailId } from '../workspaces/workspaces.service.js';
+import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
 import { pageOf, type PageWindow } from '../pages.js';
 
 type Reader = Db | Prisma.TransactionClient;

@@ -1,7 +1,7 @@
 // A workspace's data goes with it (issue 42 item 1; docs/operations.md#offboarding). DELETE
 // /workspaces/{id} marks the workspace deleted at once (workspaces.service.ts: its keys refused, its
 // budgets, guardrails and memberships gone) and, in the same transaction, queues a job of the job
-// runner (`workspace.delete`, one per workspace) that removes, in this order:
+// runner (`workspace.delete`, one per workspace: workspace-deletion-job.ts) that removes, in this order:
 //   1. its stored bytes (its containers' files and its documents) from the configured store;
 //   2. its generations (their content and feedback with them), in batches;
 //   3. its rows in the tables that name it without a foreign key to it (rollups, reservations,
@@ -12,27 +12,14 @@
 // workspace's spend. Every step can run again: a job whose server died is taken again when its
 // lease ends, and carries on with what is left. Its progress is on the job row. The job belongs to
 // the organization (a later offboarding removes it with the rest).
-import { type Db, type Job, type Prisma, queryRows, statement } from '@switchyard/db';
-import { z } from 'zod';
+import { queryRows, statement } from '@switchyard/db';
+import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
-import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
-import type { BlobStorage } from '../../storage/storage.js';
+import type { Uses } from '../../deps.js';
+import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysStatement } from '../organizations/batch-deletion.js';
 import type { Progress } from '../organizations/offboarding.service.js';
-
-export const WORKSPACE_DELETE = 'workspace.delete';
-
-const PayloadSchema = z.object({ organization_id: z.string(), workspace_id: z.uuid() });
-
-/** Queues the deletion of a workspace's data, in `tx` (the transaction that marks it deleted). */
-export function enqueueWorkspaceDeletion(tx: Prisma.TransactionClient, jobs: JobRunner, tenant: Tenant, workspaceId: string): Promise<Job> {
-  return jobs.enqueue(tx, {
-    kind: WORKSPACE_DELETE,
-    organizationId: tenant.organizationId,
-    payload: { ...tenantData(tenant), workspace_id: workspaceId },
-    singleton: `${WORKSPACE_DELETE} ${workspaceId}`,
-  });
-}
+import { WorkspaceDeletionPayloadSchema } from './workspace-deletion-job.js';
 
 /** Its stored objects ($2: the workspace): its containers' files and its documents. */
 const STORED_KEYS = storedKeysStatement(
@@ -58,16 +45,16 @@ const DELETE_UNLINKED = UNLINKED_TABLES.map((table) => batchDeleteStatement(tabl
 
 const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
 
-export interface WorkspaceDeletionDeps {
-  db: Db;
-  storage: BlobStorage;
-}
-
-/** The job's handler: the four steps, each safe to run again. */
-export function workspaceDeletionHandler(deps: WorkspaceDeletionDeps): JobHandler {
-  const { db, storage } = deps;
+/**
+ * The job's handler: the four steps, each safe to run again. The server runs it (SERVER_ACTOR, wired
+ * in server.ts), for the organization its job names; the stored bytes go from `deps.media.storage`.
+ */
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the server acts (SERVER_ACTOR); what the job deletes follows from its payload, not from who runs it.
+export function workspaceDeletionHandler(deps: Uses<'db' | 'media'>, actor: PlatformActor): JobHandler {
+  const { db } = deps;
+  const { storage } = deps.media;
   return async (job) => {
-    const parsed = PayloadSchema.safeParse(job.payload);
+    const parsed = WorkspaceDeletionPayloadSchema.safeParse(job.payload);
     if (!parsed.success) throw new JobFailure('a workspace deletion job names no workspace');
     const { organization_id: organizationId, workspace_id: workspaceId } = parsed.data;
     const tenant: Tenant = { organizationId };

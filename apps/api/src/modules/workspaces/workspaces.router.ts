@@ -27,7 +27,6 @@ import {
 } from './workspaces.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['Workspaces'];
 
@@ -53,7 +52,7 @@ export const workspacesRouter = router({
     .input(AddWorkspaceMembersInputSchema)
     .output(AddWorkspaceMembersOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const added = await addWorkspaceMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx));
+      const added = await addWorkspaceMembers(ctx, ctx.actor, input);
       return { added_count: added.length, data: added };
     }),
 
@@ -76,7 +75,7 @@ export const workspacesRouter = router({
     })
     .input(ListWorkspaceMembersInputSchema)
     .output(ListWorkspaceMembersOutputSchema)
-    .query(({ ctx, input }) => listWorkspaceMembers(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listWorkspaceMembers(ctx, ctx.actor, input)),
 
   removeMembers: managementProcedure
     .meta({
@@ -98,7 +97,7 @@ export const workspacesRouter = router({
     })
     .input(RemoveWorkspaceMembersInputSchema)
     .output(RemoveWorkspaceMembersOutputSchema)
-    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx, ctx.actor, input)),
 
   create: managementProcedure
     .meta({
@@ -113,9 +112,7 @@ export const workspacesRouter = router({
     })
     .input(CreateWorkspaceInputSchema.extend(IdempotencyField))
     .output(WorkspaceOutputSchema)
-    .mutation(
-      idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
-    ),
+    .mutation(idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'workspaces:read',
@@ -135,7 +132,7 @@ export const workspacesRouter = router({
     })
     .input(ListWorkspacesInputSchema)
     .output(ListWorkspacesOutputSchema)
-    .query(({ ctx, input }) => listWorkspaces(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listWorkspaces(ctx, ctx.actor, input)),
   get: managementProcedure
     .meta({
       scope: 'workspaces:read',
@@ -155,7 +152,7 @@ export const workspacesRouter = router({
     })
     .input(WorkspaceRefInputSchema)
     .output(WorkspaceOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getWorkspace(ctx.db, ctx.actor, input.id) })),
+    .query(async ({ ctx, input }) => ({ data: await getWorkspace(ctx, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'workspaces:write',
@@ -176,7 +173,7 @@ export const workspacesRouter = router({
     })
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx, ctx.actor, input) })),
   // The workspace's guardrails go with it; its data follows in a job (workspace.delete).
   delete: guardrailWriteProcedure
     .meta({
@@ -199,5 +196,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx.db, ctx.keys, ctx.jobs, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx, ctx.actor, input)),
 });

@@ -5,8 +5,7 @@
 // of it, with the role they hold in the organization. Its member list is therefore read from
 // organization_members (membership id = the organization membership's id), so it can never drift.
 // Other workspaces keep their own rows in workspace_members.
-import { Prisma, rawRows, type Db, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
-import { v5 as uuidv5 } from 'uuid';
+import { Prisma, rawRows, type Workspace as WorkspaceRow, type WorkspaceMember as MemberRow } from '@switchyard/db';
 import { z } from 'zod';
 import type {
   AddWorkspaceMembersInput,
@@ -21,22 +20,15 @@ import type {
 import { refuseDuplicates } from '../../lib/db-errors.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
-import type { Actor, KeyCache } from '../../access/callers.js';
+import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
 import { pageOf } from '../pages.js';
-import type { JobRunner } from '../../jobs/runner.js';
-import { enqueueWorkspaceDeletion } from './workspace-deletion.service.js';
-
-/** Fixed namespace of default guardrail ids: uuidv5(workspace id, this) names a workspace's default guardrail. */
-const DEFAULT_GUARDRAIL_NAMESPACE = '6f1d3c2e-8a4b-5c7d-9e0f-1a2b3c4d5e6f';
-
-/** The id of a workspace's default guardrail, derived from the workspace id (admin-api.md, Workspace). */
-export function defaultGuardrailId(workspaceId: string): string {
-  return uuidv5(workspaceId, DEFAULT_GUARDRAIL_NAMESPACE);
-}
+import { defaultGuardrailId } from './default-guardrail.js';
+import { enqueueWorkspaceDeletion } from './workspace-deletion-job.js';
 
 const numberList = (value: Prisma.JsonValue | null): number[] | null => (Array.isArray(value) ? value.map(Number) : null);
 
@@ -90,11 +82,12 @@ function memberOf(row: Pick<MemberRow, 'id' | 'workspace_id' | 'user_id' | 'role
 const slugTaken = (slug: string) => new Invalid(`workspace slug ${slug} is taken`, { reason: 'slug taken', slug });
 
 /** GET /workspaces: the organization's workspaces, oldest first; deleted ones are gone. */
-export async function listWorkspaces(db: Db, actor: Actor, page: { offset: number; limit: number }) {
+export async function listWorkspaces(deps: Uses<'db'>, actor: Actor, input: { offset: number; limit: number }) {
+  const { db } = deps;
   const where = { ...tenantWhere(actor), deleted_at: null };
   const [found, defaultId] = await Promise.all([
     pageOf(
-      page,
+      input,
       (slice) => db.workspace.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
       () => db.workspace.count({ where }),
       (row) => row,
@@ -104,14 +97,17 @@ export async function listWorkspaces(db: Db, actor: Actor, page: { offset: numbe
   return { data: found.data.map((row) => workspaceOf(row, defaultId)), total_count: found.total_count };
 }
 
-/** GET /workspaces/{id}: by UUID or slug. */
-export async function getWorkspace(db: Db, actor: Actor, ref: string): Promise<Workspace> {
-  const workspace = await resolveWorkspace(db, actor, ref);
+/** GET /workspaces/{id}: by UUID or slug (`id`). */
+export async function getWorkspace(deps: Uses<'db'>, actor: Actor, input: { id: string }): Promise<Workspace> {
+  const { db } = deps;
+  const workspace = await resolveWorkspace(db, actor, input.id);
   return workspaceOf(workspace, await defaultWorkspaceId(db, actor));
 }
 
 /** POST /workspaces; created_by is the caller key's user. */
-export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspaceInput, audit: Audit): Promise<Workspace> {
+export async function createWorkspace(deps: Uses<'db' | Audited>, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const { name, slug, ...settings } = input;
   const row = await refuseDuplicates(
     () =>
@@ -126,7 +122,9 @@ export async function createWorkspace(db: Db, actor: Actor, input: CreateWorkspa
 }
 
 /** PATCH /workspaces/{id}: the fields given. */
-export async function updateWorkspace(db: Db, actor: Actor, input: UpdateWorkspaceInput, audit: Audit): Promise<Workspace> {
+export async function updateWorkspace(deps: Uses<'db' | Audited>, actor: Actor, input: UpdateWorkspaceInput): Promise<Workspace> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const { id, ...changes } = input;
   const workspace = await resolveWorkspace(db, actor, id);
   const defaultId = await defaultWorkspaceId(db, actor);
@@ -175,17 +173,14 @@ const LOCKED_ROW = z.object({ id: z.string() });
  * deleted, and the workspace itself marked deleted with its slug freed (the slug becomes the id);
  * in the same transaction, the deletion of its data is queued (workspace-deletion.service.ts: its
  * stored bytes, generations, rollups and every row that names it; the organization's totals stay).
- * The workspace row is locked, so a concurrent delete or budget change waits.
+ * The workspace row is locked, so a concurrent delete or budget change waits. Its keys are
+ * forgotten by the key cache (deps.keys) once it commits; the job goes to deps.jobs. The time marked
+ * deleted is the audit entry's (one deps.now()).
  */
-export async function deleteWorkspace(
-  db: Db,
-  keys: KeyCache,
-  jobs: JobRunner,
-  actor: Actor,
-  input: DeleteWorkspaceInput,
-  now: Date,
-  audit: Audit,
-): Promise<{ deleted: true }> {
+export async function deleteWorkspace(deps: Uses<'db' | 'keys' | 'jobs' | Audited>, actor: Actor, input: DeleteWorkspaceInput): Promise<{ deleted: true }> {
+  const { db, keys, jobs } = deps;
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   const workspace = await resolveWorkspace(db, actor, input.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
     throw new Invalid('the default workspace cannot be deleted', { reason: 'default workspace' });
@@ -229,7 +224,9 @@ export async function deleteWorkspace(
  * (400 naming them; nothing is removed). The default workspace's members are the organization's
  * (400: remove them from the organization instead).
  */
-export async function removeWorkspaceMembers(db: Db, actor: Actor, input: RemoveWorkspaceMembersInput, audit: Audit) {
+export async function removeWorkspaceMembers(deps: Uses<'db' | Audited>, actor: Actor, input: RemoveWorkspaceMembersInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
@@ -263,7 +260,8 @@ export async function removeWorkspaceMembers(db: Db, actor: Actor, input: Remove
 
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 
-export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWorkspaceMembersInput) {
+export async function listWorkspaceMembers(deps: Uses<'db'>, actor: Actor, input: ListWorkspaceMembersInput) {
+  const { db } = deps;
   const workspace = await resolveWorkspace(db, actor, input.id);
   assertWorkspaceAccess(actor, workspace.id);
   if (workspace.id === (await defaultWorkspaceId(db, actor))) {
@@ -291,7 +289,9 @@ export async function listWorkspaceMembers(db: Db, actor: Actor, input: ListWork
  * adds of the same users create each membership once. Answers the memberships it created, in the
  * order of `user_ids`.
  */
-export async function addWorkspaceMembers(db: Db, actor: Actor, input: AddWorkspaceMembersInput, audit: Audit) {
+export async function addWorkspaceMembers(deps: Uses<'db' | Audited>, actor: Actor, input: AddWorkspaceMembersInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const userIds = [...new Set(input.user_ids)];
   return db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.id);
