@@ -8,7 +8,7 @@ import { limitChecks, reserveQuery, WorkspaceRoutingCache } from './modules/rout
 
 export { activityDays, activityQuery } from './modules/account/activity.service.js';
 export { generationQuery } from './modules/generations/generations.service.js';
-export { guardrailsPageQuery } from './modules/guardrails/guardrails.service.js';
+export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys.service.js';
 export { MemberOrderCache } from './modules/organization/member-order.js';
 export { membersByIdQuery } from './modules/organization/members.service.js';

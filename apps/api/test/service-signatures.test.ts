@@ -18,7 +18,6 @@ const PENDING = new Set<string>([
   'modules/files/files.service.ts',
   'modules/generations/credits.service.ts',
   'modules/generations/generations.service.ts',
-  'modules/guardrails/guardrails.service.ts',
   'modules/keys/keys.service.ts',
   'modules/models/catalog.service.ts',
   'modules/models/models.service.ts',

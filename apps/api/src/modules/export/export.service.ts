@@ -102,14 +102,14 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
     for (const budget of (await listBudgets(db, actor, { id })).budgets) yield emit({ type: 'budget', ...budget });
   }
   for (const id of workspaceIds) {
-    for await (const guardrail of pages((window) => listGuardrails(db, actor, { workspace_id: id, ...window }))) {
+    for await (const guardrail of pages((window) => listGuardrails(deps, actor, { workspace_id: id, ...window }))) {
       yield emit({ type: 'guardrail', ...guardrail });
     }
   }
-  for await (const assignment of pages((window) => listAllGuardrailKeyAssignments(db, actor, window))) {
+  for await (const assignment of pages((window) => listAllGuardrailKeyAssignments(deps, actor, window))) {
     yield emit({ type: 'guardrail_key_assignment', ...assignment });
   }
-  for await (const assignment of pages((window) => listAllGuardrailMemberAssignments(db, actor, window))) {
+  for await (const assignment of pages((window) => listAllGuardrailMemberAssignments(deps, actor, window))) {
     yield emit({ type: 'guardrail_member_assignment', ...assignment });
   }
   for await (const preset of pages((window) => listPresets(db, actor, window))) {

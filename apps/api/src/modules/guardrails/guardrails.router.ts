@@ -34,7 +34,6 @@ import {
 } from './guardrails.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const openapi = routesOf('Guardrails');
 
@@ -58,7 +57,7 @@ export const guardrailsRouter = router({
     })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx, ctx.actor, input)),
   allMemberAssignments: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -76,7 +75,7 @@ export const guardrailsRouter = router({
     })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx, ctx.actor, input)),
   keyAssignments: authedProcedure
     .meta({
       ...openapi(
@@ -93,7 +92,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx, ctx.actor, input)),
   memberAssignments: authedProcedure
     .meta({
       ...openapi(
@@ -110,7 +109,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx, ctx.actor, input)),
   list: authedProcedure
     .meta({
       ...openapi(
@@ -126,7 +125,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
-    .query(({ ctx, input }) => listGuardrails(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrails(ctx, ctx.actor, input)),
   create: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -145,9 +144,7 @@ export const guardrailsRouter = router({
     })
     .input(CreateGuardrailInputSchema.extend(IdempotencyField))
     .output(GuardrailOutputSchema)
-    .mutation(
-      idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
-    ),
+    .mutation(idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx, ctx.actor, input) }))),
   get: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -160,7 +157,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(GuardrailOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx, ctx.actor, input) })),
   update: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -179,7 +176,7 @@ export const guardrailsRouter = router({
     })
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx, ctx.actor, input) })),
   delete: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -192,7 +189,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => deleteGuardrail(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteGuardrail(ctx, ctx.actor, input)),
   assignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -211,7 +208,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx, ctx.actor, input)),
   unassignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -230,7 +227,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx, ctx.actor, input)),
   assignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -249,7 +246,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx, ctx.actor, input)),
   unassignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -268,5 +265,5 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx, ctx.actor, input)),
 });

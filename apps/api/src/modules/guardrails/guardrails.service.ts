@@ -1,17 +1,6 @@
 // Guardrails of a workspace, and their bulk key and member assignments (who assigned them is
 // recorded). Key assignments show the key's hash, name and masked label, never a secret.
-import {
-  LimitReset,
-  modelColumns,
-  parsedJson,
-  Prisma,
-  queryRows,
-  rawRows,
-  rowOrNulls,
-  statement,
-  type Db,
-  type Guardrail as GuardrailRow,
-} from '@switchyard/db';
+import { Prisma, queryRows, rawRows, type Db, type Guardrail as GuardrailRow } from '@switchyard/db';
 import {
   GUARDRAIL_FLAG_FIELDS,
   type CreateGuardrailInput,
@@ -32,10 +21,12 @@ import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { lockMembers } from '../organization/members.service.js';
 import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
 import { pageOf, type PageWindow } from '../pages.js';
+import { guardrailsPageQuery } from './guardrails-queries.js';
 
 type Reader = Db | Prisma.TransactionClient;
 const ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
@@ -114,66 +105,14 @@ async function findGuardrail(db: Reader, actor: Actor, id: string): Promise<Guar
 }
 
 /**
- * One page of a workspace's guardrails ($2, or the organization's default workspace when null) with
- * the total and the workspace id, in one round trip. A page past the end is one row of nulls.
- */
-/** The nullable ZDR and training flags, one column each. */
-const FLAG_COLUMNS = Object.fromEntries(GUARDRAIL_FLAG_FIELDS.map((field) => [field, z.boolean().nullable()])) as Record<
-  (typeof GUARDRAIL_FLAG_FIELDS)[number],
-  z.ZodNullable<z.ZodBoolean>
->;
-
-const GUARDRAILS_PAGE = statement(
-  `
-  SELECT w.id AS listed_workspace_id, (SELECT count(*) FROM guardrails WHERE workspace_id = w.id)::int AS total, g.*
-  FROM (SELECT coalesce($2::uuid, o.default_workspace_id) AS id FROM organizations o WHERE o.id = $1) w
-  LEFT JOIN LATERAL (
-    SELECT * FROM guardrails WHERE workspace_id = w.id ORDER BY created_at, id OFFSET $3 LIMIT $4
-  ) g ON true
-  ORDER BY g.created_at, g.id`,
-  rowOrNulls(
-    { listed_workspace_id: z.string().nullable(), total: z.number().int() },
-    modelColumns<GuardrailRow>()({
-      id: z.string(),
-      organization_id: z.string(),
-      workspace_id: z.string(),
-      name: z.string(),
-      description: z.string(),
-      allowed_models: parsedJson,
-      ignored_models: parsedJson,
-      allowed_providers: parsedJson,
-      ignored_providers: parsedJson,
-      enforce_zdr: z.boolean(),
-      limit_usd: z.string(),
-      reset_interval: z.enum(LimitReset).nullable(),
-      include_byok_in_budgets: z.boolean(),
-      allowed_data_regions: parsedJson,
-      content_filters: parsedJson,
-      content_filter_builtins: parsedJson,
-      ...FLAG_COLUMNS,
-      created_at: z.date(),
-      updated_at: z.date(),
-    }),
-  ),
-);
-
-/**
  * GET /guardrails lists only 401 and 500: a workspace the key may not look into (another
  * organization's, one that does not exist, or for a regular key another workspace than its own)
  * has no guardrails to show it, rather than a 403 or 404.
  */
 const NOTHING_VISIBLE = { data: [], total_count: 0 };
 
-/**
- * The one statement GET /guardrails makes per page, with its values: `workspaceId` is the workspace
- * named (already resolved), or null for the organization's default. Exported for the bench's
- * database floor.
- */
-export function guardrailsPageQuery(organizationId: string, workspaceId: string | null, page: { offset: number; limit: number }) {
-  return { statement: GUARDRAILS_PAGE, values: [organizationId, workspaceId, page.offset, page.limit] };
-}
-
-export async function listGuardrails(db: Db, actor: Actor, input: ListGuardrailsInput) {
+export async function listGuardrails(deps: Uses<'db'>, actor: Actor, input: ListGuardrailsInput) {
+  const { db } = deps;
   let named: string | null = null;
   if (input.workspace_id) {
     const workspace = await resolveWorkspace(db, actor, input.workspace_id).catch((error: unknown) => {
@@ -211,12 +150,14 @@ async function memberAssignmentPage(db: Db, where: Prisma.GuardrailMemberAssignm
   );
 }
 
-export async function listGuardrailKeyAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
+export async function listGuardrailKeyAssignments(deps: Uses<'db'>, actor: Actor, input: ListGuardrailAssignmentsInput) {
+  const { db } = deps;
   const guardrail = await findGuardrail(db, actor, input.id);
   return keyAssignmentPage(db, { guardrail_id: guardrail.id }, input);
 }
 
-export async function listGuardrailMemberAssignments(db: Db, actor: Actor, input: ListGuardrailAssignmentsInput) {
+export async function listGuardrailMemberAssignments(deps: Uses<'db'>, actor: Actor, input: ListGuardrailAssignmentsInput) {
+  const { db } = deps;
   const guardrail = await findGuardrail(db, actor, input.id);
   return memberAssignmentPage(db, { guardrail_id: guardrail.id }, input);
 }
@@ -303,7 +244,9 @@ async function workspaceToFileUnder(db: Db, actor: Actor, ref: string | undefine
   return organization.default_workspace_id;
 }
 
-export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardrailInput, audit: Audit): Promise<Guardrail> {
+export async function createGuardrail(deps: Uses<'db' | Audited>, actor: Actor, input: CreateGuardrailInput): Promise<Guardrail> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const { workspace_id, ...fields } = input;
   const data = guardrailData(fields);
   const workspaceId = await workspaceToFileUnder(db, actor, workspace_id);
@@ -320,11 +263,13 @@ export async function createGuardrail(db: Db, actor: Actor, input: CreateGuardra
   return guardrailOf(row);
 }
 
-export async function getGuardrail(db: Db, actor: Actor, input: GuardrailIdInput): Promise<Guardrail> {
-  return guardrailOf(await findGuardrail(db, actor, input.id));
+export async function getGuardrail(deps: Uses<'db'>, actor: Actor, input: GuardrailIdInput): Promise<Guardrail> {
+  return guardrailOf(await findGuardrail(deps.db, actor, input.id));
 }
 
-export async function updateGuardrail(db: Db, actor: Actor, input: UpdateGuardrailInput, audit: Audit): Promise<Guardrail> {
+export async function updateGuardrail(deps: Uses<'db' | Audited>, actor: Actor, input: UpdateGuardrailInput): Promise<Guardrail> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const { id, ...fields } = input;
   const data = guardrailData(fields);
   const existing = await findGuardrail(db, actor, id).catch(async (error: unknown) => {
@@ -361,7 +306,9 @@ async function defaultGuardrailWorkspace(db: Db, actor: Actor, id: string) {
 }
 
 /** Deletes the guardrail; its key and member assignments go with it (ON DELETE CASCADE). */
-export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdInput, audit: Audit) {
+export async function deleteGuardrail(deps: Uses<'db' | Audited>, actor: Actor, input: GuardrailIdInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const existing = await findGuardrail(db, actor, input.id);
   await db.$transaction(async (tx) => {
     const { count } = await tx.guardrail.deleteMany({ where: { id: existing.id } });
@@ -372,13 +319,13 @@ export async function deleteGuardrail(db: Db, actor: Actor, input: GuardrailIdIn
 }
 
 /** Every key assignment of the organization, across its guardrails, oldest first. */
-export function listAllGuardrailKeyAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return keyAssignmentPage(db, tenantWhere(actor), input);
+export function listAllGuardrailKeyAssignments(deps: Uses<'db'>, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
+  return keyAssignmentPage(deps.db, tenantWhere(actor), input);
 }
 
 /** Every member assignment of the organization, across its guardrails, oldest first. */
-export function listAllGuardrailMemberAssignments(db: Db, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
-  return memberAssignmentPage(db, tenantWhere(actor), input);
+export function listAllGuardrailMemberAssignments(deps: Uses<'db'>, actor: Actor, input: ListAllGuardrailAssignmentsInput) {
+  return memberAssignmentPage(deps.db, tenantWhere(actor), input);
 }
 
 function unknownIds(kind: 'key_hashes' | 'member_user_ids', ids: string[]): Invalid {
@@ -396,7 +343,9 @@ const ASSIGNED_ROW = z.object({ id: z.string() });
  * assigned. A key holds at most one guardrail (unique api_key_id): assigning moves it here from any
  * other; a key already assigned here is left as it is and not counted.
  */
-export async function assignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput, audit: Audit) {
+export async function assignGuardrailKeys(deps: Uses<'db' | Audited>, actor: Actor, input: GuardrailKeysInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const hashes = [...new Set(input.key_hashes)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
@@ -429,7 +378,9 @@ export async function assignGuardrailKeys(db: Db, actor: Actor, input: Guardrail
   });
 }
 
-export async function unassignGuardrailKeys(db: Db, actor: Actor, input: GuardrailKeysInput, audit: Audit) {
+export async function unassignGuardrailKeys(deps: Uses<'db' | Audited>, actor: Actor, input: GuardrailKeysInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const guardrail = await findGuardrail(db, actor, input.id);
   return db.$transaction(async (tx) => {
     const { count } = await tx.guardrailKeyAssignment.deleteMany({
@@ -446,7 +397,9 @@ export async function unassignGuardrailKeys(db: Db, actor: Actor, input: Guardra
 }
 
 /** Assigns organization members; same rules as keys. */
-export async function assignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput, audit: Audit) {
+export async function assignGuardrailMembers(deps: Uses<'db' | Audited>, actor: Actor, input: GuardrailMembersInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const userIds = [...new Set(input.member_user_ids)];
   return db.$transaction(async (tx) => {
     const guardrail = await findGuardrail(tx, actor, input.id);
@@ -470,7 +423,9 @@ export async function assignGuardrailMembers(db: Db, actor: Actor, input: Guardr
   });
 }
 
-export async function unassignGuardrailMembers(db: Db, actor: Actor, input: GuardrailMembersInput, audit: Audit) {
+export async function unassignGuardrailMembers(deps: Uses<'db' | Audited>, actor: Actor, input: GuardrailMembersInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const guardrail = await findGuardrail(db, actor, input.id);
   return db.$transaction(async (tx) => {
     const { count } = await tx.guardrailMemberAssignment.deleteMany({
