@@ -12,7 +12,6 @@ const PENDING = new Set<string>([
   'modules/audit/audit.service.ts',
   'modules/auth/federation.service.ts',
   'modules/auth/pkce.service.ts',
-  'modules/budgets/budgets.service.ts',
   'modules/export/export.service.ts',
   'modules/files/documents.service.ts',
   'modules/files/files.service.ts',

@@ -11,7 +11,6 @@ import {
 import { managementProcedure, router } from '../../trpc/init.js';
 import { deleteBudget, getBudget, listBudgets, setBudget } from './budgets.service.js';
 import { answers, WHY } from '@switchyard/schema';
-import { auditOfTenant } from '../audit/audit.js';
 
 export const budgetsRouter = router({
   get: managementProcedure
@@ -35,7 +34,7 @@ export const budgetsRouter = router({
     .input(GetBudgetInputSchema)
     .output(GetBudgetOutputSchema)
     .query(async ({ ctx, input }) => {
-      const { budget, include_byok_in_budgets } = await getBudget(ctx.db, ctx.actor, input);
+      const { budget, include_byok_in_budgets } = await getBudget(ctx, ctx.actor, input);
       return { data: budget, include_byok_in_budgets };
     }),
   list: managementProcedure
@@ -58,7 +57,7 @@ export const budgetsRouter = router({
     .input(ListBudgetsInputSchema)
     .output(ListBudgetsOutputSchema)
     .query(async ({ ctx, input }) => {
-      const { budgets, include_byok_in_budgets } = await listBudgets(ctx.db, ctx.actor, input);
+      const { budgets, include_byok_in_budgets } = await listBudgets(ctx, ctx.actor, input);
       return { data: budgets, include_byok_in_budgets };
     }),
 
@@ -84,7 +83,7 @@ export const budgetsRouter = router({
     .input(SetBudgetInputSchema)
     .output(SetBudgetOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { budget, include_byok_in_budgets } = await setBudget(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx));
+      const { budget, include_byok_in_budgets } = await setBudget(ctx, ctx.actor, input);
       return { data: budget, include_byok_in_budgets };
     }),
   delete: managementProcedure
@@ -107,5 +106,5 @@ export const budgetsRouter = router({
     })
     .input(DeleteBudgetInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteBudget(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteBudget(ctx, ctx.actor, input)),
 });

@@ -1,12 +1,13 @@
 // Workspace budgets: at most one per interval, and each strictly smaller than the budget of every
 // wider interval (lifetime > monthly > weekly > daily). include_byok_in_budgets is workspace-wide.
-import { Prisma, type Budget as BudgetRow, type Db } from '@switchyard/db';
+import { Prisma, type Budget as BudgetRow } from '@switchyard/db';
 import type { Budget, BudgetInterval, DeleteBudgetInput, SetBudgetInput } from '@switchyard/schema';
 import { Invalid, NotFound } from '../../errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
-import { appendAudit, changedFields, removed, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, changedFields, removed } from '../audit/audit.js';
 
 /** Narrowest first. */
 const WIDTH: Record<BudgetInterval, number> = { daily: 0, weekly: 1, monthly: 2, lifetime: 3 };
@@ -23,14 +24,16 @@ function budgetOf(row: BudgetRow): Budget {
 }
 
 /** The workspace's budgets, narrowest interval first, with its include_byok_in_budgets. */
-export async function listBudgets(db: Db, actor: Actor, input: { id: string }) {
+export async function listBudgets(deps: Uses<'db'>, actor: Actor, input: { id: string }) {
+  const { db } = deps;
   const workspace = await resolveWorkspace(db, actor, input.id);
   // The enum's declaration order: daily, weekly, monthly, lifetime.
   const rows = await db.budget.findMany({ where: { workspace_id: workspace.id }, orderBy: { reset_interval: 'asc' } });
   return { budgets: rows.map(budgetOf), include_byok_in_budgets: workspace.include_byok_in_budgets };
 }
 
-export async function getBudget(db: Db, actor: Actor, input: { id: string; interval: BudgetInterval }) {
+export async function getBudget(deps: Uses<'db'>, actor: Actor, input: { id: string; interval: BudgetInterval }) {
+  const { db } = deps;
   const workspace = await resolveWorkspace(db, actor, input.id);
   const row = await db.budget.findUnique({
     where: { workspace_id_reset_interval: { workspace_id: workspace.id, reset_interval: input.interval } },
@@ -44,8 +47,9 @@ export async function getBudget(db: Db, actor: Actor, input: { id: string; inter
  * workspace row is locked for the check and the writes, so two concurrent changes cannot together
  * break the ordering; enforcement reads the new value from the next request on.
  */
-export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput, audit: Audit) {
-  return db.$transaction(async (tx) => {
+export async function setBudget(deps: Uses<'db' | Audited>, actor: Actor, input: SetBudgetInput) {
+  const audit = auditOfTenant(actor, deps);
+  return deps.db.$transaction(async (tx) => {
     const workspace = await resolveWorkspace(tx, actor, input.workspace_ref);
     await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspace.id}::uuid FOR UPDATE`;
     const limit = new Prisma.Decimal(input.limit_usd);
@@ -96,7 +100,9 @@ export async function setBudget(db: Db, actor: Actor, input: SetBudgetInput, aud
 }
 
 /** DELETE: removes one interval's budget; deleted also when there was none (admin-api.md A13). */
-export async function deleteBudget(db: Db, actor: Actor, input: DeleteBudgetInput, audit: Audit) {
+export async function deleteBudget(deps: Uses<'db' | Audited>, actor: Actor, input: DeleteBudgetInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const workspace = await resolveWorkspace(db, actor, input.workspace_ref);
   await db.$transaction(async (tx) => {
     const gone = await tx.budget.findMany({ where: { workspace_id: workspace.id, reset_interval: input.interval } });

@@ -99,7 +99,7 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
     }
   }
   for (const id of workspaceIds) {
-    for (const budget of (await listBudgets(db, actor, { id })).budgets) yield emit({ type: 'budget', ...budget });
+    for (const budget of (await listBudgets(deps, actor, { id })).budgets) yield emit({ type: 'budget', ...budget });
   }
   for (const id of workspaceIds) {
     for await (const guardrail of pages((window) => listGuardrails(deps, actor, { workspace_id: id, ...window }))) {
