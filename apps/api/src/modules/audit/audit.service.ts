@@ -3,8 +3,9 @@
 import { Prisma, rawRows, type Db } from '@switchyard/db';
 import type { AuditEntry, AuditLogPage, ListAuditLogsInput, PlatformListAuditLogsInput } from '@switchyard/schema';
 import { z } from 'zod';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql } from '../../access/tenancy.js';
+import type { Uses } from '../../deps.js';
 import { Invalid } from '../../errors.js';
 
 const ENTRY_ROW = z.object({
@@ -94,13 +95,18 @@ async function page(db: Db, where: Prisma.Sql[], limit: number): Promise<AuditLo
 }
 
 /** GET /audit-logs: the caller's organization's entries only, newest first. */
-export function listAuditLogs(db: Db, actor: Actor, input: ListAuditLogsInput): Promise<AuditLogPage> {
-  return page(db, [tenantSql(actor), ...filtersSql(input)], input.limit);
+export function listAuditLogs(deps: Uses<'db'>, actor: Actor, input: ListAuditLogsInput): Promise<AuditLogPage> {
+  return page(deps.db, [tenantSql(actor), ...filtersSql(input)], input.limit);
 }
 
 /** audit.platformList (platform keys): every organization's entries and the platform's own, or one organization's. */
-export function listAllAuditLogs(db: Db, input: PlatformListAuditLogsInput): Promise<AuditLogPage> {
+export function listAllAuditLogs(
+  deps: Uses<'db'>,
+  // biome-ignore lint/correctness/noUnusedFunctionParameters: a platform key reads every organization's entries; the input may name one
+  actor: PlatformActor,
+  input: PlatformListAuditLogsInput,
+): Promise<AuditLogPage> {
   const where = filtersSql(input);
   if (input.organization_id !== undefined) where.unshift(tenantSql({ organizationId: input.organization_id }));
-  return page(db, where, input.limit);
+  return page(deps.db, where, input.limit);
 }
