@@ -13,7 +13,7 @@ import {
 } from '@switchyard/schema';
 import { answers, WHY } from '@switchyard/schema';
 import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { auditOfTenant } from '../audit/audit.js';
+import { ANONYMOUS } from '../../access/callers.js';
 import { routesOf } from '../../trpc/route.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
 import { createFederationPolicy, deleteFederationPolicy, listFederationPolicies } from './federation.service.js';
@@ -41,7 +41,7 @@ export const authRouter = router({
     })
     .input(CreateAuthorizationCodeInputSchema)
     .output(CreateAuthorizationCodeOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx, ctx.actor, input) })),
 
   exchangeCode: keylessProcedure
     .meta({
@@ -65,7 +65,7 @@ export const authRouter = router({
     })
     .input(ExchangeAuthorizationCodeInputSchema)
     .output(ExchangedKeySchema)
-    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.db, input, ctx.now(), ctx)),
+    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx, ANONYMOUS, input)),
 
   jwks: keylessProcedure
     .meta({
@@ -91,21 +91,17 @@ export const federationPoliciesRouter = router({
     .meta({ scope: 'keys:read' })
     .input(ListFederationPoliciesInputSchema)
     .output(ListFederationPoliciesOutputSchema)
-    .query(({ ctx, input }) => listFederationPolicies(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listFederationPolicies(ctx, ctx.actor, input)),
 
   create: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(CreateFederationPolicyInputSchema.extend(IdempotencyField))
     .output(FederationPolicySchema)
-    .mutation(
-      idempotent('federationPolicies.create', ({ ctx, input }) =>
-        createFederationPolicy(ctx.db, ctx.actor, input, ctx.media.upstreamAllowedHosts, auditOfTenant(ctx.actor, ctx)),
-      ),
-    ),
+    .mutation(idempotent('federationPolicies.create', ({ ctx, input }) => createFederationPolicy(ctx, ctx.actor, input))),
 
   delete: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(FederationPolicyIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx.db, ctx.actor, input.id, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx, ctx.actor, input)),
 });

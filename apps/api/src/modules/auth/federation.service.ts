@@ -2,11 +2,12 @@
 // of the organization their access tokens act as. An organization's management keys manage its own
 // policies (tRPC federationPolicies.*, `switchyard federation-policies`); a policy names a key of the
 // same organization, never a platform key (platform keys are another table: no policy can name one).
-import type { Db, FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
+import type { FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
 import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPolicy } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import { appendAudit, created, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, created } from '../audit/audit.js';
 import { isUuid } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { storedUrlProblem, type AllowedHost } from '../../upstream/index.js';
@@ -40,15 +41,18 @@ function checkedJwksUrl(value: string, allowedHosts: readonly AllowedHost[]): st
   return new URL(value).href;
 }
 
+/**
+ * A policy for a key of the caller's organization (named by its hash). Its JWKS URL follows the rule
+ * of every URL stored for later fetching (the media settings' allowed hosts); at most MAX_POLICIES.
+ */
 export async function createFederationPolicy(
-  db: Db,
+  deps: Uses<'db' | 'media' | Audited>,
   actor: Actor,
   input: CreateFederationPolicyInput,
-  allowedHosts: readonly AllowedHost[],
-  audit: Audit,
 ): Promise<FederationPolicy> {
-  const jwksUrl = input.jwks_url === undefined ? null : checkedJwksUrl(input.jwks_url, allowedHosts);
-  return db.$transaction(async (tx) => {
+  const audit = auditOfTenant(actor, deps);
+  const jwksUrl = input.jwks_url === undefined ? null : checkedJwksUrl(input.jwks_url, deps.media.upstreamAllowedHosts);
+  return deps.db.$transaction(async (tx) => {
     // The organization's row lock: two creates cannot both take the last place.
     await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${actor.organizationId} FOR UPDATE`;
     const key = await tx.apiKey.findFirst({ where: { ...tenantWhere(actor), hash: input.key_hash, deleted_at: null }, select: { id: true } });
@@ -76,18 +80,20 @@ export async function createFederationPolicy(
   });
 }
 
+/** The organization's policies, oldest first, a page of them. */
 export async function listFederationPolicies(
-  db: Db,
+  deps: Uses<'db'>,
   actor: Actor,
-  page: { offset: number; limit: number },
+  input: { offset: number; limit: number },
 ): Promise<{ data: FederationPolicy[]; total_count: number }> {
+  const { db } = deps;
   const where = tenantWhere(actor);
   const [rows, total] = await Promise.all([
     db.federationPolicy.findMany({
       where,
       orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-      skip: page.offset,
-      take: page.limit,
+      skip: input.offset,
+      take: input.limit,
       include: { api_key: { select: { hash: true } } },
     }),
     db.federationPolicy.count({ where }),
@@ -96,9 +102,11 @@ export async function listFederationPolicies(
 }
 
 /** Deletes a policy: no new exchange under it; tokens already issued live until they expire (at most 15 minutes). */
-export async function deleteFederationPolicy(db: Db, actor: Actor, id: string, audit: Audit): Promise<{ deleted: true }> {
+export async function deleteFederationPolicy(deps: Uses<'db' | Audited>, actor: Actor, input: { id: string }): Promise<{ deleted: true }> {
+  const audit = auditOfTenant(actor, deps);
+  const { id } = input;
   if (!isUuid(id)) throw new NotFound('no federation policy with that id in the organization');
-  await db.$transaction(async (tx) => {
+  await deps.db.$transaction(async (tx) => {
     const { count } = await tx.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } });
     if (count === 0) throw new NotFound('no federation policy with that id in the organization');
     await appendAudit(tx, audit, { action: 'federationPolicies.delete', targetType: 'federation_policy', targetId: id });

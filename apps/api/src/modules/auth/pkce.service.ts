@@ -12,12 +12,13 @@ import {
   type ExchangeAuthorizationCodeInput,
   type ExchangedKey,
 } from '@switchyard/schema';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
+import type { Audited, Uses } from '../../deps.js';
 import { Conflict, Forbidden, Invalid } from '../../errors.js';
 import { generateApiKey, hashApiKey } from '../keys/key-format.js';
-import { appendAudit, auditOfAnonymous, type Audit, type RequestOrigin } from '../audit/audit.js';
+import { appendAudit, auditOfAnonymous, auditOfTenant } from '../audit/audit.js';
 import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
 
 /** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
@@ -75,7 +76,10 @@ async function grantedLimit(
  * another of its organization's). 409 while the same user holds an unexpired, unused code for the
  * same application and challenge.
  */
-export async function createAuthorizationCode(db: Db, actor: Actor, input: CreateAuthorizationCodeInput, now: Date, audit: Audit): Promise<AuthorizationCode> {
+export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor: Actor, input: CreateAuthorizationCodeInput): Promise<AuthorizationCode> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   const app = applicationOf(input.callback_url);
   if (input.code_challenge_method && !input.code_challenge) {
     throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');
@@ -159,9 +163,16 @@ function verifies(method: string, challenge: string, verifier: string): boolean 
  * verifier; 403: a verifier that does not answer the challenge, or a code whose maker can no longer
  * act (its key or organization disabled, deleted or expired since). Two concurrent exchanges of one
  * code make one key: the claim and the key are written in one transaction, and the second claim
- * finds the code used.
+ * finds the code used. Its audit entry names the code's organization and user (auditOfAnonymous).
  */
-export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthorizationCodeInput, now: Date, origin: RequestOrigin): Promise<ExchangedKey> {
+export async function exchangeAuthorizationCode(
+  deps: Uses<'db' | Audited>,
+  // biome-ignore lint/correctness/noUnusedFunctionParameters: anonymous: the code in the input is the credential
+  actor: AnonymousCaller,
+  input: ExchangeAuthorizationCodeInput,
+): Promise<ExchangedKey> {
+  const { db } = deps;
+  const now = deps.now();
   const row = await db.authorizationCode.findUnique({ where: { code_hash: sha256Hex(input.code) } });
   if (!row || row.used_at || row.expires_at.getTime() <= now.getTime()) throw refused('code', CODE_REFUSED);
   if (row.code_challenge && row.code_challenge_method) {
@@ -194,7 +205,7 @@ export async function exchangeAuthorizationCode(db: Db, input: ExchangeAuthoriza
     },
     { id: randomUUID(), secret },
     now,
-    auditOfAnonymous(row.organization_id, row.user_id, origin),
+    auditOfAnonymous(row.organization_id, row.user_id, deps),
     'auth.exchangeCode',
   );
   await db.$transaction(async (tx) => {
