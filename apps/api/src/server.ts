@@ -307,7 +307,7 @@ export async function startServer(
       lock: RESERVATION_SWEEP_LOCK,
       run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
     });
-    jobs.handle(SCIM_SYNC, scimSyncHandler(db, caches.keys, now));
+    jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys: caches.keys, now }), SERVER_ACTOR));
     jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
     jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler(withoutRequest({ db, media }), SERVER_ACTOR));
     jobs.periodic({

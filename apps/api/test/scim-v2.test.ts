@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ListScimGroupsOutputSchema, ScimGroupSchema } from '@switchyard/schema';
+import { SERVER_ACTOR } from '../src/access/callers.js';
 import { applyScimMappings } from '../src/modules/scim/directory.service.js';
 import { createOrganization, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
@@ -357,7 +358,7 @@ describe('applyScimMappings (what a sync job will call)', () => {
     expect((await scim(env.server, token, `/Groups/${gone.id}`, { method: 'DELETE' })).status).toBe(204);
     // A grant lost outside the directory's writes (e.g. removed by hand) comes back.
     await env.server.db.workspaceMember.deleteMany({ where: { user_id: person.id, workspace_id: ws.id } });
-    const result = await applyScimMappings(env.server.db, { organizationId: org.organizationId }, new Date());
+    const result = await applyScimMappings({ db: env.server.db, now: () => new Date() }, SERVER_ACTOR, { organizationId: org.organizationId });
     expect(result).toEqual({ synced_groups: 1, deleted_groups: 2, disabledKeyHashes: [] });
     expect(await workspaceRoles(person.id)).toEqual({ [ws.id]: 'member' });
   });

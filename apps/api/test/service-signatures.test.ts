@@ -23,10 +23,6 @@ const PENDING = new Set<string>([
   'modules/organizations/organizations.service.ts',
   'modules/presets/presets.service.ts',
   'modules/routing/routing.service.ts',
-  'modules/scim/directory.service.ts',
-  'modules/scim/scim-tokens.service.ts',
-  'modules/scim/scim.service.ts',
-  'modules/scim/sync-jobs.service.ts',
   'modules/videos/videos.service.ts',
 ]);
 

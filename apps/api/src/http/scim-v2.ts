@@ -4,6 +4,7 @@
 // Only a SCIM token of the organization (scim.createToken) authenticates here; API keys do not, and
 // a SCIM token authenticates nothing else.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { ANONYMOUS } from '../access/callers.js';
 import { httpErrorOf, Invalid } from '../errors.js';
 import { assertStorable } from '../lib/storable-input.js';
 import {
@@ -20,8 +21,8 @@ import {
   replaceGroup,
   replaceUser,
   type ScimQuery,
-  type WriteEffects,
 } from '../modules/scim/directory.service.js';
+import { groupResource, userResource, type ScimLinks } from '../modules/scim/directory-resources.js';
 import {
   resourceTypes,
   SCIM_CONTENT_TYPE,
@@ -32,12 +33,10 @@ import {
   listResponse,
   serviceProviderConfig,
 } from '../modules/scim/scim-protocol.js';
-import { forgetDisabledKeys } from '../modules/scim/scim.service.js';
 import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
 import { auditOriginOf, requestOrigin } from '../trpc/context.js';
-import type { AppDeps } from '../deps.js';
-import { auditOfScim, type Audit } from '../modules/audit/audit.js';
+import type { AppDeps, ServiceDeps } from '../deps.js';
 import { logIfInternal } from '../errors.js';
 import { loggerOf } from '../lib/request-scope.js';
 import { labelRoute } from './request-metrics.js';
@@ -75,8 +74,8 @@ function integerParam(req: Request, name: string, fallback: number): number {
   return Number(raw);
 }
 
-/** filter, startIndex (1-based; below 1 means 1) and count (0..100, default 100), RFC 7644 §3.4.2. */
-function listQuery(req: Request): ScimQuery {
+/** filter, startIndex (1-based; below 1 means 1) and count (0..100, default 100), RFC 7644 §3.4.2; and whether members are left out of Groups. */
+function listQuery(req: Request): ScimQuery & { excludeMembers: boolean } {
   const excluded = queryParam(req, 'excludedAttributes');
   return {
     filter: queryParam(req, 'filter') || undefined,
@@ -94,18 +93,27 @@ function bearerHash(req: Request): string | null {
   return token ? hashApiKey(token) : null;
 }
 
-const base = (req: Request) => `${requestOrigin(req)}${SCIM_PREFIX}`;
+/** The links of the request's representations: where the client reached /scim/v2, and the resource there. */
+function linksOf(req: Request): ScimLinks {
+  const base = `${requestOrigin(req)}${SCIM_PREFIX}`;
+  return { resource: (kind, id) => `${base}/${kind}s/${id}` };
+}
 
-/** A write's audit: the SCIM token that made it, from this request (docs/audit.md). */
-const auditOf = (deps: AppDeps, req: Request, caller: ScimCaller): Audit => auditOfScim(caller, auditOriginOf(req, deps.now));
+/**
+ * A request's service dependencies: the app's, with the request's id and client address (a write's
+ * audit entry names them: docs/audit.md). The app's are read through the prototype, not copied.
+ */
+function requestDeps(deps: AppDeps, req: Request): ServiceDeps {
+  const { requestId, clientAddress } = auditOriginOf(req, deps.now);
+  return Object.assign(Object.create(deps) as AppDeps, { requestId, clientAddress });
+}
 
-type Handler = (deps: AppDeps, req: Request, res: Response, caller: ScimCaller) => Promise<void>;
+type Handler = (deps: ServiceDeps, req: Request, res: Response, caller: ScimCaller) => Promise<void>;
 
-/** A write's answer, once it committed: keys it disabled are forgotten by this process first. */
-function written(deps: AppDeps, res: Response, status: number, result: { resource?: unknown; effects: WriteEffects }): void {
-  forgetDisabledKeys(deps.keys, result.effects);
-  if (status === 201 && result.resource) res.setHeader('Location', String((result.resource as { meta: { location: string } }).meta.location));
-  send(res, status, result.resource);
+/** A create's answer: 201 with the resource, and its location in the Location header. */
+function created(res: Response, resource: Record<string, unknown>): void {
+  res.setHeader('Location', String((resource as { meta: { location: string } }).meta.location));
+  send(res, 201, resource);
 }
 
 export interface ScimRoute {
@@ -116,7 +124,8 @@ export interface ScimRoute {
 
 /**
  * The /scim/v2 endpoints, declared: method, path (express's, under SCIM_PREFIX) and handler. The
- * audit coverage test reads the writes (every method but GET) from here.
+ * audit coverage test reads the writes (every method but GET) from here. The services answer rows;
+ * their representations (and the links in them) are made here.
  */
 export const SCIM_ROUTES: readonly ScimRoute[] = [
   {
@@ -147,90 +156,90 @@ export const SCIM_ROUTES: readonly ScimRoute[] = [
   {
     method: 'get',
     path: '/Users',
-    handle: async ({ db }, req, res, caller) => {
+    handle: async (deps, req, res, caller) => {
       const query = listQuery(req);
-      const { resources, total } = await listUsers(db, caller, query, base(req));
+      const { users, total } = await listUsers(deps, caller, query);
+      const links = linksOf(req);
+      const resources = users.map((user) => userResource(user, links));
       send(res, 200, listResponse(resources, total, query.startIndex));
     },
   },
   {
     method: 'post',
     path: '/Users',
-    handle: async (deps, req, res, caller) => {
-      const { db, now, memberOrder } = deps;
-      const result = await createUser(db, caller, req.body, now(), base(req), auditOf(deps, req, caller));
-      memberOrder.forget(caller.organizationId);
-      written(deps, res, 201, result);
-    },
+    handle: async (deps, req, res, caller) => created(res, userResource(await createUser(deps, caller, { body: req.body }), linksOf(req))),
   },
   {
     method: 'get',
     path: '/Users/:id',
-    handle: async ({ db }, req, res, caller) => send(res, 200, await getUser(db, caller, String(req.params.id), base(req))),
+    handle: async (deps, req, res, caller) => send(res, 200, userResource(await getUser(deps, caller, { id: String(req.params.id) }), linksOf(req))),
   },
   {
     method: 'put',
     path: '/Users/:id',
-    handle: async (deps, req, res, caller) => {
-      const { db, now, memberOrder } = deps;
-      const result = await replaceUser(db, caller, String(req.params.id), req.body, now(), base(req), auditOf(deps, req, caller));
-      memberOrder.forget(caller.organizationId);
-      written(deps, res, 200, result);
-    },
+    handle: async (deps, req, res, caller) =>
+      send(res, 200, userResource(await replaceUser(deps, caller, { id: String(req.params.id), body: req.body }), linksOf(req))),
   },
   {
     method: 'patch',
     path: '/Users/:id',
-    handle: async (deps, req, res, caller) => {
-      const { db, now, memberOrder } = deps;
-      const result = await patchUser(db, caller, String(req.params.id), req.body, now(), base(req), auditOf(deps, req, caller));
-      memberOrder.forget(caller.organizationId);
-      written(deps, res, 200, result);
-    },
+    handle: async (deps, req, res, caller) =>
+      send(res, 200, userResource(await patchUser(deps, caller, { id: String(req.params.id), body: req.body }), linksOf(req))),
   },
   {
     method: 'delete',
     path: '/Users/:id',
-    handle: async (deps, req, res, caller) =>
-      written(deps, res, 204, await deleteUser(deps.db, caller, String(req.params.id), deps.now(), auditOf(deps, req, caller))),
+    handle: async (deps, req, res, caller) => {
+      await deleteUser(deps, caller, { id: String(req.params.id) });
+      send(res, 204);
+    },
   },
   {
     method: 'get',
     path: '/Groups',
-    handle: async ({ db }, req, res, caller) => {
+    handle: async (deps, req, res, caller) => {
       const query = listQuery(req);
-      const { resources, total } = await listGroups(db, caller, query, base(req));
+      const { groups, total } = await listGroups(deps, caller, query);
+      const links = linksOf(req);
+      const resources = groups.map((group) => groupResource(group, links, query.excludeMembers));
       send(res, 200, listResponse(resources, total, query.startIndex));
     },
   },
   {
     method: 'post',
     path: '/Groups',
-    handle: async (deps, req, res, caller) =>
-      written(deps, res, 201, await createGroup(deps.db, caller, req.body, deps.now(), base(req), auditOf(deps, req, caller))),
+    handle: async (deps, req, res, caller) => created(res, groupResource(await createGroup(deps, caller, { body: req.body }), linksOf(req))),
   },
   {
     method: 'get',
     path: '/Groups/:id',
-    handle: async ({ db }, req, res, caller) => send(res, 200, await getGroup(db, caller, String(req.params.id), base(req), listQuery(req).excludeMembers)),
+    handle: async (deps, req, res, caller) => {
+      // The query is read first: a malformed one is 400 whether or not the group exists.
+      const { excludeMembers } = listQuery(req);
+      send(res, 200, groupResource(await getGroup(deps, caller, { id: String(req.params.id) }), linksOf(req), excludeMembers));
+    },
   },
   {
     method: 'put',
     path: '/Groups/:id',
     handle: async (deps, req, res, caller) =>
-      written(deps, res, 200, await replaceGroup(deps.db, caller, String(req.params.id), req.body, deps.now(), base(req), auditOf(deps, req, caller))),
+      send(res, 200, groupResource(await replaceGroup(deps, caller, { id: String(req.params.id), body: req.body }), linksOf(req))),
   },
   {
     method: 'patch',
     path: '/Groups/:id',
-    handle: async (deps, req, res, caller) =>
-      written(deps, res, 200, await patchGroup(deps.db, caller, String(req.params.id), req.body, deps.now(), base(req), auditOf(deps, req, caller))),
+    handle: async (deps, req, res, caller) => {
+      const links = linksOf(req);
+      send(res, 200, groupResource(await patchGroup(deps, caller, { id: String(req.params.id), body: req.body, links }), links));
+    },
   },
   {
     method: 'delete',
     path: '/Groups/:id',
-    handle: async (deps, req, res, caller) =>
-      written(deps, res, 204, await deleteGroup(deps.db, caller, String(req.params.id), deps.now(), auditOf(deps, req, caller))),
+    handle: async (deps, req, res, caller) => {
+      await deleteGroup(deps, caller, { id: String(req.params.id) });
+      send(res, 204);
+    },
   },
 ];
 
@@ -243,7 +252,7 @@ export function scimRoutes(deps: AppDeps): Router {
     labelRoute(req, res);
     const hash = bearerHash(req);
     res.locals.keyHash = hash;
-    const caller = hash ? await scimCallerOf(deps.db, hash, deps.now()) : null;
+    const caller = hash ? await scimCallerOf(deps, ANONYMOUS, { hash }) : null;
     if (!caller) throw new ScimError(401, undefined, 'a SCIM token of the organization is required (Authorization: Bearer <token>)');
     // What PostgreSQL cannot store (NUL, lone surrogates) or nesting too deep: 400 before any query.
     try {
@@ -252,7 +261,7 @@ export function scimRoutes(deps: AppDeps): Router {
       if (error instanceof Invalid) throw new ScimError(400, 'invalidValue', error.message);
       throw error;
     }
-    await handler(deps, req, res, caller);
+    await handler(requestDeps(deps, req), req, res, caller);
   };
   for (const { method, path, handle } of SCIM_ROUTES) router[method](path, route(handle));
 

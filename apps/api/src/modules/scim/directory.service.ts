@@ -2,100 +2,49 @@
 // /scim/v2, and what the group mappings (A28-A31) make of them: a group gives its active members the
 // mapped role in the mapped workspace.
 //
-// Every write runs in one transaction under the organization's row lock (the lock the keys module's
-// "last enabled management key" check takes), so that writes of one organization's directory apply
-// one after the other (two PATCHes of one group both land) and nothing is half-written. After the
-// write, the mappings are applied again to the whole organization (reconcile()):
-// - a membership a mapping grants and the person lacks is made, marked scim_granted;
-// - a scim_granted membership no mapping grants any more is removed, and the person's keys in that
-//   workspace are disabled; its role follows the mapping's;
-// - a membership made by hand (scim_granted false) is never changed or removed by a mapping.
-// Deactivating (active false) or deleting a user removes every workspace membership they have and
-// disables, not deletes, their keys. A change that would leave the organization without an enabled
-// management key is refused whole (400) by the keys module's check.
+// Every write runs in one transaction under the organization's row lock and applies the mappings
+// again to the whole organization (directory-writes.ts). Deactivating (active false) or deleting a
+// user removes every workspace membership they have and disables, not deletes, their keys; this
+// process's key cache forgets the keys disabled once the write committed. A change that would
+// leave the organization without an enabled management key is refused whole (400) by the keys
+// module's check.
 //
 // Each write over /scim/v2 appends its audit entry in its transaction (actor kind scim_token;
 // docs/audit.md): scimUsers.create / replace / update / delete, scimGroups.create / replace / update
 // / delete, with the fields it changed.
-import type { Db, Prisma, ScimGroup as GroupRow, ScimUser as UserRow } from '@switchyard/db';
+//
+// The services answer rows (directory-resources.ts); the HTTP layer (http/scim-v2.ts) makes their
+// SCIM representations, links included.
+import type { Db, ScimGroup as GroupRow } from '@switchyard/db';
 import type { ListScimGroupsInput, ScimGroup } from '@switchyard/schema';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import { Invalid, NotFound } from '../../errors.js';
-import { keepingManagementKey } from '../keys/keys.service.js';
+import type { Audited, Uses } from '../../deps.js';
+import { NotFound } from '../../errors.js';
 import { userIdForEmail } from '../organization/members.service.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import { appendAudit, auditOfScim, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import {
+  GROUP_INCLUDE,
+  groupAttributes,
+  USER_INCLUDE,
+  userAttributes,
+  type GroupWithMembers,
+  type ScimLinks,
+  type UserWithPerson,
+} from './directory-resources.js';
+import { deactivate, directoryWrite, forgetDisabledKeys, type Loss, type Tx, type WriteEffects } from './directory-writes.js';
 import { applyPatch, compare, GROUP_SCHEMA, parseFilter, parseResource, ScimError, USER_SCHEMA, type Comparison } from './scim-protocol.js';
+import type { ScimCaller } from './scim-tokens.service.js';
 
-type Tx = Prisma.TransactionClient;
-
-/** What a write leaves for the caller to do once it committed: forget these key hashes in the key cache. */
-export interface WriteEffects {
-  disabledKeyHashes: string[];
-}
-
-/** The list window of a SCIM list request (RFC 7644 §3.4.2.4): 1-based startIndex, count. */
+/** A SCIM list request's filter and window (RFC 7644 §3.4.2.2, §3.4.2.4): 1-based startIndex, count. */
 export interface ScimQuery {
   filter?: string;
   startIndex: number;
   count: number;
-  excludeMembers?: boolean;
 }
 
 const MAX_COUNT = 100;
-
-// ---- Representations ----
-
-type UserWithPerson = UserRow & { org_member: { user: { email: string } }; groups: { group: { id: string; display_name: string } }[] };
-type GroupWithMembers = GroupRow & { members: { user: { id: string; user_name: string } }[] };
-
-const USER_INCLUDE = {
-  org_member: { select: { user: { select: { email: true } } } },
-  groups: { select: { group: { select: { id: true, display_name: true } } }, orderBy: { created_at: 'asc' as const } },
-} satisfies Prisma.ScimUserInclude;
-const GROUP_INCLUDE = {
-  members: { select: { user: { select: { id: true, user_name: true } } }, orderBy: { created_at: 'asc' as const } },
-} satisfies Prisma.ScimGroupInclude;
-
-function meta(kind: 'User' | 'Group', row: { id: string; created_at: Date; updated_at: Date }, base: string) {
-  return {
-    resourceType: kind,
-    created: row.created_at.toISOString(),
-    lastModified: row.updated_at.toISOString(),
-    location: `${base}/${kind}s/${row.id}`,
-  };
-}
-
-export function userResource(row: UserWithPerson, base: string): Record<string, unknown> {
-  const name =
-    row.given_name !== null || row.family_name !== null ? { givenName: row.given_name ?? undefined, familyName: row.family_name ?? undefined } : undefined;
-  return {
-    schemas: [USER_SCHEMA],
-    id: row.id,
-    ...(row.external_id !== null ? { externalId: row.external_id } : {}),
-    userName: row.user_name,
-    ...(name ? { name } : {}),
-    ...(row.display_name !== null ? { displayName: row.display_name } : {}),
-    active: row.active,
-    emails: [{ value: row.org_member.user.email, type: 'work', primary: true }],
-    groups: row.groups.map(({ group }) => ({ value: group.id, display: group.display_name, $ref: `${base}/Groups/${group.id}`, type: 'direct' })),
-    meta: meta('User', row, base),
-  };
-}
-
-export function groupResource(row: GroupWithMembers, base: string, excludeMembers = false): Record<string, unknown> {
-  return {
-    schemas: [GROUP_SCHEMA],
-    id: row.id,
-    ...(row.external_id !== null ? { externalId: row.external_id } : {}),
-    displayName: row.display_name,
-    ...(excludeMembers
-      ? {}
-      : { members: row.members.map(({ user }) => ({ value: user.id, display: user.user_name, $ref: `${base}/Users/${user.id}`, type: 'User' })) }),
-    meta: meta('Group', row, base),
-  };
-}
 
 // ---- Reading ----
 
@@ -143,51 +92,54 @@ function windowOf(query: ScimQuery) {
   return { skip: Math.max(query.startIndex, 1) - 1, take: Math.min(Math.max(query.count, 0), MAX_COUNT) };
 }
 
-export async function listUsers(db: Db, tenant: Tenant, query: ScimQuery, base: string) {
-  const branches = query.filter ? parseFilter(query.filter) : [];
+/** GET /Users: the directory's users the filter selects, oldest first, in the window; total counts all it selects. */
+export async function listUsers(deps: Uses<'db'>, actor: ScimCaller, input: ScimQuery): Promise<{ users: UserWithPerson[]; total: number }> {
+  const { db } = deps;
+  const branches = input.filter ? parseFilter(input.filter) : [];
   const where = {
-    ...tenantWhere(tenant),
+    ...tenantWhere(actor),
     ...narrowing(branches, {
       username: (v) => ({ user_name: { equals: v, mode: 'insensitive' as const } }),
       externalid: (v) => ({ external_id: v }),
       id: (v) => (isUuid(v) ? { id: v.toLowerCase() } : { id: { in: [] } }),
     }),
   };
-  const { skip, take } = windowOf(query);
+  const { skip, take } = windowOf(input);
   if (branches.length === 0) {
-    const [rows, total] = await Promise.all([
+    const [users, total] = await Promise.all([
       db.scimUser.findMany({ where, include: USER_INCLUDE, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip, take }),
       db.scimUser.count({ where }),
     ]);
-    return { resources: rows.map((row) => userResource(row, base)), total };
+    return { users, total };
   }
   const matches = matcher(branches, USER_ATTRIBUTES);
   const rows = (await db.scimUser.findMany({ where, include: USER_INCLUDE, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] })).filter(matches);
-  return { resources: rows.slice(skip, skip + take).map((row) => userResource(row, base)), total: rows.length };
+  return { users: rows.slice(skip, skip + take), total: rows.length };
 }
 
-export async function listGroups(db: Db, tenant: Tenant, query: ScimQuery, base: string) {
-  const branches = query.filter ? parseFilter(query.filter) : [];
+/** GET /Groups: the directory's groups the filter selects, oldest first, in the window; total counts all it selects. */
+export async function listGroups(deps: Uses<'db'>, actor: ScimCaller, input: ScimQuery): Promise<{ groups: GroupWithMembers[]; total: number }> {
+  const { db } = deps;
+  const branches = input.filter ? parseFilter(input.filter) : [];
   const where = {
-    ...tenantWhere(tenant),
+    ...tenantWhere(actor),
     ...narrowing(branches, {
       displayname: (v) => ({ display_name: { equals: v, mode: 'insensitive' as const } }),
       externalid: (v) => ({ external_id: v }),
       id: (v) => (isUuid(v) ? { id: v.toLowerCase() } : { id: { in: [] } }),
     }),
   };
-  const { skip, take } = windowOf(query);
-  const render = (row: GroupWithMembers) => groupResource(row, base, query.excludeMembers);
+  const { skip, take } = windowOf(input);
   if (branches.length === 0) {
-    const [rows, total] = await Promise.all([
+    const [groups, total] = await Promise.all([
       db.scimGroup.findMany({ where, include: GROUP_INCLUDE, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip, take }),
       db.scimGroup.count({ where }),
     ]);
-    return { resources: rows.map(render), total };
+    return { groups, total };
   }
   const matches = matcher(branches, GROUP_ATTRIBUTES);
   const rows = (await db.scimGroup.findMany({ where, include: GROUP_INCLUDE, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] })).filter(matches);
-  return { resources: rows.slice(skip, skip + take).map(render), total: rows.length };
+  return { groups: rows.slice(skip, skip + take), total: rows.length };
 }
 
 async function findUser(db: Db | Tx, tenant: Tenant, id: string): Promise<UserWithPerson> {
@@ -202,130 +154,17 @@ async function findGroup(db: Db | Tx, tenant: Tenant, id: string): Promise<Group
   return row;
 }
 
-export async function getUser(db: Db, tenant: Tenant, id: string, base: string) {
-  return userResource(await findUser(db, tenant, id), base);
+/** GET /Users/:id: the directory's user; another organization's, or no UUID, is 404. */
+export async function getUser(deps: Uses<'db'>, actor: ScimCaller, input: { id: string }): Promise<UserWithPerson> {
+  return findUser(deps.db, actor, input.id);
 }
 
-export async function getGroup(db: Db, tenant: Tenant, id: string, base: string, excludeMembers = false) {
-  return groupResource(await findGroup(db, tenant, id), base, excludeMembers);
+/** GET /Groups/:id: the directory's group; another organization's, or no UUID, is 404. */
+export async function getGroup(deps: Uses<'db'>, actor: ScimCaller, input: { id: string }): Promise<GroupWithMembers> {
+  return findGroup(deps.db, actor, input.id);
 }
 
 // ---- Writing ----
-
-/**
- * Runs `write` in a transaction under the organization's row lock, then applies the mappings again
- * and disables the keys of memberships lost. A key disabled is checked by the keys module's rule (the
- * organization keeps an enabled management key), which refuses the whole write otherwise.
- */
-async function directoryWrite<T>(
-  db: Db,
-  tenant: Tenant,
-  now: Date,
-  write: (tx: Tx, losses: Loss[]) => Promise<T>,
-): Promise<{ result: T; effects: WriteEffects }> {
-  try {
-    return await db.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${tenant.organizationId} FOR UPDATE`;
-        const losses: Loss[] = [];
-        const result = await write(tx, losses);
-        losses.push(...(await reconcile(tx, tenant)));
-        const disabledKeyHashes = await disableKeys(tx, tenant, now, losses);
-        return { result, effects: { disabledKeyHashes } };
-      },
-      { timeout: 30_000, maxWait: 30_000 },
-    );
-  } catch (error) {
-    if (error instanceof Invalid && (error.metadata as { reason?: string } | undefined)?.reason === 'last management key') {
-      throw new ScimError(400, 'mutability', "the change would disable the organization's last enabled management key; nothing was changed");
-    }
-    throw error;
-  }
-}
-
-/** What lost its access: a person's keys everywhere (deactivated), or in one workspace (a grant removed). */
-type Loss = { userId: string; workspaceId: string | null };
-
-/** Disables the live, enabled keys of each loss, under the keys module's management-key rule. */
-async function disableKeys(tx: Tx, tenant: Tenant, now: Date, losses: Loss[]): Promise<string[]> {
-  if (losses.length === 0) return [];
-  const where = {
-    ...tenantWhere(tenant),
-    disabled: false,
-    deleted_at: null,
-    OR: losses.map((loss) => (loss.workspaceId === null ? { creator_user_id: loss.userId } : { creator_user_id: loss.userId, workspace_id: loss.workspaceId })),
-  };
-  const keys = await tx.apiKey.findMany({ where, select: { id: true, hash: true } });
-  if (keys.length === 0) return [];
-  await keepingManagementKey(tx, tenant, now, (tx) => tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { disabled: true } }));
-  return keys.map((k) => k.hash);
-}
-
-/**
- * Applies every group mapping of the organization to the current members of its group (see the
- * top of this file). Answers what was lost: each mapping-granted membership removed.
- */
-async function reconcile(tx: Tx, tenant: Tenant): Promise<Loss[]> {
-  const organization = await tx.organization.findUniqueOrThrow({ where: { id: tenant.organizationId }, select: { default_workspace_id: true } });
-  const mappings = await tx.scimGroupMapping.findMany({
-    where: { ...tenantWhere(tenant), workspace: { deleted_at: null } },
-    select: { scim_group_id: true, workspace_id: true, role: true },
-  });
-  const groupIds = [...new Set(mappings.map((m) => m.scim_group_id))];
-  const members = groupIds.length
-    ? await tx.scimGroupMember.findMany({
-        where: { ...tenantWhere(tenant), group_id: { in: groupIds }, user: { active: true } },
-        select: { group_id: true, user: { select: { user_id: true } } },
-      })
-    : [];
-  const byGroup = new Map<string, string[]>();
-  for (const m of members) byGroup.set(m.group_id, [...(byGroup.get(m.group_id) ?? []), m.user.user_id]);
-
-  // Desired memberships: user|workspace -> role (admin wins over member). The default workspace's
-  // members are the organization's: nothing to grant there.
-  const desired = new Map<string, { userId: string; workspaceId: string; role: 'admin' | 'member' }>();
-  for (const mapping of mappings) {
-    if (mapping.workspace_id === organization.default_workspace_id) continue;
-    for (const userId of byGroup.get(mapping.scim_group_id) ?? []) {
-      const key = `${userId}|${mapping.workspace_id}`;
-      const known = desired.get(key);
-      if (!known || mapping.role === 'admin')
-        desired.set(key, { userId, workspaceId: mapping.workspace_id, role: known?.role === 'admin' ? 'admin' : mapping.role });
-    }
-  }
-
-  const granted = await tx.workspaceMember.findMany({
-    where: { ...tenantWhere(tenant), scim_granted: true },
-    select: { id: true, user_id: true, workspace_id: true, role: true },
-  });
-  const losses: Loss[] = [];
-  const gone: string[] = [];
-  for (const row of granted) {
-    const want = desired.get(`${row.user_id}|${row.workspace_id}`);
-    if (!want) {
-      gone.push(row.id);
-      losses.push({ userId: row.user_id, workspaceId: row.workspace_id });
-    } else {
-      if (want.role !== row.role) await tx.workspaceMember.update({ where: { id: row.id }, data: { role: want.role } });
-      desired.delete(`${row.user_id}|${row.workspace_id}`);
-    }
-  }
-  if (gone.length) await tx.workspaceMember.deleteMany({ where: { id: { in: gone } } });
-  // A membership made by hand stays as it is (skipDuplicates on (workspace_id, user_id)).
-  if (desired.size) {
-    await tx.workspaceMember.createMany({
-      data: [...desired.values()].map((d) => ({ ...tenantData(tenant), workspace_id: d.workspaceId, user_id: d.userId, role: d.role, scim_granted: true })),
-      skipDuplicates: true,
-    });
-  }
-  return losses;
-}
-
-/** Removes every workspace membership of a person (deactivated or deleted) and notes that their keys are to be disabled. */
-async function deactivate(tx: Tx, tenant: Tenant, userId: string, losses: Loss[]) {
-  await tx.workspaceMember.deleteMany({ where: { ...tenantWhere(tenant), user_id: userId } });
-  losses.push({ userId, workspaceId: null });
-}
 
 /** The e-mail a User names: userName when it is one, else its primary (or first) e-mail. */
 function emailOf(resource: Record<string, unknown>): string {
@@ -377,15 +216,18 @@ function auditedUser(columns: ReturnType<typeof userColumns>, email: string, use
   return { ...columns, email, user_id: userId };
 }
 
-export async function createUser(db: Db, tenant: Tenant, body: unknown, now: Date, base: string, audit: Audit) {
-  const resource = parseResource('User', body);
+/** POST /Users: the user, made a member of the organization (its person found or made by e-mail). */
+export async function createUser(deps: Uses<'db' | 'keys' | 'memberOrder' | Audited>, actor: ScimCaller, input: { body: unknown }): Promise<UserWithPerson> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const resource = parseResource('User', input.body);
   const email = emailOf(resource);
-  const { result, effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
-    const userId = await personFor(tx, tenant, email, resource);
-    await assertUserNameFree(tx, tenant, resource.userName as string, userId);
+  const { result, effects } = await directoryWrite(deps.db, actor, now, async (tx, losses) => {
+    const userId = await personFor(tx, actor, email, resource);
+    await assertUserNameFree(tx, actor, resource.userName as string, userId);
     const columns = userColumns(resource);
-    const row = await tx.scimUser.create({ data: { ...tenantData(tenant), user_id: userId, ...columns, created_at: now, updated_at: now } });
-    if (!columns.active) await deactivate(tx, tenant, userId, losses);
+    const row = await tx.scimUser.create({ data: { ...tenantData(actor), user_id: userId, ...columns, created_at: now, updated_at: now } });
+    if (!columns.active) await deactivate(tx, actor, userId, losses);
     await appendAudit(tx, audit, {
       action: 'scimUsers.create',
       targetType: 'scim_user',
@@ -394,7 +236,14 @@ export async function createUser(db: Db, tenant: Tenant, body: unknown, now: Dat
     });
     return row.id;
   });
-  return { resource: await getUser(db, tenant, result, base), effects };
+  userWritten(deps, actor, effects);
+  return findUser(deps.db, actor, result);
+}
+
+/** After a write of a User committed: this process forgets the keys it disabled and the organization's member order. */
+function userWritten(deps: Uses<'keys' | 'memberOrder'>, actor: ScimCaller, effects: WriteEffects): void {
+  deps.memberOrder.forget(actor.organizationId);
+  forgetDisabledKeys(deps.keys, effects);
 }
 
 /** Writes a User's new representation (PUT, or PATCH's result): another e-mail moves it to that person. */
@@ -435,30 +284,47 @@ async function writeUser(
   await appendAudit(tx, audit, { action, targetType: 'scim_user', targetId: current.id, changes: changedFields(before, after) });
 }
 
-export async function replaceUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
-  const resource = parseResource('User', body);
-  const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
-    const current = await findUser(tx, tenant, id);
-    await writeUser(tx, tenant, current, resource, now, losses, audit, 'scimUsers.replace');
+/** PUT /Users/:id: the user's new representation (another e-mail moves it to that person). */
+export async function replaceUser(
+  deps: Uses<'db' | 'keys' | 'memberOrder' | Audited>,
+  actor: ScimCaller,
+  input: { id: string; body: unknown },
+): Promise<UserWithPerson> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const resource = parseResource('User', input.body);
+  const { effects } = await directoryWrite(deps.db, actor, now, async (tx, losses) => {
+    const current = await findUser(tx, actor, input.id);
+    await writeUser(tx, actor, current, resource, now, losses, audit, 'scimUsers.replace');
   });
-  return { resource: await getUser(db, tenant, id, base), effects };
+  userWritten(deps, actor, effects);
+  return findUser(deps.db, actor, input.id);
 }
 
-export async function patchUser(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
-  const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
-    const current = await findUser(tx, tenant, id);
-    const { groups: _groups, meta: _meta, ...representation } = userResource(current, base);
-    const patched = await applyPatch('User', representation, body);
-    await writeUser(tx, tenant, current, parseResource('User', { ...patched, schemas: [USER_SCHEMA] }), now, losses, audit, 'scimUsers.update');
+/** PATCH /Users/:id: a PatchOp applied to the user's representation (its groups and meta are read-only). */
+export async function patchUser(
+  deps: Uses<'db' | 'keys' | 'memberOrder' | Audited>,
+  actor: ScimCaller,
+  input: { id: string; body: unknown },
+): Promise<UserWithPerson> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const { effects } = await directoryWrite(deps.db, actor, now, async (tx, losses) => {
+    const current = await findUser(tx, actor, input.id);
+    const patched = await applyPatch('User', userAttributes(current), input.body);
+    await writeUser(tx, actor, current, parseResource('User', { ...patched, schemas: [USER_SCHEMA] }), now, losses, audit, 'scimUsers.update');
   });
-  return { resource: await getUser(db, tenant, id, base), effects };
+  userWritten(deps, actor, effects);
+  return findUser(deps.db, actor, input.id);
 }
 
-export async function deleteUser(db: Db, tenant: Tenant, id: string, now: Date, audit: Audit) {
-  const { effects } = await directoryWrite(db, tenant, now, async (tx, losses) => {
-    const current = await findUser(tx, tenant, id);
+/** DELETE /Users/:id: the user goes, with every workspace membership of its person (their keys disabled). */
+export async function deleteUser(deps: Uses<'db' | 'keys' | Audited>, actor: ScimCaller, input: { id: string }): Promise<void> {
+  const audit = auditOfScim(actor, deps);
+  const { effects } = await directoryWrite(deps.db, actor, audit.at, async (tx, losses) => {
+    const current = await findUser(tx, actor, input.id);
     await tx.scimUser.delete({ where: { id: current.id } });
-    await deactivate(tx, tenant, current.user_id, losses);
+    await deactivate(tx, actor, current.user_id, losses);
     await appendAudit(tx, audit, {
       action: 'scimUsers.delete',
       targetType: 'scim_user',
@@ -466,7 +332,7 @@ export async function deleteUser(db: Db, tenant: Tenant, id: string, now: Date, 
       changes: removed({ user_name: current.user_name, email: current.org_member.user.email, user_id: current.user_id }),
     });
   });
-  return { effects };
+  forgetDisabledKeys(deps.keys, effects);
 }
 
 /** The SCIM user ids a Group's members name, checked to be the organization's users (400 otherwise). */
@@ -525,48 +391,69 @@ function groupColumnsOf(row: GroupRow): ReturnType<typeof groupColumns> {
   return { display_name: row.display_name, external_id: row.external_id };
 }
 
-export async function createGroup(db: Db, tenant: Tenant, body: unknown, now: Date, base: string, audit: Audit) {
-  const resource = parseResource('Group', body);
-  const { result, effects } = await directoryWrite(db, tenant, now, async (tx) => {
-    const ids = await memberIds(tx, tenant, resource);
-    const row = await tx.scimGroup.create({ data: { ...tenantData(tenant), ...groupColumns(resource), created_at: now, updated_at: now } });
-    const members = await setMembers(tx, tenant, row.id, ids, now);
+/** POST /Groups: the group, with its members (Users of this directory). */
+export async function createGroup(deps: Uses<'db' | 'keys' | Audited>, actor: ScimCaller, input: { body: unknown }): Promise<GroupWithMembers> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const resource = parseResource('Group', input.body);
+  const { result, effects } = await directoryWrite(deps.db, actor, now, async (tx) => {
+    const ids = await memberIds(tx, actor, resource);
+    const row = await tx.scimGroup.create({ data: { ...tenantData(actor), ...groupColumns(resource), created_at: now, updated_at: now } });
+    const members = await setMembers(tx, actor, row.id, ids, now);
     await auditGroup(tx, audit, 'scimGroups.create', row.id, null, groupColumns(resource), members);
     return row.id;
   });
-  return { resource: await getGroup(db, tenant, result, base), effects };
+  forgetDisabledKeys(deps.keys, effects);
+  return findGroup(deps.db, actor, result);
 }
 
-export async function replaceGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
-  const resource = parseResource('Group', body);
-  const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
-    const current = await findGroup(tx, tenant, id);
-    const ids = await memberIds(tx, tenant, resource);
+/** PUT /Groups/:id: the group's new representation, its members set to those it names. */
+export async function replaceGroup(deps: Uses<'db' | 'keys' | Audited>, actor: ScimCaller, input: { id: string; body: unknown }): Promise<GroupWithMembers> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const resource = parseResource('Group', input.body);
+  const { effects } = await directoryWrite(deps.db, actor, now, async (tx) => {
+    const current = await findGroup(tx, actor, input.id);
+    const ids = await memberIds(tx, actor, resource);
     await tx.scimGroup.update({ where: { id: current.id }, data: { ...groupColumns(resource), updated_at: now } });
-    const members = await setMembers(tx, tenant, current.id, ids, now);
+    const members = await setMembers(tx, actor, current.id, ids, now);
     await auditGroup(tx, audit, 'scimGroups.replace', current.id, groupColumnsOf(current), groupColumns(resource), members);
   });
-  return { resource: await getGroup(db, tenant, id, base), effects };
+  forgetDisabledKeys(deps.keys, effects);
+  return findGroup(deps.db, actor, input.id);
 }
 
-export async function patchGroup(db: Db, tenant: Tenant, id: string, body: unknown, now: Date, base: string, audit: Audit) {
-  const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
+/**
+ * PATCH /Groups/:id: a PatchOp applied to the group's representation as the client sees it (its
+ * meta is read-only). Its members' $ref are part of it (a path may filter on them): `links` are the
+ * HTTP layer's, which knows where /scim/v2 is.
+ */
+export async function patchGroup(
+  deps: Uses<'db' | 'keys' | Audited>,
+  actor: ScimCaller,
+  input: { id: string; body: unknown; links: ScimLinks },
+): Promise<GroupWithMembers> {
+  const audit = auditOfScim(actor, deps);
+  const now = audit.at;
+  const { effects } = await directoryWrite(deps.db, actor, now, async (tx) => {
     // Read under the organization's lock: a concurrent PATCH of the group has committed or waits.
-    const current = await findGroup(tx, tenant, id);
-    const { meta: _meta, ...representation } = groupResource(current, base);
-    const patched = await applyPatch('Group', representation, body);
+    const current = await findGroup(tx, actor, input.id);
+    const patched = await applyPatch('Group', groupAttributes(current, input.links), input.body);
     const resource = parseResource('Group', { ...patched, schemas: [GROUP_SCHEMA] });
-    const ids = await memberIds(tx, tenant, resource);
+    const ids = await memberIds(tx, actor, resource);
     await tx.scimGroup.update({ where: { id: current.id }, data: { ...groupColumns(resource), updated_at: now } });
-    const members = await setMembers(tx, tenant, current.id, ids, now);
+    const members = await setMembers(tx, actor, current.id, ids, now);
     await auditGroup(tx, audit, 'scimGroups.update', current.id, groupColumnsOf(current), groupColumns(resource), members);
   });
-  return { resource: await getGroup(db, tenant, id, base), effects };
+  forgetDisabledKeys(deps.keys, effects);
+  return findGroup(deps.db, actor, input.id);
 }
 
-export async function deleteGroup(db: Db, tenant: Tenant, id: string, now: Date, audit: Audit) {
-  const { effects } = await directoryWrite(db, tenant, now, async (tx) => {
-    const current = await findGroup(tx, tenant, id);
+/** DELETE /Groups/:id: the group goes; the mappings of it grant nothing any more. */
+export async function deleteGroup(deps: Uses<'db' | 'keys' | Audited>, actor: ScimCaller, input: { id: string }): Promise<void> {
+  const audit = auditOfScim(actor, deps);
+  const { effects } = await directoryWrite(deps.db, actor, audit.at, async (tx) => {
+    const current = await findGroup(tx, actor, input.id);
     await tx.scimGroup.delete({ where: { id: current.id } });
     await appendAudit(tx, audit, {
       action: 'scimGroups.delete',
@@ -575,57 +462,41 @@ export async function deleteGroup(db: Db, tenant: Tenant, id: string, now: Date,
       changes: { ...removed(groupColumnsOf(current)), members_removed: current.members.map((m) => m.user.id) },
     });
   });
-  return { effects };
+  forgetDisabledKeys(deps.keys, effects);
 }
 
 // ---- For the management API and the sync job ----
 
 /**
- * Applies every group mapping of the organization again (a sync job calls this): the current
- * members of each mapped group get the mapped role, grants of groups that no longer exist go.
+ * Applies every group mapping of the organization (the input's) again: the current members of each
+ * mapped group get the mapped role, grants of groups that no longer exist go. A sync job of the
+ * server (SERVER_ACTOR) calls this; it answers the keys it disabled for its caller to forget.
  * synced_groups: mapped groups that exist; deleted_groups: mapped group ids that name no group.
  */
-export async function applyScimMappings(db: Db, tenant: Tenant, now: Date): Promise<{ synced_groups: number; deleted_groups: number } & WriteEffects> {
-  const { result, effects } = await directoryWrite(db, tenant, now, async (tx) => {
+export async function applyScimMappings(
+  deps: Uses<'db' | 'now'>,
+  // biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (a sync job); the input names the organization
+  actor: PlatformActor,
+  input: Tenant,
+): Promise<{ synced_groups: number; deleted_groups: number } & WriteEffects> {
+  const { result, effects } = await directoryWrite(deps.db, input, deps.now(), async (tx) => {
     const mapped = [
-      ...new Set((await tx.scimGroupMapping.findMany({ where: tenantWhere(tenant), select: { scim_group_id: true } })).map((m) => m.scim_group_id)),
+      ...new Set((await tx.scimGroupMapping.findMany({ where: tenantWhere(input), select: { scim_group_id: true } })).map((m) => m.scim_group_id)),
     ];
-    const existing = mapped.length ? await tx.scimGroup.count({ where: { ...tenantWhere(tenant), id: { in: mapped } } }) : 0;
+    const existing = mapped.length ? await tx.scimGroup.count({ where: { ...tenantWhere(input), id: { in: mapped } } }) : 0;
     return { synced_groups: existing, deleted_groups: mapped.length - existing };
   });
   return { ...result, ...effects };
 }
 
-/**
- * A change of the mappings (A28 create, A30 role change, A31 delete): applied to the groups'
- * current members at once. Runs `change` under the same lock as the directory's writes.
- * keep_members=true (A31) first marks the memberships the mapping granted as made by hand.
- */
-export async function changeMappings<T>(db: Db, tenant: Tenant, now: Date, change: (tx: Tx) => Promise<T>): Promise<{ result: T; effects: WriteEffects }> {
-  return directoryWrite(db, tenant, now, change);
-}
-
-/** Marks the memberships this mapping grants (its workspace, its group's members) as kept by hand. */
-export async function keepMappingMembers(tx: Tx, tenant: Tenant, mapping: { workspace_id: string; scim_group_id: string }) {
-  const members = await tx.scimGroupMember.findMany({
-    where: { ...tenantWhere(tenant), group_id: mapping.scim_group_id },
-    select: { user: { select: { user_id: true } } },
-  });
-  if (members.length === 0) return;
-  await tx.workspaceMember.updateMany({
-    where: { ...tenantWhere(tenant), workspace_id: mapping.workspace_id, scim_granted: true, user_id: { in: members.map((m) => m.user.user_id) } },
-    data: { scim_granted: false },
-  });
-}
-
 /** D14: the organization's SCIM groups, oldest first; 404 when it has no SCIM directory (no groups and no mappings). */
-export async function listScimGroups(db: Db, actor: Actor, input: ListScimGroupsInput): Promise<{ data: ScimGroup[]; total_count: number }> {
+export async function listScimGroups(deps: Uses<'db'>, actor: Actor, input: ListScimGroupsInput): Promise<{ data: ScimGroup[]; total_count: number }> {
   const where = tenantWhere(actor);
   const offset = input.offset ?? 0;
   const [rows, total, mappings] = await Promise.all([
-    db.scimGroup.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: offset, take: input.limit }),
-    db.scimGroup.count({ where }),
-    db.scimGroupMapping.count({ where }),
+    deps.db.scimGroup.findMany({ where, orderBy: [{ created_at: 'asc' }, { id: 'asc' }], skip: offset, take: input.limit }),
+    deps.db.scimGroup.count({ where }),
+    deps.db.scimGroupMapping.count({ where }),
   ]);
   if (total === 0 && mappings === 0) throw new NotFound('the organization has no SCIM directory');
   return {

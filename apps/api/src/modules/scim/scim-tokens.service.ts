@@ -3,14 +3,15 @@
 // key: its hash is in scim_tokens, not api_keys, so /api/v1 and /trpc refuse it, and /scim/v2
 // refuses API keys.
 import { randomBytes } from 'node:crypto';
-import type { Db, ScimToken as TokenRow } from '@switchyard/db';
+import type { ScimToken as TokenRow } from '@switchyard/db';
 import type { ScimToken, ScimTokenIdInput } from '@switchyard/schema';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
+import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../errors.js';
 import { hashApiKey } from '../keys/key-format.js';
-import { appendAudit, created, removed, type Audit } from '../audit/audit.js';
+import { appendAudit, auditOfTenant, created, removed } from '../audit/audit.js';
 
 export const SCIM_TOKEN_PREFIX = 'sy-scim-v1-';
 
@@ -28,17 +29,18 @@ function tokenOf(row: TokenRow): ScimToken {
  * Makes a token for the caller's organization; the answer is the only place the token appears (its
  * audit entry names it by id and masked label, never by the token or its hash).
  */
-export async function createScimToken(db: Db, actor: Actor, now: Date, audit: Audit): Promise<{ token: string; data: ScimToken }> {
+export async function createScimToken(deps: Uses<'db' | Audited>, actor: Actor): Promise<{ token: string; data: ScimToken }> {
+  const audit = auditOfTenant(actor, deps);
   const secret = randomBytes(32).toString('hex');
   const token = SCIM_TOKEN_PREFIX + secret;
-  const row = await db.$transaction(async (tx) => {
+  const row = await deps.db.$transaction(async (tx) => {
     const row = await tx.scimToken.create({
       data: {
         ...tenantData(actor),
         hash: hashApiKey(token),
         label: `${SCIM_TOKEN_PREFIX}${secret.slice(0, 3)}...${secret.slice(-3)}`,
         creator_user_id: actor.userId,
-        created_at: now,
+        created_at: audit.at,
       },
     });
     await appendAudit(tx, audit, {
@@ -53,16 +55,17 @@ export async function createScimToken(db: Db, actor: Actor, now: Date, audit: Au
 }
 
 /** The organization's tokens, oldest first (a handful per organization: no pages). */
-export async function listScimTokens(db: Db, actor: Actor): Promise<{ data: ScimToken[] }> {
-  const rows = await db.scimToken.findMany({ where: tenantWhere(actor), orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+export async function listScimTokens(deps: Uses<'db'>, actor: Actor): Promise<{ data: ScimToken[] }> {
+  const rows = await deps.db.scimToken.findMany({ where: tenantWhere(actor), orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
   return { data: rows.map(tokenOf) };
 }
 
 /** Revokes (deletes) the organization's token: it authenticates nothing from the next request on. */
-export async function revokeScimToken(db: Db, actor: Actor, input: ScimTokenIdInput, audit: Audit): Promise<{ deleted: true }> {
+export async function revokeScimToken(deps: Uses<'db' | Audited>, actor: Actor, input: ScimTokenIdInput): Promise<{ deleted: true }> {
+  const audit = auditOfTenant(actor, deps);
   if (!isUuid(input.id)) throw new NotFound(`scim token ${input.id}`);
   const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };
-  await db.$transaction(async (tx) => {
+  await deps.db.$transaction(async (tx) => {
     const [gone] = await tx.scimToken.findMany({ where, select: { id: true, label: true } });
     const { count } = gone ? await tx.scimToken.deleteMany({ where }) : { count: 0 };
     if (!gone || count === 0) throw new NotFound(`scim token ${input.id}`);
@@ -78,8 +81,20 @@ export interface ScimCaller extends Tenant {
   label: string;
 }
 
-/** The organization whose token hashes to `hash`, or null (unknown, revoked, or its organization disabled). Notes its last use (at most once a minute). */
-export async function scimCallerOf(db: Db, hash: string, now: Date): Promise<ScimCaller | null> {
+/**
+ * The SCIM caller of a /scim/v2 request: the organization whose token hashes to `input.hash`, or null
+ * (unknown, revoked, or its organization disabled). Anonymous: the token is its only credential.
+ * Notes the token's last use (at most once a minute).
+ */
+export async function scimCallerOf(
+  deps: Uses<'db' | 'now'>,
+  // biome-ignore lint/correctness/noUnusedFunctionParameters: no one is known yet; the token in the input is the credential
+  actor: AnonymousCaller,
+  input: { hash: string },
+): Promise<ScimCaller | null> {
+  const { db } = deps;
+  const { hash } = input;
+  const now = deps.now();
   const row = await db.scimToken.findUnique({
     where: { hash },
     select: { id: true, label: true, organization_id: true, last_used_at: true, organization: { select: { disabled_at: true } } },

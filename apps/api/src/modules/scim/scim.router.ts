@@ -26,7 +26,6 @@ import { createScimToken, listScimTokens, revokeScimToken } from './scim-tokens.
 import { getSyncJob, startSyncJob } from './sync-jobs.service.js';
 import { API_PREFIX } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const openapi = routesOf('SCIM');
 
@@ -57,7 +56,7 @@ export const scimRouter = router({
     .output(ScimGroupMappingOutputSchema)
     .mutation(
       idempotent('scim.createGroupMapping', async ({ ctx, input }) => ({
-        data: await createScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+        data: await createScimGroupMapping(ctx, ctx.actor, input),
       })),
     ),
   listGroupMappings: managementProcedure
@@ -77,7 +76,7 @@ export const scimRouter = router({
     })
     .input(ListScimGroupMappingsInputSchema)
     .output(ListScimGroupMappingsOutputSchema)
-    .query(({ ctx, input }) => listScimGroupMappings(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listScimGroupMappings(ctx, ctx.actor, input)),
   getGroupMapping: managementProcedure
     .meta({
       scope: 'scim:read',
@@ -90,7 +89,7 @@ export const scimRouter = router({
     })
     .input(ScimGroupMappingIdInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx, ctx.actor, input) })),
   updateGroupMapping: managementProcedure
     .meta({
       scope: 'scim:write',
@@ -109,7 +108,7 @@ export const scimRouter = router({
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx, ctx.actor, input) })),
   deleteGroupMapping: managementProcedure
     .meta({
       scope: 'scim:write',
@@ -128,7 +127,7 @@ export const scimRouter = router({
     })
     .input(DeleteScimGroupMappingInputSchema)
     .output(DeleteScimGroupMappingOutputSchema)
-    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx, ctx.actor, input)),
   listGroups: managementProcedure
     .meta({
       ...openapi(
@@ -147,7 +146,7 @@ export const scimRouter = router({
     })
     .input(ListScimGroupsInputSchema)
     .output(ListScimGroupsOutputSchema)
-    .query(({ ctx, input }) => listScimGroups(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listScimGroups(ctx, ctx.actor, input)),
 
   createSyncJob: managementProcedure
     .meta({
@@ -167,7 +166,7 @@ export const scimRouter = router({
       scope: 'scim:write',
     })
     .output(SyncJobOutputSchema)
-    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.db, ctx.jobs, ctx.actor, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx, ctx.actor) })),
 
   getSyncJob: managementProcedure
     .meta({
@@ -186,7 +185,7 @@ export const scimRouter = router({
     })
     .input(GetSyncJobInputSchema)
     .output(SyncJobOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getSyncJob(ctx.db, ctx.actor, input.id) })),
+    .query(async ({ ctx, input }) => ({ data: await getSyncJob(ctx, ctx.actor, input) })),
 
   // Internal (tRPC only): the organization's SCIM bearer tokens, which authenticate /scim/v2 only.
   createToken: managementProcedure
@@ -194,16 +193,16 @@ export const scimRouter = router({
     .input(z.object(IdempotencyField).optional())
     .output(CreateScimTokenOutputSchema)
     .mutation(({ ctx, input }) => {
-      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c.db, c.actor, c.now(), auditOfTenant(c.actor, c)));
+      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c, c.actor));
       return create({ ctx, input: input ?? {} });
     }),
   listTokens: managementProcedure
     .meta({ scope: 'scim:read' })
     .output(ListScimTokensOutputSchema)
-    .query(({ ctx }) => listScimTokens(ctx.db, ctx.actor)),
+    .query(({ ctx }) => listScimTokens(ctx, ctx.actor)),
   revokeToken: managementProcedure
     .meta({ scope: 'scim:write' })
     .input(ScimTokenIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => revokeScimToken(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => revokeScimToken(ctx, ctx.actor, input)),
 });

@@ -9,17 +9,13 @@ import type {
   UpdateScimGroupMappingInput,
 } from '@switchyard/schema';
 import { Conflict, NotFound } from '../../errors.js';
-import type { Actor, KeyCache } from '../../access/callers.js';
+import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
-import { appendAudit, changedFields, created, removed, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
-import { changeMappings, keepMappingMembers, type WriteEffects } from './directory.service.js';
-
-/** After a directory write committed: this process's key cache forgets the keys it disabled (other processes hear it from the database). */
-export function forgetDisabledKeys(keys: KeyCache, effects: WriteEffects): void {
-  for (const hash of effects.disabledKeyHashes) keys.forget(hash);
-}
+import { changeMappings, forgetDisabledKeys, keepMappingMembers } from './directory-writes.js';
 
 function mappingOf(row: MappingRow): ScimGroupMapping {
   return {
@@ -35,7 +31,8 @@ function mappingOf(row: MappingRow): ScimGroupMapping {
 }
 
 /** The organization's mappings across all its workspaces, oldest first. */
-export async function listScimGroupMappings(db: Db, actor: Actor, input: ListScimGroupMappingsInput) {
+export async function listScimGroupMappings(deps: Uses<'db'>, actor: Actor, input: ListScimGroupMappingsInput) {
+  const { db } = deps;
   const where = tenantWhere(actor);
   return pageOf(
     input,
@@ -50,25 +47,21 @@ async function findMapping(db: Db, actor: Actor, id: string): Promise<MappingRow
   return findOwned(actor, 'scim group mapping', id, (where) => db.scimGroupMapping.findFirst({ where }));
 }
 
-export async function getScimGroupMapping(db: Db, actor: Actor, input: ScimGroupMappingIdInput): Promise<ScimGroupMapping> {
-  return mappingOf(await findMapping(db, actor, input.id));
+export async function getScimGroupMapping(deps: Uses<'db'>, actor: Actor, input: ScimGroupMappingIdInput): Promise<ScimGroupMapping> {
+  return mappingOf(await findMapping(deps.db, actor, input.id));
 }
 
 /**
  * Maps a group to a workspace (UUID or slug) with a role. The same mapping again (same role) succeeds
  * and answers the stored one; another role for a mapped group and workspace is 409 (change it with
- * PATCH). The write runs under the organization's lock (directory.service.ts), so concurrent creates
+ * PATCH). The write runs under the organization's lock (directory-writes.ts), so concurrent creates
  * of one pair make one row. The mapping then applies to the group's current members: they get the
- * role in the workspace. Its audit entry commits with it.
+ * role in the workspace. Its audit entry commits with it; this process forgets the keys it disabled.
  */
-export async function createScimGroupMapping(
-  db: Db,
-  keys: KeyCache,
-  actor: Actor,
-  input: CreateScimGroupMappingInput,
-  now: Date,
-  audit: Audit,
-): Promise<ScimGroupMapping> {
+export async function createScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
   const pair = { workspace_id: workspace.id, scim_group_id: input.scim_group_id.toLowerCase() };
   const { result: row, effects } = await changeMappings(db, actor, now, async (tx) => {
@@ -93,7 +86,7 @@ export async function createScimGroupMapping(
     });
     return row;
   });
-  forgetDisabledKeys(keys, effects);
+  forgetDisabledKeys(deps.keys, effects);
   return mappingOf(row);
 }
 
@@ -107,9 +100,11 @@ function auditedMapping(row: MappingRow): Record<string, unknown> {
  * granted (unless another mapping grants them too; memberships made by hand are never removed), and
  * disables their keys there; keep_members=true keeps them as members made by hand.
  */
-export async function deleteScimGroupMapping(db: Db, keys: KeyCache, actor: Actor, input: DeleteScimGroupMappingInput, now: Date, audit: Audit) {
+export async function deleteScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: DeleteScimGroupMappingInput) {
+  const { db } = deps;
+  const audit = auditOfTenant(actor, deps);
   const row = await findMapping(db, actor, input.id);
-  const { effects } = await changeMappings(db, actor, now, async (tx) => {
+  const { effects } = await changeMappings(db, actor, audit.at, async (tx) => {
     if (input.keep_members === 'true') await keepMappingMembers(tx, actor, row);
     const { count } = await tx.scimGroupMapping.deleteMany({ where: { id: row.id } });
     if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
@@ -120,20 +115,15 @@ export async function deleteScimGroupMapping(db: Db, keys: KeyCache, actor: Acto
       changes: { ...removed(auditedMapping(row)), keep_members: input.keep_members === 'true' },
     });
   });
-  forgetDisabledKeys(keys, effects);
+  forgetDisabledKeys(deps.keys, effects);
   return { deleted: true as const };
 }
 
 /** Changes the role (and updated_at) of the organization's mapping, and of the memberships it granted; another organization's is 404. */
-export async function updateScimGroupMapping(
-  db: Db,
-  keys: KeyCache,
-  actor: Actor,
-  input: UpdateScimGroupMappingInput,
-  now: Date,
-  audit: Audit,
-): Promise<ScimGroupMapping> {
-  const { result: row, effects } = await changeMappings(db, actor, now, async (tx) => {
+export async function updateScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: UpdateScimGroupMappingInput): Promise<ScimGroupMapping> {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
+  const { result: row, effects } = await changeMappings(deps.db, actor, now, async (tx) => {
     const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };
     // Read under the organization's lock: no other mapping write runs between this and the update.
     const before = await tx.scimGroupMapping.findFirst({ where });
@@ -147,6 +137,6 @@ export async function updateScimGroupMapping(
     });
     return row;
   });
-  forgetDisabledKeys(keys, effects);
+  forgetDisabledKeys(deps.keys, effects);
   return mappingOf(row);
 }

@@ -3,15 +3,17 @@
 // members of its group (applyScimMappings), and reports the groups it synchronized and the mapped
 // groups that no longer exist. One at a time per organization: while one is queued or running,
 // asking again answers that one.
-import type { Db, Job } from '@switchyard/db';
+import type { Job } from '@switchyard/db';
 import type { SyncJob } from '@switchyard/schema';
-import type { KeyCache } from '../../access/callers.js';
-import { tenantWhere, type Tenant } from '../../access/tenancy.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+import { tenantWhere } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
+import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../errors.js';
-import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
+import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { applyScimMappings } from './directory.service.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
+import { forgetDisabledKeys } from './directory-writes.js';
+import { appendAudit, auditOfTenant } from '../audit/audit.js';
 
 export const SCIM_SYNC = 'scim.sync';
 
@@ -34,12 +36,14 @@ function recordOf(job: Job): SyncJob {
  * directory. The job and its audit entry commit together (a call that found one queued or running
  * has its entry too, naming that one).
  */
-export async function startSyncJob(db: Db, jobs: JobRunner, tenant: Tenant, audit: Audit): Promise<SyncJob> {
-  const where = tenantWhere(tenant);
+export async function startSyncJob(deps: Uses<'db' | 'jobs' | Audited>, actor: Actor): Promise<SyncJob> {
+  const { db, jobs } = deps;
+  const audit = auditOfTenant(actor, deps);
+  const where = tenantWhere(actor);
   const [groups, mappings] = await Promise.all([db.scimGroup.count({ where }), db.scimGroupMapping.count({ where })]);
   if (groups === 0 && mappings === 0) throw new NotFound('the organization has no SCIM directory');
   const job = await db.$transaction(async (tx) => {
-    const job = await jobs.enqueue(tx, { kind: SCIM_SYNC, organizationId: tenant.organizationId, singleton: `${SCIM_SYNC} ${tenant.organizationId}` });
+    const job = await jobs.enqueue(tx, { kind: SCIM_SYNC, organizationId: actor.organizationId, singleton: `${SCIM_SYNC} ${actor.organizationId}` });
     await appendAudit(tx, audit, { action: 'scim.createSyncJob', targetType: 'scim_sync_job', targetId: job.id, changes: { after: { status: job.status } } });
     return job;
   });
@@ -47,18 +51,23 @@ export async function startSyncJob(db: Db, jobs: JobRunner, tenant: Tenant, audi
 }
 
 /** D16: one synchronization of the organization; another organization's, or another kind of job, is 404. */
-export async function getSyncJob(db: Db, tenant: Tenant, id: string): Promise<SyncJob> {
-  const job = isUuid(id) ? await db.job.findFirst({ where: { ...tenantWhere(tenant), id, kind: SCIM_SYNC } }) : null;
+export async function getSyncJob(deps: Uses<'db'>, actor: Actor, input: { id: string }): Promise<SyncJob> {
+  const { id } = input;
+  const job = isUuid(id) ? await deps.db.job.findFirst({ where: { ...tenantWhere(actor), id, kind: SCIM_SYNC } }) : null;
   if (!job) throw new NotFound('no sync job with that id in the organization');
   return recordOf(job);
 }
 
-/** The job: every mapping applied again; keys it disabled are forgotten by this process at once (others hear of it). */
-export function scimSyncHandler(db: Db, keys: KeyCache, now: () => Date): JobHandler {
+/**
+ * The job's handler (server.ts registers it, with SERVER_ACTOR: no key started the job): every
+ * mapping of the job's organization applied again; keys it disabled are forgotten by this process
+ * at once (others hear of it).
+ */
+export function scimSyncHandler(deps: Uses<'db' | 'keys' | 'now'>, actor: PlatformActor): JobHandler {
   return async (job) => {
     if (!job.organization_id) throw new JobFailure('a sync job names no organization');
-    const { synced_groups, deleted_groups, disabledKeyHashes } = await applyScimMappings(db, { organizationId: job.organization_id }, now());
-    for (const hash of disabledKeyHashes) keys.forget(hash);
+    const { synced_groups, deleted_groups, ...effects } = await applyScimMappings(deps, actor, { organizationId: job.organization_id });
+    forgetDisabledKeys(deps.keys, effects);
     return { synced_groups, deleted_groups };
   };
 }
