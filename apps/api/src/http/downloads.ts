@@ -36,9 +36,11 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
-      const download = await openContainerFile(deps.db, deps.media, actor, input.container_id, input.file_id, (size, sha256) =>
-        requestedRange(req.headers, size, `"${sha256}"`),
-      );
+      const download = await openContainerFile(deps, actor, {
+        container_id: input.container_id,
+        file_id: input.file_id,
+        range: (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`),
+      });
       await sendDownload(deps, req, res, download);
     },
   },
@@ -61,7 +63,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(DOCUMENT_CONTENT, req);
-      const download = await openDocument(deps.db, deps.media, actor, input, (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`));
+      const download = await openDocument(deps, actor, { ...input, range: (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`) });
       await sendDownload(deps, req, res, download);
     },
   },

@@ -16,7 +16,7 @@ export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
     method: 'put',
     path: expressPath(CONTAINER_FILE_WRITE),
     access: 'platform',
-    async handle(deps, req, res) {
+    async handle(deps, req, res, platform) {
       // organization_id (query) names the organization the container belongs to.
       const input = rawInputOf(CONTAINER_FILE_WRITE, req);
       const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -30,7 +30,8 @@ export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
         if (!req.complete) body.destroy(new Invalid('upload aborted by the client'));
       });
       try {
-        const file = await writeContainerFile(deps.db, deps.media, input.organization_id, {
+        const file = await writeContainerFile(deps, platform, {
+          organization_id: input.organization_id,
           container_id: input.container_id,
           file_id: input.file_id,
           mime_type: MEDIA_TYPE.test(type) && type.length <= 200 ? type : 'application/octet-stream',

@@ -9,7 +9,6 @@ import type { Request } from 'express';
 import { DomainError, Invalid, httpErrorOf } from '../errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from '../modules/files/documents.service.js';
 import { fileShapeOf } from '../modules/files/file-shapes.js';
-import { auditOfTenant } from '../modules/audit/audit.js';
 import { auditOriginOf } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { logIfInternal } from '../errors.js';
@@ -204,11 +203,12 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
       try {
         const input = rawInputOf(DOCUMENT_UPLOAD, req);
         const shape = fileShapeOf(req.headers);
-        const target = await uploadTarget(deps.db, deps.media, actor, input);
+        const target = await uploadTarget(deps, actor, input);
         form = readForm(req);
         const { filename, body } = await form.file;
         const upload: DocumentUpload = { filename, body, complete: form.complete };
-        const file = await uploadDocument(deps.db, deps.media, target, upload, deps.now(), shape, auditOfTenant(actor, auditOriginOf(req, deps.now)));
+        // A raw route's deps have no request: the audit entry's origin is this request's.
+        const file = await uploadDocument({ db: deps.db, media: deps.media, ...auditOriginOf(req, deps.now) }, actor, { target, upload, shape });
         res.status(200).json(file);
       } catch (caught) {
         form?.stop();

@@ -5,19 +5,19 @@
 // credential) is refused with 400, as are the listing features that storage does not have.
 import { queryRows, statement, type Db, type Document } from '@switchyard/db';
 import { z } from 'zod';
-import type { DocumentDeletion, DocumentInput, DocumentPage, File, FileShape, ListDocumentsInput, UploadDocumentQuery } from '@switchyard/schema';
+import type { DocumentDeletion, DocumentInput, DocumentPage, File, ListDocumentsInput, UploadDocumentQuery } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
+import type { Audited, Uses } from '../../deps.js';
 import { tenantData } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { Invalid, NotFound, PayloadTooLarge } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
-import type { MediaDeps } from '../../storage/media.js';
-import type { ByteRange } from '../../storage/storage.js';
 import { ContentSniffer } from './content-type.js';
-import { fileRecordOf } from './file-shapes.js';
-import type { Download } from './files.service.js';
-import { appendAudit, auditInsertSql, auditValues, created, type Audit } from '../audit/audit.js';
+import { fileRecordOf, type Shaped } from './file-shapes.js';
+import type { Download, RangeOf } from './files.service.js';
+import { appendAudit, auditInsertSql, auditOfTenant, auditValues, created } from '../audit/audit.js';
+import { auditedDocument } from './documents-audit.js';
 
 function unsupported(parameter: string, reason: string): Invalid {
   return new Invalid(`${parameter}: ${reason}`, { parameter, reason });
@@ -65,8 +65,10 @@ async function positionOfFile(db: Db, workspaceId: string, parameter: string, fi
   return document;
 }
 
-/** GET /files: the workspace's documents, oldest first, `limit` at a time. */
-export async function listDocuments(db: Db, actor: Actor, input: ListDocumentsInput, shape: FileShape): Promise<DocumentPage> {
+/** GET /files: the workspace's documents, oldest first, `limit` at a time, in the request's File shape. */
+export async function listDocuments(deps: Uses<'db'>, actor: Actor, input: ListDocumentsInput & Shaped): Promise<DocumentPage> {
+  const { db } = deps;
+  const { shape } = input;
   if (input.before_id !== undefined) throw unsupported('before_id', 'platform storage lists forward only');
   if (input.order === 'desc') throw unsupported('order', 'platform storage lists oldest first (asc) only');
   const starts = [input.cursor, input.after, input.after_id].filter((v) => v !== undefined);
@@ -96,27 +98,21 @@ export async function listDocuments(db: Db, actor: Actor, input: ListDocumentsIn
   return { _shape: 'native', data: files as Extract<File, { _shape: 'native' }>[], cursor: hasMore && last ? cursorOf(last) : null, ...ids };
 }
 
-/** GET /files/{file_id}. */
-export async function getDocument(db: Db, actor: Actor, input: DocumentInput, shape: FileShape): Promise<File> {
-  return fileRecordOf(await findDocument(db, actor, input), shape);
+/** GET /files/{file_id}, in the request's File shape. */
+export async function getDocument(deps: Uses<'db'>, actor: Actor, input: DocumentInput & Shaped): Promise<File> {
+  return fileRecordOf(await findDocument(deps.db, actor, input), input.shape);
 }
 
 /**
- * GET /files/{file_id}/content: the stored bytes, for streaming (all of them, or the range `range`
- * picks, as for container files). Only the documents the server made (promote) are downloadable;
- * an uploaded one is refused (400), as admin-api.md B9 says.
+ * GET /files/{file_id}/content: the stored bytes, for streaming (all of them, or the range
+ * `input.range` picks, as for container files). Only the documents the server made (promote) are
+ * downloadable; an uploaded one is refused (400), as admin-api.md B9 says.
  */
-export async function openDocument(
-  db: Db,
-  media: MediaDeps,
-  actor: Actor,
-  input: DocumentInput,
-  range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
-): Promise<Download> {
-  const document = await findDocument(db, actor, input);
+export async function openDocument(deps: Uses<'db' | 'media'>, actor: Actor, input: DocumentInput & { range?: RangeOf }): Promise<Download> {
+  const document = await findDocument(deps.db, actor, input);
   if (!document.downloadable) throw unsupported('file_id', 'uploaded files are not downloadable (only documents the server made are)');
-  const wanted = range(Number(document.size_bytes), document.sha256);
-  const stored = await media.storage.get(document.storage_key, wanted ? { range: wanted } : {});
+  const wanted = input.range?.(Number(document.size_bytes), document.sha256);
+  const stored = await deps.media.storage.get(document.storage_key, wanted ? { range: wanted } : {});
   return {
     filename: document.filename,
     size: stored.size,
@@ -152,38 +148,22 @@ const DELETE_DOCUMENT = statement(
 /**
  * DELETE /files/{file_id}: frees the document's share of the workspace quota at once, then deletes
  * the stored bytes. Should that delete fail, the bytes are orphaned (no row points at them, never a
- * row left without bytes), and the storage sweep (storage/sweep.ts) removes them later.
+ * row left without bytes), and the storage sweep (storage/sweep.ts) removes them later; the failure
+ * is logged (a warning).
  */
-export async function deleteDocument(
-  db: Db,
-  media: MediaDeps,
-  actor: Actor,
-  input: DocumentInput,
-  now: Date,
-  shape: FileShape,
-  log: (error: unknown, storageKey: string) => void,
-  audit: Audit,
-): Promise<DocumentDeletion> {
+export async function deleteDocument(deps: Uses<'db' | 'media' | 'logger' | Audited>, actor: Actor, input: DocumentInput & Shaped): Promise<DocumentDeletion> {
+  const { db, media } = deps;
+  const audit = auditOfTenant(actor, deps);
   const workspaceId = await workspaceOf(db, actor, input);
-  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, now, ...auditValues(audit, 'files.deleteDocument')]);
+  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, audit.at, ...auditValues(audit, 'files.deleteDocument')]);
   if (!gone) throw new NotFound(`file ${input.file_id}`);
-  await media.storage.delete(gone.storage_key).catch((error: unknown) => log(error, gone.storage_key));
+  await media.storage
+    .delete(gone.storage_key)
+    .catch((err: unknown) => deps.logger.warn({ err, storage_key: gone.storage_key }, 'deleted document: its bytes could not be removed'));
+  const { shape } = input;
   return shape === 'compat_b'
     ? { _shape: 'compat_b', id: input.file_id, object: 'file', deleted: true }
     : { _shape: shape, id: input.file_id, type: 'file_deleted' };
-}
-
-/** An entry's view of a document: what it is and where, never its bytes or storage key. */
-export function auditedDocument(document: Document): Record<string, unknown> {
-  return {
-    workspace_id: document.workspace_id,
-    filename: document.filename,
-    mime_type: document.mime_type,
-    size_bytes: Number(document.size_bytes),
-    sha256: document.sha256,
-    purpose: document.purpose,
-    ...(document.source_file_id ? { source_file_id: document.source_file_id } : {}),
-  };
 }
 
 // ---- Upload (D9) ---------------------------------------------------------------------------------
@@ -204,7 +184,8 @@ export interface UploadTarget {
  * POST /files, before the body is read: the workspace (as for B7-B10: provider refused, the
  * caller's access), and how many bytes the upload may have. 413 at once when the quota is used up.
  */
-export async function uploadTarget(db: Db, media: MediaDeps, actor: Actor, input: UploadDocumentQuery): Promise<UploadTarget> {
+export async function uploadTarget(deps: Uses<'db' | 'media'>, actor: Actor, input: UploadDocumentQuery): Promise<UploadTarget> {
+  const { db, media } = deps;
   const workspaceId = await workspaceOf(db, actor, input);
   const workspace = await db.workspace.findUniqueOrThrow({
     where: { id: workspaceId },
@@ -239,17 +220,17 @@ export interface DocumentUpload {
  * reserved by a conditional UPDATE there, so concurrent uploads never overshoot it together. Any
  * failure (a refused type, an empty file, a size or quota overrun, a malformed form, the client
  * leaving) leaves no row, no claim and no bytes; a crash leaves at most a claim and bytes (or a temp
- * upload) that the storage sweep removes.
+ * upload) that the storage sweep removes. `target`: uploadTarget's answer for the same actor.
  */
 export async function uploadDocument(
-  db: Db,
-  media: MediaDeps,
-  target: UploadTarget,
-  upload: DocumentUpload,
-  now: Date,
-  shape: FileShape,
-  audit: Audit,
+  deps: Uses<'db' | 'media' | Audited>,
+  actor: Actor,
+  input: { target: UploadTarget; upload: DocumentUpload } & Shaped,
 ): Promise<File> {
+  const { db, media } = deps;
+  const { target, upload, shape } = input;
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   const documentId = newId('file');
   const storageKey = documentObjectKey(target.workspaceId, documentId);
   const sniffer = new ContentSniffer();

@@ -6,6 +6,11 @@ import type { Document } from '@switchyard/db';
 import type { File, FileShape } from '@switchyard/schema';
 import { FilePurposeSchema } from '@switchyard/schema';
 
+/** The File shape a request answers in, in a service's input (fileShapeOf: the HTTP layer reads it from the headers). */
+export interface Shaped {
+  shape: FileShape;
+}
+
 export function fileShapeOf(headers: IncomingHttpHeaders): FileShape {
   if (headers['anthropic-version'] !== undefined) return 'compat_a';
   if (headers['openai-beta'] !== undefined) return 'compat_b';

@@ -15,7 +15,6 @@ import {
 } from '@switchyard/schema';
 import { authedProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { deleteDocument, getDocument, listDocuments } from './documents.service.js';
-import { auditOfTenant } from '../audit/audit.js';
 import { fileShapeOf } from './file-shapes.js';
 import { getContainerFile, listContainerFiles, openContainer, promoteFile } from './files.service.js';
 import { answers, WHY } from '@switchyard/schema';
@@ -42,7 +41,7 @@ export const filesRouter = router({
     })
     .input(ListContainerFilesInputSchema)
     .output(ContainerFileListSchema)
-    .query(({ ctx, input }) => listContainerFiles(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listContainerFiles(ctx, ctx.actor, input)),
 
   containerFile: authedProcedure
     .meta({
@@ -62,7 +61,7 @@ export const filesRouter = router({
     })
     .input(GetContainerFileInputSchema)
     .output(ContainerFileRecordSchema)
-    .query(({ ctx, input }) => getContainerFile(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => getContainerFile(ctx, ctx.actor, input)),
 
   promote: authedProcedure
     .meta({
@@ -88,7 +87,7 @@ export const filesRouter = router({
     .output(PromoteFileOutputSchema)
     // The File record itself, no { data } wrapper: the endpoint lists none, and existing clients
     // read _shape, id and downloadable at the top level (compat.md).
-    .mutation(({ ctx, input }) => promoteFile(ctx.db, ctx.media, ctx.actor, input, ctx.now(), fileShapeOf(ctx.headers), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => promoteFile(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   documents: authedProcedure
     .meta({
@@ -111,7 +110,7 @@ export const filesRouter = router({
     })
     .input(ListDocumentsInputSchema)
     .output(DocumentPageSchema)
-    .query(({ ctx, input }) => listDocuments(ctx.db, ctx.actor, input, fileShapeOf(ctx.headers))),
+    .query(({ ctx, input }) => listDocuments(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   document: authedProcedure
     .meta({
@@ -131,7 +130,7 @@ export const filesRouter = router({
     })
     .input(DocumentInputSchema)
     .output(FileSchema)
-    .query(({ ctx, input }) => getDocument(ctx.db, ctx.actor, input, fileShapeOf(ctx.headers))),
+    .query(({ ctx, input }) => getDocument(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   deleteDocument: authedProcedure
     .meta({
@@ -151,22 +150,11 @@ export const filesRouter = router({
     })
     .input(DocumentInputSchema)
     .output(DocumentDeletionSchema)
-    .mutation(({ ctx, input }) =>
-      deleteDocument(
-        ctx.db,
-        ctx.media,
-        ctx.actor,
-        input,
-        ctx.now(),
-        fileShapeOf(ctx.headers),
-        (err, storage_key) => ctx.logger.warn({ err, storage_key }, 'deleted document: its bytes could not be removed'),
-        auditOfTenant(ctx.actor, ctx),
-      ),
-    ),
+    .mutation(({ ctx, input }) => deleteDocument(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   // Internal (tRPC only, platform keys): the sandbox runner opens a session's container.
   openContainer: platformProcedure
     .input(OpenContainerInputSchema)
     .output(OpenContainerOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx.db, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx, ctx.platform, input) })),
 });

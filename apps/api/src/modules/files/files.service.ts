@@ -20,7 +20,6 @@ import type {
   ContainerFile,
   ContainerFileList,
   ContainerFileRecord,
-  FileShape,
   GetContainerFileInput,
   ListContainerFilesInput,
   OpenContainerInput,
@@ -32,12 +31,13 @@ import { newId } from '../../lib/ids.js';
 import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+import type { Audited, Uses } from '../../deps.js';
 import { platformOrganization, platformWorkspace } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';
-import { fileRecordOf } from './file-shapes.js';
-import { auditedDocument } from './documents.service.js';
-import { appendAudit, created, type Audit } from '../audit/audit.js';
+import { fileRecordOf, type Shaped } from './file-shapes.js';
+import { auditedDocument } from './documents-audit.js';
+import { appendAudit, auditOfTenant, created } from '../audit/audit.js';
 import { containerIdOf, decodeFileId, encodeFileId } from './sandbox-ids.js';
 
 /** Promoted documents are files the code produced for the user. */
@@ -70,7 +70,9 @@ function containerFileOf(container: ContainerRow, row: ContainerFileRow): Contai
  * runner): the same session key always names the same container; `restart` makes a new one with a
  * fresh "-r<nonce>" suffix.
  */
-export async function openContainer(db: Db, input: OpenContainerInput): Promise<Container> {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
+export async function openContainer(deps: Uses<'db'>, actor: PlatformActor, input: OpenContainerInput): Promise<Container> {
+  const { db } = deps;
   const workspace = await platformWorkspace(db, input.workspace_id);
   const containerId = containerIdOf(input.session_key, input.restart ?? false);
   const row = await db.container.upsert({
@@ -118,8 +120,8 @@ function containerFileRecordOf(container: ContainerRow, row: Pick<ContainerFileR
 }
 
 /** GET /containers/{container_id}/files/{file_id}. */
-export async function getContainerFile(db: Db, actor: Actor, input: GetContainerFileInput): Promise<ContainerFileRecord> {
-  const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
+export async function getContainerFile(deps: Uses<'db'>, actor: Actor, input: GetContainerFileInput): Promise<ContainerFileRecord> {
+  const { container, file } = await findContainerFile(deps.db, actor, input.container_id, input.file_id);
   return containerFileRecordOf(container, file);
 }
 
@@ -137,7 +139,8 @@ const CONTAINER_FILES_PAGE = statement(
  * GET /containers/{container_id}/files: the container's files in path order, `limit` at a time,
  * strictly after the path that `after` (a container file id) names.
  */
-export async function listContainerFiles(db: Db, actor: Actor, input: ListContainerFilesInput): Promise<ContainerFileList> {
+export async function listContainerFiles(deps: Uses<'db'>, actor: Actor, input: ListContainerFilesInput): Promise<ContainerFileList> {
+  const { db } = deps;
   const after = input.after === undefined ? null : decodeFileId(input.after);
   const container = await findContainer(db, visibleRows(actor), input.container_id);
   const rows = await queryRows(db, CONTAINER_FILES_PAGE, [container.id, after, input.limit + 1]);
@@ -154,6 +157,8 @@ export async function listContainerFiles(db: Db, actor: Actor, input: ListContai
 }
 
 export interface ContainerFileUpload {
+  /** The organization the container belongs to (the platform names it). */
+  organization_id: string;
   container_id: string;
   file_id: string;
   mime_type: string;
@@ -165,12 +170,14 @@ export interface ContainerFileUpload {
  * the sandbox runner). The bytes are stored first, then the row is pointed at them; replaced bytes
  * are removed after the commit.
  */
-export async function writeContainerFile(db: Db, media: MediaDeps, organizationId: string, upload: ContainerFileUpload): Promise<ContainerFile> {
-  const path = decodeFileId(upload.file_id);
-  const organization = await platformOrganization(db, organizationId);
-  const container = await findContainer(db, { organization_id: organization.id }, upload.container_id);
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
+export async function writeContainerFile(deps: Uses<'db' | 'media'>, actor: PlatformActor, input: ContainerFileUpload): Promise<ContainerFile> {
+  const { db, media } = deps;
+  const path = decodeFileId(input.file_id);
+  const organization = await platformOrganization(db, input.organization_id);
+  const container = await findContainer(db, { organization_id: organization.id }, input.container_id);
   const storageKey = containerObjectKey(container.id);
-  const stored = await putClaimed(db, media.storage, storageKey, upload.body, { maxBytes: media.containerFileMaxBytes });
+  const stored = await putClaimed(db, media.storage, storageKey, input.body, { maxBytes: media.containerFileMaxBytes });
   let previousKey: string | undefined;
   let row: ContainerFileRow;
   try {
@@ -179,7 +186,7 @@ export async function writeContainerFile(db: Db, media: MediaDeps, organizationI
         where: { container_id_path: { container_id: container.id, path } },
         select: { storage_key: true },
       });
-      const fields = { mime_type: upload.mime_type, size_bytes: stored.size, sha256: stored.sha256, storage_key: storageKey };
+      const fields = { mime_type: input.mime_type, size_bytes: stored.size, sha256: stored.sha256, storage_key: storageKey };
       const written = await tx.containerFile.upsert({
         where: { container_id_path: { container_id: container.id, path } },
         create: { organization_id: container.organization_id, container_id: container.id, path, ...fields },
@@ -207,21 +214,22 @@ export interface Download {
   stream: Readable;
 }
 
+/** Picks the bytes to serve once a file's size and checksum are known (undefined: all of them). */
+export type RangeOf = (size: number, sha256: string) => ByteRange | undefined;
+
 /**
- * Opens a container file's bytes for streaming: all of them, or the range `range(size)` picks once
- * the file's size is known (undefined: all).
+ * GET /containers/{container_id}/files/{file_id}/content: opens a container file's bytes for
+ * streaming: all of them, or the range `input.range(size, sha256)` picks once the file's size is
+ * known (no range, or undefined: all).
  */
 export async function openContainerFile(
-  db: Db,
-  media: MediaDeps,
+  deps: Uses<'db' | 'media'>,
   actor: Actor,
-  containerId: string,
-  fileId: string,
-  range: (size: number, sha256: string) => ByteRange | undefined = () => undefined,
+  input: { container_id: string; file_id: string; range?: RangeOf },
 ): Promise<Download> {
-  const { file } = await findContainerFile(db, actor, containerId, fileId);
-  const wanted = range(Number(file.size_bytes), file.sha256);
-  const stored = await media.storage.get(file.storage_key, wanted ? { range: wanted } : {});
+  const { file } = await findContainerFile(deps.db, actor, input.container_id, input.file_id);
+  const wanted = input.range?.(Number(file.size_bytes), file.sha256);
+  const stored = await deps.media.storage.get(file.storage_key, wanted ? { range: wanted } : {});
   return {
     filename: posix.basename(file.path),
     size: stored.size,
@@ -250,7 +258,11 @@ async function quotaOf(db: Db, media: MediaDeps, workspaceId: string): Promise<{
  * concurrent promotions can never overshoot it together; the bytes are copied before that
  * transaction and removed again when it does not commit.
  */
-export async function promoteFile(db: Db, media: MediaDeps, actor: Actor, input: PromoteFileInput, now: Date, shape: FileShape, audit: Audit): Promise<File> {
+export async function promoteFile(deps: Uses<'db' | 'media' | Audited>, actor: Actor, input: PromoteFileInput & Shaped): Promise<File> {
+  const { db, media } = deps;
+  const { shape } = input;
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   const { container, file } = await findContainerFile(db, actor, input.container_id, input.file_id);
   // One entry per call: a promotion that finds its first document (nothing new) says so, with no fields.
   const promoted = (client: Db | Prisma.TransactionClient, document: Document, made: boolean) =>
