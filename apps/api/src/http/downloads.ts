@@ -81,7 +81,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(VIDEO_CONTENT, req);
-      const output = await findVideoOutput(deps.db, actor, input.jobId, input.index);
+      const output = await findVideoOutput(deps, actor, input);
       const sample = sampleFileOf(output.upstream_url);
       if (sample) {
         await sendSample(res, sample);

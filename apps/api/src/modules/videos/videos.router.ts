@@ -5,15 +5,31 @@ import {
   GetVideoJobInputSchema,
   ListVideoJobsOutputSchema,
   VideoJobStatusRecordSchema,
+  type VideoJobStatusRecord,
 } from '@switchyard/schema';
 import { API_PREFIX } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { createVideoJob, getVideoJob, listVideoJobs } from './videos.service.js';
+import { createVideoJob, getVideoJob, listVideoJobs, type PolledVideoJob } from './videos.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
 // (src/http/downloads.ts), not a procedure.
+
+/**
+ * A polled job's status record, with its links (the job's own URL; once completed, its content
+ * URLs). `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it.
+ */
+function statusRecordOf(job: PolledVideoJob, apiBaseUrl: string): VideoJobStatusRecord {
+  const self = `${apiBaseUrl}/videos/${encodeURIComponent(job.id)}`;
+  return {
+    id: job.id,
+    polling_url: self,
+    status: job.status,
+    ...(job.outputs ? { unsigned_urls: job.outputs.map((index) => `${self}/content?index=${index}`) } : {}),
+  };
+}
+
 export const videosRouter = router({
   get: authedProcedure
     .meta({
@@ -34,16 +50,16 @@ export const videosRouter = router({
     })
     .input(GetVideoJobInputSchema)
     .output(VideoJobStatusRecordSchema)
-    .query(({ ctx, input }) => getVideoJob(ctx.db, ctx.actor, input.jobId, `${ctx.origin()}${API_PREFIX}`)),
+    .query(async ({ ctx, input }) => statusRecordOf(await getVideoJob(ctx, ctx.actor, input), `${ctx.origin()}${API_PREFIX}`)),
   // Internal (tRPC only, platform keys): the video service registers a job and its upstream URLs,
   // which this server later fetches: only the platform may name them.
   createJob: platformProcedure
     .input(CreateVideoJobInputSchema.extend(IdempotencyField))
     .output(CreateVideoJobOutputSchema)
-    .mutation(idempotent('videos.createJob', async ({ ctx, input }) => ({ data: await createVideoJob(ctx.db, input) }))),
+    .mutation(idempotent('videos.createJob', async ({ ctx, input }) => ({ data: await createVideoJob(ctx, ctx.platform, input) }))),
   listJobs: managementProcedure
     .meta({ scope: 'files:read' })
     .input(ListVideoJobsInputSchema)
     .output(ListVideoJobsOutputSchema)
-    .query(({ ctx, input }) => listVideoJobs(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listVideoJobs(ctx, ctx.actor, input)),
 });

@@ -1,8 +1,9 @@
-import type { Db, VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
-import type { CreateVideoJobInput, ListVideoJobsInput, VideoJob, VideoJobStatusRecord } from '@switchyard/schema';
+import type { VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
+import type { CreateVideoJobInput, ListVideoJobsInput, VideoContentInput, VideoJob, VideoJobStatusRecord } from '@switchyard/schema';
 import { NotFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+import type { Uses } from '../../deps.js';
 import { platformWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';
@@ -29,7 +30,8 @@ function videoJobOf(job: VideoJobRow, outputs: VideoOutputRow[]): VideoJob {
 }
 
 /** Internal: a workspace's video jobs, newest first, optionally only those of one upstream job id. */
-export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsInput) {
+export async function listVideoJobs(deps: Uses<'db'>, actor: Actor, input: ListVideoJobsInput) {
+  const { db } = deps;
   const workspace = await resolveWorkspaceOrOwn(db, actor, input.workspace_id);
   const where = { workspace_id: workspace.id, ...(input.upstream_job_id ? { upstream_job_id: input.upstream_job_id } : {}) };
   return pageOf(
@@ -41,7 +43,9 @@ export async function listVideoJobs(db: Db, actor: Actor, input: ListVideoJobsIn
 }
 
 /** Internal (platform): records a video job with its outputs (index = position in `outputs`) in the workspace it names. */
-export async function createVideoJob(db: Db, input: CreateVideoJobInput): Promise<VideoJob> {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
+export async function createVideoJob(deps: Uses<'db'>, actor: PlatformActor, input: CreateVideoJobInput): Promise<VideoJob> {
+  const { db } = deps;
   const workspace = await platformWorkspace(db, input.workspace_id);
   const key = input.api_key_hash
     ? await db.apiKey.findFirst({ where: { hash: input.api_key_hash, organization_id: workspace.organization_id }, select: { id: true } })
@@ -74,12 +78,13 @@ export async function createVideoJob(db: Db, input: CreateVideoJobInput): Promis
 }
 
 /**
- * The output `index` of a job the caller can see (management keys: any workspace of their
- * organization; other keys: their own workspace). Unknown job or index: NotFound.
+ * GET /videos/{jobId}/content: the output `index` of a job the caller can see (management keys: any
+ * workspace of their organization; other keys: their own workspace). Unknown job or index: NotFound.
  */
-export async function findVideoOutput(db: Db, actor: Actor, jobId: string, index: number): Promise<VideoOutputRow> {
+export async function findVideoOutput(deps: Uses<'db'>, actor: Actor, input: VideoContentInput): Promise<VideoOutputRow> {
+  const { jobId, index } = input;
   const { organization_id, workspace_id } = visibleRows(actor);
-  const output = await db.videoOutput.findFirst({
+  const output = await deps.db.videoOutput.findFirst({
     where: { index, video_job_id: jobId, organization_id, ...(workspace_id ? { job: { workspace_id } } : {}) },
   });
   if (!output) throw new NotFound(`output ${index} of video job ${jobId}`);
@@ -89,22 +94,26 @@ export async function findVideoOutput(db: Db, actor: Actor, jobId: string, index
 /** Our job states in the words existing clients poll for (a queued job is "pending"). */
 const POLLED_STATUS = { queued: 'pending', in_progress: 'in_progress', completed: 'completed', failed: 'failed' } as const;
 
-/**
- * GET /videos/{jobId}: a job the caller can see (as for its content), with its content URLs once
- * completed. `apiBaseUrl`: the absolute URL of /api/v1 as the client reached it.
- */
-export async function getVideoJob(db: Db, actor: Actor, jobId: string, apiBaseUrl: string): Promise<VideoJobStatusRecord> {
+/** A polled job: what its status record (videos.router.ts) is made of, its URLs built from them. */
+export interface PolledVideoJob {
+  id: string;
+  status: VideoJobStatusRecord['status'];
+  /** Once completed, the indexes of its outputs in order (its content URLs); otherwise null. */
+  outputs: number[] | null;
+}
+
+/** GET /videos/{jobId}: a job the caller can see (as for its content), with its outputs once completed. */
+export async function getVideoJob(deps: Uses<'db'>, actor: Actor, input: { jobId: string }): Promise<PolledVideoJob> {
+  const { jobId } = input;
   const { organization_id, workspace_id } = visibleRows(actor);
-  const job = await db.videoJob.findFirst({
+  const job = await deps.db.videoJob.findFirst({
     where: { id: jobId, organization_id, ...(workspace_id ? { workspace_id } : {}) },
     include: { outputs: { select: { index: true }, orderBy: { index: 'asc' } } },
   });
   if (!job) throw new NotFound(`video job ${jobId}`);
-  const self = `${apiBaseUrl}/videos/${encodeURIComponent(job.id)}`;
   return {
     id: job.id,
-    polling_url: self,
     status: POLLED_STATUS[job.status],
-    ...(job.status === 'completed' ? { unsigned_urls: job.outputs.map((o) => `${self}/content?index=${o.index}`) } : {}),
+    outputs: job.status === 'completed' ? job.outputs.map((o) => o.index) : null,
   };
 }
