@@ -112,9 +112,9 @@ export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: 
   for await (const assignment of pages((window) => listAllGuardrailMemberAssignments(deps, actor, window))) {
     yield emit({ type: 'guardrail_member_assignment', ...assignment });
   }
-  for await (const preset of pages((window) => listPresets(db, actor, window))) {
+  for await (const preset of pages((window) => listPresets(deps, actor, window))) {
     const versions = [];
-    for await (const version of pages((window) => listPresetVersions(db, actor, { slug: preset.slug, ...window }))) versions.push(version);
+    for await (const version of pages((window) => listPresetVersions(deps, actor, { slug: preset.slug, ...window }))) versions.push(version);
     yield emit({ type: 'preset', ...preset, versions });
   }
   yield* generations(db, actor, startedAt, counts);

@@ -19,7 +19,6 @@ import {
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { auditOfTenant } from '../audit/audit.js';
 import { routesOf } from '../../trpc/route.js';
 import {
   createPreset,
@@ -69,7 +68,7 @@ export const presetsRouter = router({
     })
     .input(ListPresetsInputSchema)
     .output(ListPresetsOutputSchema)
-    .query(({ ctx, input }) => listPresets(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listPresets(ctx, ctx.actor, input)),
   get: authedProcedure
     .meta({
       ...openapi('/presets/{slug}', 'Get a preset', 'Returns a preset with the version in force (designated_version, or null).'),
@@ -81,7 +80,7 @@ export const presetsRouter = router({
     })
     .input(GetPresetInputSchema)
     .output(GetPresetOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getPreset(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getPreset(ctx, ctx.actor, input) })),
   versions: authedProcedure
     .meta({
       ...openapi(
@@ -97,7 +96,7 @@ export const presetsRouter = router({
     })
     .input(ListPresetVersionsInputSchema)
     .output(ListPresetVersionsOutputSchema)
-    .query(({ ctx, input }) => listPresetVersions(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listPresetVersions(ctx, ctx.actor, input)),
   version: authedProcedure
     .meta({
       ...openapi(
@@ -113,13 +112,13 @@ export const presetsRouter = router({
     })
     .input(GetPresetVersionInputSchema)
     .output(GetPresetVersionOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx, ctx.actor, input) })),
   fromChat: authedProcedure
     .meta(fromRequest('/presets/{slug}/chat/completions', 'chat-completions', '`messages` missing or not an array'))
     .input(PresetFromChatInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'chat', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+      data: await presetFromRequest(ctx, ctx.actor, { kind: 'chat', body: input }),
     })),
   fromMessages: authedProcedure
     .meta(
@@ -132,14 +131,14 @@ export const presetsRouter = router({
     .input(PresetFromMessagesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'messages', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+      data: await presetFromRequest(ctx, ctx.actor, { kind: 'messages', body: input }),
     })),
   fromResponses: authedProcedure
     .meta(fromRequest('/presets/{slug}/responses', 'responses-style', '`instructions` over 100,000 characters'))
     .input(PresetFromResponsesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx.db, ctx.actor, { kind: 'responses', body: input }, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+      data: await presetFromRequest(ctx, ctx.actor, { kind: 'responses', body: input }),
     })),
 
   // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
@@ -149,7 +148,7 @@ export const presetsRouter = router({
     .output(CreatePresetOutputSchema)
     .mutation(
       idempotent('presets.create', async ({ ctx, input }) => {
-        const { preset, version } = await createPreset(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
+        const { preset, version } = await createPreset(ctx, ctx.actor, input);
         return { data: preset, version };
       }),
     ),
@@ -159,12 +158,12 @@ export const presetsRouter = router({
     .output(PresetVersionOutputSchema)
     .mutation(
       idempotent('presets.createVersion', async ({ ctx, input }) => ({
-        data: await createPresetVersion(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)),
+        data: await createPresetVersion(ctx, ctx.actor, input),
       })),
     ),
   deleteVersion: managementProcedure
     .meta({ scope: 'presets:write' })
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => deletePresetVersion(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deletePresetVersion(ctx, ctx.actor, input)),
 });

@@ -20,8 +20,9 @@ import type {
 import { PRESET_REQUEST_KEPT, SystemPromptSchema } from '@switchyard/schema';
 import { refuseDuplicates } from '../../lib/db-errors.js';
 import { Conflict, Invalid, NotFound } from '../../errors.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
+import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';
+import type { Audited, Uses } from '../../deps.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { tenantData, tenantWhere, visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';
@@ -72,7 +73,8 @@ async function findPreset(db: Reader, actor: Actor, slug: string): Promise<Prese
   return row;
 }
 
-export async function listPresetVersions(db: Db, actor: Actor, input: ListPresetVersionsInput) {
+export async function listPresetVersions(deps: Uses<'db'>, actor: Actor, input: ListPresetVersionsInput) {
+  const { db } = deps;
   const preset = await findPreset(db, actor, input.slug);
   const where = { preset_id: preset.id };
   return pageOf(
@@ -84,7 +86,8 @@ export async function listPresetVersions(db: Db, actor: Actor, input: ListPreset
 }
 
 /** The presets the caller may see (a regular key: its own workspace's), most recently updated first. */
-export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput) {
+export async function listPresets(deps: Uses<'db'>, actor: Actor, input: ListPresetsInput) {
+  const { db } = deps;
   const where = visibleRows(actor);
   return pageOf(
     input,
@@ -95,24 +98,28 @@ export async function listPresets(db: Db, actor: Actor, input: ListPresetsInput)
 }
 
 /** The preset with the version in force (or null when it has none). */
-export async function getPreset(db: Db, actor: Actor, input: GetPresetInput): Promise<PresetWithVersion> {
+export async function getPreset(deps: Uses<'db'>, actor: Actor, input: GetPresetInput): Promise<PresetWithVersion> {
+  const { db } = deps;
   const preset = await findPreset(db, actor, input.slug);
   const designated = preset.designated_version_id ? await db.presetVersion.findUnique({ where: { id: preset.designated_version_id } }) : null;
   return { ...presetOf(preset), designated_version: designated && versionDetailOf(designated) };
 }
 
 /** One version by number: null when it was deleted, 404 when the preset never had it. */
-export async function getPresetVersion(db: Db, actor: Actor, input: GetPresetVersionInput) {
+export async function getPresetVersion(deps: Uses<'db'>, actor: Actor, input: GetPresetVersionInput) {
+  const { db } = deps;
   const preset = await findPreset(db, actor, input.slug);
   const row = await db.presetVersion.findUnique({ where: { preset_id_version: { preset_id: preset.id, version: Number(input.version) } } });
   if (!row) throw new NotFound(`version ${input.version} of preset ${input.slug}`);
   return versionDetailOf(row);
 }
 
-export async function createPreset(db: Db, actor: Actor, input: CreatePresetInput, now: Date, audit: Audit) {
+export async function createPreset(deps: Uses<'db' | Audited>, actor: Actor, input: CreatePresetInput) {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   return refuseDuplicates(
     () =>
-      db.$transaction(async (tx) => {
+      deps.db.$transaction(async (tx) => {
         const workspace = await resolveWorkspaceOrOwn(tx, actor, input.workspace_id);
         const created = await insertPreset(tx, actor, { workspaceId: workspace.id, slug: input.slug, name: input.name }, now);
         const { preset, version } = await addVersion(tx, actor, created.id, input, now);
@@ -129,8 +136,10 @@ export async function createPreset(db: Db, actor: Actor, input: CreatePresetInpu
 }
 
 /** The next version of a preset. */
-export async function createPresetVersion(db: Db, actor: Actor, input: CreatePresetVersionInput, now: Date, audit: Audit) {
-  return db.$transaction(async (tx) => {
+export async function createPresetVersion(deps: Uses<'db' | Audited>, actor: Actor, input: CreatePresetVersionInput) {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
+  return deps.db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     const { version } = await addVersion(tx, actor, preset.id, input, now);
     await appendAudit(tx, audit, {
@@ -200,7 +209,7 @@ export type PresetRequest =
  * prompt (`system` of a messages body, its text blocks joined by a blank line; `instructions` of a
  * responses body; none for chat completions). Nothing else of the body is kept.
  */
-export function versionContentOf(request: PresetRequest): { config: Record<string, unknown>; system_prompt: string | null } {
+function versionContentOf(request: PresetRequest): { config: Record<string, unknown>; system_prompt: string | null } {
   const body = request.body as Record<string, unknown>;
   const config: Record<string, unknown> = {};
   for (const field of PRESET_REQUEST_KEPT[request.kind]) {
@@ -238,12 +247,14 @@ function systemPromptOf(request: PresetRequest): string | null {
  * - 409: a concurrent call created the same slug first (its version 1 and ours would race); nothing
  *   was written, and the same call again adds the next version.
  */
-export async function presetFromRequest(db: Db, actor: Actor, request: PresetRequest, now: Date, audit: Audit): Promise<PresetWithVersion> {
-  const { slug } = request.body;
-  const content = versionContentOf(request);
+export async function presetFromRequest(deps: Uses<'db' | Audited>, actor: Actor, input: PresetRequest): Promise<PresetWithVersion> {
+  const { slug } = input.body;
+  const content = versionContentOf(input);
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
   return refuseDuplicates(
     () =>
-      db.$transaction(async (tx) => {
+      deps.db.$transaction(async (tx) => {
         let target = await tx.preset.findUnique({
           where: { organization_id_slug: { ...tenantWhere(actor), slug } },
           include: { workspace: { select: { deleted_at: true } } },
@@ -255,7 +266,7 @@ export async function presetFromRequest(db: Db, actor: Actor, request: PresetReq
         }
         const { preset, version } = await addVersion(tx, actor, target.id, content, now);
         await appendAudit(tx, audit, {
-          action: FROM_REQUEST_ACTIONS[request.kind],
+          action: FROM_REQUEST_ACTIONS[input.kind],
           targetType: 'preset',
           targetId: preset.id,
           changes: { after: { slug, version: version.version } },
@@ -270,12 +281,14 @@ export async function presetFromRequest(db: Db, actor: Actor, request: PresetReq
   );
 }
 
-/** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
 /** The audit log's action of each kind of request a preset is made from. */
 const FROM_REQUEST_ACTIONS = { chat: 'presets.fromChat', messages: 'presets.fromMessages', responses: 'presets.fromResponses' } as const;
 
-export async function deletePresetVersion(db: Db, actor: Actor, input: DeletePresetVersionInput, now: Date, audit: Audit) {
-  return db.$transaction(async (tx) => {
+/** Deletes a version; when it was the one in force, the newest remaining version (or none) takes its place. */
+export async function deletePresetVersion(deps: Uses<'db' | Audited>, actor: Actor, input: DeletePresetVersionInput) {
+  const audit = auditOfTenant(actor, deps);
+  const now = audit.at;
+  return deps.db.$transaction(async (tx) => {
     const preset = await findPreset(tx, actor, input.slug);
     await tx.$executeRaw`SELECT 1 FROM presets WHERE id = ${preset.id}::uuid FOR UPDATE`;
     const [deleted] = await tx.presetVersion.updateManyAndReturn({
