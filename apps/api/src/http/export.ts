@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { EXPORT_MEDIA_TYPE } from '@switchyard/schema';
 import type { Actor } from '../access/callers.js';
 import { appendAudit, auditOfTenant } from '../modules/audit/audit.js';
-import { emptyCounts, exportHeader, exportRecords } from '../modules/export/export.service.js';
+import { openExport } from '../modules/export/export.service.js';
 import type { AppDeps } from '../deps.js';
 import type { RawRoute } from './authenticate.js';
 import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from './raw-operations.js';
@@ -41,12 +41,11 @@ export const EXPORT_ROUTES: readonly RawRoute[] = [
 ];
 
 async function sendExport(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> {
-  const startedAt = deps.now();
-  const counts = emptyCounts();
+  const { startedAt, header, counts, records } = openExport(deps, actor);
   let completed = false;
   async function* lines() {
-    yield `${JSON.stringify(exportHeader(actor, startedAt))}\n`;
-    for await (const record of exportRecords(deps, actor, startedAt, counts)) yield `${JSON.stringify(record)}\n`;
+    yield `${JSON.stringify(header)}\n`;
+    for await (const record of records) yield `${JSON.stringify(record)}\n`;
     yield `${JSON.stringify({ type: 'end', counts, completed_at: deps.now().toISOString() })}\n`;
     completed = true;
   }

@@ -8,22 +8,17 @@
 import type { Db, Generation as GenerationRow, GenerationContent as GenerationContentRow, Prisma } from '@switchyard/db';
 import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, type ExportCounts, type ExportRecord, type ExportRecordType } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
+import type { Uses } from '../../deps.js';
 import { generationWhere, tenantData, viewerOf } from '../../access/tenancy.js';
 import { listBudgets } from '../budgets/budgets.service.js';
 import { generationContentOf, generationOf } from '../generations/generations.service.js';
 import { listAllGuardrailKeyAssignments, listAllGuardrailMemberAssignments, listGuardrails } from '../guardrails/guardrails.service.js';
 import { listKeys } from '../keys/keys.service.js';
-import type { MemberOrderCache } from '../organization/member-order.js';
 import { listOrganizationMembers } from '../organization/members.service.js';
 import { listPresets, listPresetVersions } from '../presets/presets.service.js';
 import { getAlertSettings } from '../settings/alerts.service.js';
 import { getRetention } from '../settings/retention.service.js';
 import { listWorkspaceMembers, listWorkspaces } from '../workspaces/workspaces.service.js';
-
-export interface ExportDeps {
-  db: Db;
-  memberOrder: MemberOrderCache;
-}
 
 /** Records per page of the list services (their largest page). */
 const PAGE = 100;
@@ -34,7 +29,7 @@ const PAGE = 100;
 export const GENERATION_PAGE = 200;
 
 /** The first line of a file. */
-export function exportHeader(actor: Actor, startedAt: Date) {
+function exportHeader(actor: Actor, startedAt: Date) {
   return {
     type: 'export',
     format: EXPORT_FORMAT,
@@ -46,7 +41,7 @@ export function exportHeader(actor: Actor, startedAt: Date) {
 }
 
 /** Counts with every record type at 0. */
-export function emptyCounts(): ExportCounts {
+function emptyCounts(): ExportCounts {
   return Object.fromEntries(EXPORT_RECORD_TYPES.map((type) => [type, 0])) as ExportCounts;
 }
 
@@ -59,13 +54,33 @@ async function* pages<Item>(read: (window: { offset: number; limit: number }) =>
   }
 }
 
+/** An export as it starts: its header line, and its records as they are read, counted as they go. */
+export interface OrganizationExport {
+  /** When it started (deps.now()): the header's created_at; it bounds the generations. */
+  startedAt: Date;
+  /** The first line of the file. */
+  header: ReturnType<typeof exportHeader>;
+  /** Each record type's count of the records yielded so far (the trailer's counts once they are all read). */
+  counts: ExportCounts;
+  /** The records, read a page at a time as they are pulled; nothing is read before the first pull. */
+  records: AsyncGenerator<ExportRecord>;
+}
+
 /**
- * The organization's records, in the order of EXPORT_RECORD_TYPES, each counted in `counts` as it
- * is yielded. `startedAt` bounds the generations: those recorded after the export started are not
- * in it (the file is of the organization as of then, but for changes to the small tables made
- * while it runs, which may or may not be in it).
+ * GET /export: the caller's organization's export, starting now. Its records come in the order of
+ * EXPORT_RECORD_TYPES, each counted in `counts` as it is yielded. `startedAt` bounds the
+ * generations: those recorded after the export started are not in it (the file is of the
+ * organization as of then, but for changes to the small tables made while it runs, which may or may
+ * not be in it).
  */
-export async function* exportRecords(deps: ExportDeps, actor: Actor, startedAt: Date, counts: ExportCounts): AsyncGenerator<ExportRecord> {
+export function openExport(deps: Uses<'db' | 'memberOrder' | 'now'>, actor: Actor): OrganizationExport {
+  const startedAt = deps.now();
+  const counts = emptyCounts();
+  return { startedAt, header: exportHeader(actor, startedAt), counts, records: exportRecords(deps, actor, startedAt, counts) };
+}
+
+/** The organization's records (openExport), each counted in `counts` as it is yielded. */
+async function* exportRecords(deps: Uses<'db' | 'memberOrder'>, actor: Actor, startedAt: Date, counts: ExportCounts): AsyncGenerator<ExportRecord> {
   const { db } = deps;
   const emit = <R extends ExportRecord>(record: R): R => {
     counts[record.type as ExportRecordType] += 1;
