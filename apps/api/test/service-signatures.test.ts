@@ -12,8 +12,6 @@ const PENDING = new Set<string>([
   'modules/generations/credits.service.ts',
   'modules/generations/generations.service.ts',
   'modules/keys/keys.service.ts',
-  'modules/models/catalog.service.ts',
-  'modules/models/models.service.ts',
   'modules/organization/members.service.ts',
   'modules/organizations/bootstrap.service.ts',
   'modules/organizations/offboarding.service.ts',

@@ -10,7 +10,7 @@ import type { ZodType } from 'zod';
  *   GET /activity's 1,000 items at the large bench size, 0.7–1.4 ms of 4.5–7.0 ms of server CPU per
  *   answer (docs/decisions/0011-trusted-output.md). Their tests check every answer with `expectExactOutput`
  *   (test/fixtures.ts): the schema's output must be the answer itself, byte for byte;
- * - answers the service has parsed with this schema itself: GET /model and GET /embeddings/models,
+ * - answers parsed with this schema when they were built: GET /model and GET /embeddings/models,
  *   parsed once per catalog snapshot (models/catalog-cache.ts snapshotAnswer);
  * - a single record built field by field from a row its statement's schema has parsed: GET /generation
  *   (generations.test.ts checks its answers with `expectExactOutput`).

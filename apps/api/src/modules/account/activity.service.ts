@@ -14,7 +14,7 @@ import type { AnalyticsLimit } from '../analytics/analytics-limit.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
-import { resolveModel } from '../models/models.service.js';
+import { resolveModel } from '../models/resolve-model.js';
 
 const DAYS = 30;
 const DAY_MS = 86_400_000;

@@ -32,7 +32,7 @@ import { appendAudit, type Audit } from '../audit/audit.js';
 import type { UsageCache } from '../keys/usage-cache.js';
 import type { SpendCache } from '../routing/spend.js';
 import type { CatalogCache } from '../models/catalog-cache.js';
-import { isFreeModel, resolveModel } from '../models/models.service.js';
+import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
 import type { GenerationRecorder, GenerationRowJson } from './recorder.js';
 

@@ -59,19 +59,23 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   };
 }
 
-const answers = new WeakMap<CatalogSnapshot, Map<string, object>>();
+/** What a snapshot holds: the snapshot itself, one of its rows, one of its lists. */
+type OfSnapshot = CatalogSnapshot | ModelRow | VariantRow | readonly ModelRow[];
+
+const answers = new WeakMap<OfSnapshot, Map<string, object>>();
 
 /**
- * An answer that depends on nothing but the snapshot (GET /model's, the whole GET
- * /embeddings/models list), built and parsed by its schema once per snapshot rather than on every
- * request: a snapshot never changes (a catalog write or the TTL replaces it, and its answers go
- * with it). `key` names the answer among the snapshot's; there are at most a few per model or
+ * An answer that depends on nothing but the snapshot, or one row or list of it (GET /model's, by
+ * the model's or variant's row; the whole GET /embeddings/models list, by the snapshot's list),
+ * built and parsed by its schema once per snapshot rather than on every request: a snapshot never
+ * changes (a catalog write or the TTL replaces it, its rows and lists with it, and their answers go
+ * with them). `key` names the answer among those of `of`; there are at most a few per model or
  * variant of the catalog, whatever callers ask. The answer is shared (shared-answers.ts): a
  * deep-frozen copy, which the REST layer serializes once.
  */
-export function snapshotAnswer<T extends object>(snapshot: CatalogSnapshot, key: string, build: () => T): T {
-  let built = answers.get(snapshot);
-  if (!built) answers.set(snapshot, (built = new Map()));
+export function snapshotAnswer<T extends object>(of: OfSnapshot, key: string, build: () => T): T {
+  let built = answers.get(of);
+  if (!built) answers.set(of, (built = new Map()));
   let answer = built.get(key) as T | undefined;
   if (!answer) built.set(key, (answer = shareAnswer(build())));
   return answer;

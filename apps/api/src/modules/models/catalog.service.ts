@@ -2,8 +2,10 @@
 // its filters, the count, a model's endpoints (which providers serve it, at what price and limits),
 // the providers, the image and video models, the ZDR endpoints, and the listing as a key could
 // route to it. All are answered from the in-memory snapshot (catalog-cache.ts): the catalog is
-// small and read often.
-import { Prisma, type Db, type Model as ModelRow, type ModelEndpoint as EndpointRow, type Provider as ProviderRow } from '@switchyard/db';
+// small and read often. The listings answer rows and where their next page starts; models.router.ts
+// makes the records and their links. The public reads are the same for every caller: their actor is
+// ANONYMOUS (no key is read).
+import { Prisma, type Model as ModelRow, type ModelEndpoint as EndpointRow, type Provider as ProviderRow } from '@switchyard/db';
 import type {
   CatalogImageEndpoint,
   CatalogVideoModel,
@@ -14,21 +16,20 @@ import type {
   ImageEndpoint,
   ImageModel,
   ImageModelEndpoints,
+  GetModelInput,
   ListModelsInput,
-  ListModelsOutput,
   ListUserModelsInput,
-  ListUserModelsOutput,
   ModelEndpoints,
   Provider,
   VideoModel,
 } from '@switchyard/schema';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, AnonymousCaller } from '../../access/callers.js';
+import type { Uses } from '../../deps.js';
 import { Invalid, NotFound } from '../../errors.js';
-import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import { evaluatePolicy } from '../routing/policy.js';
-import type { WorkspaceRoutingCache } from '../routing/routing.service.js';
-import type { CatalogCache, CatalogSnapshot } from './catalog-cache.js';
-import { modelOf, resolveModel, type ApiRoot } from './models.service.js';
+import type { CatalogSnapshot } from './catalog-cache.js';
+import { architectureOf, modelIdOf, modelNameOf, type ModelsPage } from './models-rows.js';
+import { resolveModel } from './resolve-model.js';
 
 const DEFAULT_LIMIT = 500;
 const DAY_SECONDS = 86_400;
@@ -116,23 +117,19 @@ function matches(snapshot: CatalogSnapshot, input: ListModelsInput, nowSeconds: 
 }
 
 /**
- * GET /models: the catalog's models that match every filter given, sorted, one page. `query`: the
- * request's own filters, kept in links.next.
+ * GET /models: the catalog's models that match every filter given, sorted, one page (without
+ * offset and limit, all of them). The router keeps the request's filters in links.next.
  */
-export function listModels(snapshot: CatalogSnapshot, input: ListModelsInput, now: Date, api: ApiRoot, query: URLSearchParams): ListModelsOutput {
-  const found = matches(snapshot, input, Math.floor(now.getTime() / 1000));
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function listModels(deps: Uses<'db' | 'catalog' | 'now'>, actor: AnonymousCaller, input: ListModelsInput): Promise<ModelsPage> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
+  const found = matches(snapshot, input, Math.floor(deps.now().getTime() / 1000));
   const paged = input.offset != null || input.limit != null;
   const offset = input.offset ?? 0;
   const limit = paged ? (input.limit ?? DEFAULT_LIMIT) : undefined;
   const rows = found.slice(offset, limit === undefined ? undefined : offset + limit);
-  let next: string | null = null;
-  if (limit !== undefined && offset + rows.length < found.length) {
-    const params = new URLSearchParams(query);
-    params.set('offset', String(offset + rows.length));
-    params.set('limit', String(limit));
-    next = `${api.url}/models?${params}`;
-  }
-  return { data: rows.map((model) => modelOf({ model, variant: null }, api.path)), total_count: found.length, links: { next } };
+  const next = limit !== undefined && offset + rows.length < found.length ? { offset: offset + rows.length, limit } : null;
+  return { rows, total: found.length, next };
 }
 
 const USER_MODELS_DEFAULT_LIMIT = 500;
@@ -146,16 +143,15 @@ const USER_MODELS_DEFAULT_LIMIT = 500;
  * 404 when the key's workspace is gone.
  */
 export async function listUserModels(
-  db: Db,
-  caches: { catalog: CatalogCache; guardrails: GuardrailCache; workspaceRouting: WorkspaceRoutingCache },
+  deps: Uses<'db' | 'catalog' | 'guardrails' | 'workspaceRouting'>,
   actor: Actor,
   input: ListUserModelsInput,
-  api: ApiRoot,
-): Promise<ListUserModelsOutput> {
+): Promise<ModelsPage> {
+  const { db } = deps;
   const [snapshot, guardrails, workspace] = await Promise.all([
-    caches.catalog.snapshot(db),
-    caches.guardrails.applicable(db, actor),
-    caches.workspaceRouting.of(db, actor.organizationId, actor.workspaceId),
+    deps.catalog.snapshot(db),
+    deps.guardrails.applicable(db, actor),
+    deps.workspaceRouting.of(db, actor.organizationId, actor.workspaceId),
   ]);
   if (!workspace) throw new NotFound(`workspace ${actor.workspaceId}`);
   const wanted = outputFilter(input.output_modalities);
@@ -180,17 +176,13 @@ export async function listUserModels(
   const limit = input.limit ?? USER_MODELS_DEFAULT_LIMIT;
   const rows = routable.slice(offset, offset + limit);
   const nextOffset = offset + rows.length;
-  let next: string | null = null;
-  if (nextOffset < routable.length) {
-    const params = new URLSearchParams({ offset: String(nextOffset), limit: String(limit) });
-    if (input.output_modalities !== undefined) params.set('output_modalities', input.output_modalities);
-    next = `${api.url}/models/user?${params}`;
-  }
-  return { data: rows.map((model) => modelOf({ model, variant: null }, api.path)), total_count: routable.length, links: { next } };
+  return { rows, total: routable.length, next: nextOffset < routable.length ? { offset: nextOffset, limit } : null };
 }
 
 /** GET /models/count: how many models output any of `output_modalities` (default text). */
-export function countModels(snapshot: CatalogSnapshot, input: CountModelsInput): number {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function countModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: CountModelsInput): Promise<number> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.filter(outputFilter(input.output_modalities)).length;
 }
 
@@ -225,27 +217,30 @@ function endpointOf(model: ModelRow, provider: ProviderRow | undefined, e: Endpo
  * (or variant; aliases and case resolve as for GET /model) and every provider's offer of it. A
  * variant's own prices replace the endpoints' prompt and completion prices.
  */
-export function modelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string, apiPath: string): ModelEndpoints {
-  const resolved = resolveModel(snapshot, `${author}/${slug}`);
-  if (!resolved) throw new NotFound(`model ${author}/${slug}`);
-  const record = modelOf(resolved, apiPath);
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function modelEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: GetModelInput): Promise<ModelEndpoints> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
+  const resolved = resolveModel(snapshot, `${input.author}/${input.slug}`);
+  if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
   const { model, variant } = resolved;
   const variantPricing = {
     ...(variant?.pricing_prompt ? { prompt: variant.pricing_prompt } : {}),
     ...(variant?.pricing_completion ? { completion: variant.pricing_completion } : {}),
   };
   return {
-    id: record.id,
-    name: record.name,
-    created: record.created,
-    description: record.description,
-    architecture: record.architecture,
+    id: modelIdOf(resolved),
+    name: modelNameOf(resolved),
+    created: model.created,
+    description: model.description,
+    architecture: architectureOf(model),
     endpoints: (snapshot.endpoints.get(model.id) ?? []).map((e) => endpointOf(model, snapshot.providers.get(e.provider_slug), e, variantPricing)),
   };
 }
 
 /** GET /providers: every provider of the catalog, by name. */
-export function listProviders(snapshot: CatalogSnapshot): Provider[] {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function listProviders(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<Provider[]> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
   return [...snapshot.providers.values()]
     .sort((a, b) => a.name.localeCompare(b.name, 'en') || a.slug.localeCompare(b.slug))
     .map((p) => ({
@@ -285,7 +280,10 @@ function unite(a: ImageCapability, b: ImageCapability): ImageCapability {
   return a;
 }
 
-function imageModelOf(m: ModelRow, endpoints: readonly EndpointRow[], apiPath: string): ImageModel {
+/** An image model as GET /images/models lists it, but for its `endpoints` link (the router's). */
+export type ImageModelData = Omit<ImageModel, 'endpoints'>;
+
+function imageModelOf(m: ModelRow, endpoints: readonly EndpointRow[]): ImageModelData {
   const parameters: Record<string, ImageCapability> = {};
   let streams = false;
   for (const e of endpoints) {
@@ -302,20 +300,23 @@ function imageModelOf(m: ModelRow, endpoints: readonly EndpointRow[], apiPath: s
     description: m.description,
     created: m.created,
     architecture: { input_modalities: m.input_modalities, output_modalities: m.output_modalities },
-    endpoints: `${apiPath}/images/models/${m.id}/endpoints`,
     supported_parameters: parameters,
     supports_streaming: streams,
   };
 }
 
-/** GET /images/models: every model that outputs images, in id order. */
-export function listImageModels(snapshot: CatalogSnapshot, apiPath: string): ImageModel[] {
-  return snapshot.all.filter(isImageModel).map((m) => imageModelOf(m, snapshot.endpoints.get(m.id) ?? [], apiPath));
+/** GET /images/models: every model that outputs images, in id order (the router adds each one's endpoints link). */
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function listImageModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<ImageModelData[]> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
+  return snapshot.all.filter(isImageModel).map((m) => imageModelOf(m, snapshot.endpoints.get(m.id) ?? []));
 }
 
 /** GET /images/models/{author}/{slug}/endpoints: each provider's offer of an image model (aliases and case resolve). */
-export function imageModelEndpoints(snapshot: CatalogSnapshot, author: string, slug: string): ImageModelEndpoints {
-  const id = `${author}/${slug}`;
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function imageModelEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: GetModelInput): Promise<ImageModelEndpoints> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
+  const id = `${input.author}/${input.slug}`;
   const resolved = resolveModel(snapshot, id);
   // A variant names a price, not an image model of its own.
   if (!resolved || resolved.variant || !isImageModel(resolved.model)) throw new NotFound(`image model ${id}`);
@@ -338,7 +339,9 @@ export function imageModelEndpoints(snapshot: CatalogSnapshot, author: string, s
 }
 
 /** GET /videos/models: every model that outputs video, in id order, with the parameters its catalog entry gives (null: not stated). */
-export function listVideoModels(snapshot: CatalogSnapshot): VideoModel[] {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function listVideoModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<VideoModel[]> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.filter(isVideoModel).map((m) => {
     const video = m.video as CatalogVideoModel | null;
     return {
@@ -364,7 +367,9 @@ export function listVideoModels(snapshot: CatalogSnapshot): VideoModel[] {
 }
 
 /** GET /endpoints/zdr: every endpoint of the catalog with the ZDR flag, by model id, then in its published order. */
-export function listZdrEndpoints(snapshot: CatalogSnapshot): Endpoint[] {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
+export async function listZdrEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<Endpoint[]> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.flatMap((model) =>
     (snapshot.endpoints.get(model.id) ?? []).filter((e) => e.zdr).map((e) => endpointOf(model, snapshot.providers.get(e.provider_slug), e, {})),
   );

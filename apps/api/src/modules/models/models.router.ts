@@ -22,9 +22,9 @@ import {
   ListVideoModelsOutputSchema,
   ListZdrEndpointsOutputSchema,
 } from '@switchyard/schema';
-import { API_PREFIX } from '@switchyard/schema';
+import { API_PREFIX, type GetModelOutput, type ListEmbeddingsModelsInput, type ListEmbeddingsModelsOutput } from '@switchyard/schema';
+import { ANONYMOUS } from '../../access/callers.js';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { auditOfPlatform } from '../audit/audit.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import type { Context } from '../../trpc/context.js';
 import {
@@ -38,12 +38,25 @@ import {
   listZdrEndpoints,
   modelEndpoints,
 } from './catalog.service.js';
-import { getModel, importCatalog, type ApiRoot, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
+import { snapshotAnswer } from './catalog-cache.js';
+import { getModel, importCatalog, listEmbeddingsModels, upsertAlias, upsertModel, upsertVariant } from './models.service.js';
+import { modelOf, type ModelsPage } from './models-rows.js';
+import type { ResolvedModel } from './resolve-model.js';
 import { answers, WHY } from '@switchyard/schema';
 
-/** The REST surface as this request reached it: the base of the links in catalog answers. */
-function apiRoot(ctx: Pick<Context, 'origin'>): ApiRoot {
-  return { path: API_PREFIX, url: `${ctx.origin()}${API_PREFIX}` };
+// The links of catalog answers are made here, from what the services answer: a record's links to
+// its endpoints (below the REST surface's path), and a listing's links.next (the URL the client
+// reached, with the next page's offset and limit).
+
+/** A Model record's links.details: its endpoints (GET /models/{author}/{slug}/endpoints). */
+const detailsOf = (id: string) => `${API_PREFIX}/models/${id}/endpoints`;
+
+/** An image model's endpoints (GET /images/models/{author}/{slug}/endpoints). */
+const imageEndpointsOf = (id: string) => `${API_PREFIX}/images/models/${id}/endpoints`;
+
+/** The URL of a listing at `path` as this request reached the REST surface, with `query`. */
+function urlOf(ctx: Pick<Context, 'origin'>, path: string, query: URLSearchParams | string): string {
+  return `${ctx.origin()}${API_PREFIX}${path}?${query}`;
 }
 
 /** The filters of a GET /models request, to repeat in links.next. */
@@ -53,6 +66,30 @@ function filtersOf(input: Record<string, unknown>): URLSearchParams {
     if (value != null && name !== 'offset' && name !== 'limit') params.set(name, String(value));
   }
   return params;
+}
+
+/** A page of models as a listing answers it; `next` makes links.next from where the next page starts. */
+function pageOf(page: ModelsPage, next: (at: { offset: number; limit: number }) => string) {
+  return {
+    data: page.rows.map((model) => modelOf({ model, variant: null }, detailsOf)),
+    total_count: page.total,
+    links: { next: page.next ? next(page.next) : null },
+  };
+}
+
+/** GET /model's answer, parsed once per catalog snapshot (by the model's or variant's row), not per answer. */
+function modelAnswer(resolved: ResolvedModel): GetModelOutput {
+  return snapshotAnswer(resolved.variant ?? resolved.model, 'model', () => GetModelOutputSchema.parse({ data: modelOf(resolved, detailsOf) }));
+}
+
+/**
+ * GET /embeddings/models's answer, parsed here (its procedure's output is trusted): the whole list
+ * (neither offset nor limit asked for) once per catalog snapshot, a page on every request (its
+ * links.next names the URL the caller used).
+ */
+function embeddingsAnswer(ctx: Pick<Context, 'origin'>, input: ListEmbeddingsModelsInput, page: ModelsPage): ListEmbeddingsModelsOutput {
+  const build = () => ListEmbeddingsModelsOutputSchema.parse(pageOf(page, (at) => urlOf(ctx, '/embeddings/models', `offset=${at.offset}&limit=${at.limit}`)));
+  return input.offset == null && input.limit == null ? snapshotAnswer(page.rows, 'embeddings', build) : build();
 }
 
 // Catalog reads are public (admin-api.md B1-B4 list no 401; the catalog is the same for everyone).
@@ -80,7 +117,14 @@ export const modelsRouter = router({
     })
     .input(ListModelsInputSchema)
     .output(ListModelsOutputSchema)
-    .query(async ({ ctx, input }) => listModels(await ctx.catalog.snapshot(ctx.db), input, ctx.now(), apiRoot(ctx), filtersOf(input))),
+    .query(async ({ ctx, input }) =>
+      pageOf(await listModels(ctx, ANONYMOUS, input), (at) => {
+        const params = filtersOf(input);
+        params.set('offset', String(at.offset));
+        params.set('limit', String(at.limit));
+        return urlOf(ctx, '/models', params);
+      }),
+    ),
 
   count: catalogProcedure
     .meta({
@@ -102,7 +146,7 @@ export const modelsRouter = router({
     })
     .input(CountModelsInputSchema)
     .output(CountModelsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: { count: countModels(await ctx.catalog.snapshot(ctx.db), input) } })),
+    .query(async ({ ctx, input }) => ({ data: { count: await countModels(ctx, ANONYMOUS, input) } })),
 
   endpoints: catalogProcedure
     .meta({
@@ -126,7 +170,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelEndpointsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: modelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug, API_PREFIX) })),
+    .query(async ({ ctx, input }) => ({ data: await modelEndpoints(ctx, ANONYMOUS, input) })),
 
   providers: catalogProcedure
     .meta({
@@ -142,7 +186,7 @@ export const modelsRouter = router({
       listed: [500],
     })
     .output(ListProvidersOutputSchema)
-    .query(async ({ ctx }) => ({ data: listProviders(await ctx.catalog.snapshot(ctx.db)) })),
+    .query(async ({ ctx }) => ({ data: await listProviders(ctx, ANONYMOUS) })),
 
   get: authedProcedure
     .meta({
@@ -162,9 +206,9 @@ export const modelsRouter = router({
       listed: [401, 403, 404, 500],
     })
     .input(GetModelInputSchema)
-    // Parsed once per catalog snapshot (models.service.ts), not per answer.
+    // Parsed once per catalog snapshot (modelAnswer), not per answer.
     .output(trustedOutput(GetModelOutputSchema))
-    .query(({ ctx, input }) => getModel(ctx.db, ctx, ctx.actor, input, API_PREFIX)),
+    .query(async ({ ctx, input }) => modelAnswer(await getModel(ctx, ctx.actor, input))),
 
   embeddings: authedProcedure
     .meta({
@@ -180,9 +224,9 @@ export const modelsRouter = router({
       listed: [400, 401, 500],
     })
     .input(ListEmbeddingsModelsInputSchema)
-    // Parsed by the service (once per catalog snapshot for the whole list), not again here.
+    // Parsed by embeddingsAnswer (once per catalog snapshot for the whole list), not again here.
     .output(trustedOutput(ListEmbeddingsModelsOutputSchema))
-    .query(({ ctx, input }) => listEmbeddingsModels(ctx.db, ctx.catalog, input, apiRoot(ctx))),
+    .query(async ({ ctx, input }) => embeddingsAnswer(ctx, input, await listEmbeddingsModels(ctx, ctx.actor, input))),
 
   userModels: authedProcedure
     .meta({
@@ -204,7 +248,13 @@ export const modelsRouter = router({
     })
     .input(ListUserModelsInputSchema)
     .output(ListUserModelsOutputSchema)
-    .query(({ ctx, input }) => listUserModels(ctx.db, ctx, ctx.actor, input, apiRoot(ctx))),
+    .query(async ({ ctx, input }) =>
+      pageOf(await listUserModels(ctx, ctx.actor, input), (at) => {
+        const params = new URLSearchParams({ offset: String(at.offset), limit: String(at.limit) });
+        if (input.output_modalities !== undefined) params.set('output_modalities', input.output_modalities);
+        return urlOf(ctx, '/models/user', params);
+      }),
+    ),
 
   images: catalogProcedure
     .meta({
@@ -221,7 +271,7 @@ export const modelsRouter = router({
       listed: [500],
     })
     .output(ListImageModelsOutputSchema)
-    .query(async ({ ctx }) => ({ data: listImageModels(await ctx.catalog.snapshot(ctx.db), API_PREFIX) })),
+    .query(async ({ ctx }) => ({ data: (await listImageModels(ctx, ANONYMOUS)).map((m) => ({ ...m, endpoints: imageEndpointsOf(m.id) })) })),
 
   imageEndpoints: catalogProcedure
     .meta({
@@ -239,7 +289,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(ImageModelEndpointsSchema)
-    .query(async ({ ctx, input }) => imageModelEndpoints(await ctx.catalog.snapshot(ctx.db), input.author, input.slug)),
+    .query(({ ctx, input }) => imageModelEndpoints(ctx, ANONYMOUS, input)),
 
   videos: catalogProcedure
     .meta({
@@ -256,7 +306,7 @@ export const modelsRouter = router({
       listed: [400, 500],
     })
     .output(ListVideoModelsOutputSchema)
-    .query(async ({ ctx }) => ({ data: listVideoModels(await ctx.catalog.snapshot(ctx.db)) })),
+    .query(async ({ ctx }) => ({ data: await listVideoModels(ctx, ANONYMOUS) })),
 
   zdrEndpoints: catalogProcedure
     .meta({
@@ -273,23 +323,23 @@ export const modelsRouter = router({
       listed: [403, 500],
     })
     .output(ListZdrEndpointsOutputSchema)
-    .query(async ({ ctx }) => ({ data: listZdrEndpoints(await ctx.catalog.snapshot(ctx.db)) })),
+    .query(async ({ ctx }) => ({ data: await listZdrEndpoints(ctx, ANONYMOUS) })),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
   upsert: platformProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertModel(ctx.db, ctx.catalog, input, API_PREFIX, auditOfPlatform(ctx.platform, ctx))),
+    .mutation(async ({ ctx, input }) => modelOf({ model: await upsertModel(ctx, ctx.platform, input), variant: null }, detailsOf)),
   upsertAlias: platformProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
-    .mutation(({ ctx, input }) => upsertAlias(ctx.db, ctx.catalog, input, auditOfPlatform(ctx.platform, ctx))),
+    .mutation(({ ctx, input }) => upsertAlias(ctx, ctx.platform, input)),
   upsertVariant: platformProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
-    .mutation(({ ctx, input }) => upsertVariant(ctx.db, ctx.catalog, input, API_PREFIX, auditOfPlatform(ctx.platform, ctx))),
+    .mutation(async ({ ctx, input }) => modelOf(await upsertVariant(ctx, ctx.platform, input), detailsOf)),
   import: platformProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)
-    .mutation(({ ctx, input }) => importCatalog(ctx.db, ctx.catalog, input, auditOfPlatform(ctx.platform, ctx))),
+    .mutation(({ ctx, input }) => importCatalog(ctx, ctx.platform, input)),
 });

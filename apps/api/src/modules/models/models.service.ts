@@ -1,7 +1,9 @@
 // The model catalog: one model (with variants and aliases), the embeddings listing, and the internal
 // writes (upsert a model, an alias, a variant; import a whole catalog file). The catalog is global:
-// every organization sees the same models, but a guardrail can keep a key from using one.
-import { Prisma, type Db, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
+// every organization sees the same models, but a guardrail can keep a key from using one. The
+// services answer rows (a resolved model, a page of rows); models.router.ts makes the records and
+// their links.
+import { Prisma, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
 import type {
   Catalog,
   CatalogEndpoint,
@@ -9,193 +11,60 @@ import type {
   CatalogProvider,
   CatalogVariant,
   GetModelInput,
-  GetModelOutput,
   ImportCatalogOutput,
   ListEmbeddingsModelsInput,
-  ListEmbeddingsModelsOutput,
-  Model,
-  ModelReasoning,
-  PerRequestLimits,
   UpsertAliasInput,
   UpsertVariantInput,
 } from '@switchyard/schema';
-import { GetModelOutputSchema, ListEmbeddingsModelsOutputSchema } from '@switchyard/schema';
 import { evaluatePolicy } from '../routing/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
-import type { Actor } from '../../access/callers.js';
-import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
-import { snapshotAnswer, variantKey, type CatalogCache, type CatalogSnapshot } from './catalog-cache.js';
+import { appendAudit, auditOfPlatform } from '../audit/audit.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+import type { Audited, Uses } from '../../deps.js';
+import type { ModelsPage } from './models-rows.js';
+import { resolveModel, type ResolvedModel } from './resolve-model.js';
 
 const EMBEDDINGS_DEFAULT_LIMIT = 500;
 
-/**
- * Where the REST surface is, as the router knows it: `path` (e.g. /api/v1), below which a record's
- * links.details points, and `url`, its absolute URL as the client reached it, for links.next.
- */
-export interface ApiRoot {
-  path: string;
-  url: string;
-}
-
 type Tx = Prisma.TransactionClient;
-
-export interface ResolvedModel {
-  model: ModelRow;
-  variant: VariantRow | null;
-}
-
-/**
- * Resolves "<author>/<slug>[:<variant>]" as users type it: case-insensitively, through aliases, and
- * with the variant suffix after the first colon. null when no such model or variant exists.
- */
-export function resolveModel(catalog: CatalogSnapshot, name: string): ResolvedModel | null {
-  const lookup = name.toLowerCase();
-  const slash = lookup.indexOf('/');
-  const colon = lookup.indexOf(':', slash + 1);
-  const base = colon < 0 ? lookup : lookup.slice(0, colon);
-  const model = catalog.models.get(base) ?? catalog.aliases.get(base);
-  if (!model) return null;
-  if (colon < 0) return { model, variant: null };
-  const variant = catalog.variants.get(variantKey(model.id, lookup.slice(colon + 1)));
-  return variant ? { model, variant } : null;
-}
-
-/**
- * isFreeModel's answers, by the catalog row they were computed from (the variant's, when there is
- * one: a variant row belongs to one model). The catalog cache's rows are replaced, never changed,
- * so an answer holds as long as its row lives. Computing it made four Decimals per recording.
- */
-const freeByRow = new WeakMap<ModelRow | VariantRow, boolean>();
-
-/** Whether a resolved model costs nothing: a `:free` variant, or zero prompt, completion, image and request prices. */
-export function isFreeModel({ model, variant }: ResolvedModel): boolean {
-  const row = variant ?? model;
-  let free = freeByRow.get(row);
-  if (free === undefined) {
-    free =
-      variant?.variant === 'free' ||
-      [
-        variant?.pricing_prompt ?? model.pricing_prompt,
-        variant?.pricing_completion ?? model.pricing_completion,
-        variant?.pricing_image ?? model.pricing_image,
-        variant?.pricing_request ?? model.pricing_request,
-      ].every((p) => new Prisma.Decimal(p).isZero());
-    freeByRow.set(row, free);
-  }
-  return free;
-}
-
-function asList(value: Prisma.JsonValue | null): unknown[] | null {
-  return Array.isArray(value) ? value : null;
-}
-
-function asObject(value: Prisma.JsonValue | null): Record<string, unknown> | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
-}
-
-/** The stored limits (models.import and the migration "catalog_media_and_limits" keep them typed). */
-function asLimits(value: Prisma.JsonValue | null): PerRequestLimits | null {
-  const limits = asObject(value);
-  return limits && typeof limits.prompt_tokens === 'number' && typeof limits.completion_tokens === 'number'
-    ? { prompt_tokens: limits.prompt_tokens, completion_tokens: limits.completion_tokens }
-    : null;
-}
-
-/** A model (or variant) as GET /model answers it; `apiPath`: the REST surface's path (ApiRoot.path). */
-export function modelOf({ model: m, variant: v }: ResolvedModel, apiPath: string): Model {
-  const id = v ? v.id : m.id;
-  const contextLength = v?.context_length ?? m.context_length;
-  const reasoning = asObject(m.reasoning) as ModelReasoning | null;
-  return {
-    id,
-    canonical_slug: m.canonical_slug,
-    name: v ? (v.name ?? `${m.name} (${v.variant})`) : m.name,
-    description: m.description,
-    created: m.created,
-    context_length: contextLength,
-    architecture: {
-      input_modalities: m.input_modalities,
-      output_modalities: m.output_modalities,
-      modality: `${m.input_modalities.join('+')}->${m.output_modalities.join('+')}`,
-      tokenizer: m.tokenizer,
-      instruct_type: m.instruct_type,
-    },
-    pricing: {
-      prompt: v?.pricing_prompt ?? m.pricing_prompt,
-      completion: v?.pricing_completion ?? m.pricing_completion,
-      image: v?.pricing_image ?? m.pricing_image,
-      request: v?.pricing_request ?? m.pricing_request,
-    },
-    top_provider: {
-      context_length: v?.context_length ?? m.top_context_length,
-      is_moderated: m.top_is_moderated,
-      max_completion_tokens: m.top_max_completion_tokens,
-    },
-    supported_parameters: m.supported_parameters,
-    supported_voices: asList(m.supported_voices),
-    default_parameters: asObject(m.default_parameters),
-    per_request_limits: asLimits(m.per_request_limits),
-    expiration_date: m.expiration_date ? m.expiration_date.toISOString() : null,
-    knowledge_cutoff: m.knowledge_cutoff,
-    links: { details: `${apiPath}/models/${id}/endpoints` },
-    ...(reasoning ? { reasoning } : {}),
-  } satisfies Model;
-}
 
 /**
  * 403 when the routing policy (modules/routing/policy.ts) keeps the model from the key: a guardrail
  * that applies to it (assigned to it or to its user, else its workspace's default guardrail) has it
  * in `ignored_models`, or `allowed_models` is a list without it.
  */
-async function assertModelAllowed(db: Db, guardrailCache: GuardrailCache, actor: Actor, resolved: ResolvedModel): Promise<void> {
-  const verdict = evaluatePolicy({ guardrails: await guardrailCache.applicable(db, actor), model: resolved });
+async function assertModelAllowed(deps: Uses<'db' | 'guardrails'>, actor: Actor, resolved: ResolvedModel): Promise<void> {
+  const verdict = evaluatePolicy({ guardrails: await deps.guardrails.applicable(deps.db, actor), model: resolved });
   if (verdict.refusal) throw new Forbidden(verdict.refusal.message);
 }
 
 /**
- * GET /model/{author}/{slug}: the answer parsed by GetModelOutputSchema once per catalog snapshot
- * (snapshotAnswer); the guardrail check is made on every request.
+ * GET /model/{author}/{slug}: the model (or variant) the key asked for, once the guardrail check,
+ * made on every request, lets it through. The router answers it as parsed once per catalog snapshot.
  */
-export async function getModel(
-  db: Db,
-  caches: { catalog: CatalogCache; guardrails: GuardrailCache },
-  actor: Actor,
-  input: GetModelInput,
-  apiPath: string,
-): Promise<GetModelOutput> {
-  const snapshot = await caches.catalog.snapshot(db);
+export async function getModel(deps: Uses<'db' | 'catalog' | 'guardrails'>, actor: Actor, input: GetModelInput): Promise<ResolvedModel> {
+  const snapshot = await deps.catalog.snapshot(deps.db);
   const resolved = resolveModel(snapshot, `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
-  await assertModelAllowed(db, caches.guardrails, actor, resolved);
-  const id = resolved.variant?.id ?? resolved.model.id;
-  return snapshotAnswer(snapshot, `model ${apiPath} ${id}`, () => GetModelOutputSchema.parse({ data: modelOf(resolved, apiPath) }));
+  await assertModelAllowed(deps, actor, resolved);
+  return resolved;
 }
 
 /**
- * GET /embeddings/models: models whose output modalities include embeddings, in id order, parsed
- * by ListEmbeddingsModelsOutputSchema. The whole list (no offset or limit) is the same for every
- * caller: parsed once per catalog snapshot (snapshotAnswer). A page's links.next names the URL
- * the caller used: parsed per request.
+ * GET /embeddings/models: models whose output modalities include embeddings, in id order. Without
+ * offset and limit, the whole list: the snapshot's own list (the same for every caller, so the
+ * router parses its answer once per catalog snapshot); otherwise one page.
  */
-export async function listEmbeddingsModels(db: Db, catalog: CatalogCache, input: ListEmbeddingsModelsInput, api: ApiRoot): Promise<ListEmbeddingsModelsOutput> {
-  const snapshot = await catalog.snapshot(db);
-  const paged = input.offset != null || input.limit != null;
-  if (!paged) return snapshotAnswer(snapshot, `embeddings ${api.path}`, () => embeddingsPage(snapshot, 0, undefined, api));
-  return embeddingsPage(snapshot, input.offset ?? 0, input.limit ?? EMBEDDINGS_DEFAULT_LIMIT, api);
-}
-
-function embeddingsPage(snapshot: CatalogSnapshot, offset: number, limit: number | undefined, api: ApiRoot): ListEmbeddingsModelsOutput {
-  const { embeddings } = snapshot;
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); every key reads the same catalog.
+export async function listEmbeddingsModels(deps: Uses<'db' | 'catalog'>, actor: Actor, input: ListEmbeddingsModelsInput): Promise<ModelsPage> {
+  const { embeddings } = await deps.catalog.snapshot(deps.db);
   const total = embeddings.length;
-  const rows = embeddings.slice(offset, limit === undefined ? undefined : offset + limit);
+  if (input.offset == null && input.limit == null) return { rows: embeddings, total, next: null };
+  const offset = input.offset ?? 0;
+  const limit = input.limit ?? EMBEDDINGS_DEFAULT_LIMIT;
+  const rows = embeddings.slice(offset, offset + limit);
   const nextOffset = offset + rows.length;
-  const next = limit !== undefined && nextOffset < total ? `${api.url}/embeddings/models?offset=${nextOffset}&limit=${limit}` : null;
-  return ListEmbeddingsModelsOutputSchema.parse({
-    data: rows.map((model) => modelOf({ model, variant: null }, api.path)),
-    total_count: total,
-    links: { next },
-  });
+  return { rows, total, next: nextOffset < total ? { offset: nextOffset, limit } : null };
 }
 
 // ---- Internal writes -------------------------------------------------------------------------
@@ -356,35 +225,37 @@ async function assertNoNameClash(tx: Tx, lookups: string[]): Promise<void> {
 
 const WRITE_TX = { maxWait: 10_000, timeout: 60_000 } as const;
 
-/** Internal: upsert one model with (optionally) its aliases and variants. */
-export async function upsertModel(db: Db, catalog: CatalogCache, entry: CatalogModel, apiPath: string, audit: Audit): Promise<Model> {
-  const written = await db.$transaction(async (tx) => {
-    const { model } = await writeModel(tx, entry);
-    await assertNoNameClash(tx, [model.lookup, ...(entry.aliases ?? []).map((a) => a.toLowerCase())]);
+/** Internal: upsert one model with (optionally) its aliases and variants; answers the model's row. */
+export async function upsertModel(deps: Uses<'db' | 'catalog' | Audited>, actor: PlatformActor, input: CatalogModel): Promise<ModelRow> {
+  const audit = auditOfPlatform(actor, deps);
+  const written = await deps.db.$transaction(async (tx) => {
+    const { model } = await writeModel(tx, input);
+    await assertNoNameClash(tx, [model.lookup, ...(input.aliases ?? []).map((a) => a.toLowerCase())]);
     // The catalog concerns no organization; the entry names the fields written, not the whole entry.
     await appendAudit(tx, audit, {
       action: 'models.upsert',
       targetType: 'model',
       targetId: model.id,
       organizationId: null,
-      changes: { after: { name: entry.name, fields: Object.keys(entry).sort(), aliases: entry.aliases ?? [] } },
+      changes: { after: { name: input.name, fields: Object.keys(input).sort(), aliases: input.aliases ?? [] } },
     });
-    return modelOf({ model, variant: null }, apiPath);
+    return model;
   }, WRITE_TX);
-  catalog.invalidate();
+  deps.catalog.invalidate();
   return written;
 }
 
 /** Internal: import a catalog file; all or nothing. */
-export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalog, audit: Audit): Promise<ImportCatalogOutput> {
-  const ids = catalog.models.map((m) => m.id.toLowerCase());
+export async function importCatalog(deps: Uses<'db' | 'catalog' | Audited>, actor: PlatformActor, input: Catalog): Promise<ImportCatalogOutput> {
+  const audit = auditOfPlatform(actor, deps);
+  const ids = input.models.map((m) => m.id.toLowerCase());
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new Invalid(`model ${duplicate} is listed twice`, { model: duplicate });
-  const imported = await db.$transaction(async (tx) => {
-    const totals = { models: 0, aliases: 0, variants: 0, providers: catalog.providers?.length ?? 0, endpoints: 0 };
+  const imported = await deps.db.$transaction(async (tx) => {
+    const totals = { models: 0, aliases: 0, variants: 0, providers: input.providers?.length ?? 0, endpoints: 0 };
     const touched: string[] = [];
-    if (catalog.providers) await writeProviders(tx, catalog.providers);
-    for (const entry of catalog.models) {
+    if (input.providers) await writeProviders(tx, input.providers);
+    for (const entry of input.models) {
       const written = await writeModel(tx, entry);
       totals.models += 1;
       totals.aliases += written.aliases;
@@ -399,17 +270,18 @@ export async function importCatalog(db: Db, cache: CatalogCache, catalog: Catalo
       targetType: 'catalog',
       targetId: null,
       organizationId: null,
-      changes: { after: { ...totals, model_ids: catalog.models.map((m) => m.id), provider_slugs: (catalog.providers ?? []).map((p) => p.slug) } },
+      changes: { after: { ...totals, model_ids: input.models.map((m) => m.id), provider_slugs: (input.providers ?? []).map((p) => p.slug) } },
     });
     return totals;
   }, WRITE_TX);
-  cache.invalidate();
+  deps.catalog.invalidate();
   return imported;
 }
 
 /** Internal: point an alias at a model. */
-export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAliasInput, audit: Audit): Promise<UpsertAliasInput> {
-  const written = await db.$transaction(async (tx) => {
+export async function upsertAlias(deps: Uses<'db' | 'catalog' | Audited>, actor: PlatformActor, input: UpsertAliasInput): Promise<UpsertAliasInput> {
+  const audit = auditOfPlatform(actor, deps);
+  const written = await deps.db.$transaction(async (tx) => {
     const model = await tx.model.findUnique({ where: { lookup: input.model_id.toLowerCase() } });
     if (!model) throw new NotFound(`model ${input.model_id}`);
     await writeAlias(tx, input.alias, model);
@@ -423,16 +295,17 @@ export async function upsertAlias(db: Db, catalog: CatalogCache, input: UpsertAl
     });
     return { alias: input.alias.toLowerCase(), model_id: model.id };
   }, WRITE_TX);
-  catalog.invalidate();
+  deps.catalog.invalidate();
   return written;
 }
 
-/** Internal: upsert a variant of a model; answers the variant as GET /model shows it. */
-export async function upsertVariant(db: Db, catalog: CatalogCache, input: UpsertVariantInput, apiPath: string, audit: Audit): Promise<Model> {
+/** Internal: upsert a variant of a model; answers the model with the variant (GET /model shows it as a record). */
+export async function upsertVariant(deps: Uses<'db' | 'catalog' | Audited>, actor: PlatformActor, input: UpsertVariantInput): Promise<ResolvedModel> {
+  const audit = auditOfPlatform(actor, deps);
   const { model_id, ...variant } = input;
-  const model = await db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
+  const model = await deps.db.model.findUnique({ where: { lookup: model_id.toLowerCase() } });
   if (!model) throw new NotFound(`model ${model_id}`);
-  const row = await db.$transaction(async (tx) => {
+  const row = await deps.db.$transaction(async (tx) => {
     const row = await writeVariant(tx, model, variant);
     await appendAudit(tx, audit, {
       action: 'models.upsertVariant',
@@ -443,6 +316,6 @@ export async function upsertVariant(db: Db, catalog: CatalogCache, input: Upsert
     });
     return row;
   }, WRITE_TX);
-  catalog.invalidate();
-  return modelOf({ model, variant: row }, apiPath);
+  deps.catalog.invalidate();
+  return { model, variant: row };
 }

@@ -6,7 +6,7 @@
 import type { ByokCredential, ModelEndpoint as EndpointRow } from '@switchyard/db';
 import type { Prisma } from '@switchyard/db';
 import type { ApplicableGuardrail } from '../guardrails/guardrail-cache.js';
-import type { ResolvedModel } from '../models/models.service.js';
+import type { ResolvedModel } from '../models/resolve-model.js';
 import { refusal, type Refusal } from './refusals.js';
 
 export type Region = 'global' | 'europe' | 'us';

@@ -20,7 +20,7 @@ import type { CatalogCache } from '../models/catalog-cache.js';
 import type { RefusalEvents } from '../events/refusal-events.js';
 import type { Audit } from '../audit/audit.js';
 import type { ByokReveals } from '../audit/byok-reveals.js';
-import { isFreeModel, resolveModel } from '../models/models.service.js';
+import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import type { FreeModelQuota } from './free-quota.js';
 import { evaluatePolicy, type Region } from './policy.js';
 import { refusal, type Refusal } from './refusals.js';
