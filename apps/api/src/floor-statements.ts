@@ -7,7 +7,7 @@ import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { limitChecks, reserveQuery, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 
 export { activityDays, activityQuery } from './modules/account/activity.service.js';
-export { generationQuery } from './modules/generations/generations.service.js';
+export { generationQuery } from './modules/generations/generations-queries.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys.service.js';
 export { MemberOrderCache } from './modules/organization/member-order.js';

@@ -141,7 +141,7 @@ describe(`${GENERATIONS} generations for one key`, () => {
     for (const hash of [key.hash, (await server.db.apiKey.findFirstOrThrow({ where: { is_management_key: true } })).hash]) {
       const plans = await plansOf(async (db) => {
         const actor = admitTenant(await authenticate(db, new KeyCache(0), hash, NOW), 'tenant');
-        const generation = await getGeneration(db, actor, { id: ids[GENERATIONS - 1]! });
+        const generation = await getGeneration({ db }, actor, { id: ids[GENERATIONS - 1]! });
         expect(generation.id).toBe(ids[GENERATIONS - 1]);
       });
       const scans = plans.flatMap((p) => p.nodes).filter((n) => n['Relation Name'] === 'generations');

@@ -10,7 +10,6 @@ import { serviceFunctions, signatureBreak } from '../scripts/service-signatures.
 const PENDING = new Set<string>([
   'modules/account/activity.service.ts',
   'modules/generations/credits.service.ts',
-  'modules/generations/generations.service.ts',
   'modules/keys/keys.service.ts',
   'modules/organization/members.service.ts',
   'modules/organizations/bootstrap.service.ts',

@@ -11,7 +11,7 @@ import type { Actor } from '../../access/callers.js';
 import type { Uses } from '../../deps.js';
 import { generationWhere, tenantData, viewerOf } from '../../access/tenancy.js';
 import { listBudgets } from '../budgets/budgets.service.js';
-import { generationContentOf, generationOf } from '../generations/generations.service.js';
+import { generationContentOf, generationOf } from '../generations/generations-rows.js';
 import { listAllGuardrailKeyAssignments, listAllGuardrailMemberAssignments, listGuardrails } from '../guardrails/guardrails.service.js';
 import { listKeys } from '../keys/keys.service.js';
 import { listOrganizationMembers } from '../organization/members.service.js';

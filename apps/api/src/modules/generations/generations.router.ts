@@ -10,15 +10,33 @@ import {
   RecordGenerationBatchOutputSchema,
   RecordGenerationInputSchema,
   RecordGenerationOutputSchema,
+  type RecordedGenerationResult,
+  type RecordGenerationBatchOutput,
 } from '@switchyard/schema';
-import { logIfInternal } from '../../errors.js';
+import { envelopeOf, logIfInternal } from '../../errors.js';
+import type { Context } from '../../trpc/context.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { auditOfPlatform, auditOfTenant } from '../audit/audit.js';
+import { auditOfPlatform } from '../audit/audit.js';
 import { addCredits } from './credits.service.js';
-import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, submitFeedback } from './generations.service.js';
+import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, type RecordingOutcome, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
+
+/**
+ * generations.recordBatch's answer: each failed item's error as generations.record's envelope would
+ * carry it (the internal ones logged); the outcomes as they are when none failed.
+ */
+function batchAnswer(ctx: Pick<Context, 'logger'>, outcomes: RecordingOutcome[]): RecordGenerationBatchOutput {
+  if (outcomes.every((o): o is Extract<RecordingOutcome, RecordedGenerationResult> => o.status !== 'error')) return { results: outcomes };
+  return {
+    results: outcomes.map((o): RecordedGenerationResult => {
+      if (o.status !== 'error') return o;
+      logIfInternal(ctx.logger, o.error, { procedure: 'generations.recordBatch', generation_id: o.id });
+      return { id: o.id, status: 'error', error: envelopeOf(o.error).error };
+    }),
+  };
+}
 
 export const generationsRouter = router({
   get: authedProcedure
@@ -39,7 +57,7 @@ export const generationsRouter = router({
     })
     .input(GenerationIdQuerySchema)
     .output(trustedOutput(GetGenerationOutputSchema))
-    .query(async ({ ctx, input }) => ({ data: await getGeneration(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getGeneration(ctx, ctx.actor, input) })),
 
   content: authedProcedure
     .meta({
@@ -58,7 +76,7 @@ export const generationsRouter = router({
     })
     .input(GenerationIdQuerySchema)
     .output(GetGenerationContentOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getGenerationContent(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getGenerationContent(ctx, ctx.actor, input) })),
 
   feedback: managementProcedure
     .meta({
@@ -80,25 +98,21 @@ export const generationsRouter = router({
     })
     .input(GenerationFeedbackInputSchema)
     .output(GenerationFeedbackOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx, ctx.actor, input) })),
 
   // Internal (tRPC only, platform keys): the routing service records each generation after the
   // request; billing adds credits.
   record: platformProcedure
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
-    .mutation(({ ctx, input }) => recordGeneration(ctx, input, ctx.now())),
+    .mutation(({ ctx, input }) => recordGeneration(ctx, ctx.platform, input)),
 
   // Internal: what the routing service's recorder (@switchyard/client's createGenerationRecorder)
   // sends: up to 1,000 generations a call, each recorded or refused on its own.
   recordBatch: platformItemsProcedure
     .input(RecordGenerationBatchInputSchema)
     .output(RecordGenerationBatchOutputSchema)
-    .mutation(({ ctx, input }) =>
-      recordGenerations(ctx, input.generations, ctx.now(), (error, id) =>
-        logIfInternal(ctx.logger, error, { procedure: 'generations.recordBatch', generation_id: id }),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => batchAnswer(ctx, await recordGenerations(ctx, ctx.platform, input))),
 
   addCredits: platformProcedure
     .input(AddCreditsInputSchema.extend(IdempotencyField))

@@ -1,201 +1,45 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
-import {
-  decimalText,
-  modelColumns,
-  parsedJson,
-  Prisma,
-  queryRows,
-  rawRows,
-  rowOrNulls,
-  type Db,
-  type Generation as GenerationRow,
-  type GenerationContent as GenerationContentRow,
-} from '@switchyard/db';
+// The records are made in generations-rows.ts, GET /generation's statement in generations-queries.ts.
+import { Prisma, queryRows, rawRows } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
   GenerationFeedbackInput,
   GenerationIdQuery,
-  RecordedGenerationResult,
-  RecordGenerationBatchOutput,
+  RecordGenerationBatchInput,
   RecordGenerationInput,
   RecordGenerationOutput,
 } from '@switchyard/schema';
 import { RecordGenerationInputSchema } from '@switchyard/schema';
 import { z } from 'zod';
-import { envelopeOf, httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
+import { httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
 import { assertStorable } from '../../lib/storable-input.js';
-import type { Actor, KeyCache } from '../../access/callers.js';
-import { generationWhere, tenantStatement, tenantValues, viewerOf, type Viewer } from '../../access/tenancy.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
-import type { UsageCache } from '../keys/usage-cache.js';
-import type { SpendCache } from '../routing/spend.js';
-import type { CatalogCache } from '../models/catalog-cache.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
+import { generationWhere, tenantStatement, tenantValues, viewerOf } from '../../access/tenancy.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import { ADD_CREDITS_URL } from './credits.service.js';
-import type { GenerationRecorder, GenerationRowJson } from './recorder.js';
-
-type DecimalColumn = 'total_cost' | 'usage' | 'upstream_inference_cost' | 'cache_discount';
-
-/** A generation row from Prisma, or from node-postgres (which reads numeric columns as text). */
-type GenerationData = Omit<GenerationRow, DecimalColumn> & {
-  [C in DecimalColumn]: GenerationRow[C] extends Prisma.Decimal ? Prisma.Decimal | string : Prisma.Decimal | string | null;
-};
-
-const num = (value: Prisma.Decimal | string | null) => (value === null ? null : Number(value));
-
-/** The Generation record of a row (GET /generation; the export, modules/export). */
-export function generationOf(g: GenerationData): Generation {
-  return {
-    id: g.id,
-    workspace_id: g.workspace_id,
-    request_id: g.request_id,
-    upstream_id: g.upstream_id,
-    model: g.model,
-    provider_name: g.provider_name,
-    router: g.router,
-    api_type: g.api_type,
-    app_id: g.app_id,
-    preset_id: g.preset_id,
-    session_id: g.session_id,
-    external_user: g.external_user,
-    user_agent: g.user_agent,
-    http_referer: g.http_referer,
-    origin: g.origin,
-    data_region: g.data_region,
-    service_tier: g.service_tier,
-    web_search_engine: g.web_search_engine,
-    created_at: g.created_at.toISOString(),
-    finish_reason: g.finish_reason,
-    native_finish_reason: g.native_finish_reason,
-    cancelled: g.cancelled,
-    streamed: g.streamed,
-    is_byok: g.is_byok,
-    latency: g.latency,
-    generation_time: g.generation_time,
-    moderation_latency: g.moderation_latency,
-    tokens_prompt: g.tokens_prompt,
-    tokens_completion: g.tokens_completion,
-    native_tokens_prompt: g.native_tokens_prompt,
-    native_tokens_completion: g.native_tokens_completion,
-    native_tokens_completion_images: g.native_tokens_completion_images,
-    native_tokens_reasoning: g.native_tokens_reasoning,
-    native_tokens_cached: g.native_tokens_cached,
-    num_fetches: g.num_fetches,
-    num_input_audio_prompt: g.num_input_audio_prompt,
-    num_media_completion: g.num_media_completion,
-    num_media_prompt: g.num_media_prompt,
-    num_search_results: g.num_search_results,
-    total_cost: Number(g.total_cost),
-    usage: Number(g.usage),
-    upstream_inference_cost: num(g.upstream_inference_cost),
-    cache_discount: num(g.cache_discount),
-    provider_responses: Array.isArray(g.provider_responses) ? g.provider_responses : null,
-  } satisfies Generation;
-}
-
-/**
- * The organization's credit standing and the generation ($6), if the caller may read it (access/:
- * generationWhere), in one round trip: by primary key, whatever the number of generations.
- */
-const GENERATION_WITH_CREDIT = tenantStatement(
-  'generation',
-  (tenant) => `
-  SELECT o.credit_balance < 0 AS in_debt, g.*
-  FROM organizations o
-  LEFT JOIN generations g ON g.id = $6 AND ${tenant.where('g')}
-  WHERE o.id = ${tenant.organizationId}`,
-  rowOrNulls(
-    { in_debt: z.boolean() },
-    modelColumns<GenerationRow>()({
-      id: z.string(),
-      organization_id: z.string(),
-      workspace_id: z.string(),
-      api_key_id: z.string(),
-      user_id: z.string(),
-      request_id: z.string().nullable(),
-      upstream_id: z.string().nullable(),
-      model: z.string(),
-      provider_name: z.string().nullable(),
-      router: z.string().nullable(),
-      api_type: z.string().nullable(),
-      app_id: z.number().int().nullable(),
-      preset_id: z.string().nullable(),
-      session_id: z.string().nullable(),
-      external_user: z.string().nullable(),
-      user_agent: z.string().nullable(),
-      http_referer: z.string().nullable(),
-      origin: z.string().nullable(),
-      data_region: z.string().nullable(),
-      service_tier: z.string().nullable(),
-      web_search_engine: z.string().nullable(),
-      finish_reason: z.string().nullable(),
-      native_finish_reason: z.string().nullable(),
-      cancelled: z.boolean(),
-      streamed: z.boolean(),
-      is_byok: z.boolean(),
-      is_free: z.boolean(),
-      latency: z.number().nullable(),
-      generation_time: z.number().nullable(),
-      moderation_latency: z.number().nullable(),
-      tokens_prompt: z.number().int(),
-      tokens_completion: z.number().int(),
-      native_tokens_prompt: z.number().int().nullable(),
-      native_tokens_completion: z.number().int().nullable(),
-      native_tokens_completion_images: z.number().int().nullable(),
-      native_tokens_reasoning: z.number().int().nullable(),
-      native_tokens_cached: z.number().int().nullable(),
-      num_fetches: z.number().int().nullable(),
-      num_input_audio_prompt: z.number().int().nullable(),
-      num_media_completion: z.number().int().nullable(),
-      num_media_prompt: z.number().int().nullable(),
-      num_search_results: z.number().int().nullable(),
-      total_cost: decimalText,
-      usage: decimalText,
-      upstream_inference_cost: decimalText.nullable(),
-      cache_discount: decimalText.nullable(),
-      provider_responses: parsedJson,
-      created_at: z.date(),
-    }),
-  ),
-);
-
-/**
- * The one statement GET /generation makes per answer, with its values: a management key reads its
- * organization's generation, a regular key one of its workspace's by its user or itself
- * (generationWhere). Exported for the bench's database floor.
- */
-export function generationQuery(viewer: Viewer, id: string) {
-  return { statement: GENERATION_WITH_CREDIT, values: tenantValues(GENERATION_WITH_CREDIT, viewer, id) };
-}
+import { generationQuery } from './generations-queries.js';
+import { generationContentOf, generationOf } from './generations-rows.js';
+import type { GenerationRowJson } from './recorder.js';
 
 /** GET /generation. 402 while the organization's credit balance is negative. */
-export async function getGeneration(db: Db, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
+export async function getGeneration(deps: Uses<'db'>, actor: Actor, input: GenerationIdQuery): Promise<Generation> {
   const query = generationQuery(viewerOf(actor), input.id);
-  const [row] = await queryRows(db, query.statement, query.values);
+  const [row] = await queryRows(deps.db, query.statement, query.values);
   if (row?.in_debt) throw new InsufficientCredits(ADD_CREDITS_URL);
   if (!row || row.id === null) throw new NotFound(`generation ${input.id}`);
   return generationOf(row);
 }
 
 /** GET /generation/content. 404 also when the content was not stored. */
-export async function getGenerationContent(db: Db, actor: Actor, input: GenerationIdQuery): Promise<GenerationContent> {
-  const row = await db.generation.findFirst({ where: { id: input.id, ...generationWhere(viewerOf(actor)) }, select: { content: true } });
+export async function getGenerationContent(deps: Uses<'db'>, actor: Actor, input: GenerationIdQuery): Promise<GenerationContent> {
+  const row = await deps.db.generation.findFirst({ where: { id: input.id, ...generationWhere(viewerOf(actor)) }, select: { content: true } });
   const content = row?.content;
   if (!content) throw new NotFound(row ? `content of generation ${input.id} not stored` : `generation ${input.id}`);
   return generationContentOf(content);
-}
-
-/** The GenerationContent record of a stored content row (GET /generation/content; the export). */
-export function generationContentOf(content: Pick<GenerationContentRow, 'input' | 'completion' | 'reasoning' | 'error'>): GenerationContent {
-  const messages = (content.input as { messages?: GenerationContent['input']['messages'] } | null)?.messages ?? [];
-  const error = content.error;
-  return {
-    input: { messages },
-    output: { completion: content.completion, reasoning: content.reasoning },
-    error: error !== null && typeof error === 'object' && !Array.isArray(error) ? error : null,
-  } satisfies GenerationContent;
 }
 
 /** Feedback ($7, $8) on one of the user's generations ($6) the key may see, or nothing (no row) when it is not one. */
@@ -211,9 +55,10 @@ const UPSERT_FEEDBACK = tenantStatement(
 );
 
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
-export async function submitFeedback(db: Db, actor: Actor, input: GenerationFeedbackInput, audit: Audit): Promise<{ success: true }> {
+export async function submitFeedback(deps: Uses<'db' | Audited>, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
+  const audit = auditOfTenant(actor, deps);
   const values = tenantValues(UPSERT_FEEDBACK, viewerOf(actor), input.generation_id, input.category, input.comment ?? null);
-  await db.$transaction(async (tx) => {
+  await deps.db.$transaction(async (tx) => {
     const written = await rawRows(tx, UPSERT_FEEDBACK.row, { text: UPSERT_FEEDBACK.text, values });
     if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);
     await appendAudit(tx, audit, {
@@ -243,9 +88,13 @@ const NOT_FROM_INPUT: ReadonlySet<string> = new Set([
   'reservation_id',
 ]);
 
+/** What recording uses: the key and catalog caches, the recorder, and the spend figures it makes stale. */
+type Records = 'db' | 'now' | 'catalog' | 'keys' | 'usage' | 'spend' | 'recorder';
+type RecordDeps = Uses<Records>;
+
 /**
  * Internal (platform): records a generation made with a tenant's key; the key names the
- * organization, workspace and user it is recorded for. The generation row
+ * organization, workspace and user it is recorded for (the platform actor only asks). The generation row
  * (skipped when the id exists, so a retry counts nothing twice), its content (if given and the
  * organization stores content), the key's daily rollup and lifetime totals, and the organization's
  * credit balance are written in one transaction, batched with the recordings that arrive meanwhile
@@ -257,9 +106,13 @@ const NOT_FROM_INPUT: ReadonlySet<string> = new Set([
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
-type RecordDeps = { db: Db; catalog: CatalogCache; keys: KeyCache; usage: UsageCache; spend: SpendCache; recorder: GenerationRecorder };
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the key recorded for names the organization.
+export function recordGeneration(deps: Uses<Records>, actor: PlatformActor, input: RecordGenerationInput): Promise<RecordGenerationOutput> {
+  return record(deps, input, deps.now());
+}
 
-export async function recordGeneration(deps: RecordDeps, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
+/** One recording (recordGeneration's, each item of recordGenerations'), at `now` unless the input gives its time. */
+async function record(deps: RecordDeps, input: RecordGenerationInput, now: Date): Promise<RecordGenerationOutput> {
   const { db } = deps;
   const found = await deps.keys.find(db, input.api_key_hash);
   if (found?.kind !== 'tenant') throw new NotFound(`key ${input.api_key_hash}`);
@@ -319,37 +172,41 @@ export async function recordGeneration(deps: RecordDeps, input: RecordGeneration
   return { id: input.id, recorded: false, is_free: existing.is_free, content_stored: existing.content !== null };
 }
 
+/** An item of generations.recordBatch that failed: its id (when it names a valid one) and the error generations.record would have answered. */
+export interface FailedRecording {
+  id: string | null;
+  status: 'error';
+  error: HttpError;
+}
+
+/** An item's outcome: recorded now, recorded before (a retry: nothing counted twice), or failed. */
+export type RecordingOutcome = (Omit<RecordGenerationOutput, 'recorded'> & { status: 'recorded' | 'duplicate' }) | FailedRecording;
+
 /**
  * Internal (platform): generations.recordBatch. Every item is recorded exactly as
- * generations.record records it (recordGeneration), all of them at once, so that the recorder
- * writes them in as few statements as its batches allow, and each answer waits for its own commit.
- * Each item fails alone: a value PostgreSQL cannot store, an input the schema refuses, an unknown
- * key, an id another organization uses, or a row the database refuses (the recorder then retries
- * its batch one generation at a time) gives that item the error generations.record would have
- * answered, and the others are recorded. An id given twice, here or in an earlier call, is counted
- * once: the repeat answers "duplicate". `failed` hears every error (to log the internal ones).
+ * generations.record records it (recordGeneration), all of them at once and at one time, so that the
+ * recorder writes them in as few statements as its batches allow, and each answer waits for its own
+ * commit. Each item fails alone: a value PostgreSQL cannot store, an input the schema refuses, an
+ * unknown key, an id another organization uses, or a row the database refuses (the recorder then
+ * retries its batch one generation at a time) gives that item the error generations.record would
+ * have answered (the router answers it as its envelope, and logs the internal ones), and the others
+ * are recorded. An id given twice, here or in an earlier call, is counted once: the repeat answers
+ * "duplicate". The outcomes are in the input's order.
  */
-export async function recordGenerations(
-  deps: RecordDeps,
-  items: readonly unknown[],
-  now: Date,
-  failed: (error: HttpError, id: string | null) => void,
-): Promise<RecordGenerationBatchOutput> {
-  const results = await Promise.all(
-    items.map(async (item): Promise<RecordedGenerationResult> => {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); each item's key names its organization.
+export function recordGenerations(deps: Uses<Records>, actor: PlatformActor, input: RecordGenerationBatchInput): Promise<RecordingOutcome[]> {
+  const now = deps.now();
+  return Promise.all(
+    input.generations.map(async (item): Promise<RecordingOutcome> => {
       try {
         assertStorable(item);
-        const { recorded, ...outcome } = await recordGeneration(deps, RecordGenerationInputSchema.parse(item), now);
+        const { recorded, ...outcome } = await record(deps, RecordGenerationInputSchema.parse(item), now);
         return { ...outcome, status: recorded ? 'recorded' : 'duplicate' };
       } catch (cause) {
-        const error = httpErrorOf(cause);
-        const id = idOf(item);
-        failed(error, id);
-        return { id, status: 'error', error: envelopeOf(error).error };
+        return { id: idOf(item), status: 'error', error: httpErrorOf(cause) };
       }
     }),
   );
-  return { results };
 }
 
 /** The id an item names, when it is one the schema would take. */
