@@ -4,7 +4,9 @@
 // same machine. The services build their statements' values through these same functions.
 import type { Db } from '@switchyard/db';
 import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
-import { limitChecks, reserveQuery, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { limitChecks } from './modules/routing/limit-checks.js';
+import { reserveQuery } from './modules/routing/routing-queries.js';
+import { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 
 export { activityDays, activityQuery } from './modules/account/activity.service.js';
 export { generationQuery } from './modules/generations/generations-queries.js';

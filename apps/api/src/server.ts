@@ -301,11 +301,13 @@ export async function startServer(
     sweeper.start();
     jobs = new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
     // Expired reservations count against no limit; deleting them keeps the table small (one replica a round).
+    // The sweep and the open reservations' figure are work no request started.
+    const reservationsDeps = withoutRequest({ db: openDb, now });
     jobs.periodic({
       name: 'reservation expiry',
       intervalMs: config.reservationSweepIntervalMs,
       lock: RESERVATION_SWEEP_LOCK,
-      run: async () => metrics.reservationsExpired.inc(await expireReservations(openDb, now())),
+      run: async () => metrics.reservationsExpired.inc(await expireReservations(reservationsDeps, SERVER_ACTOR)),
     });
     jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys: caches.keys, now }), SERVER_ACTOR));
     jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
@@ -339,7 +341,7 @@ export async function startServer(
       lock: CONTENT_RETENTION_LOCK,
       run: () => sweepContentRetention(withoutRequest({ db: openDb, now }), SERVER_ACTOR),
     });
-    metrics.reservations(() => openReservations(openDb, now()));
+    metrics.reservations(() => openReservations(reservationsDeps, SERVER_ACTOR));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.
     const openDeliveries = new DeliveryWorker({

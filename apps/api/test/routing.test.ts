@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { RoutingAuthorizeOutputSchema, RoutingReleaseOutputSchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_ACTOR } from '../src/access/callers.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { expireReservations } from '../src/modules/routing/routing.service.js';
 import { REFUSAL_ORDER } from '../src/modules/routing/refusals.js';
@@ -338,7 +339,7 @@ describe('reservations', () => {
     await env.server.db.spendReservation.updateMany({ where: { api_key_id: key.id }, data: { expires_at: new Date(Date.now() - 1) } });
     await allowed({ api_key_hash: hash, model: 'openai/gpt-4o', estimated_cost: 1 });
     await env.server.db.spendReservation.updateMany({ where: { api_key_id: key.id }, data: { expires_at: new Date(Date.now() - 1) } });
-    expect(await expireReservations(env.server.db, new Date())).toBeGreaterThanOrEqual(2);
+    expect(await expireReservations({ db: env.server.db, now: () => new Date() }, SERVER_ACTOR)).toBeGreaterThanOrEqual(2);
     expect(await env.server.db.spendReservation.count({ where: { api_key_id: key.id } })).toBe(0);
   });
 

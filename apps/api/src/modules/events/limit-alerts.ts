@@ -64,7 +64,7 @@ const ALERTS = namedStatement(
                         AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.api_key_id = k.id AND a.guardrail_id = g.id)
                           OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = k.creator_user_id))))
    ), checks AS (
-     -- As routing.service.ts limitChecks() builds them for routing_spend().
+     -- As routing/limit-checks.ts limitChecks() builds them for routing_spend().
      SELECT l.*, l.kind || ':' || l.id AS name, :windows::jsonb -> l.period AS win,
             jsonb_strip_nulls(jsonb_build_object(
               'name', l.kind || ':' || l.id,

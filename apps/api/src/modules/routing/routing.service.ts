@@ -9,25 +9,22 @@ import { randomUUID } from 'node:crypto';
 import { type ApiKey, type ByokCredential, type Db, Prisma, queryRows, statement } from '@switchyard/db';
 import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } from '@switchyard/schema';
 import { z } from 'zod';
-import { secretEnded, type KeyCache } from '../../access/callers.js';
+import { secretEnded, type PlatformActor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
+import type { Audited, Uses } from '../../deps.js';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter, Metrics } from '../../metrics.js';
+import type { CacheCounter } from '../../metrics.js';
 import type { SecretBox } from '../byok/secret-box.js';
-import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
-import type { UsageCache } from '../keys/usage-cache.js';
-import type { CatalogCache } from '../models/catalog-cache.js';
-import type { RefusalEvents } from '../events/refusal-events.js';
-import type { Audit } from '../audit/audit.js';
-import type { ByokReveals } from '../audit/byok-reveals.js';
+import { auditOfPlatform } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
-import type { FreeModelQuota } from './free-quota.js';
+import { limitChecks } from './limit-checks.js';
 import { evaluatePolicy, type Region } from './policy.js';
 import { refusal, type Refusal } from './refusals.js';
-import { type Interval, type LimitCheck, resetsAtOf, sinceOf, sqlCheck, type SpendCache, windowEnd } from './spend.js';
+import { reserveQuery } from './routing-queries.js';
+import { type Interval, type LimitCheck, resetsAtOf, windowEnd } from './spend.js';
 
 /** What routing decides by per workspace: its budgets, its BYOK credentials and its settings. */
-interface WorkspaceRouting {
+export interface WorkspaceRouting {
   organizationId: string;
   includeByokInBudgets: boolean;
   defaultProviderSort: string | null;
@@ -80,26 +77,30 @@ export class WorkspaceRoutingCache {
   }
 }
 
-export interface RoutingDeps {
-  db: Db;
-  now: () => Date;
-  keys: KeyCache;
-  catalog: CatalogCache;
-  guardrails: GuardrailCache;
-  usage: UsageCache;
-  secrets: SecretBox;
-  workspaceRouting: WorkspaceRoutingCache;
-  spend: SpendCache;
-  /** The free-model quota per minute, counted by the limiter (limits/). */
-  freeQuota: FreeModelQuota;
-  /** How long a reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
-  reservationTtlMs: number;
-  metrics: Metrics;
-  /** Refusals as events in the outbox, deduplicated in memory and written off the request path. */
-  refusalEvents: RefusalEvents;
-  /** BYOK secrets revealed, audited one entry per credential per hour, written off the request path. */
-  byokReveals: ByokReveals;
-}
+/**
+ * What a decision is made from: the key, catalog, guardrail, workspace and spend caches, the
+ * free-model quota per minute (counted by the limiter), the secret box (BYOK secrets), how long a
+ * reservation holds its amount unless settled or released (reservationTtlMs), the metrics, the
+ * refusal events and the bounded audit of BYOK reveals (both written off the request path), and the
+ * request's origin for that audit.
+ */
+type Decides =
+  | 'db'
+  | 'keys'
+  | 'catalog'
+  | 'guardrails'
+  | 'usage'
+  | 'secrets'
+  | 'workspaceRouting'
+  | 'spend'
+  | 'freeQuota'
+  | 'reservationTtlMs'
+  | 'metrics'
+  | 'refusalEvents'
+  | 'byokReveals'
+  | Audited;
+
+type RoutingDeps = Uses<Decides>;
 
 type AuthorizeInput = z.output<typeof RoutingAuthorizeInputSchema>;
 
@@ -119,56 +120,6 @@ async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{
 }
 
 const secondsUntil = (at: Date | null, now: Date) => (at ? Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000)) : null);
-
-/** The spend limits that apply, narrowest first: the key's, each guardrail's, each budget, the credit balance. */
-export function limitChecks(
-  key: ApiKey,
-  guardrails: Awaited<ReturnType<GuardrailCache['applicable']>>,
-  workspace: WorkspaceRouting,
-  paid: boolean,
-  now: Date,
-): LimitCheck[] {
-  const checks: LimitCheck[] = [];
-  if (key.limit !== null) {
-    const interval: Interval = key.limit_reset ?? 'lifetime';
-    checks.push({
-      name: 'key',
-      scope: 'keys',
-      keys: [key.id],
-      since: sinceOf(interval, now),
-      byok: key.include_byok_in_limit,
-      limit: key.limit.toString(),
-      interval,
-    });
-  }
-  for (const g of guardrails) {
-    if (g.reset_interval === null) continue;
-    checks.push({
-      name: `guardrail:${g.id}`,
-      scope: 'guardrail',
-      guardrail_id: g.id,
-      workspace_id: key.workspace_id,
-      is_default: g.is_default,
-      since: sinceOf(g.reset_interval, now),
-      byok: g.include_byok_in_budgets,
-      limit: g.limit_usd,
-      interval: g.reset_interval,
-    });
-  }
-  for (const b of workspace.budgets) {
-    checks.push({
-      name: `budget:${b.interval}`,
-      scope: 'workspace',
-      workspace_id: key.workspace_id,
-      since: sinceOf(b.interval, now),
-      byok: workspace.includeByokInBudgets,
-      limit: b.limit,
-      interval: b.interval,
-    });
-  }
-  if (paid) checks.push({ name: 'credits', scope: 'credits', since: null, byok: false, limit: '0', interval: 'lifetime' });
-  return checks;
-}
 
 /**
  * The refusal of the first check (in the order given) that is short: holding nothing, a check is
@@ -194,26 +145,6 @@ function spendRefusal(
   return null;
 }
 
-const RESERVE = statement(
-  `SELECT reserved, name, remaining::text AS remaining FROM routing_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5::numeric, $6::jsonb, $7::timestamptz, $8::timestamptz)`,
-  z.object({ reserved: z.boolean(), name: z.string().nullable(), remaining: z.string().nullable() }),
-);
-
-/** The reservation's one statement and its values (also the bench's database floor: floor-statements.ts). */
-export function reserveQuery(
-  id: string,
-  key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,
-  cost: number,
-  checks: readonly LimitCheck[],
-  now: Date,
-  ttlMs: number,
-) {
-  return {
-    statement: RESERVE,
-    values: [id, key.organization_id, key.workspace_id, key.id, String(cost), JSON.stringify(checks.map(sqlCheck)), now, new Date(now.getTime() + ttlMs)],
-  };
-}
-
 /**
  * Opens a credential's secret for the answer: the only place a decrypted BYOK secret leaves the
  * server. Each credential opened is noted in `revealed` (the bounded audit of reveals).
@@ -229,11 +160,11 @@ function endpointOf(
 }
 
 /**
- * routing.authorize. `revealedTo` names who asked (the platform key, for the audit log): each BYOK
- * secret the answer reveals is noted for its bounded audit entry (byok.reveal, one per credential per
- * hour), written after the answer, off the request path.
+ * routing.authorize, asked by the platform key `actor`: each BYOK secret the answer reveals is noted
+ * for its bounded audit entry in the actor's name (byok.reveal, one per credential per hour), written
+ * after the answer, off the request path.
  */
-export async function authorize(deps: RoutingDeps, input: AuthorizeInput, revealedTo?: () => Audit): Promise<RoutingDecision> {
+export async function authorize(deps: Uses<Decides>, actor: PlatformActor, input: AuthorizeInput): Promise<RoutingDecision> {
   // What a rule counted that a refusal by a later rule gives back (the free-model quota per minute).
   const undo: (() => Promise<void>)[] = [];
   // The key the decision was about, when it was known: a refusal becomes an event of its organization;
@@ -242,8 +173,8 @@ export async function authorize(deps: RoutingDeps, input: AuthorizeInput, reveal
   const decision = await decide(deps, input, undo, asked);
   if (!decision.allowed) await Promise.all(undo.map((giveBack) => giveBack()));
   if (!decision.allowed) deps.refusalEvents.note(decision, asked.key ?? null, input.model);
-  if (decision.allowed && revealedTo && asked.revealed.length > 0) {
-    const audit = revealedTo();
+  if (decision.allowed && asked.revealed.length > 0) {
+    const audit = auditOfPlatform(actor, deps);
     for (const credential of asked.revealed) deps.byokReveals.note(audit, credential);
   }
   deps.metrics.routingDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'refused', code: decision.allowed ? 'ok' : decision.code });
@@ -387,7 +318,8 @@ async function decide(
 const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, z.object({ organization_id: z.string() }));
 
 /** routing.release: the request never reached a provider; what it held is free again. */
-export async function release(deps: Pick<RoutingDeps, 'db' | 'spend'>, input: { reservation_id: string }): Promise<{ released: boolean }> {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); a reservation names its organization.
+export async function release(deps: Uses<'db' | 'spend'>, actor: PlatformActor, input: { reservation_id: string }): Promise<{ released: boolean }> {
   const rows = await queryRows(deps.db, RELEASE, [input.reservation_id]);
   for (const row of rows) deps.spend.forgetOrganization(row.organization_id);
   return { released: rows.length > 0 };
@@ -398,9 +330,10 @@ const EXPIRE = statement(
   z.object({ organization_id: z.string() }),
 );
 
-/** Deletes the reservations past their time (they already count against nothing); returns how many. */
-export async function expireReservations(db: Db, now: Date): Promise<number> {
-  return (await queryRows(db, EXPIRE, [now])).length;
+/** Deletes the reservations past their time (they already count against nothing); returns how many. A sweep: its actor is SERVER_ACTOR. */
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the sweep covers every organization.
+export async function expireReservations(deps: Uses<'db' | 'now'>, actor: PlatformActor): Promise<number> {
+  return (await queryRows(deps.db, EXPIRE, [deps.now()])).length;
 }
 
 const OPEN = statement(
@@ -408,9 +341,10 @@ const OPEN = statement(
   z.object({ count: z.number().int(), amount: z.number() }),
 );
 
-/** The reservations that still hold an amount, across every organization and replica (a platform figure). */
-export async function openReservations(db: Db, now: Date): Promise<{ count: number; amount: number }> {
-  const [row] = await queryRows(db, OPEN, [now]);
+/** The reservations that still hold an amount, across every organization and replica (a platform figure, read for the metrics by SERVER_ACTOR). */
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the figure covers every organization.
+export async function openReservations(deps: Uses<'db' | 'now'>, actor: PlatformActor): Promise<{ count: number; amount: number }> {
+  const [row] = await queryRows(deps.db, OPEN, [deps.now()]);
   return row ?? { count: 0, amount: 0 };
 }
 
