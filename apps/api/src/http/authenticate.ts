@@ -6,7 +6,8 @@ import { Router, type Request, type Response } from 'express';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type PermissionScope } from '../access/rules.js';
 import { credentialOf } from '../access/credentials.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps, ServiceDeps } from '../deps.js';
+import { serviceDepsOf } from '../trpc/context.js';
 import { labelRoute } from './request-metrics.js';
 
 interface RawRouteBase {
@@ -32,9 +33,9 @@ export interface RawRouteDoc {
   multipart?: boolean;
 }
 export type RawRoute =
-  | (RawRouteBase & { access: 'public'; handle(deps: AppDeps, req: Request, res: Response): Promise<void> })
-  | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> })
-  | (RawRouteBase & { access: 'platform'; handle(deps: AppDeps, req: Request, res: Response, platform: PlatformActor): Promise<void> });
+  | (RawRouteBase & { access: 'public'; handle(deps: ServiceDeps, req: Request, res: Response): Promise<void> })
+  | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: ServiceDeps, req: Request, res: Response, actor: Actor): Promise<void> })
+  | (RawRouteBase & { access: 'platform'; handle(deps: ServiceDeps, req: Request, res: Response, platform: PlatformActor): Promise<void> });
 
 async function callerOf(deps: AppDeps, req: Request, res: Response) {
   const credential = credentialOf(req);
@@ -49,13 +50,15 @@ export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       labelRoute(req, res);
+      // The handler's services see the request's id and client address, and whether its client is gone (serviceDepsOf).
+      const served = serviceDepsOf(deps, req);
       // Its own input is its credential: no key is read (an Authorization header is ignored).
-      if (route.access === 'public') return route.handle(deps, req, res);
+      if (route.access === 'public') return route.handle(served, req, res);
       const caller = await callerOf(deps, req, res);
-      if (route.access === 'platform') return route.handle(deps, req, res, admitPlatform(caller));
+      if (route.access === 'platform') return route.handle(served, req, res, admitPlatform(caller));
       const actor = admitTenant(caller, route.access, route.scope);
       await deps.apiRateLimits.admit(deps.db, actor);
-      await route.handle(deps, req, res, actor);
+      await route.handle(served, req, res, actor);
     });
   }
   return router;

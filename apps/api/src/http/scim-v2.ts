@@ -35,7 +35,7 @@ import {
 } from '../modules/scim/scim-protocol.js';
 import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
 import { hashApiKey } from '../modules/keys/key-format.js';
-import { auditOriginOf, requestOrigin } from '../trpc/context.js';
+import { requestOrigin, serviceDepsOf } from '../trpc/context.js';
 import type { AppDeps, ServiceDeps } from '../deps.js';
 import { logIfInternal } from '../errors.js';
 import { loggerOf } from '../lib/request-scope.js';
@@ -97,15 +97,6 @@ function bearerHash(req: Request): string | null {
 function linksOf(req: Request): ScimLinks {
   const base = `${requestOrigin(req)}${SCIM_PREFIX}`;
   return { resource: (kind, id) => `${base}/${kind}s/${id}` };
-}
-
-/**
- * A request's service dependencies: the app's, with the request's id and client address (a write's
- * audit entry names them: docs/audit.md). The app's are read through the prototype, not copied.
- */
-function requestDeps(deps: AppDeps, req: Request): ServiceDeps {
-  const { requestId, clientAddress } = auditOriginOf(req, deps.now);
-  return Object.assign(Object.create(deps) as AppDeps, { requestId, clientAddress });
 }
 
 type Handler = (deps: ServiceDeps, req: Request, res: Response, caller: ScimCaller) => Promise<void>;
@@ -261,7 +252,7 @@ export function scimRoutes(deps: AppDeps): Router {
       if (error instanceof Invalid) throw new ScimError(400, 'invalidValue', error.message);
       throw error;
     }
-    await handler(requestDeps(deps, req), req, res, caller);
+    await handler(serviceDepsOf(deps, req), req, res, caller);
   };
   for (const { method, path, handle } of SCIM_ROUTES) router[method](path, route(handle));
 

@@ -9,7 +9,6 @@ import type { Request } from 'express';
 import { DomainError, Invalid, httpErrorOf } from '../errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from '../modules/files/documents.service.js';
 import { fileShapeOf } from '../modules/files/file-shapes.js';
-import { auditOriginOf } from '../trpc/context.js';
 import type { RawRoute } from './authenticate.js';
 import { logIfInternal } from '../errors.js';
 import { requestErrorOf, sendError } from './error-response.js';
@@ -207,8 +206,7 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
         form = readForm(req);
         const { filename, body } = await form.file;
         const upload: DocumentUpload = { filename, body, complete: form.complete };
-        // A raw route's deps have no request: the audit entry's origin is this request's.
-        const file = await uploadDocument({ db: deps.db, media: deps.media, ...auditOriginOf(req, deps.now) }, actor, { target, upload, shape });
+        const file = await uploadDocument(deps, actor, { target, upload, shape });
         res.status(200).json(file);
       } catch (caught) {
         form?.stop();

@@ -49,15 +49,16 @@ export function requestOrigin(req: IncomingMessage): string {
 }
 
 /**
- * Who a raw route's change comes from, for the audit log (modules/audit's RequestOrigin): the
- * request's id, the client's address and the time, as a procedure's context gives them.
+ * A raw route's service dependencies (the byte routes, /scim/v2): the app's, read through the
+ * prototype (nothing is copied), with what a procedure's context adds of its request: its id and
+ * client address (a write's audit entry names them: docs/audit.md), and whether its client is gone.
  */
-export function auditOriginOf(req: IncomingMessage, now: () => Date): { requestId(): string | null; clientAddress(): string | null; now(): Date } {
-  return {
+export function serviceDepsOf(deps: AppDeps, req: IncomingMessage): ServiceDeps {
+  return Object.assign(Object.create(deps) as AppDeps, {
     requestId: () => requestIdOf(req) ?? null,
     clientAddress: () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null,
-    now,
-  };
+    clientGone: () => req.socket.destroyed,
+  });
 }
 
 /**

@@ -100,12 +100,7 @@ export function listAuditLogs(deps: Uses<'db'>, actor: Actor, input: ListAuditLo
 }
 
 /** audit.platformList (platform keys): every organization's entries and the platform's own, or one organization's. */
-export function listAllAuditLogs(
-  deps: Uses<'db'>,
-  // biome-ignore lint/correctness/noUnusedFunctionParameters: a platform key reads every organization's entries; the input may name one
-  actor: PlatformActor,
-  input: PlatformListAuditLogsInput,
-): Promise<AuditLogPage> {
+export function listAllAuditLogs(deps: Uses<'db'>, _actor: PlatformActor, input: PlatformListAuditLogsInput): Promise<AuditLogPage> {
   const where = filtersSql(input);
   if (input.organization_id !== undefined) where.unshift(tenantSql({ organizationId: input.organization_id }));
   return page(deps.db, where, input.limit);

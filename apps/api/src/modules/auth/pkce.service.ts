@@ -167,8 +167,7 @@ function verifies(method: string, challenge: string, verifier: string): boolean 
  */
 export async function exchangeAuthorizationCode(
   deps: Uses<'db' | Audited>,
-  // biome-ignore lint/correctness/noUnusedFunctionParameters: anonymous: the code in the input is the credential
-  actor: AnonymousCaller,
+  _actor: AnonymousCaller,
   input: ExchangeAuthorizationCodeInput,
 ): Promise<ExchangedKey> {
   const { db } = deps;

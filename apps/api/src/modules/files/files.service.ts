@@ -70,8 +70,7 @@ function containerFileOf(container: ContainerRow, row: ContainerFileRow): Contai
  * runner): the same session key always names the same container; `restart` makes a new one with a
  * fresh "-r<nonce>" suffix.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
-export async function openContainer(deps: Uses<'db'>, actor: PlatformActor, input: OpenContainerInput): Promise<Container> {
+export async function openContainer(deps: Uses<'db'>, _actor: PlatformActor, input: OpenContainerInput): Promise<Container> {
   const { db } = deps;
   const workspace = await platformWorkspace(db, input.workspace_id);
   const containerId = containerIdOf(input.session_key, input.restart ?? false);
@@ -170,8 +169,7 @@ export interface ContainerFileUpload {
  * the sandbox runner). The bytes are stored first, then the row is pointed at them; replaced bytes
  * are removed after the commit.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
-export async function writeContainerFile(deps: Uses<'db' | 'media'>, actor: PlatformActor, input: ContainerFileUpload): Promise<ContainerFile> {
+export async function writeContainerFile(deps: Uses<'db' | 'media'>, _actor: PlatformActor, input: ContainerFileUpload): Promise<ContainerFile> {
   const { db, media } = deps;
   const path = decodeFileId(input.file_id);
   const organization = await platformOrganization(db, input.organization_id);

@@ -106,8 +106,7 @@ type RecordDeps = Uses<Records>;
  * free-model request when the model is a `:free` variant, or the catalog prices it at zero (a model
  * the catalog does not know is free when its id ends in `:free`).
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the key recorded for names the organization.
-export function recordGeneration(deps: Uses<Records>, actor: PlatformActor, input: RecordGenerationInput): Promise<RecordGenerationOutput> {
+export function recordGeneration(deps: Uses<Records>, _actor: PlatformActor, input: RecordGenerationInput): Promise<RecordGenerationOutput> {
   return record(deps, input, deps.now());
 }
 
@@ -193,8 +192,7 @@ export type RecordingOutcome = (Omit<RecordGenerationOutput, 'recorded'> & { sta
  * are recorded. An id given twice, here or in an earlier call, is counted once: the repeat answers
  * "duplicate". The outcomes are in the input's order.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); each item's key names its organization.
-export function recordGenerations(deps: Uses<Records>, actor: PlatformActor, input: RecordGenerationBatchInput): Promise<RecordingOutcome[]> {
+export function recordGenerations(deps: Uses<Records>, _actor: PlatformActor, input: RecordGenerationBatchInput): Promise<RecordingOutcome[]> {
   const now = deps.now();
   return Promise.all(
     input.generations.map(async (item): Promise<RecordingOutcome> => {

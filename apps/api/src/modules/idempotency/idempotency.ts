@@ -59,7 +59,7 @@ type WithKey = { idempotency_key?: string | undefined };
 
 const CLAIM = namedStatement(
   `INSERT INTO idempotency_keys AS k (owner, key, organization_id, fingerprint, response, locked_until, created_at)
-   VALUES (:owner, :key, :organization_id, :fingerprint, NULL, :locked_until, :now)
+   VALUES (:owner, :key, :organization, :fingerprint, NULL, :locked_until, :now)
    ON CONFLICT (owner, key) DO UPDATE
      SET organization_id = EXCLUDED.organization_id, fingerprint = EXCLUDED.fingerprint, response = NULL,
          locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at
@@ -136,7 +136,7 @@ export function idempotent<C extends IdempotencyContext, I extends WithKey, O>(
       const [claimed] = await queryRows(ctx.db, CLAIM, {
         owner,
         key,
-        organization_id: organizationId,
+        organization: organizationId,
         fingerprint,
         now,
         locked_until: new Date(now.getTime() + CLAIM_LEASE_MS),

@@ -120,8 +120,7 @@ function matches(snapshot: CatalogSnapshot, input: ListModelsInput, nowSeconds: 
  * GET /models: the catalog's models that match every filter given, sorted, one page (without
  * offset and limit, all of them). The router keeps the request's filters in links.next.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function listModels(deps: Uses<'db' | 'catalog' | 'now'>, actor: AnonymousCaller, input: ListModelsInput): Promise<ModelsPage> {
+export async function listModels(deps: Uses<'db' | 'catalog' | 'now'>, _actor: AnonymousCaller, input: ListModelsInput): Promise<ModelsPage> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   const found = matches(snapshot, input, Math.floor(deps.now().getTime() / 1000));
   const paged = input.offset != null || input.limit != null;
@@ -180,8 +179,7 @@ export async function listUserModels(
 }
 
 /** GET /models/count: how many models output any of `output_modalities` (default text). */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function countModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: CountModelsInput): Promise<number> {
+export async function countModels(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller, input: CountModelsInput): Promise<number> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.filter(outputFilter(input.output_modalities)).length;
 }
@@ -217,8 +215,7 @@ function endpointOf(model: ModelRow, provider: ProviderRow | undefined, e: Endpo
  * (or variant; aliases and case resolve as for GET /model) and every provider's offer of it. A
  * variant's own prices replace the endpoints' prompt and completion prices.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function modelEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: GetModelInput): Promise<ModelEndpoints> {
+export async function modelEndpoints(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller, input: GetModelInput): Promise<ModelEndpoints> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   const resolved = resolveModel(snapshot, `${input.author}/${input.slug}`);
   if (!resolved) throw new NotFound(`model ${input.author}/${input.slug}`);
@@ -238,8 +235,7 @@ export async function modelEndpoints(deps: Uses<'db' | 'catalog'>, actor: Anonym
 }
 
 /** GET /providers: every provider of the catalog, by name. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function listProviders(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<Provider[]> {
+export async function listProviders(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller): Promise<Provider[]> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   return [...snapshot.providers.values()]
     .sort((a, b) => a.name.localeCompare(b.name, 'en') || a.slug.localeCompare(b.slug))
@@ -306,15 +302,13 @@ function imageModelOf(m: ModelRow, endpoints: readonly EndpointRow[]): ImageMode
 }
 
 /** GET /images/models: every model that outputs images, in id order (the router adds each one's endpoints link). */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function listImageModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<ImageModelData[]> {
+export async function listImageModels(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller): Promise<ImageModelData[]> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.filter(isImageModel).map((m) => imageModelOf(m, snapshot.endpoints.get(m.id) ?? []));
 }
 
 /** GET /images/models/{author}/{slug}/endpoints: each provider's offer of an image model (aliases and case resolve). */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function imageModelEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller, input: GetModelInput): Promise<ImageModelEndpoints> {
+export async function imageModelEndpoints(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller, input: GetModelInput): Promise<ImageModelEndpoints> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   const id = `${input.author}/${input.slug}`;
   const resolved = resolveModel(snapshot, id);
@@ -339,8 +333,7 @@ export async function imageModelEndpoints(deps: Uses<'db' | 'catalog'>, actor: A
 }
 
 /** GET /videos/models: every model that outputs video, in id order, with the parameters its catalog entry gives (null: not stated). */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function listVideoModels(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<VideoModel[]> {
+export async function listVideoModels(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller): Promise<VideoModel[]> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.filter(isVideoModel).map((m) => {
     const video = m.video as CatalogVideoModel | null;
@@ -367,8 +360,7 @@ export async function listVideoModels(deps: Uses<'db' | 'catalog'>, actor: Anony
 }
 
 /** GET /endpoints/zdr: every endpoint of the catalog with the ZDR flag, by model id, then in its published order. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the catalog is the same for every caller.
-export async function listZdrEndpoints(deps: Uses<'db' | 'catalog'>, actor: AnonymousCaller): Promise<Endpoint[]> {
+export async function listZdrEndpoints(deps: Uses<'db' | 'catalog'>, _actor: AnonymousCaller): Promise<Endpoint[]> {
   const snapshot = await deps.catalog.snapshot(deps.db);
   return snapshot.all.flatMap((model) =>
     (snapshot.endpoints.get(model.id) ?? []).filter((e) => e.zdr).map((e) => endpointOf(model, snapshot.providers.get(e.provider_slug), e, {})),

@@ -55,8 +55,7 @@ export async function getModel(deps: Uses<'db' | 'catalog' | 'guardrails'>, acto
  * offset and limit, the whole list: the snapshot's own list (the same for every caller, so the
  * router parses its answer once per catalog snapshot); otherwise one page.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); every key reads the same catalog.
-export async function listEmbeddingsModels(deps: Uses<'db' | 'catalog'>, actor: Actor, input: ListEmbeddingsModelsInput): Promise<ModelsPage> {
+export async function listEmbeddingsModels(deps: Uses<'db' | 'catalog'>, _actor: Actor, input: ListEmbeddingsModelsInput): Promise<ModelsPage> {
   const { embeddings } = await deps.catalog.snapshot(deps.db);
   const total = embeddings.length;
   if (input.offset == null && input.limit == null) return { rows: embeddings, total, next: null };

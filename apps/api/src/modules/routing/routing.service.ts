@@ -318,8 +318,7 @@ async function decide(
 const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, z.object({ organization_id: z.string() }));
 
 /** routing.release: the request never reached a provider; what it held is free again. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); a reservation names its organization.
-export async function release(deps: Uses<'db' | 'spend'>, actor: PlatformActor, input: { reservation_id: string }): Promise<{ released: boolean }> {
+export async function release(deps: Uses<'db' | 'spend'>, _actor: PlatformActor, input: { reservation_id: string }): Promise<{ released: boolean }> {
   const rows = await queryRows(deps.db, RELEASE, [input.reservation_id]);
   for (const row of rows) deps.spend.forgetOrganization(row.organization_id);
   return { released: rows.length > 0 };
@@ -331,8 +330,7 @@ const EXPIRE = statement(
 );
 
 /** Deletes the reservations past their time (they already count against nothing); returns how many. A sweep: its actor is SERVER_ACTOR. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the sweep covers every organization.
-export async function expireReservations(deps: Uses<'db' | 'now'>, actor: PlatformActor): Promise<number> {
+export async function expireReservations(deps: Uses<'db' | 'now'>, _actor: PlatformActor): Promise<number> {
   return (await queryRows(deps.db, EXPIRE, [deps.now()])).length;
 }
 
@@ -342,8 +340,7 @@ const OPEN = statement(
 );
 
 /** The reservations that still hold an amount, across every organization and replica (a platform figure, read for the metrics by SERVER_ACTOR). */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the actor is the signature's (decision 0037); the figure covers every organization.
-export async function openReservations(deps: Uses<'db' | 'now'>, actor: PlatformActor): Promise<{ count: number; amount: number }> {
+export async function openReservations(deps: Uses<'db' | 'now'>, _actor: PlatformActor): Promise<{ count: number; amount: number }> {
   const [row] = await queryRows(deps.db, OPEN, [deps.now()]);
   return row ?? { count: 0, amount: 0 };
 }

@@ -475,8 +475,7 @@ export async function deleteGroup(deps: Uses<'db' | 'keys' | Audited>, actor: Sc
  */
 export async function applyScimMappings(
   deps: Uses<'db' | 'now'>,
-  // biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (a sync job); the input names the organization
-  actor: PlatformActor,
+  _actor: PlatformActor,
   input: Tenant,
 ): Promise<{ synced_groups: number; deleted_groups: number } & WriteEffects> {
   const { result, effects } = await directoryWrite(deps.db, input, deps.now(), async (tx) => {

@@ -86,12 +86,7 @@ export interface ScimCaller extends Tenant {
  * (unknown, revoked, or its organization disabled). Anonymous: the token is its only credential.
  * Notes the token's last use (at most once a minute).
  */
-export async function scimCallerOf(
-  deps: Uses<'db' | 'now'>,
-  // biome-ignore lint/correctness/noUnusedFunctionParameters: no one is known yet; the token in the input is the credential
-  actor: AnonymousCaller,
-  input: { hash: string },
-): Promise<ScimCaller | null> {
+export async function scimCallerOf(deps: Uses<'db' | 'now'>, _actor: AnonymousCaller, input: { hash: string }): Promise<ScimCaller | null> {
   const { db } = deps;
   const { hash } = input;
   const now = deps.now();

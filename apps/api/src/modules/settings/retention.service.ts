@@ -56,8 +56,7 @@ export async function updateRetention(deps: Uses<'db' | Audited>, actor: Actor, 
  * The sweep (a periodic job, SERVER_ACTOR's work): for each organization with a retention, the
  * content of its generations older than that many days before deps.now(). Answers how many contents went.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: work no key started (SERVER_ACTOR): it writes no audit entry, and the organizations are the rows'.
-export async function sweepContentRetention(deps: Uses<'db' | 'now'>, actor: PlatformActor): Promise<{ organizations: number; deleted: number }> {
+export async function sweepContentRetention(deps: Uses<'db' | 'now'>, _actor: PlatformActor): Promise<{ organizations: number; deleted: number }> {
   const { db } = deps;
   const now = deps.now();
   const rows = await db.organizationSettings.findMany({

@@ -43,8 +43,7 @@ export async function listVideoJobs(deps: Uses<'db'>, actor: Actor, input: ListV
 }
 
 /** Internal (platform): records a video job with its outputs (index = position in `outputs`) in the workspace it names. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform acts (decision 0037); which of its keys does not matter here
-export async function createVideoJob(deps: Uses<'db'>, actor: PlatformActor, input: CreateVideoJobInput): Promise<VideoJob> {
+export async function createVideoJob(deps: Uses<'db'>, _actor: PlatformActor, input: CreateVideoJobInput): Promise<VideoJob> {
   const { db } = deps;
   const workspace = await platformWorkspace(db, input.workspace_id);
   const key = input.api_key_hash

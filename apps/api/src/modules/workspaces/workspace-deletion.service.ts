@@ -49,8 +49,7 @@ const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = 
  * The job's handler: the four steps, each safe to run again. The server runs it (SERVER_ACTOR, wired
  * in server.ts), for the organization its job names; the stored bytes go from `deps.media.storage`.
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the server acts (SERVER_ACTOR); what the job deletes follows from its payload, not from who runs it.
-export function workspaceDeletionHandler(deps: Uses<'db' | 'media'>, actor: PlatformActor): JobHandler {
+export function workspaceDeletionHandler(deps: Uses<'db' | 'media'>, _actor: PlatformActor): JobHandler {
   const { db } = deps;
   const { storage } = deps.media;
   return async (job) => {
