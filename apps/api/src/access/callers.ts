@@ -36,7 +36,10 @@ export type Caller = Actor | PlatformActor;
  */
 export const SERVER_ACTOR: PlatformActor = Object.freeze({ kind: 'platform', keyId: 'server', name: 'switchyard server' });
 
-/** The caller of a public exchange (the PKCE code exchange), whose only credential is in its input. */
+/**
+ * The caller of a public operation, who shows no key: the catalog's public reads, and the exchanges
+ * whose only credential is in their input (the PKCE code exchange, a SCIM token's lookup).
+ */
 export interface AnonymousCaller {
   kind: 'anonymous';
 }
