@@ -54,12 +54,6 @@ interface Route {
   arrayParams: string[];
   /** The REST input's text (query string, path parameters) coerced to the schema's numbers, booleans, bigints and dates. */
   coerce: Coercion;
-  /** The error statuses the operation declares (@switchyard/schema: statuses.ts); undefined: any. */
-  statuses: Statuses | undefined;
-  /** The status of a successful answer (meta.successStatus; 201 for creates). */
-  successStatus: number;
-  /** The Location header of a successful answer, from its output (meta.location). */
-  location: ((output: unknown) => string) | undefined;
 }
 
 function routesOf(router: AnyRouter): Map<string, Route[]> {
@@ -87,9 +81,6 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       voidInput: !hasInputsDefined || instanceofZodTypeLikeVoid(schema),
       arrayParams,
       coerce,
-      statuses: (meta as ProcedureMeta).statuses,
-      successStatus: (meta as ProcedureMeta).successStatus ?? 200,
-      location: (meta as ProcedureMeta).location as ((output: unknown) => string) | undefined,
     });
     routes.set(openapi.method, list);
   });
@@ -324,13 +315,15 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
         let call: unknown = createCaller(ctx);
         for (const segment of found.segments) call = (call as Record<string, unknown>)[segment];
         const data = await (call as Call)(await inputOf(found, params, req, res));
-        if (found.location) res.setHeader('Location', found.location(data));
-        send(res, found.successStatus, data);
+        // meta.location: the Location header of a successful answer, from its output; meta.successStatus: 201 for creates.
+        const { location, successStatus = 200 } = found.meta;
+        if (location) res.setHeader('Location', (location as (output: unknown) => string)(data));
+        send(res, successStatus, data);
       } catch (cause) {
         const natural = httpErrorOf(getTRPCErrorFromUnknown(cause));
         logIfInternal(loggerOf(req, deps.logger), natural, { procedure: found.path });
         // A status the operation does not declare becomes the declared one a client handles best.
-        const http = found.statuses ? declaredAnswer(found.statuses, natural) : natural;
+        const http = found.meta.statuses ? declaredAnswer(found.meta.statuses, natural) : natural;
         if (http.retryAfterS !== undefined) res.setHeader('Retry-After', String(http.retryAfterS));
         send(res, http.status, envelopeOf(http, requestIdOf(req)));
       }
