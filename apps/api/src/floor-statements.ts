@@ -13,7 +13,7 @@ export { generationQuery } from './modules/generations/generations-queries.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys.service.js';
 export { MemberOrderCache } from './modules/organization/member-order.js';
-export { membersByIdQuery } from './modules/organization/members.service.js';
+export { membersByIdQuery } from './modules/organization/members-queries.js';
 export { reserveQuery };
 
 /**

@@ -68,8 +68,8 @@ describe('GET /organization/members', () => {
       { offset: 0, limit: 100 },
       { offset: 99, limit: 5 },
     ]) {
-      const inMemory = await listOrganizationMembers(env.server.db, cached, actor, page);
-      expect(await listOrganizationMembers(env.server.db, tooLarge, actor, page)).toEqual(inMemory);
+      const inMemory = await listOrganizationMembers({ db: env.server.db, memberOrder: cached }, actor, page);
+      expect(await listOrganizationMembers({ db: env.server.db, memberOrder: tooLarge }, actor, page)).toEqual(inMemory);
     }
   });
 
@@ -167,7 +167,10 @@ describe('people: one identity per email, names and role per organization', () =
   async function seenBy(org: OrgFixture, email: string): Promise<OrganizationMember | undefined> {
     const listed = List.parse((await rest(env.server, '/organization/members?limit=100', { key: org.managementKey })).body).data;
     const tooLarge = new MemberOrderCache(0, { maxOrganizations: 1, maxMembers: 1 });
-    const paged = await listOrganizationMembers(env.server.db, tooLarge, await managementActor(env.server, org.managementKey), { offset: 0, limit: 100 });
+    const paged = await listOrganizationMembers({ db: env.server.db, memberOrder: tooLarge }, await managementActor(env.server, org.managementKey), {
+      offset: 0,
+      limit: 100,
+    });
     expect(paged.data).toEqual(listed);
     return listed.find((m) => m.email === email);
   }

@@ -11,7 +11,6 @@ const PENDING = new Set<string>([
   'modules/account/activity.service.ts',
   'modules/generations/credits.service.ts',
   'modules/keys/keys.service.ts',
-  'modules/organization/members.service.ts',
   'modules/organizations/bootstrap.service.ts',
   'modules/organizations/offboarding.service.ts',
   'modules/organizations/organizations.service.ts',

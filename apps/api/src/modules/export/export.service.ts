@@ -97,7 +97,7 @@ async function* exportRecords(deps: Uses<'db' | 'memberOrder'>, actor: Actor, st
     workspaceIds.push(workspace.id);
     yield emit({ type: 'workspace', ...workspace });
   }
-  for await (const member of pages((window) => listOrganizationMembers(db, deps.memberOrder, actor, window))) {
+  for await (const member of pages((window) => listOrganizationMembers(deps, actor, window))) {
     yield emit({ type: 'member', ...member });
   }
   for (const id of workspaceIds) {

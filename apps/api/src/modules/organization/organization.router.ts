@@ -8,7 +8,6 @@ import {
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
 import { guardrailWriteProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { auditOfTenant } from '../audit/audit.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
@@ -33,27 +32,23 @@ export const organizationRouter = router({
     })
     .input(ListOrganizationMembersInputSchema)
     .output(ListOrganizationMembersOutputSchema)
-    .query(({ ctx, input }) => listOrganizationMembers(ctx.db, ctx.memberOrder, ctx.actor, input)),
+    .query(({ ctx, input }) => listOrganizationMembers(ctx, ctx.actor, input)),
 
   // Internal (tRPC only): membership administration.
   createMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(CreateOrganizationMemberInputSchema.extend(IdempotencyField))
     .output(OrganizationMemberSchema)
-    .mutation(
-      idempotent('organization.createMember', ({ ctx, input }) =>
-        createOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input, auditOfTenant(ctx.actor, ctx)),
-      ),
-    ),
+    .mutation(idempotent('organization.createMember', ({ ctx, input }) => createOrganizationMember(ctx, ctx.actor, input))),
   updateMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
-    .mutation(({ ctx, input }) => updateOrganizationMember(ctx.db, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => updateOrganizationMember(ctx, ctx.actor, input)),
   // The member's guardrail assignments go with them.
   removeMember: guardrailWriteProcedure
     .meta({ scope: 'members:write' })
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.db, ctx.memberOrder, ctx.actor, input, auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx, ctx.actor, input)),
 });

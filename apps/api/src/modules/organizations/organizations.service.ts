@@ -18,7 +18,7 @@ import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
-import { userIdForEmail } from '../organization/members.service.js';
+import { userIdForEmail } from '../organization/users.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts-rows.js';
 import { retentionSettingsOf } from '../settings/retention-rows.js';
 
