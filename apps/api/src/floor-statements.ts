@@ -11,7 +11,7 @@ import { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 export { activityDays, activityQuery } from './modules/account/activity.service.js';
 export { generationQuery } from './modules/generations/generations-queries.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
-export { createKeyQuery, keysPageQuery } from './modules/keys/keys.service.js';
+export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';
 export { MemberOrderCache } from './modules/organization/member-order.js';
 export { membersByIdQuery } from './modules/organization/members-queries.js';
 export { reserveQuery };

@@ -124,7 +124,7 @@ describe(`${GENERATIONS} generations for one key`, () => {
   it('GET /key reads the key and at most its rollup rows, never generations', async () => {
     const plans = await plansOf(async (db) => {
       const actor = admitTenant(await authenticate(db, new KeyCache(0), key.hash, NOW), 'tenant');
-      await getKeyInfo(db, new UsageCache(0), actor, NOW);
+      await getKeyInfo({ db, usage: new UsageCache(0), now: () => NOW }, actor);
     });
     const nodes = plans.flatMap((p) => p.nodes);
     expect(nodes.filter((n) => n['Relation Name'] === 'generations')).toEqual([]);

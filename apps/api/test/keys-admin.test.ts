@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { record } from './fixtures-catalog.js';
 import { createDb, queryRows } from '@switchyard/db';
-import { createKeyQuery, listKeys } from '../src/modules/keys/keys.service.js';
+import { createKeyQuery } from '../src/modules/keys/keys-queries.js';
+import { listKeys } from '../src/modules/keys/keys.service.js';
 import type { Audit } from '../src/modules/audit/audit.js';
 import { addUsage, createOrganization, expectExactOutput, managementActor, until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
@@ -292,7 +293,7 @@ describe('GET /keys', () => {
       const actor = await managementActor(env.server);
       const queries = async () => {
         captured.length = 0;
-        const page = await listKeys(traced, actor, { workspace_id: ws.id, limit: 100 }, new Date());
+        const page = await listKeys({ db: traced, now: () => new Date() }, actor, { workspace_id: ws.id, limit: 100 });
         expect(page).toHaveLength(100);
         return captured.length;
       };

@@ -10,7 +10,7 @@ import { LimitReset } from '../src/generated/prisma/client.js';
 import { parsedJson, parseRows, rowOrNulls } from '../src/rows.js';
 import { createTestDatabase } from '../src/testing.js';
 
-/** A GET /keys row: 15 key columns and 10 usage figures (keys.service.ts KEYS_PAGE). */
+/** A GET /keys row: 15 key columns and 10 usage figures (keys-queries.ts KEYS_PAGE). */
 const KEY_ROW = z.object({
   id: z.string(),
   hash: z.string(),

@@ -19,7 +19,8 @@ import type { Audited, Uses } from '../../deps.js';
 import { Conflict, Forbidden, Invalid } from '../../errors.js';
 import { generateApiKey, hashApiKey } from '../keys/key-format.js';
 import { appendAudit, auditOfAnonymous, auditOfTenant } from '../audit/audit.js';
-import { createKeyQuery, limitRemainingOf, usageOf } from '../keys/keys.service.js';
+import { createKeyQuery, usageOf } from '../keys/keys-queries.js';
+import { limitRemainingOf } from '../keys/keys-rows.js';
 
 /** How long a code can be exchanged (platform-api.md 2.3: short-lived, 10 minutes). */
 export const CODE_TTL_MS = 10 * 60_000;

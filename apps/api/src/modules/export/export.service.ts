@@ -105,10 +105,11 @@ async function* exportRecords(deps: Uses<'db' | 'memberOrder'>, actor: Actor, st
       yield emit({ type: 'workspace_member', ...membership });
     }
   }
-  // Keys: their metadata as GET /keys shows it (never a secret: the hash is the key's public id).
+  // Keys: their metadata as GET /keys shows it (never a secret: the hash is the key's public id), usage as of the start.
+  const asOfStart = { db, now: () => startedAt };
   for (const id of workspaceIds) {
     for await (const key of pages(async (window) => ({
-      data: await listKeys(db, actor, { workspace_id: id, include_disabled: true, ...window }, startedAt),
+      data: await listKeys(asOfStart, actor, { workspace_id: id, include_disabled: true, ...window }),
     }))) {
       yield emit({ type: 'key', ...key });
     }

@@ -16,7 +16,6 @@ import { trustedOutput } from '../../trpc/trusted-output.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { auditOfTenant } from '../audit/audit.js';
 
 const tags = ['API Keys'];
 
@@ -35,7 +34,7 @@ export const keysRouter = router({
       listed: [401, 500],
     })
     .output(GetKeyOutputSchema)
-    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.db, ctx.usage, ctx.actor, ctx.now()) })),
+    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx, ctx.actor) })),
 
   create: managementProcedure
     .meta({
@@ -59,7 +58,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.create', async ({ ctx, input }) => {
-        const { secret, key } = await createKey(ctx.db, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
+        const { secret, key } = await createKey(ctx, ctx.actor, input);
         return { data: key, key: secret };
       }),
     ),
@@ -83,7 +82,7 @@ export const keysRouter = router({
     })
     .input(ListKeysInputSchema)
     .output(trustedOutput(ListKeysOutputSchema))
-    .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.db, ctx.actor, input, ctx.now()) })),
+    .query(async ({ ctx, input }) => ({ data: await listKeys(ctx, ctx.actor, input) })),
   get: managementProcedure
     .meta({
       scope: 'keys:read',
@@ -96,7 +95,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(ManagedKeyOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getKey(ctx.db, ctx.actor, input.hash, ctx.now()) })),
+    .query(async ({ ctx, input }) => ({ data: await getKey(ctx, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -117,7 +116,7 @@ export const keysRouter = router({
     })
     .input(UpdateKeyInputSchema)
     .output(ManagedKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -138,7 +137,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteKey(ctx.db, ctx.keys, ctx.actor, input.hash, ctx.now(), auditOfTenant(ctx.actor, ctx))),
+    .mutation(({ ctx, input }) => deleteKey(ctx, ctx.actor, input)),
   rotate: managementProcedure
     .meta({
       openapi: {
@@ -163,7 +162,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.rotate', async ({ ctx, input }) => {
-        const { secret, key } = await rotateKey(ctx.db, ctx.keys, ctx.actor, input, ctx.now(), auditOfTenant(ctx.actor, ctx));
+        const { secret, key } = await rotateKey(ctx, ctx.actor, input);
         return { data: key, key: secret };
       }),
     ),
@@ -172,5 +171,5 @@ export const keysRouter = router({
     .meta({ scope: 'keys:read' })
     .input(KeyHashInputSchema)
     .output(KeySecretsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await keySecrets(ctx.db, ctx.actor, input.hash) })),
+    .query(async ({ ctx, input }) => ({ data: await keySecrets(ctx, ctx.actor, input) })),
 });

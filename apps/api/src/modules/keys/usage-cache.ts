@@ -8,7 +8,7 @@
 import type { Db } from '@switchyard/db';
 import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../metrics.js';
-import { usageOf, type KeyUsageRow } from './keys.service.js';
+import { usageOf, type KeyUsageRow } from './keys-queries.js';
 import { utcDay } from './periods.js';
 
 interface Entry {

@@ -51,7 +51,7 @@ export const organizationsRouter = router({
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await issueManagementKey(ctx.db, input, ctx.now(), auditOfPlatform(ctx.platform, ctx));
+      const { secret, key } = await issueManagementKey(ctx, ctx.platform, input);
       return { data: key, key: secret };
     }),
   settings: platformProcedure
