@@ -221,7 +221,7 @@ export async function startServer(
       ...(options.onQuery ? { onQuery: options.onQuery } : {}),
     });
 
-    const boot = await bootstrap(db, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
+    const boot = await bootstrap(withoutRequest({ db }), SERVER_ACTOR, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
     if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});
     if (boot.organization) {
       const { organizationId } = boot.organization;
@@ -310,7 +310,7 @@ export async function startServer(
       run: async () => metrics.reservationsExpired.inc(await expireReservations(reservationsDeps, SERVER_ACTOR)),
     });
     jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys: caches.keys, now }), SERVER_ACTOR));
-    jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler({ db, storage: media.storage, now }));
+    jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler(withoutRequest({ db, media, now }), SERVER_ACTOR));
     jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler(withoutRequest({ db, media }), SERVER_ACTOR));
     jobs.periodic({
       name: 'key expiry notices',

@@ -1,9 +1,11 @@
 // First start: an empty database gets a platform key, and an organization with its `default`
 // workspace, an owner (org:admin) and a management key. Runs under an advisory lock, so two servers
-// starting at once create one of each between them, and a restart creates nothing.
-import type { Db } from '@switchyard/db';
+// starting at once create one of each between them, and a restart creates nothing. No key starts it:
+// server.ts runs it as SERVER_ACTOR.
+import type { PlatformActor } from '../../access/callers.js';
+import type { Uses } from '../../deps.js';
 import { generatePlatformKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
-import { createOrganizationIn } from './organizations.service.js';
+import { createOrganizationIn } from './organization-setup.js';
 
 const BOOTSTRAP_LOCK = 0x5359_0001; // "SY" 1
 
@@ -27,12 +29,13 @@ export interface BootstrapResult {
   platform?: BootstrapSecret;
 }
 
-export async function bootstrap(db: Db, options: BootstrapOptions = {}): Promise<BootstrapResult> {
-  return db.$transaction(async (tx) => {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: work no key started takes SERVER_ACTOR (decision 0037's signature).
+export async function bootstrap(deps: Uses<'db'>, actor: PlatformActor, input: BootstrapOptions = {}): Promise<BootstrapResult> {
+  return deps.db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
     const result: BootstrapResult = {};
 
-    const wanted = options.platformKey;
+    const wanted = input.platformKey;
     if (wanted ? !(await tx.platformKey.findUnique({ where: { hash: hashApiKey(wanted) } })) : (await tx.platformKey.count()) === 0) {
       const secret = wanted ?? generatePlatformKey();
       await tx.platformKey.create({
@@ -44,15 +47,15 @@ export async function bootstrap(db: Db, options: BootstrapOptions = {}): Promise
     if ((await tx.organization.count()) === 0) {
       const created = await createOrganizationIn(tx, {
         name: 'Switchyard',
-        owner_email: options.ownerEmail ?? 'owner@switchyard.local',
+        owner_email: input.ownerEmail ?? 'owner@switchyard.local',
         owner_first_name: 'Owner',
-        managementKey: options.managementKey,
+        managementKey: input.managementKey,
       });
       result.organization = {
         organizationId: created.organization_id,
         secret: created.management_key,
         label: maskApiKey(created.management_key),
-        generated: !options.managementKey,
+        generated: !input.managementKey,
       };
     }
     return result;

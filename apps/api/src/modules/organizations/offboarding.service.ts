@@ -9,17 +9,17 @@
 // Every step can run again: a job whose server died is taken again when its lease ends, and
 // resumes. Its progress is on the job row (organizations.deletion). The organization's audit entries
 // are deleted with it; the platform's entry of the deletion (organization_id null) stays.
-import type { Db, Job } from '@switchyard/db';
+import type { Job } from '@switchyard/db';
 import { Prisma, queryRows, statement } from '@switchyard/db';
 import type { DeleteOrganizationInput, OrganizationDeletion } from '@switchyard/schema';
 import { z } from 'zod';
-import type { KeyCache, PlatformActor } from '../../access/callers.js';
+import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 import { Invalid, NotFound } from '../../errors.js';
-import { JobFailure, type JobHandler, type JobRunner } from '../../jobs/runner.js';
-import type { BlobStorage } from '../../storage/storage.js';
+import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysStatement } from './batch-deletion.js';
 
 export const ORGANIZATION_DELETE = 'organization.delete';
@@ -47,14 +47,13 @@ function recordOf(job: Job): OrganizationDeletion {
  * job belongs to no organization (organization_id null): it outlives the rows it deletes.
  */
 export async function startOrganizationDeletion(
-  db: Db,
-  jobs: JobRunner,
-  keys: KeyCache,
-  platform: PlatformActor,
+  deps: Uses<'db' | 'jobs' | 'keys' | Audited>,
+  actor: PlatformActor,
   input: DeleteOrganizationInput,
-  now: Date,
-  audit: Audit,
 ): Promise<OrganizationDeletion> {
+  const { db, jobs } = deps;
+  const audit = auditOfPlatform(actor, deps);
+  const now = audit.at;
   if (input.confirm !== input.organization_id) throw new Invalid('confirm must repeat the organization id');
   const organizationId = input.organization_id;
   if (!(await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }))) throw new NotFound(`organization ${organizationId}`);
@@ -63,7 +62,7 @@ export async function startOrganizationDeletion(
     const job = await jobs.enqueue(tx, {
       kind: ORGANIZATION_DELETE,
       organizationId: null,
-      payload: { ...tenantData({ organizationId }), requested_by: platform.keyId },
+      payload: { ...tenantData({ organizationId }), requested_by: actor.keyId },
       singleton: `${ORGANIZATION_DELETE} ${organizationId}`,
     });
     // The platform's record of it names no organization: it outlives the organization's own entries.
@@ -76,13 +75,15 @@ export async function startOrganizationDeletion(
     });
     return job;
   });
-  keys.forgetOrganization(organizationId);
+  deps.keys.forgetOrganization(organizationId);
   return recordOf(job);
 }
 
 /** A deletion job by id; any other job is 404. */
-export async function getOrganizationDeletion(db: Db, id: string): Promise<OrganizationDeletion> {
-  const job = isUuid(id) ? await db.job.findFirst({ where: { id, kind: ORGANIZATION_DELETE } }) : null;
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; the job is the platform's (decision 0037's signature).
+export async function getOrganizationDeletion(deps: Uses<'db'>, actor: PlatformActor, input: { id: string }): Promise<OrganizationDeletion> {
+  const { id } = input;
+  const job = isUuid(id) ? await deps.db.job.findFirst({ where: { id, kind: ORGANIZATION_DELETE } }) : null;
   if (!job) throw new NotFound('no organization deletion with that id');
   return recordOf(job);
 }
@@ -98,15 +99,14 @@ const DELETE_GENERATIONS = batchDeleteStatement('generations', (t) => t.where(),
 
 const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
 
-export interface OffboardingDeps {
-  db: Db;
-  storage: BlobStorage;
-  now: () => Date;
-}
-
-/** The job's handler: the three steps, each safe to run again. */
-export function organizationDeletionHandler(deps: OffboardingDeps): JobHandler {
-  const { db, storage } = deps;
+/**
+ * The job's handler: the three steps, each safe to run again. The job runner runs it for no key:
+ * its actor is SERVER_ACTOR (the platform key that asked is the job's `requested_by`).
+ */
+// biome-ignore lint/correctness/noUnusedFunctionParameters: work no key started takes SERVER_ACTOR (decision 0037's signature); the tombstone names the key that asked.
+export function organizationDeletionHandler(deps: Uses<'db' | 'media' | 'now'>, actor: PlatformActor): JobHandler {
+  const { db } = deps;
+  const { storage } = deps.media;
   return async (job) => {
     const parsed = PayloadSchema.safeParse(job.payload);
     if (!parsed.success) throw new JobFailure('a deletion job names no organization');

@@ -15,7 +15,6 @@ import {
 } from '@switchyard/schema';
 import { platformProcedure, router } from '../../trpc/init.js';
 import { issueManagementKey } from '../keys/keys.service.js';
-import { auditOfPlatform } from '../audit/audit.js';
 import { createOrganization, disableOrganization, getOrganizationSettings, listOrganizations, updateOrganizationSettings } from './organizations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 import { getOrganizationDeletion, startOrganizationDeletion } from './offboarding.service.js';
@@ -27,26 +26,24 @@ export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema.extend(IdempotencyField))
     .output(CreateOrganizationOutputSchema)
-    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx.db, input, auditOfPlatform(ctx.platform, ctx)))),
+    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx, ctx.platform, input))),
   list: platformProcedure
     .input(ListOrganizationsInputSchema)
     .output(ListOrganizationsOutputSchema)
-    .query(({ ctx, input }) => listOrganizations(ctx.db, input)),
+    .query(({ ctx, input }) => listOrganizations(ctx, ctx.platform, input)),
   disable: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
-    .mutation(({ ctx, input }) => disableOrganization(ctx.db, ctx.keys, input.organization_id, ctx.now(), auditOfPlatform(ctx.platform, ctx))),
+    .mutation(({ ctx, input }) => disableOrganization(ctx, ctx.platform, input)),
   /** Offboarding: disables the organization now and queues the deletion of everything it owns. */
   delete: platformProcedure
     .input(DeleteOrganizationInputSchema)
     .output(OrganizationDeletionOutputSchema)
-    .mutation(async ({ ctx, input }) => ({
-      data: await startOrganizationDeletion(ctx.db, ctx.jobs, ctx.keys, ctx.platform, input, ctx.now(), auditOfPlatform(ctx.platform, ctx)),
-    })),
+    .mutation(async ({ ctx, input }) => ({ data: await startOrganizationDeletion(ctx, ctx.platform, input) })),
   deletion: platformProcedure
     .input(GetOrganizationDeletionInputSchema)
     .output(OrganizationDeletionOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getOrganizationDeletion(ctx.db, input.id) })),
+    .query(async ({ ctx, input }) => ({ data: await getOrganizationDeletion(ctx, ctx.platform, input) })),
   issueManagementKey: platformProcedure
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
@@ -57,9 +54,9 @@ export const organizationsRouter = router({
   settings: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .query(({ ctx, input }) => getOrganizationSettings(ctx.db, input)),
+    .query(({ ctx, input }) => getOrganizationSettings(ctx, ctx.platform, input)),
   updateSettings: platformProcedure
     .input(UpdateOrganizationSettingsInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.db, input, auditOfPlatform(ctx.platform, ctx))),
+    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx, ctx.platform, input)),
 });

@@ -1,91 +1,33 @@
 // Organizations, as the platform manages them (platform keys only): create one with its default
 // workspace, an owner and a management key; list them; disable one (its keys are refused at once on
-// this server, within CACHE_TTL_MS on others).
-import type { Prisma, Db, Organization as OrganizationRow } from '@switchyard/db';
+// this server, within CACHE_TTL_MS on others). Services take (deps, actor, input) (decision 0037): the
+// actor is the platform key (its audit entries are made from it), and the input names the organization.
+import type { Db } from '@switchyard/db';
 import type {
   CreateOrganizationInput,
   CreateOrganizationOutput,
   ListOrganizationsInput,
   Organization,
+  OrganizationRefInput,
   OrganizationSettings,
   UpdateOrganizationSettingsInput,
 } from '@switchyard/schema';
-import type { KeyCache } from '../../access/callers.js';
+import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import { appendAudit, changedFields, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfPlatform, changedFields } from '../audit/audit.js';
 import { NotFound } from '../../errors.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
-import { newId } from '../../lib/ids.js';
-import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
-import { userIdForEmail } from '../organization/users.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts-rows.js';
 import { retentionSettingsOf } from '../settings/retention-rows.js';
+import { organizationOf } from './organization-rows.js';
+import { createOrganizationIn } from './organization-setup.js';
 
-type Writer = Prisma.TransactionClient;
-
-function organizationOf(row: OrganizationRow): Organization {
-  return {
-    id: row.id,
-    name: row.name,
-    default_workspace_id: row.default_workspace_id ?? '',
-    credit_balance: row.credit_balance.toNumber(),
-    disabled: row.disabled_at !== null,
-    disabled_at: row.disabled_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-  } satisfies Organization;
-}
-
-/**
- * An organization with its `default` workspace, an owner (org:admin, in the default workspace) and
- * a management key owned by them, inside the caller's transaction. The key's secret is returned once.
- */
-export async function createOrganizationIn(
-  tx: Writer,
-  input: CreateOrganizationInput & { managementKey?: string | undefined },
-): Promise<CreateOrganizationOutput> {
-  const organizationId = newId('org');
-  const secret = input.managementKey ?? generateApiKey();
-  await tx.organization.create({ data: { id: organizationId, name: input.name } });
-  const userId = await userIdForEmail(tx, input.owner_email ?? `owner@${organizationId.replace('_', '-')}.invalid`);
-  await tx.organizationMember.create({
-    data: {
-      ...tenantData({ organizationId }),
-      user_id: userId,
-      role: 'admin',
-      first_name: input.owner_first_name ?? '',
-      last_name: input.owner_last_name ?? '',
-    },
-  });
-  const workspace = await tx.workspace.create({ data: { ...tenantData({ organizationId }), slug: 'default', name: 'Default' } });
-  const organization = await tx.organization.update({ where: { id: organizationId }, data: { default_workspace_id: workspace.id } });
-  await tx.workspaceMember.create({
-    data: { ...tenantData({ organizationId }), workspace_id: workspace.id, user_id: userId, role: 'admin' },
-  });
-  const hash = hashApiKey(secret);
-  await tx.apiKey.create({
-    data: {
-      ...tenantData({ organizationId }),
-      workspace_id: workspace.id,
-      creator_user_id: userId,
-      hash,
-      label: maskApiKey(secret),
-      name: 'Management key',
-      is_management_key: true,
-    },
-  });
-  return {
-    organization_id: organization.id,
-    workspace_id: workspace.id,
-    owner_user_id: userId,
-    management_key: secret,
-    management_key_hash: hash,
-    organization: organizationOf(organization),
-  };
-}
-
-export function createOrganization(db: Db, input: CreateOrganizationInput, audit: Audit): Promise<CreateOrganizationOutput> {
-  return db.$transaction(async (tx) => {
+/** organizations.create: an organization with its default workspace, owner and management key (createOrganizationIn). */
+export function createOrganization(deps: Uses<'db' | Audited>, actor: PlatformActor, input: CreateOrganizationInput): Promise<CreateOrganizationOutput> {
+  const audit = auditOfPlatform(actor, deps);
+  return deps.db.$transaction(async (tx) => {
     const made = await createOrganizationIn(tx, input);
     await appendAudit(tx, audit, {
       action: 'organizations.create',
@@ -99,9 +41,11 @@ export function createOrganization(db: Db, input: CreateOrganizationInput, audit
 }
 
 /** Oldest first. */
-export async function listOrganizations(db: Db, page: ListOrganizationsInput) {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; it reads every organization (decision 0037's signature).
+export async function listOrganizations(deps: Uses<'db'>, actor: PlatformActor, input: ListOrganizationsInput) {
+  const { db } = deps;
   return pageOf(
-    page,
+    input,
     (slice) => db.organization.findMany({ orderBy: [{ created_at: 'asc' }, { id: 'asc' }], ...slice }),
     () => db.organization.count(),
     organizationOf,
@@ -109,7 +53,11 @@ export async function listOrganizations(db: Db, page: ListOrganizationsInput) {
 }
 
 /** Disables an organization: every key of it is refused (401). Disabling it again changes nothing. */
-export async function disableOrganization(db: Db, keys: KeyCache, organizationId: string, now: Date, audit: Audit): Promise<Organization> {
+export async function disableOrganization(deps: Uses<'db' | 'keys' | Audited>, actor: PlatformActor, input: OrganizationRefInput): Promise<Organization> {
+  const { db } = deps;
+  const organizationId = input.organization_id;
+  const audit = auditOfPlatform(actor, deps);
+  const now = audit.at;
   await platformOrganization(db, organizationId);
   await db.$transaction(async (tx) => {
     const { count } = await tx.organization.updateMany({ where: { id: organizationId, disabled_at: null }, data: { disabled_at: now } });
@@ -121,7 +69,7 @@ export async function disableOrganization(db: Db, keys: KeyCache, organizationId
       changes: count > 0 ? { before: { disabled: false }, after: { disabled: true } } : { before: {}, after: {} },
     });
   });
-  keys.forgetOrganization(organizationId);
+  deps.keys.forgetOrganization(organizationId);
   return organizationOf(await db.organization.findUniqueOrThrow({ where: { id: organizationId } }));
 }
 
@@ -156,7 +104,9 @@ function settingsOf(
 }
 
 /** organizations.settings: the organization's settings row; every field null until set. */
-export async function getOrganizationSettings(db: Db, input: { organization_id: string }): Promise<{ data: OrganizationSettings }> {
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; the input names the organization (decision 0037's signature).
+export async function getOrganizationSettings(deps: Uses<'db'>, actor: PlatformActor, input: OrganizationRefInput): Promise<{ data: OrganizationSettings }> {
+  const { db } = deps;
   await assertOrganization(db, input.organization_id);
   const row = await db.organizationSettings.findUnique({ where: tenantWhere({ organizationId: input.organization_id }) });
   return { data: settingsOf(input.organization_id, row) };
@@ -166,7 +116,13 @@ export async function getOrganizationSettings(db: Db, input: { organization_id: 
  * organizations.updateSettings: sets the fields given (null: back to the server's default). Every
  * replica's routing sees the change within the notification delay (trigger "routing:<organization>").
  */
-export async function updateOrganizationSettings(db: Db, input: UpdateOrganizationSettingsInput, audit: Audit): Promise<{ data: OrganizationSettings }> {
+export async function updateOrganizationSettings(
+  deps: Uses<'db' | Audited>,
+  actor: PlatformActor,
+  input: UpdateOrganizationSettingsInput,
+): Promise<{ data: OrganizationSettings }> {
+  const { db } = deps;
+  const audit = auditOfPlatform(actor, deps);
   await assertOrganization(db, input.organization_id);
   const { organization_id: organizationId, alert_thresholds, credits_low_usd, ...quotas } = input;
   const fields = { ...quotas, ...alertSettingsData({ alert_thresholds, credits_low_usd }) };
