@@ -8,7 +8,7 @@ import { limitChecks } from './modules/routing/limit-checks.js';
 import { reserveQuery } from './modules/routing/routing-queries.js';
 import { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 
-export { activityDays, activityQuery } from './modules/account/activity.service.js';
+export { activityDays, activityQuery } from './modules/account/activity-queries.js';
 export { generationQuery } from './modules/generations/generations-queries.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';

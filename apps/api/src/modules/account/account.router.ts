@@ -24,7 +24,7 @@ export const accountRouter = router({
       listed: [401, 403, 500],
     })
     .output(GetCreditsOutputSchema)
-    .query(async ({ ctx }) => ({ data: await getCredits(ctx.db, ctx.actor) })),
+    .query(async ({ ctx }) => ({ data: await getCredits(ctx, ctx.actor) })),
 
   activity: managementProcedure
     .meta({
@@ -48,10 +48,5 @@ export const accountRouter = router({
     })
     .input(ActivityInputSchema)
     .output(trustedOutput(ActivityOutputSchema))
-    .query(async ({ ctx, input }) => ({
-      data: await getActivity(ctx.db, await ctx.catalog.snapshot(ctx.db), ctx.actor, input, ctx.now(), {
-        limit: ctx.activityLimit,
-        clientGone: ctx.clientGone,
-      }),
-    })),
+    .query(async ({ ctx, input }) => ({ data: await getActivity(ctx, ctx.actor, input) })),
 });

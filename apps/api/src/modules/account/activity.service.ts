@@ -5,56 +5,17 @@
 // POST /analytics/query has (ANALYTICS_CONCURRENCY), but slots of their own, one organization at most
 // half of them: an answer is about 1,000 rows and 290 KB at the bench's large size, and 32 built at
 // once took the server past 250 MB of RSS.
-import { queryRows, type Db } from '@switchyard/db';
+import { queryRows } from '@switchyard/db';
 import type { ActivityInput, ActivityItem } from '@switchyard/schema';
-import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
-import { tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
-import type { AnalyticsLimit } from '../analytics/analytics-limit.js';
+import { tenantWhere } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
+import type { Uses } from '../../deps.js';
 import { Invalid, NotFound } from '../../errors.js';
+import type { Context } from '../../trpc/context.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
 import { resolveModel } from '../models/resolve-model.js';
-
-const DAYS = 30;
-const DAY_MS = 86_400_000;
-
-const ACTIVITY = tenantStatement(
-  'organization',
-  (tenant) => `
-  SELECT day::text AS date, model, provider_name,
-         CASE WHEN $7 THEN workspace_id::text END AS workspace_id,
-         sum(requests)::text AS requests, sum(prompt_tokens)::text AS prompt_tokens,
-         sum(completion_tokens)::text AS completion_tokens, sum(reasoning_tokens)::text AS reasoning_tokens,
-         sum(usage)::text AS usage, sum(byok_usage)::text AS byok_usage
-  FROM activity_daily
-  WHERE ${tenant.where()} AND day BETWEEN $2::date AND $3::date
-    AND ($4::uuid IS NULL OR workspace_id = $4::uuid)
-    AND ($5::uuid IS NULL OR api_key_id = $5::uuid)
-    AND ($6::text IS NULL OR user_id = $6::text)
-  GROUP BY 1, 2, 3, 4
-  ORDER BY 1, 2, 3, 4`,
-  z.object({
-    date: z.string(),
-    model: z.string(),
-    provider_name: z.string(),
-    workspace_id: z.string().nullable(),
-    requests: z.string(),
-    prompt_tokens: z.string(),
-    completion_tokens: z.string(),
-    reasoning_tokens: z.string(),
-    usage: z.string(),
-    byok_usage: z.string(),
-  }),
-);
-
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** The last 30 completed UTC days: [today - 30, today - 1]. */
-export function activityDays(now: Date): { first: string; last: string } {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return { first: dayOf(today - DAYS * DAY_MS), last: dayOf(today - DAY_MS) };
-}
+import { activityDays, activityQuery, type ActivityRow, DAYS, dayOf } from './activity-queries.js';
 
 /** The catalog's permanent slug of a recorded model and its endpoint at a provider (by slug or name). */
 function catalogNames(snapshot: CatalogSnapshot, model: string, provider: string): { permaslug: string; endpointId: string } {
@@ -69,29 +30,17 @@ function catalogNames(snapshot: CatalogSnapshot, model: string, provider: string
 }
 
 /**
- * The one statement GET /activity makes per answer, with its values: the days (activityDays, or one
- * of them) and the filters already resolved to ids. Exported for the bench's database floor.
+ * GET /activity: the organization's rows of the days asked, in activityLimit's slots (when set); a
+ * request whose client has left (`clientGone`, the request's) before its turn is not run.
  */
-export function activityQuery(
-  organizationId: string,
-  days: { first: string; last: string },
-  filters: { workspaceId: string | null; keyId: string | null; userId: string | null; byWorkspace: boolean },
-) {
-  return {
-    statement: ACTIVITY,
-    values: tenantValues(ACTIVITY, { organizationId }, days.first, days.last, filters.workspaceId, filters.keyId, filters.userId, filters.byWorkspace),
-  };
-}
-
 export async function getActivity(
-  db: Db,
-  snapshot: CatalogSnapshot,
+  deps: Uses<'db' | 'catalog' | 'now' | 'activityLimit'> & Partial<Pick<Context, 'clientGone'>>,
   actor: Actor,
   input: ActivityInput,
-  now: Date,
-  options: { limit?: AnalyticsLimit; clientGone?: () => boolean } = {},
 ): Promise<ActivityItem[]> {
-  let { first, last } = activityDays(now);
+  const { db } = deps;
+  const snapshot = await deps.catalog.snapshot(db);
+  let { first, last } = activityDays(deps.now());
   if (input.date !== undefined) {
     const day = new Date(`${input.date}T00:00:00Z`);
     if (Number.isNaN(day.getTime()) || dayOf(day.getTime()) !== input.date || input.date < first || input.date > last) {
@@ -127,11 +76,11 @@ export async function getActivity(
   };
   // Waits for its turn as long as it takes (408 is not one of GET /activity's statuses); a request
   // whose client has left by then is not run.
-  const { limit, clientGone } = options;
-  return limit ? limit.run(actor.organizationId, Number.POSITIVE_INFINITY, items, clientGone) : items();
+  const limit = deps.activityLimit;
+  return limit ? limit.run(actor.organizationId, Number.POSITIVE_INFINITY, items, deps.clientGone) : items();
 }
 
-function activityItem(snapshot: CatalogSnapshot, r: z.output<typeof ACTIVITY.row>): ActivityItem {
+function activityItem(snapshot: CatalogSnapshot, r: ActivityRow): ActivityItem {
   const { permaslug, endpointId } = catalogNames(snapshot, r.model, r.provider_name);
   return {
     date: r.date,

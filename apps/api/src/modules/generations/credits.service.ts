@@ -1,16 +1,19 @@
 // The organization's prepaid credit balance: recorded spend draws it down (generations.service.ts);
 // while it is negative, GET /generation answers 402 with this link.
-import { Prisma, type Db } from '@switchyard/db';
+import { Prisma } from '@switchyard/db';
 import type { AddCreditsInput, CreditBalance, Credits } from '@switchyard/schema';
-import type { Actor } from '../../access/callers.js';
+import type { Actor, PlatformActor } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
-import { appendAudit, type Audit } from '../audit/audit.js';
+import type { Audited, Uses } from '../../deps.js';
+import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 
 /** Where a 402 sends people to add credits. The one place this link is written. */
 export const ADD_CREDITS_URL = 'https://switchyard.dev/settings/credits';
 
 /** Internal (platform, billing): adds prepaid credit to the organization it names. */
-export async function addCredits(db: Db, input: AddCreditsInput, audit: Audit): Promise<CreditBalance> {
+export async function addCredits(deps: Uses<'db' | Audited>, actor: PlatformActor, input: AddCreditsInput): Promise<CreditBalance> {
+  const { db } = deps;
+  const audit = auditOfPlatform(actor, deps);
   await platformOrganization(db, input.organization_id);
   const organization = await db.$transaction(async (tx) => {
     const organization = await tx.organization.update({
@@ -32,8 +35,8 @@ export async function addCredits(db: Db, input: AddCreditsInput, audit: Audit): 
 }
 
 /** GET /credits: the organization's lifetime credit added and spend recorded, in USD. */
-export async function getCredits(db: Db, actor: Actor): Promise<Credits> {
-  const organization = await db.organization.findUniqueOrThrow({
+export async function getCredits(deps: Uses<'db'>, actor: Actor): Promise<Credits> {
+  const organization = await deps.db.organization.findUniqueOrThrow({
     where: { id: actor.organizationId },
     select: { total_credits: true, total_usage: true },
   });

@@ -17,7 +17,6 @@ import { envelopeOf, logIfInternal } from '../../errors.js';
 import type { Context } from '../../trpc/context.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { auditOfPlatform } from '../audit/audit.js';
 import { addCredits } from './credits.service.js';
 import { getGeneration, getGenerationContent, recordGeneration, recordGenerations, type RecordingOutcome, submitFeedback } from './generations.service.js';
 import { answers, WHY } from '@switchyard/schema';
@@ -117,5 +116,5 @@ export const generationsRouter = router({
   addCredits: platformProcedure
     .input(AddCreditsInputSchema.extend(IdempotencyField))
     .output(CreditBalanceSchema)
-    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx.db, input, auditOfPlatform(ctx.platform, ctx)))),
+    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx, ctx.platform, input))),
 });
