@@ -6,10 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { serviceFunctions, signatureBreak } from '../scripts/service-signatures.js';
 
-/** Service files not yet moved to the signature (issue 43 item 2, in progress): none may be added. */
-const PENDING = new Set<string>([
-]);
-
 describe('service signatures', () => {
   const functions = serviceFunctions();
 
@@ -18,19 +14,11 @@ describe('service signatures', () => {
   });
 
   it('every exported function of a service file takes (deps, actor, input)', () => {
-    const broken = functions
-      .filter((f) => !PENDING.has(f.file))
-      .flatMap((f) => {
-        const why = signatureBreak(f);
-        return why ? [`${f.file} ${f.name}: ${why}`] : [];
-      });
+    const broken = functions.flatMap((f) => {
+      const why = signatureBreak(f);
+      return why ? [`${f.file} ${f.name}: ${why}`] : [];
+    });
     expect(broken).toEqual([]);
-  });
-
-  it('lists as pending only service files that exist and still break it', () => {
-    const files = new Set(functions.map((f) => f.file));
-    const pendingButDone = [...PENDING].filter((file) => !files.has(file) || functions.filter((f) => f.file === file).every((f) => !signatureBreak(f)));
-    expect(pendingButDone).toEqual([]);
   });
 
   it('the check refuses what breaks the signature', () => {

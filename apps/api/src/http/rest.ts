@@ -32,7 +32,6 @@ import { proceduresOf } from '../trpc/procedures.js';
 import { logIfInternal } from '../errors.js';
 import { requestErrorOf } from './error-response.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
-import type { Statuses } from '@switchyard/schema';
 import { declaredAnswer } from './statuses.js';
 import { isSharedAnswer } from '../lib/shared-answers.js';
 

@@ -12,7 +12,6 @@ import { tenantWhere } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import type { Uses } from '../../deps.js';
 import { Invalid, NotFound } from '../../errors.js';
-import type { Context } from '../../trpc/context.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { activityDays, activityQuery, type ActivityRow, DAYS, dayOf } from './activity-queries.js';
@@ -34,7 +33,7 @@ function catalogNames(snapshot: CatalogSnapshot, model: string, provider: string
  * request whose client has left (`clientGone`, the request's) before its turn is not run.
  */
 export async function getActivity(
-  deps: Uses<'db' | 'catalog' | 'now' | 'activityLimit'> & Partial<Pick<Context, 'clientGone'>>,
+  deps: Uses<'db' | 'catalog' | 'now' | 'activityLimit' | 'clientGone'>,
   actor: Actor,
   input: ActivityInput,
 ): Promise<ActivityItem[]> {
@@ -77,7 +76,7 @@ export async function getActivity(
   // Waits for its turn as long as it takes (408 is not one of GET /activity's statuses); a request
   // whose client has left by then is not run.
   const limit = deps.activityLimit;
-  return limit ? limit.run(actor.organizationId, Number.POSITIVE_INFINITY, items, deps.clientGone) : items();
+  return limit ? limit.run(actor.organizationId, Number.POSITIVE_INFINITY, items, () => deps.clientGone()) : items();
 }
 
 function activityItem(snapshot: CatalogSnapshot, r: ActivityRow): ActivityItem {

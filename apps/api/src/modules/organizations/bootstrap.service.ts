@@ -29,8 +29,7 @@ export interface BootstrapResult {
   platform?: BootstrapSecret;
 }
 
-// biome-ignore lint/correctness/noUnusedFunctionParameters: work no key started takes SERVER_ACTOR (decision 0037's signature).
-export async function bootstrap(deps: Uses<'db'>, actor: PlatformActor, input: BootstrapOptions = {}): Promise<BootstrapResult> {
+export async function bootstrap(deps: Uses<'db'>, _actor: PlatformActor, input: BootstrapOptions = {}): Promise<BootstrapResult> {
   return deps.db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
     const result: BootstrapResult = {};

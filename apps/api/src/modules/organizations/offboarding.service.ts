@@ -80,8 +80,7 @@ export async function startOrganizationDeletion(
 }
 
 /** A deletion job by id; any other job is 404. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; the job is the platform's (decision 0037's signature).
-export async function getOrganizationDeletion(deps: Uses<'db'>, actor: PlatformActor, input: { id: string }): Promise<OrganizationDeletion> {
+export async function getOrganizationDeletion(deps: Uses<'db'>, _actor: PlatformActor, input: { id: string }): Promise<OrganizationDeletion> {
   const { id } = input;
   const job = isUuid(id) ? await deps.db.job.findFirst({ where: { id, kind: ORGANIZATION_DELETE } }) : null;
   if (!job) throw new NotFound('no organization deletion with that id');
@@ -103,8 +102,7 @@ const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = 
  * The job's handler: the three steps, each safe to run again. The job runner runs it for no key:
  * its actor is SERVER_ACTOR (the platform key that asked is the job's `requested_by`).
  */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: work no key started takes SERVER_ACTOR (decision 0037's signature); the tombstone names the key that asked.
-export function organizationDeletionHandler(deps: Uses<'db' | 'media' | 'now'>, actor: PlatformActor): JobHandler {
+export function organizationDeletionHandler(deps: Uses<'db' | 'media' | 'now'>, _actor: PlatformActor): JobHandler {
   const { db } = deps;
   const { storage } = deps.media;
   return async (job) => {

@@ -41,8 +41,7 @@ export function createOrganization(deps: Uses<'db' | Audited>, actor: PlatformAc
 }
 
 /** Oldest first. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; it reads every organization (decision 0037's signature).
-export async function listOrganizations(deps: Uses<'db'>, actor: PlatformActor, input: ListOrganizationsInput) {
+export async function listOrganizations(deps: Uses<'db'>, _actor: PlatformActor, input: ListOrganizationsInput) {
   const { db } = deps;
   return pageOf(
     input,
@@ -104,8 +103,7 @@ function settingsOf(
 }
 
 /** organizations.settings: the organization's settings row; every field null until set. */
-// biome-ignore lint/correctness/noUnusedFunctionParameters: the platform's key admitted the call; the input names the organization (decision 0037's signature).
-export async function getOrganizationSettings(deps: Uses<'db'>, actor: PlatformActor, input: OrganizationRefInput): Promise<{ data: OrganizationSettings }> {
+export async function getOrganizationSettings(deps: Uses<'db'>, _actor: PlatformActor, input: OrganizationRefInput): Promise<{ data: OrganizationSettings }> {
   const { db } = deps;
   await assertOrganization(db, input.organization_id);
   const row = await db.organizationSettings.findUnique({ where: tenantWhere({ organizationId: input.organization_id }) });
