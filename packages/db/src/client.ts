@@ -149,6 +149,14 @@ function valuesFor(stmt: Statement, values: StatementValues): readonly unknown[]
 }
 
 /**
+ * A statement's values in $1.. order, checked as queryRows checks them, for its text sent another
+ * way: Prisma's `$queryRawUnsafe` (rawRows, inside a Prisma transaction) or a plain pg query.
+ */
+export function orderedValues(stmt: Statement, values: StatementValues): readonly unknown[] {
+  return valuesFor(stmt, values);
+}
+
+/**
  * Runs a statement on the Prisma client's own connection pool, without Prisma's query engine: for
  * the few hot paths where the engine's per-query work (about 0.3 ms of CPU, against 0.1 ms for the
  * driver alone) dominates the request. Rows come as node-postgres reads them (numeric and int8 as

@@ -3,6 +3,7 @@ export {
   createDb,
   inTransaction,
   namedStatement,
+  orderedValues,
   poolStats,
   queryRows,
   statement,

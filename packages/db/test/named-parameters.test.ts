@@ -2,7 +2,7 @@
 // statement run on real PostgreSQL through queryRows and inTransaction.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { createDb, inTransaction, namedStatement, queryRows, statement, type Db } from '../src/client.js';
+import { createDb, inTransaction, namedStatement, orderedValues, queryRows, statement, type Db } from '../src/client.js';
 import { compileNamedParameters, positionalValues } from '../src/named-parameters.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing.js';
 
@@ -52,6 +52,12 @@ describe('namedStatement on PostgreSQL', () => {
   it('runs with its values by name, through queryRows and inTransaction', async () => {
     expect(await queryRows(db, ECHO, { word: 'hi', n: 2 })).toEqual([{ word: 'hi', twice: 4, literal: ':word' }]);
     expect(await inTransaction(db, (rows) => rows(ECHO, { n: 5, word: 'yo' }))).toEqual([{ word: 'yo', twice: 10, literal: ':word' }]);
+  });
+
+  it('gives the values in $n order for the text sent another way (orderedValues)', () => {
+    expect(orderedValues(ECHO, { n: 3, word: 'w' })).toEqual(['w', 3]);
+    expect(() => orderedValues(ECHO, { word: 'w' })).toThrow(/no value for :n/);
+    expect(orderedValues(statement('SELECT $1::int AS one', z.object({ one: z.number() })), [1])).toEqual([1]);
   });
 
   it('refuses values in the wrong form, before anything is sent', async () => {
