@@ -26,7 +26,17 @@ import {
 } from '@switchyard/api/floor-statements';
 import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
-import { createDb, freePort, migrate, provisionDatabase, type DatabaseHandle, type Db } from '@switchyard/db';
+import {
+  createDb,
+  freePort,
+  migrate,
+  orderedValues,
+  provisionDatabase,
+  type DatabaseHandle,
+  type Db,
+  type Statement,
+  type StatementValues,
+} from '@switchyard/db';
 import {
   budgetReport,
   MEMBERS_DEEP,
@@ -352,13 +362,16 @@ function lastDays(days: number) {
   return { start: iso(Date.now() - days * 86_400_000), end: iso(Date.now()) };
 }
 
-/** A scenario's statement for the database floor, from the service's own statement and values. */
+/**
+ * A scenario's statement for the database floor, from the service's own statement and values: the
+ * values (by name for a named statement) in $1.. order, as the floor sends the text through plain pg.
+ */
 const floorStatement = (
-  query: { statement: { text: string }; values: unknown[] },
+  query: { statement: Statement; values: StatementValues },
   extra: Pick<NonNullable<Scenario['statement']>, 'vary' | 'fresh' | 'release'> = {},
 ) => ({
   text: query.statement.text,
-  values: query.values,
+  values: [...orderedValues(query.statement, query.values)],
   ...extra,
 });
 
@@ -472,7 +485,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
         body: JSON.stringify(newKey),
       },
       // The values that differ between two keys (id, hash, label) are new for every request.
-      statement: floorStatement(insertA, { fresh: insertA.values.filter((v, i) => v !== insertB.values[i]) }),
+      statement: floorStatement(insertA, { fresh: Object.entries(insertA.values).flatMap(([name, v]) => (v !== insertB.values[name] ? [v] : [])) }),
     },
     {
       // Renames the regular key (a new name every request, so every request changes the row and

@@ -1,15 +1,15 @@
 // The tenant filters of every read and write, in one place. Services ask for them and never spell
-// `organization_id: actor...` in a Prisma `where`/`data`, nor the tenant's `$n` in raw SQL, themselves
-// (lint/tenant-filters.grit fails `pnpm lint` when one does). The rules:
+// `organization_id: actor...` in a Prisma `where`/`data`, nor the tenant's parameter in raw SQL
+// (`$n`, `:name`), themselves (lint/tenant-filters.grit fails `pnpm lint` when one does). The rules:
 // - every row a tenant reads or writes is its organization's (tenantWhere, tenantData);
 // - of a table with a workspace_id, a regular key sees its own workspace's rows, a management key
 //   every workspace's of its organization (visibleRows);
 // - of generations (and their content and feedback), a regular key sees those of its own workspace
 //   made by its own user or by itself, a management key its organization's (generationWhere).
 // Raw statements that scope by the tenant are declared with tenantStatement: the tenant's clause and
-// its parameters ($1.. of the statement, named by the scope) come from here, and tenantValues puts
-// their values first.
-import { Prisma, statement, type RowSchema, type Statement } from '@switchyard/db';
+// its named parameters (`:tenant_organization`, ...: names of the scope, prefixed `tenant_`) come
+// from here, and tenantValues adds their values to the statement's own.
+import { namedStatement, Prisma, type RowSchema, type Statement } from '@switchyard/db';
 import type { Actor } from './callers.js';
 
 /** The organization a filter is for: an Actor, or the platform naming one organization. */
@@ -60,30 +60,48 @@ export function generationWhere(viewer: Viewer): Prisma.GenerationWhereInput {
   return { ...tenantWhere(viewer), workspace_id: viewer.workspaceId, OR: [{ user_id: viewer.userId }, { api_key_id: viewer.keyId }] };
 }
 
+/** A raw statement's values by name (namedStatement). */
+type Values = Readonly<Record<string, unknown>>;
+
 /**
- * The scopes of raw statements, each with its parameters (always the statement's first ones, in
- * this order) and its clause over a table alias:
- * - organization: $1 the organization id;
- * - generation: as generationWhere; $1 organization, $2 management key, $3 workspace, $4 user, $5 key id;
+ * The scopes of raw statements, each with its named parameters and its clause over a table alias:
+ * - organization: `:tenant_organization`, the organization id;
+ * - generation: as generationWhere; `:tenant_organization`, `:tenant_management_key`,
+ *   `:tenant_workspace`, `:tenant_user` and `:tenant_key` (the key's id);
  * - ownGeneration: a generation of the caller's own user among those (feedback is given on one's
  *   own generations); the same parameters.
- * The statement's own parameters follow them: from $2 (organization) or $6 (the others).
+ * A statement's own parameters take any other name: none of them starts with `tenant_`.
  */
 const GENERATION_CLAUSE = (a: string) =>
-  `${a}organization_id = $1 AND ($2::boolean OR (${a}workspace_id = $3::uuid AND (${a}user_id = $4 OR ${a}api_key_id = $5::uuid)))`;
+  `${a}organization_id = :tenant_organization AND (:tenant_management_key::boolean OR (${a}workspace_id = :tenant_workspace::uuid AND (${a}user_id = :tenant_user OR ${a}api_key_id = :tenant_key::uuid)))`;
+
+const GENERATION_NAMES = ['tenant_organization', 'tenant_management_key', 'tenant_workspace', 'tenant_user', 'tenant_key'] as const;
+
+/** The viewer's values of a generation scope, with the statement's own (the scope's written last: an own value never replaces one). */
+const generationValues = (v: Viewer, own: Values): Values => ({
+  ...own,
+  tenant_organization: v.organizationId,
+  tenant_management_key: v.managementKey,
+  tenant_workspace: v.workspaceId,
+  tenant_user: v.userId,
+  tenant_key: v.keyId,
+});
 
 const SCOPES = {
   organization: {
-    values: (t: Tenant): unknown[] => [t.organizationId],
-    clause: (a: string) => `${a}organization_id = $1`,
+    names: ['tenant_organization'],
+    values: (t: Tenant, own: Values): Values => ({ ...own, tenant_organization: t.organizationId }),
+    clause: (a: string) => `${a}organization_id = :tenant_organization`,
   },
   generation: {
-    values: (v: Viewer): unknown[] => [v.organizationId, v.managementKey, v.workspaceId, v.userId, v.keyId],
+    names: GENERATION_NAMES,
+    values: generationValues,
     clause: (a: string) => GENERATION_CLAUSE(a),
   },
   ownGeneration: {
-    values: (v: Viewer): unknown[] => [v.organizationId, v.managementKey, v.workspaceId, v.userId, v.keyId],
-    clause: (a: string) => `${GENERATION_CLAUSE(a)} AND ${a}user_id = $4`,
+    names: GENERATION_NAMES,
+    values: generationValues,
+    clause: (a: string) => `${GENERATION_CLAUSE(a)} AND ${a}user_id = :tenant_user`,
   },
 } as const;
 
@@ -93,30 +111,37 @@ export type ScopeSubject<S extends TenantScope> = Parameters<(typeof SCOPES)[S][
 
 /** The tenant's part of a raw statement's text. */
 export interface TenantClauses {
-  /** The scope's condition on the table `alias` (none: unqualified columns), e.g. `k.organization_id = $1`. */
+  /** The scope's condition on the table `alias` (none: unqualified columns), e.g. `k.organization_id = :tenant_organization`. */
   where(alias?: string): string;
   /** The organization id's parameter, for a column not named organization_id (e.g. `o.id = ${tenant.organizationId}`). */
   readonly organizationId: string;
 }
 
-/** A statement whose first parameters are its scope's (see SCOPES). */
+/** A namedStatement whose tenant parameters are its scope's (see SCOPES). */
 export interface TenantStatement<Row extends RowSchema, S extends TenantScope> extends Statement<Row> {
   readonly scope: S;
 }
 
-/** Declares a raw statement (once, at module load) whose tenant clause `text` takes from `tenant`. */
+/**
+ * Declares a raw statement (once, at module load) whose tenant clause `text` takes from `tenant`;
+ * the rest of its text names its own parameters (`:workspace_id`). A text that leaves out one of its
+ * scope's parameters is refused here (its every call would fail).
+ */
 export function tenantStatement<S extends TenantScope, Row extends RowSchema>(
   scope: S,
   text: (tenant: TenantClauses) => string,
   row: Row,
 ): TenantStatement<Row, S> {
-  const clauses: TenantClauses = { where: (alias) => SCOPES[scope].clause(alias ? `${alias}.` : ''), organizationId: '$1' };
-  return { ...statement(text(clauses), row), scope };
+  const clauses: TenantClauses = { where: (alias) => SCOPES[scope].clause(alias ? `${alias}.` : ''), organizationId: ':tenant_organization' };
+  const stmt = namedStatement(text(clauses), row);
+  const missing = SCOPES[scope].names.filter((name) => !stmt.names?.includes(name));
+  if (missing.length > 0) throw new Error(`a tenant statement of scope ${scope} has no :${missing.join(', :')}: ${stmt.text.slice(0, 120)}`);
+  return { ...stmt, scope };
 }
 
-/** A tenant statement's values: its scope's (from `subject`), then its own `values` ($2.. / $4.. / $6..). */
-export function tenantValues<S extends TenantScope>(stmt: TenantStatement<RowSchema, S>, subject: ScopeSubject<S>, ...values: unknown[]): unknown[] {
-  return [...(SCOPES[stmt.scope].values as (s: ScopeSubject<S>) => unknown[])(subject), ...values];
+/** A tenant statement's values: its scope's (from `subject`) and its own (`own`, by name), in one record. */
+export function tenantValues<S extends TenantScope>(stmt: TenantStatement<RowSchema, S>, subject: ScopeSubject<S>, own: Values = {}): Values {
+  return (SCOPES[stmt.scope].values as (s: ScopeSubject<S>, own: Values) => Values)(subject, own);
 }
 
 /** A Prisma.sql fragment of the organization's rows (`<alias>.organization_id = <the id>`), for $queryRaw templates. */

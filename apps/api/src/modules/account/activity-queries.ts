@@ -11,15 +11,15 @@ const ACTIVITY = tenantStatement(
   'organization',
   (tenant) => `
   SELECT day::text AS date, model, provider_name,
-         CASE WHEN $7 THEN workspace_id::text END AS workspace_id,
+         CASE WHEN :by_workspace THEN workspace_id::text END AS workspace_id,
          sum(requests)::text AS requests, sum(prompt_tokens)::text AS prompt_tokens,
          sum(completion_tokens)::text AS completion_tokens, sum(reasoning_tokens)::text AS reasoning_tokens,
          sum(usage)::text AS usage, sum(byok_usage)::text AS byok_usage
   FROM activity_daily
-  WHERE ${tenant.where()} AND day BETWEEN $2::date AND $3::date
-    AND ($4::uuid IS NULL OR workspace_id = $4::uuid)
-    AND ($5::uuid IS NULL OR api_key_id = $5::uuid)
-    AND ($6::text IS NULL OR user_id = $6::text)
+  WHERE ${tenant.where()} AND day BETWEEN :first_day::date AND :last_day::date
+    AND (:workspace_id::uuid IS NULL OR workspace_id = :workspace_id::uuid)
+    AND (:key_id::uuid IS NULL OR api_key_id = :key_id::uuid)
+    AND (:user_id::text IS NULL OR user_id = :user_id::text)
   GROUP BY 1, 2, 3, 4
   ORDER BY 1, 2, 3, 4`,
   z.object({
@@ -58,6 +58,17 @@ export function activityQuery(
 ) {
   return {
     statement: ACTIVITY,
-    values: tenantValues(ACTIVITY, { organizationId }, days.first, days.last, filters.workspaceId, filters.keyId, filters.userId, filters.byWorkspace),
+    values: tenantValues(
+      ACTIVITY,
+      { organizationId },
+      {
+        first_day: days.first,
+        last_day: days.last,
+        workspace_id: filters.workspaceId,
+        key_id: filters.keyId,
+        user_id: filters.userId,
+        by_workspace: filters.byWorkspace,
+      },
+    ),
   };
 }

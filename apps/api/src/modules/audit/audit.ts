@@ -105,25 +105,35 @@ export async function appendAudit(client: Client, audit: Audit, record: AuditRec
 }
 
 /**
- * The values of an audit CTE in a statement of its own (auditInsertSql), in this order: actor kind,
- * key hash, label, user id, action, request id, client address, time.
+ * The values of an audit CTE in a statement of its own (auditInsertSql), by the names of its
+ * parameters (`audit_` and the field): spread them into the statement's own values.
  */
-export function auditValues(audit: Audit, action: string): unknown[] {
+export function auditValues(audit: Audit, action: string) {
   const { actor } = audit;
-  return [actor.kind, actor.keyHash, actor.label, actor.userId, action, audit.requestId, audit.clientAddress, audit.at.toISOString()];
+  return {
+    audit_actor_kind: actor.kind,
+    audit_actor_key_hash: actor.keyHash,
+    audit_actor_label: actor.label,
+    audit_actor_user_id: actor.userId,
+    audit_action: action,
+    audit_request_id: audit.requestId,
+    audit_client_address: audit.clientAddress,
+    audit_at: audit.at.toISOString(),
+  };
 }
 
 /**
  * A CTE's INSERT of one entry per row of `from` (a CTE of the change: one row), for statements that
- * make their change in one statement (POST /keys): `first` is the placeholder number of auditValues'
- * first value; `organization`, `targetType`, `targetId` and `changes` are SQL over `from`'s columns.
+ * make their change in one statement (POST /keys), declared with named parameters (namedStatement,
+ * tenantStatement): the entry's values are auditValues' (`:audit_action`, ...); `organization`,
+ * `targetType`, `targetId` and `changes` are SQL over `from`'s columns.
  */
-export function auditInsertSql(first: number, from: string, columns: { organization: string; targetType: string; targetId: string; changes: string }): string {
-  const p = (i: number) => `$${first + i}`;
+export function auditInsertSql(from: string, columns: { organization: string; targetType: string; targetId: string; changes: string }): string {
   return `INSERT INTO audit_log (id, organization_id, actor_kind, actor_key_hash, actor_label, actor_user_id, action, target_type, target_id,
                          changes, request_id, client_address, created_at)
-  SELECT gen_random_uuid(), ${columns.organization}, ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text,
-         ${columns.targetType}, ${columns.targetId}, ${columns.changes}, ${p(5)}::text, ${p(6)}::text, ${p(7)}::timestamptz
+  SELECT gen_random_uuid(), ${columns.organization}, :audit_actor_kind::text, :audit_actor_key_hash::text, :audit_actor_label::text,
+         :audit_actor_user_id::text, :audit_action::text, ${columns.targetType}, ${columns.targetId}, ${columns.changes},
+         :audit_request_id::text, :audit_client_address::text, :audit_at::timestamptz
   FROM ${from}`;
 }
 

@@ -4,7 +4,7 @@
 // (with the verifier, when the code carries a challenge) for a key, once, within CODE_TTL_MS; the
 // code is the credential of that exchange, so it is stored only as a hash, as keys are.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { rawRows, type Db } from '@switchyard/db';
+import { orderedValues, rawRows, type Db } from '@switchyard/db';
 import {
   PKCE_VALUE,
   type AuthorizationCode,
@@ -214,7 +214,8 @@ export async function exchangeAuthorizationCode(
       data: { used_at: now, key_hash: hashApiKey(secret) },
     });
     if (claimed.count === 0) throw refused('code', CODE_REFUSED);
-    const [key] = await rawRows(tx, insert.statement.row, { text: insert.statement.text, values: insert.values });
+    // Through Prisma's raw API, in this transaction: the values in $n order.
+    const [key] = await rawRows(tx, insert.statement.row, { text: insert.statement.text, values: orderedValues(insert.statement, insert.values) });
     // The workspace was deleted since the code was made.
     if (!key) throw refused('code', "the code's workspace no longer exists");
   });

@@ -3,7 +3,7 @@
 // own; a regular key may name only its own (403). Answers take the File shape of the request
 // (file-shapes.ts). Only the platform's own storage is served: `provider` (a tenant's provider
 // credential) is refused with 400, as are the listing features that storage does not have.
-import { queryRows, statement, type Db, type Document } from '@switchyard/db';
+import { namedStatement, queryRows, type Db, type Document } from '@switchyard/db';
 import { z } from 'zod';
 import type { DocumentDeletion, DocumentInput, DocumentPage, File, ListDocumentsInput, UploadDocumentQuery } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
@@ -124,16 +124,16 @@ export async function openDocument(deps: Uses<'db' | 'media'>, actor: Actor, inp
 
 // One statement: the row goes, its bytes leave the workspace's quota and its audit entry is written
 // together, so two deletes of one document free its bytes once (and make one entry).
-const DELETE_DOCUMENT = statement(
+const DELETE_DOCUMENT = namedStatement(
   `
   WITH gone AS (
-    DELETE FROM documents WHERE id = $1 AND workspace_id = $2::uuid
+    DELETE FROM documents WHERE id = :document_id AND workspace_id = :workspace_id::uuid
     RETURNING id, organization_id, workspace_id, filename, mime_type, size_bytes, storage_key
   ), freed AS (
-    UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = $3
+    UPDATE workspaces w SET storage_used_bytes = w.storage_used_bytes - gone.size_bytes, updated_at = :now
     FROM gone WHERE w.id = gone.workspace_id
   ), audited AS (
-  ${auditInsertSql(4, 'gone', {
+  ${auditInsertSql('gone', {
     organization: 'gone.organization_id',
     targetType: `'document'`,
     targetId: 'gone.id',
@@ -155,7 +155,12 @@ export async function deleteDocument(deps: Uses<'db' | 'media' | 'logger' | Audi
   const { db, media } = deps;
   const audit = auditOfTenant(actor, deps);
   const workspaceId = await workspaceOf(db, actor, input);
-  const [gone] = await queryRows(db, DELETE_DOCUMENT, [input.file_id, workspaceId, audit.at, ...auditValues(audit, 'files.deleteDocument')]);
+  const [gone] = await queryRows(db, DELETE_DOCUMENT, {
+    document_id: input.file_id,
+    workspace_id: workspaceId,
+    now: audit.at,
+    ...auditValues(audit, 'files.deleteDocument'),
+  });
   if (!gone) throw new NotFound(`file ${input.file_id}`);
   await media.storage
     .delete(gone.storage_key)

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { tenantStatement, tenantValues, type Viewer } from '../../access/tenancy.js';
 
 /**
- * The organization's credit standing and the generation ($6), if the caller may read it (access/:
+ * The organization's credit standing and the generation (:generation_id), if the caller may read it (access/:
  * generationWhere), in one round trip: by primary key, whatever the number of generations.
  */
 const GENERATION_WITH_CREDIT = tenantStatement(
@@ -13,7 +13,7 @@ const GENERATION_WITH_CREDIT = tenantStatement(
   (tenant) => `
   SELECT o.credit_balance < 0 AS in_debt, g.*
   FROM organizations o
-  LEFT JOIN generations g ON g.id = $6 AND ${tenant.where('g')}
+  LEFT JOIN generations g ON g.id = :generation_id AND ${tenant.where('g')}
   WHERE o.id = ${tenant.organizationId}`,
   rowOrNulls(
     { in_debt: z.boolean() },
@@ -76,5 +76,5 @@ const GENERATION_WITH_CREDIT = tenantStatement(
  * (generationWhere). getGeneration makes it; so does the bench's database floor (floor-statements.ts).
  */
 export function generationQuery(viewer: Viewer, id: string) {
-  return { statement: GENERATION_WITH_CREDIT, values: tenantValues(GENERATION_WITH_CREDIT, viewer, id) };
+  return { statement: GENERATION_WITH_CREDIT, values: tenantValues(GENERATION_WITH_CREDIT, viewer, { generation_id: id }) };
 }

@@ -1,7 +1,7 @@
 // Generations: recording (the routing service's hot write path, with the usage rollups and the
 // credit balance in the same transaction), reading the record and its stored content, and feedback.
 // The records are made in generations-rows.ts, GET /generation's statement in generations-queries.ts.
-import { Prisma, queryRows, rawRows } from '@switchyard/db';
+import { orderedValues, Prisma, queryRows, rawRows } from '@switchyard/db';
 import type {
   Generation,
   GenerationContent,
@@ -42,13 +42,13 @@ export async function getGenerationContent(deps: Uses<'db'>, actor: Actor, input
   return generationContentOf(content);
 }
 
-/** Feedback ($7, $8) on one of the user's generations ($6) the key may see, or nothing (no row) when it is not one. */
+/** Feedback (:category, :comment) on one of the user's generations (:generation_id) the key may see, or nothing (no row) when it is not one. */
 const UPSERT_FEEDBACK = tenantStatement(
   'ownGeneration',
   (tenant) => `
   INSERT INTO generation_feedback (id, organization_id, generation_id, user_id, category, comment)
-  SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, $7::feedback_category, $8
-  FROM generations g WHERE g.id = $6 AND ${tenant.where('g')}
+  SELECT gen_random_uuid(), g.organization_id, g.id, g.user_id, :category::feedback_category, :comment
+  FROM generations g WHERE g.id = :generation_id AND ${tenant.where('g')}
   ON CONFLICT (generation_id, user_id) DO UPDATE SET category = EXCLUDED.category, comment = EXCLUDED.comment
   RETURNING generation_id`,
   z.object({ generation_id: z.string() }),
@@ -57,7 +57,11 @@ const UPSERT_FEEDBACK = tenantStatement(
 /** POST /generation/feedback: one feedback per user and generation; a repeat replaces it. One statement. */
 export async function submitFeedback(deps: Uses<'db' | Audited>, actor: Actor, input: GenerationFeedbackInput): Promise<{ success: true }> {
   const audit = auditOfTenant(actor, deps);
-  const values = tenantValues(UPSERT_FEEDBACK, viewerOf(actor), input.generation_id, input.category, input.comment ?? null);
+  // In $n order: the statement goes through Prisma's raw API, in the transaction of the audit entry.
+  const values = orderedValues(
+    UPSERT_FEEDBACK,
+    tenantValues(UPSERT_FEEDBACK, viewerOf(actor), { generation_id: input.generation_id, category: input.category, comment: input.comment ?? null }),
+  );
   await deps.db.$transaction(async (tx) => {
     const written = await rawRows(tx, UPSERT_FEEDBACK.row, { text: UPSERT_FEEDBACK.text, values });
     if (written.length === 0) throw new NotFound(`generation ${input.generation_id} of user ${actor.userId}`);

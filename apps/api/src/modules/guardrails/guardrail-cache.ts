@@ -15,7 +15,7 @@ import type { CacheCounter } from '../../metrics.js';
 
 /**
  * The guardrails that apply to a key: those of its workspace assigned to the key or to its user;
- * a key with neither is governed by its workspace's default guardrail ($5), once that exists
+ * a key with neither is governed by its workspace's default guardrail (:default_guardrail_id), once that exists
  * (admin-api.md A14, A16), as routing_covered_keys() counts its spend.
  */
 const APPLICABLE_GUARDRAILS = tenantStatement(
@@ -23,18 +23,18 @@ const APPLICABLE_GUARDRAILS = tenantStatement(
   (tenant) => `
   WITH assigned AS (
     SELECT g.* FROM guardrails g
-    WHERE ${tenant.where('g')} AND g.workspace_id = $2::uuid
-      AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = $3::uuid)
-        OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = $4))
+    WHERE ${tenant.where('g')} AND g.workspace_id = :workspace_id::uuid
+      AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.guardrail_id = g.id AND a.api_key_id = :key_id::uuid)
+        OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = :user_id))
   ), applicable AS (
     SELECT * FROM assigned
     UNION ALL
     SELECT g.* FROM guardrails g
-    WHERE g.id = $5::uuid AND ${tenant.where('g')} AND g.workspace_id = $2::uuid AND NOT EXISTS (SELECT 1 FROM assigned)
+    WHERE g.id = :default_guardrail_id::uuid AND ${tenant.where('g')} AND g.workspace_id = :workspace_id::uuid AND NOT EXISTS (SELECT 1 FROM assigned)
   )
   SELECT id, allowed_models, ignored_models, allowed_providers, ignored_providers, allowed_data_regions,
          enforce_zdr, enforce_zdr_anthropic, enforce_zdr_openai, enforce_zdr_google, enforce_zdr_xai, enforce_zdr_other,
-         limit_usd::text AS limit_usd, reset_interval::text AS reset_interval, include_byok_in_budgets, id = $5::uuid AS is_default
+         limit_usd::text AS limit_usd, reset_interval::text AS reset_interval, include_byok_in_budgets, id = :default_guardrail_id::uuid AS is_default
   FROM applicable ORDER BY id`,
   z.object({
     id: z.string(),
@@ -82,7 +82,12 @@ export class GuardrailCache {
       guardrails: await queryRows(
         db,
         APPLICABLE_GUARDRAILS,
-        tenantValues(APPLICABLE_GUARDRAILS, actor, actor.workspaceId, actor.key.id, actor.userId, defaultGuardrailId(actor.workspaceId)),
+        tenantValues(APPLICABLE_GUARDRAILS, actor, {
+          workspace_id: actor.workspaceId,
+          key_id: actor.key.id,
+          user_id: actor.userId,
+          default_guardrail_id: defaultGuardrailId(actor.workspaceId),
+        }),
       ),
     }));
     return entry.guardrails;

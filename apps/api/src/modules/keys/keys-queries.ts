@@ -2,7 +2,7 @@
 // (usageOf, also read by UsageCache and the PKCE exchange), a page of GET /keys (keysPageQuery) and
 // POST /keys' insert with its audit entry (createKeyQuery). The builders are also the bench's
 // database floor (floor-statements.ts).
-import { LimitReset, modelColumns, queryRows, statement, type Db } from '@switchyard/db';
+import { LimitReset, modelColumns, namedStatement, queryRows, type Db } from '@switchyard/db';
 import type { CreateKeyInput, ListKeysInput } from '@switchyard/schema';
 import { z } from 'zod';
 import { Invalid } from '../../errors.js';
@@ -19,15 +19,15 @@ import { periodStarts } from './periods.js';
  * Sums are exact (numeric) and come back as text.
  */
 const USAGE_SUMS = `
-    coalesce(sum(d.usage) FILTER (WHERE d.day >= $2::date), 0)::text AS usage_daily,
-    coalesce(sum(d.usage) FILTER (WHERE d.day >= $3::date), 0)::text AS usage_weekly,
-    coalesce(sum(d.usage) FILTER (WHERE d.day >= $4::date), 0)::text AS usage_monthly,
-    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $2::date), 0)::text AS byok_daily,
-    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $3::date), 0)::text AS byok_weekly,
-    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= $4::date), 0)::text AS byok_monthly,
-    least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = $2::date), 0), 2147483647)::int AS free_requests_today`;
-/** Rollup row d is key k's, in the current periods ($2: today, $3: the week's start, $4: the month's). */
-const IN_PERIODS = `d.api_key_id = k.id AND d.day >= least($3::date, $4::date) AND d.day <= $2::date`;
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= :today::date), 0)::text AS usage_daily,
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= :week_start::date), 0)::text AS usage_weekly,
+    coalesce(sum(d.usage) FILTER (WHERE d.day >= :month_start::date), 0)::text AS usage_monthly,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= :today::date), 0)::text AS byok_daily,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= :week_start::date), 0)::text AS byok_weekly,
+    coalesce(sum(d.byok_usage) FILTER (WHERE d.day >= :month_start::date), 0)::text AS byok_monthly,
+    least(coalesce(max(d.free_request_count) FILTER (WHERE d.day = :today::date), 0), 2147483647)::int AS free_requests_today`;
+/** Rollup row d is key k's, in the current periods (up to :today, from the earlier of :week_start and :month_start). */
+const IN_PERIODS = `d.api_key_id = k.id AND d.day >= least(:week_start::date, :month_start::date) AND d.day <= :today::date`;
 
 /** The columns of a key's usage row (KEYS_USAGE), which KEYS_PAGE answers too. */
 export const USAGE_COLUMNS = {
@@ -67,12 +67,12 @@ export const KEY_COLUMNS = modelColumns<KeyFields>()({
   scopes: z.array(z.string()),
 });
 
-const KEYS_USAGE = statement(
+const KEYS_USAGE = namedStatement(
   `
   SELECT k.id, k.usage::text AS usage, k.byok_usage::text AS byok_usage, ${USAGE_SUMS}
   FROM api_keys k
   LEFT JOIN key_usage_daily d ON ${IN_PERIODS}
-  WHERE k.id = $1::uuid
+  WHERE k.id = :key_id::uuid
   GROUP BY k.id`,
   z.object(USAGE_COLUMNS),
 );
@@ -80,9 +80,8 @@ const KEYS_USAGE = statement(
 /**
  * GET /keys: a page of an organization's live keys with their usage, in one statement (the list is
  * the administration's hot read: one round trip, and rows as the driver gives them, not through
- * Prisma's engine). $1 organization; $5 the workspace, or null for the organization's default;
- * $6 every workspace (a hash-prefix lookup); $7 disabled keys too; $8 hash prefix or null;
- * $9 offset; $10 limit or null (all).
+ * Prisma's engine). :workspace_id null is the organization's default workspace; :every_workspace
+ * (a hash-prefix lookup) lists all of them; :hash_prefix null matches every key; :limit null is all.
  */
 const KEYS_PAGE = tenantStatement(
   'organization',
@@ -91,11 +90,11 @@ const KEYS_PAGE = tenantStatement(
     SELECT ${KEY_SELECT}, usage::text AS usage, byok_usage::text AS byok_usage
     FROM api_keys k
     WHERE ${tenant.where('k')} AND k.deleted_at IS NULL
-      AND ($6::boolean OR k.workspace_id = coalesce($5::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = ${tenant.organizationId})))
-      AND ($7::boolean OR NOT k.disabled)
-      AND ($8::text IS NULL OR starts_with(k.hash, $8::text))
+      AND (:every_workspace::boolean OR k.workspace_id = coalesce(:workspace_id::uuid, (SELECT o.default_workspace_id FROM organizations o WHERE o.id = ${tenant.organizationId})))
+      AND (:include_disabled::boolean OR NOT k.disabled)
+      AND (:hash_prefix::text IS NULL OR starts_with(k.hash, :hash_prefix::text))
     ORDER BY k.created_at DESC, k.id ASC
-    OFFSET $9 LIMIT $10
+    OFFSET :offset LIMIT :limit
   )
   SELECT k.*, u.*
   FROM page k
@@ -109,7 +108,7 @@ const KEYS_PAGE = tenantStatement(
 );
 
 /**
- * POST /keys: the key, in the workspace named ($3) or the organization's default, in one statement
+ * POST /keys: the key, in the workspace named (:workspace_id) or the organization's default, in one statement
  * (the default workspace and the insert were two queries through Prisma's engine). The workspace
  * must be the organization's and live here too: nothing is written into another organization's
  * workspace whatever the caller passed, nor into one deleted since it was resolved. FOR KEY SHARE
@@ -123,15 +122,16 @@ const CREATE_KEY = tenantStatement(
   WITH k AS (
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
                         include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at, scopes)
-  SELECT $2::uuid, o.id, w.id, $4, $5, $6, $7, $8, $9::numeric, $10::limit_reset,
-         $11, $12::timestamptz, $13, $14, $15::timestamptz, $15::timestamptz, $16::text[]
+  SELECT :key_id::uuid, o.id, w.id, :creator_user_id, :hash, :label, :name, :is_management_key, :limit::numeric, :limit_reset::limit_reset,
+         :include_byok_in_limit, :expires_at::timestamptz, :external_user, :external_api_key_hash, :now::timestamptz, :now::timestamptz,
+         :scopes::text[]
   FROM organizations o
-  JOIN workspaces w ON w.id = coalesce($3::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
+  JOIN workspaces w ON w.id = coalesce(:workspace_id::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = ${tenant.organizationId}
   FOR KEY SHARE OF w
   RETURNING *
   ), audited AS (
-  ${auditInsertSql(17, 'k', {
+  ${auditInsertSql('k', {
     organization: 'k.organization_id',
     targetType: `'key'`,
     targetId: 'k.hash',
@@ -151,10 +151,15 @@ const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 /** The usage row of a key; undefined when there is no such key. */
 export async function usageOf(db: Db, keyId: string, now: Date): Promise<KeyUsageRow | undefined> {
   const starts = periodStarts(now);
-  // One key per statement: with `k.id = ANY($1::uuid[])` PostgreSQL planned it afresh on every
-  // call and spent 0.23-0.27 ms of CPU on it at the bench's large size (10,000 keys), against
-  // 0.05-0.09 ms for `k.id = $1` (3,000 runs each on one connection). Every caller reads one key.
-  const [row] = await queryRows(db, KEYS_USAGE, [keyId, isoDay(starts.day), isoDay(starts.week), isoDay(starts.month)]);
+  // One key per statement: with `k.id = ANY(<an array>::uuid[])` PostgreSQL planned it afresh on
+  // every call and spent 0.23-0.27 ms of CPU on it at the bench's large size (10,000 keys), against
+  // 0.05-0.09 ms for `k.id = :key_id` (3,000 runs each on one connection). Every caller reads one key.
+  const [row] = await queryRows(db, KEYS_USAGE, {
+    key_id: keyId,
+    today: isoDay(starts.day),
+    week_start: isoDay(starts.week),
+    month_start: isoDay(starts.month),
+  });
   return row;
 }
 
@@ -179,23 +184,25 @@ export function createKeyQuery(
     values: tenantValues(
       CREATE_KEY,
       { organizationId },
-      key.id,
-      workspaceId,
-      creator,
-      hashApiKey(key.secret),
-      maskApiKey(key.secret),
-      input.name,
-      input.is_management_key ?? false,
-      input.limit ?? null,
-      input.limit_reset ?? null,
-      input.include_byok_in_limit ?? false,
-      // Timestamps as ISO text in UTC (node-postgres would write a Date in the process's time zone).
-      input.expires_at ? new Date(input.expires_at).toISOString() : null,
-      input.external?.user ?? null,
-      input.external?.api_key ? hashApiKey(input.external.api_key) : null,
-      now.toISOString(),
-      scopesOf(input),
-      ...auditValues(audit, action),
+      {
+        key_id: key.id,
+        workspace_id: workspaceId,
+        creator_user_id: creator,
+        hash: hashApiKey(key.secret),
+        label: maskApiKey(key.secret),
+        name: input.name,
+        is_management_key: input.is_management_key ?? false,
+        limit: input.limit ?? null,
+        limit_reset: input.limit_reset ?? null,
+        include_byok_in_limit: input.include_byok_in_limit ?? false,
+        // Timestamps as ISO text in UTC (node-postgres would write a Date in the process's time zone).
+        expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+        external_user: input.external?.user ?? null,
+        external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
+        now: now.toISOString(),
+        scopes: scopesOf(input),
+        ...auditValues(audit, action),
+      },
     ),
   };
 }
@@ -224,15 +231,17 @@ export function keysPageQuery(organizationId: string, workspaceId: string | null
     values: tenantValues(
       KEYS_PAGE,
       { organizationId },
-      isoDay(starts.day),
-      isoDay(starts.week),
-      isoDay(starts.month),
-      workspaceId,
-      workspaceId === null && input.hash_prefix !== undefined,
-      input.include_disabled ?? false,
-      input.hash_prefix ?? null,
-      input.offset ?? 0,
-      input.limit ?? null,
+      {
+        today: isoDay(starts.day),
+        week_start: isoDay(starts.week),
+        month_start: isoDay(starts.month),
+        workspace_id: workspaceId,
+        every_workspace: workspaceId === null && input.hash_prefix !== undefined,
+        include_disabled: input.include_disabled ?? false,
+        hash_prefix: input.hash_prefix ?? null,
+        offset: input.offset ?? 0,
+        limit: input.limit ?? null,
+      },
     ),
   };
 }

@@ -29,45 +29,45 @@ const KEY_BEFORE = z.object({
   scopes: z.array(z.string()),
 });
 
-/** The fields PATCH /keys may change, in UPDATE_KEY's order: each is a flag "given" and a value. */
+/** The fields PATCH /keys may change: UPDATE_KEY takes each as a flag `:<field>_given` and a value `:new_<field>`. */
 const UPDATED_FIELDS = ['name', 'disabled', 'limit', 'limit_reset', 'include_byok_in_limit', 'scopes'] as const;
 
 /**
  * PATCH /keys/{hash} in one statement, when no management-key guard is needed: the row as it was
  * (locked), the update, and the audit entry with the fields that changed (`changedFields`' shape),
- * so that the row is locked for one statement only, as before the audit log. $2 the hash; for each
- * of UPDATED_FIELDS a flag and a value ($3..$14); $15 the time; $16.. the audit values.
+ * so that the row is locked for one statement only, as before the audit log. A field of
+ * UPDATED_FIELDS changes when `:<field>_given`, to `:new_<field>`.
  */
 const UPDATE_KEY = tenantStatement(
   'organization',
   (tenant) => `
   WITH old AS (
   SELECT id, name, disabled, "limit", limit_reset, include_byok_in_limit, coalesce(scopes, '{}') AS scopes
-  FROM api_keys WHERE ${tenant.where()} AND hash = $2 AND deleted_at IS NULL
+  FROM api_keys WHERE ${tenant.where()} AND hash = :hash AND deleted_at IS NULL
   FOR UPDATE
   ), k AS (
   UPDATE api_keys a SET
-    name = CASE WHEN $3::boolean THEN $4::text ELSE a.name END,
-    disabled = CASE WHEN $5::boolean THEN $6::boolean ELSE a.disabled END,
-    "limit" = CASE WHEN $7::boolean THEN $8::numeric ELSE a."limit" END,
-    limit_reset = CASE WHEN $9::boolean THEN $10::limit_reset ELSE a.limit_reset END,
-    include_byok_in_limit = CASE WHEN $11::boolean THEN $12::boolean ELSE a.include_byok_in_limit END,
-    scopes = CASE WHEN $13::boolean THEN $14::text[] ELSE a.scopes END,
-    updated_at = $15::timestamptz
+    name = CASE WHEN :name_given::boolean THEN :new_name::text ELSE a.name END,
+    disabled = CASE WHEN :disabled_given::boolean THEN :new_disabled::boolean ELSE a.disabled END,
+    "limit" = CASE WHEN :limit_given::boolean THEN :new_limit::numeric ELSE a."limit" END,
+    limit_reset = CASE WHEN :limit_reset_given::boolean THEN :new_limit_reset::limit_reset ELSE a.limit_reset END,
+    include_byok_in_limit = CASE WHEN :include_byok_in_limit_given::boolean THEN :new_include_byok_in_limit::boolean ELSE a.include_byok_in_limit END,
+    scopes = CASE WHEN :scopes_given::boolean THEN :new_scopes::text[] ELSE a.scopes END,
+    updated_at = :now::timestamptz
   FROM old WHERE a.id = old.id
   RETURNING a.*
   ), diff AS (
   SELECT f.field, f.was, f."is" FROM old, k, LATERAL (VALUES
-    ('name', $3::boolean, to_jsonb(old.name), to_jsonb(k.name)),
-    ('disabled', $5::boolean, to_jsonb(old.disabled), to_jsonb(k.disabled)),
-    ('limit', $7::boolean, to_jsonb(old."limit"::float8), to_jsonb(k."limit"::float8)),
-    ('limit_reset', $9::boolean, to_jsonb(old.limit_reset::text), to_jsonb(k.limit_reset::text)),
-    ('include_byok_in_limit', $11::boolean, to_jsonb(old.include_byok_in_limit), to_jsonb(k.include_byok_in_limit)),
-    ('scopes', $13::boolean, to_jsonb(old.scopes), to_jsonb(coalesce(k.scopes, '{}')))
+    ('name', :name_given::boolean, to_jsonb(old.name), to_jsonb(k.name)),
+    ('disabled', :disabled_given::boolean, to_jsonb(old.disabled), to_jsonb(k.disabled)),
+    ('limit', :limit_given::boolean, to_jsonb(old."limit"::float8), to_jsonb(k."limit"::float8)),
+    ('limit_reset', :limit_reset_given::boolean, to_jsonb(old.limit_reset::text), to_jsonb(k.limit_reset::text)),
+    ('include_byok_in_limit', :include_byok_in_limit_given::boolean, to_jsonb(old.include_byok_in_limit), to_jsonb(k.include_byok_in_limit)),
+    ('scopes', :scopes_given::boolean, to_jsonb(old.scopes), to_jsonb(coalesce(k.scopes, '{}')))
   ) AS f(field, given, was, "is")
   WHERE f.given AND f.was IS DISTINCT FROM f."is"
   ), audited AS (
-  ${auditInsertSql(16, 'k', {
+  ${auditInsertSql('k', {
     organization: 'k.organization_id',
     targetType: `'key'`,
     targetId: 'k.hash',
@@ -231,8 +231,12 @@ export async function updateKey(deps: Uses<'db' | 'keys' | Audited>, actor: Acto
   if (!guarded) {
     // Anything else is one statement: the row stays locked for it alone.
     const given = { ...rest, ...(newScopes === undefined ? {} : { scopes: newScopes }) } as Record<string, unknown>;
-    const values = UPDATED_FIELDS.flatMap((field) => [field in given && given[field] !== undefined, given[field] ?? null]);
-    const [row] = await queryRows(db, UPDATE_KEY, tenantValues(UPDATE_KEY, actor, hash, ...values, now.toISOString(), ...auditValues(audit, 'keys.update')));
+    const values: Record<string, unknown> = { hash, now: now.toISOString(), ...auditValues(audit, 'keys.update') };
+    for (const field of UPDATED_FIELDS) {
+      values[`${field}_given`] = field in given && given[field] !== undefined;
+      values[`new_${field}`] = given[field] ?? null;
+    }
+    const [row] = await queryRows(db, UPDATE_KEY, tenantValues(UPDATE_KEY, actor, values));
     if (!row) throw new NotFound(`key ${hash}`);
     keys.forget(hash);
     const key = withLimit(row);

@@ -20,7 +20,7 @@ const MEMBER_ORDER = tenantStatement(
   'organization',
   (tenant) => `
   SELECT count(*)::int AS n, coalesce(string_agg(id::text, ',' ORDER BY created_at, id), '') AS ids
-  FROM (SELECT id, created_at FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id LIMIT $2) m`,
+  FROM (SELECT id, created_at FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id LIMIT :limit) m`,
   z.object({ n: z.number().int(), ids: z.string() }),
 );
 
@@ -43,7 +43,7 @@ export class MemberOrderCache {
   ids(db: Db, organizationId: string): Promise<string[] | null> {
     const { maxMembers } = this.limits;
     return this.#orders.get(organizationId, async () => {
-      const [order] = await queryRows(db, MEMBER_ORDER, tenantValues(MEMBER_ORDER, { organizationId }, maxMembers + 1));
+      const [order] = await queryRows(db, MEMBER_ORDER, tenantValues(MEMBER_ORDER, { organizationId }, { limit: maxMembers + 1 }));
       if (!order || order.n > maxMembers) return null;
       return order.n === 0 ? [] : order.ids.split(',');
     });

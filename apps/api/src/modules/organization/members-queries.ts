@@ -20,7 +20,7 @@ export const MEMBERS_PAGE = tenantStatement(
   FROM (SELECT count(*) AS total FROM organization_members WHERE ${tenant.where()}) t
   LEFT JOIN LATERAL (
     SELECT m.user_id, m.role::text AS role, m.created_at, m.id, u.email, m.first_name, m.last_name
-    FROM (SELECT * FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id OFFSET $2 LIMIT $3) m
+    FROM (SELECT * FROM organization_members WHERE ${tenant.where()} ORDER BY created_at, id OFFSET :offset LIMIT :limit) m
     JOIN users u ON u.id = m.user_id
   ) p ON true
   ORDER BY p.created_at, p.id`,
@@ -33,7 +33,7 @@ const MEMBERS_BY_ID = tenantStatement(
   (tenant) => `
   SELECT m.id, m.user_id, m.role::text AS role, u.email, m.first_name, m.last_name
   FROM organization_members m JOIN users u ON u.id = m.user_id
-  WHERE m.id = ANY($2::uuid[]) AND ${tenant.where('m')}`,
+  WHERE m.id = ANY(:member_ids::uuid[]) AND ${tenant.where('m')}`,
   z.object({ id: z.string(), ...MEMBER_COLUMNS }),
 );
 
@@ -43,5 +43,5 @@ const MEMBERS_BY_ID = tenantStatement(
  * database floor.
  */
 export function membersByIdQuery(organizationId: string, ids: string[]) {
-  return { statement: MEMBERS_BY_ID, values: tenantValues(MEMBERS_BY_ID, { organizationId }, ids) };
+  return { statement: MEMBERS_BY_ID, values: tenantValues(MEMBERS_BY_ID, { organizationId }, { member_ids: ids }) };
 }

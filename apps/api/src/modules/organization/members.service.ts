@@ -39,7 +39,7 @@ export async function listOrganizationMembers(deps: Uses<'db' | 'memberOrder'>, 
   const { db } = deps;
   const ids = await deps.memberOrder.ids(db, actor.organizationId);
   if (ids === null) {
-    const rows = await queryRows(db, MEMBERS_PAGE, tenantValues(MEMBERS_PAGE, actor, input.offset, input.limit));
+    const rows = await queryRows(db, MEMBERS_PAGE, tenantValues(MEMBERS_PAGE, actor, { offset: input.offset, limit: input.limit }));
     return { data: rows.flatMap((r) => (r.user_id === null ? [] : [memberOfFields(r)])), total_count: rows[0]?.total ?? 0 };
   }
   const slice = ids.slice(input.offset, input.offset + input.limit);

@@ -15,14 +15,15 @@ const COUNT = z.object({ n: z.number() });
 const KEY = z.object({ key: z.string() });
 
 /**
- * A statement deleting at most `limit` (a placeholder, e.g. `$2`) of the organization's rows of
- * `table` that `where` selects (the tenant's clause, and whatever narrows it); it answers how many went.
+ * A statement deleting at most :batch_size of the organization's rows of `table` that `where`
+ * selects (the tenant's clause, and whatever narrows it, with parameters of its own); it answers how
+ * many went.
  */
-export function batchDeleteStatement(table: string, where: (t: TenantClauses) => string, limit: string): TenantStatement<typeof COUNT, 'organization'> {
+export function batchDeleteStatement(table: string, where: (t: TenantClauses) => string): TenantStatement<typeof COUNT, 'organization'> {
   return tenantStatement(
     'organization',
     (t) => `WITH gone AS (
-       DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where(t)} LIMIT ${limit})) RETURNING 1
+       DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where(t)} LIMIT :batch_size)) RETURNING 1
      ) SELECT count(*)::int AS n FROM gone`,
     COUNT,
   );
@@ -34,20 +35,20 @@ export function storedKeysStatement(text: (t: TenantClauses) => string): TenantS
 }
 
 /**
- * Runs a batch-delete statement (its own values, then the batch size) until it deletes nothing;
- * `onBatch` hears each batch's count (progress). Answers how many rows went.
+ * Runs a batch-delete statement (its own values by name; the batch size is added) until it deletes
+ * nothing; `onBatch` hears each batch's count (progress). Answers how many rows went.
  */
 export async function deleteInBatches(
   db: Db,
   stmt: TenantStatement<typeof COUNT, 'organization'>,
   tenant: Tenant,
-  values: unknown[],
+  values: Readonly<Record<string, unknown>>,
   onBatch?: (n: number) => Promise<unknown>,
   batch = DELETION_BATCH,
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    const [row] = await queryRows(db, stmt, tenantValues(stmt, tenant, ...values, batch));
+    const [row] = await queryRows(db, stmt, tenantValues(stmt, tenant, { ...values, batch_size: batch }));
     const n = row?.n ?? 0;
     if (n === 0) return total;
     total += n;
@@ -61,10 +62,10 @@ export async function deleteStoredObjects(
   storage: BlobStorage,
   stmt: TenantStatement<typeof KEY, 'organization'>,
   tenant: Tenant,
-  values: unknown[],
+  values: Readonly<Record<string, unknown>>,
   onDeleted?: () => void,
 ): Promise<void> {
-  for (const { key } of await queryRows(db, stmt, tenantValues(stmt, tenant, ...values))) {
+  for (const { key } of await queryRows(db, stmt, tenantValues(stmt, tenant, values))) {
     await storage.delete(key);
     onDeleted?.();
   }

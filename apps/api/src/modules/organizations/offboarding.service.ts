@@ -92,9 +92,9 @@ const STORED_KEYS = storedKeysStatement(
    UNION ALL SELECT storage_key FROM documents WHERE ${t.where()}`,
 );
 
-/** A batch ($2: its size) of the organization's rows of a table. */
-const DELETE_CONTENTS = batchDeleteStatement('generation_contents', (t) => t.where(), '$2');
-const DELETE_GENERATIONS = batchDeleteStatement('generations', (t) => t.where(), '$2');
+/** A batch of the organization's rows of a table. */
+const DELETE_CONTENTS = batchDeleteStatement('generation_contents', (t) => t.where());
+const DELETE_GENERATIONS = batchDeleteStatement('generations', (t) => t.where());
 
 const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
 
@@ -116,12 +116,12 @@ export function organizationDeletionHandler(deps: Uses<'db' | 'media' | 'now'>, 
     // 1. Stored bytes: removed before the rows that point at them (the storage sweep would remove
     // them after, but only for the namespaces it knows and only after its hour).
     await report('stored bytes');
-    await deleteStoredObjects(db, storage, STORED_KEYS, tenant, [], () => progress.deleted_objects++);
+    await deleteStoredObjects(db, storage, STORED_KEYS, tenant, {}, () => progress.deleted_objects++);
 
     // 2. Generations and their content, a batch per statement.
     await report('generations');
-    await deleteInBatches(db, DELETE_CONTENTS, tenant, []);
-    await deleteInBatches(db, DELETE_GENERATIONS, tenant, [], (n) => {
+    await deleteInBatches(db, DELETE_CONTENTS, tenant, {});
+    await deleteInBatches(db, DELETE_GENERATIONS, tenant, {}, (n) => {
       progress.deleted_generations += n;
       return report('generations');
     });

@@ -8,17 +8,18 @@ import { tenantStatement, tenantValues, type Tenant } from '../../access/tenancy
 const BATCH = 5000;
 
 /**
- * One batch: the organization's next generations (in (created_at, id) order after the cursor $3,
- * $4) made before $2, and the content of those that have one deleted. Answers how many contents
- * went, how many generations it looked at and the last one's place (the next cursor).
+ * One batch: the organization's next generations (in (created_at, id) order after the cursor
+ * :after_created_at, :after_id) made before :before, and the content of those that have one deleted.
+ * Answers how many contents went, how many generations it looked at and the last one's place (the
+ * next cursor).
  */
 const DELETE_EXPIRED_CONTENT = tenantStatement(
   'organization',
   (t) => `WITH batch AS (
        SELECT g.id, g.created_at FROM generations g
-        WHERE ${t.where('g')} AND g.created_at < $2::timestamptz AND g.created_at >= $3::timestamptz
-          AND (g.created_at, g.id) > ($3::timestamptz, $4::text)
-        ORDER BY g.created_at, g.id LIMIT $5
+        WHERE ${t.where('g')} AND g.created_at < :before::timestamptz AND g.created_at >= :after_created_at::timestamptz
+          AND (g.created_at, g.id) > (:after_created_at::timestamptz, :after_id::text)
+        ORDER BY g.created_at, g.id LIMIT :batch_size
      ), last AS (
        SELECT id, created_at FROM batch ORDER BY created_at DESC, id DESC LIMIT 1
      ), gone AS (
@@ -37,7 +38,12 @@ export async function sweepOrganizationContent(db: Db, tenant: Tenant, before: D
     const [row] = await queryRows(
       db,
       DELETE_EXPIRED_CONTENT,
-      tenantValues(DELETE_EXPIRED_CONTENT, tenant, before.toISOString(), cursor.createdAt.toISOString(), cursor.id, batch),
+      tenantValues(DELETE_EXPIRED_CONTENT, tenant, {
+        before: before.toISOString(),
+        after_created_at: cursor.createdAt.toISOString(),
+        after_id: cursor.id,
+        batch_size: batch,
+      }),
     );
     total += row?.deleted ?? 0;
     if (!row || row.scanned < batch || !row.last_created_at || row.last_id === null) return total;

@@ -21,27 +21,27 @@ import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysS
 import type { Progress } from '../organizations/offboarding.service.js';
 import { WorkspaceDeletionPayloadSchema } from './workspace-deletion-job.js';
 
-/** Its stored objects ($2: the workspace): its containers' files and its documents. */
+/** Its stored objects (of :workspace_id): its containers' files and its documents. */
 const STORED_KEYS = storedKeysStatement(
   (t) => `SELECT f.storage_key AS key FROM container_files f JOIN containers c ON c.id = f.container_id
-    WHERE ${t.where('f')} AND c.workspace_id = $2::uuid
-   UNION ALL SELECT storage_key FROM documents WHERE ${t.where()} AND workspace_id = $2::uuid`,
+    WHERE ${t.where('f')} AND c.workspace_id = :workspace_id::uuid
+   UNION ALL SELECT storage_key FROM documents WHERE ${t.where()} AND workspace_id = :workspace_id::uuid`,
 );
 
-/** Its generations ($2: the workspace, $3: the batch size), found through its keys' index (generations go with their key). */
+/** A batch of its generations (of :workspace_id), found through its keys' index (generations go with their key). */
 const DELETE_GENERATIONS = batchDeleteStatement(
   'generations',
-  (t) => `${t.where()} AND workspace_id = $2::uuid AND api_key_id IN (SELECT k.id FROM api_keys k WHERE ${t.where('k')} AND k.workspace_id = $2::uuid)`,
-  '$3',
+  (t) =>
+    `${t.where()} AND workspace_id = :workspace_id::uuid AND api_key_id IN (SELECT k.id FROM api_keys k WHERE ${t.where('k')} AND k.workspace_id = :workspace_id::uuid)`,
 );
 
 /**
  * The tables with a workspace_id and no foreign key to the workspace (their rows would outlive
- * its row): a batch of its rows ($2: the workspace, $3: the batch size) of each. Every other table
- * with a workspace_id goes with the workspace row (the test derives the list from the schema).
+ * its row): a batch of its rows (of :workspace_id) of each. Every other table with a workspace_id
+ * goes with the workspace row (the test derives the list from the schema).
  */
 const UNLINKED_TABLES = ['analytics_hourly', 'analytics_daily', 'activity_daily', 'spend_reservations', 'events', 'authorization_codes'] as const;
-const DELETE_UNLINKED = UNLINKED_TABLES.map((table) => batchDeleteStatement(table, (t) => `${t.where()} AND workspace_id = $2::uuid`, '$3'));
+const DELETE_UNLINKED = UNLINKED_TABLES.map((table) => batchDeleteStatement(table, (t) => `${t.where()} AND workspace_id = :workspace_id::uuid`));
 
 const SET_PROGRESS = statement('UPDATE jobs SET progress = $2::jsonb WHERE id = $1::uuid');
 
@@ -66,18 +66,18 @@ export function workspaceDeletionHandler(deps: Uses<'db' | 'media'>, _actor: Pla
 
     // 1. Stored bytes, before the rows that name them.
     await report('stored bytes');
-    await deleteStoredObjects(db, storage, STORED_KEYS, tenant, [workspaceId], () => progress.deleted_objects++);
+    await deleteStoredObjects(db, storage, STORED_KEYS, tenant, { workspace_id: workspaceId }, () => progress.deleted_objects++);
 
     // 2. Generations (their content and feedback cascade), a batch per statement.
     await report('generations');
-    await deleteInBatches(db, DELETE_GENERATIONS, tenant, [workspaceId], (n) => {
+    await deleteInBatches(db, DELETE_GENERATIONS, tenant, { workspace_id: workspaceId }, (n) => {
       progress.deleted_generations += n;
       return report('generations');
     });
 
     // 3. The rows that name it without a foreign key, then 4. the workspace row (the rest cascades).
     await report('rows');
-    for (const stmt of DELETE_UNLINKED) await deleteInBatches(db, stmt, tenant, [workspaceId]);
+    for (const stmt of DELETE_UNLINKED) await deleteInBatches(db, stmt, tenant, { workspace_id: workspaceId });
     await db.workspace.deleteMany({ where: { ...tenantWhere(tenant), id: workspaceId, deleted_at: { not: null } } });
     await report('done');
     return { ...tenantData(tenant), workspace_id: workspaceId, deleted_objects: progress.deleted_objects, deleted_generations: progress.deleted_generations };
