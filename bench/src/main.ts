@@ -625,7 +625,7 @@ async function routingScenarios(stack: Stack, keyHash: string, opts: Options): P
     now: new Date(),
     ttlMs: RESERVATION_TTL_MS,
   });
-  const reservationId = reserve.values[0];
+  const reservationId = reserve.values.reservation_id;
   return [
     { name: names.free, kind: 'authorize', spec },
     {

@@ -1,12 +1,14 @@
 // routing.authorize's reservation: the one statement (routing_reserve()) that holds an estimated cost
 // against every limit that applies, exact across replicas, with its values; the bench's database
 // floor makes the same (floor-statements.ts).
-import { type ApiKey, statement } from '@switchyard/db';
+import { type ApiKey, namedStatement } from '@switchyard/db';
 import { z } from 'zod';
 import { type LimitCheck, sqlCheck } from './spend.js';
 
-const RESERVE = statement(
-  `SELECT reserved, name, remaining::text AS remaining FROM routing_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5::numeric, $6::jsonb, $7::timestamptz, $8::timestamptz)`,
+const RESERVE = namedStatement(
+  `SELECT reserved, name, remaining::text AS remaining
+   FROM routing_reserve(:reservation_id::uuid, :organization_id, :workspace_id::uuid, :key_id::uuid, :amount::numeric, :checks::jsonb,
+                        :now::timestamptz, :expires_at::timestamptz)`,
   z.object({ reserved: z.boolean(), name: z.string().nullable(), remaining: z.string().nullable() }),
 );
 
@@ -21,6 +23,15 @@ export function reserveQuery(
 ) {
   return {
     statement: RESERVE,
-    values: [id, key.organization_id, key.workspace_id, key.id, String(cost), JSON.stringify(checks.map(sqlCheck)), now, new Date(now.getTime() + ttlMs)],
+    values: {
+      reservation_id: id,
+      organization_id: key.organization_id,
+      workspace_id: key.workspace_id,
+      key_id: key.id,
+      amount: String(cost),
+      checks: JSON.stringify(checks.map(sqlCheck)),
+      now,
+      expires_at: new Date(now.getTime() + ttlMs),
+    },
   };
 }
