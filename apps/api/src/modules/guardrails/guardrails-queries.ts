@@ -1,8 +1,9 @@
 // The statement of GET /guardrails (guardrails.service.ts's listGuardrails), with its values: also
 // the bench's database floor (floor-statements.ts).
-import { LimitReset, modelColumns, parsedJson, rowOrNulls, statement, type Guardrail as GuardrailRow } from '@switchyard/db';
+import { LimitReset, modelColumns, parsedJson, rowOrNulls, type Guardrail as GuardrailRow } from '@switchyard/db';
 import { GUARDRAIL_FLAG_FIELDS } from '@switchyard/schema';
 import { z } from 'zod';
+import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 
 /** The nullable ZDR and training flags, one column each. */
 const FLAG_COLUMNS = Object.fromEntries(GUARDRAIL_FLAG_FIELDS.map((field) => [field, z.boolean().nullable()])) as Record<
@@ -11,15 +12,16 @@ const FLAG_COLUMNS = Object.fromEntries(GUARDRAIL_FLAG_FIELDS.map((field) => [fi
 >;
 
 /**
- * One page of a workspace's guardrails ($2, or the organization's default workspace when null) with
- * the total and the workspace id, in one round trip. A page past the end is one row of nulls.
+ * One page of a workspace's guardrails (:workspace_id, or the organization's default workspace when
+ * null) with the total and the workspace id, in one round trip. A page past the end is one row of nulls.
  */
-const GUARDRAILS_PAGE = statement(
-  `
+const GUARDRAILS_PAGE = tenantStatement(
+  'organization',
+  (tenant) => `
   SELECT w.id AS listed_workspace_id, (SELECT count(*) FROM guardrails WHERE workspace_id = w.id)::int AS total, g.*
-  FROM (SELECT coalesce($2::uuid, o.default_workspace_id) AS id FROM organizations o WHERE o.id = $1) w
+  FROM (SELECT coalesce(:workspace_id::uuid, o.default_workspace_id) AS id FROM organizations o WHERE o.id = ${tenant.organizationId}) w
   LEFT JOIN LATERAL (
-    SELECT * FROM guardrails WHERE workspace_id = w.id ORDER BY created_at, id OFFSET $3 LIMIT $4
+    SELECT * FROM guardrails WHERE workspace_id = w.id ORDER BY created_at, id OFFSET :offset LIMIT :limit
   ) g ON true
   ORDER BY g.created_at, g.id`,
   rowOrNulls(
@@ -54,5 +56,8 @@ const GUARDRAILS_PAGE = statement(
  * database floor.
  */
 export function guardrailsPageQuery(organizationId: string, workspaceId: string | null, page: { offset: number; limit: number }) {
-  return { statement: GUARDRAILS_PAGE, values: [organizationId, workspaceId, page.offset, page.limit] };
+  return {
+    statement: GUARDRAILS_PAGE,
+    values: tenantValues(GUARDRAILS_PAGE, { organizationId }, { workspace_id: workspaceId, offset: page.offset, limit: page.limit }),
+  };
 }
