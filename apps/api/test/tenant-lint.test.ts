@@ -27,11 +27,13 @@ const SAMPLES: Record<string, { refused: boolean; body: string }> = {
   data: { refused: true, body: 'export const data = { organization_id: organizationId, name: "n" };' },
   positional: { refused: true, body: 'export const text = `SELECT 1 FROM t WHERE t.organization_id = $1 AND t.id = $2`;' },
   positionalString: { refused: true, body: "export const text = 'SELECT 1 FROM t WHERE organization_id = $3';" },
+  named: { refused: true, body: 'export const text = `SELECT 1 FROM t WHERE t.organization_id = :organization_id AND t.id = :id`;' },
   template: { refused: true, body: `export const sql = Prisma.sql\`SELECT 1 FROM t WHERE organization_id = ${'$'}{organizationId}\`;` },
   helpers: { refused: false, body: 'export const where = { ...tenantWhere(actor), id: "x" };' },
   rowCopy: { refused: false, body: 'export const copy = { organization_id: row.organization_id };' },
   joinOnColumns: { refused: false, body: 'export const text = `SELECT 1 FROM g JOIN organizations o ON g.organization_id = o.id`;' },
   clauseFromAccess: { refused: false, body: `export const text = \`SELECT 1 FROM g WHERE ${'$'}{tenant.where("g")} AND g.id = $6\`;` },
+  namedClauseFromAccess: { refused: false, body: `export const text = \`SELECT 1 FROM g WHERE ${'$'}{tenant.where("g")} AND g.id = :generation_id\`;` },
 };
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'tenant-lint-'));
