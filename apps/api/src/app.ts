@@ -1,7 +1,8 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './errors.js';
-import { rawRoutes, type RawRoute } from './http/authenticate.js';
+import { rawRoutes } from './http/authenticate.js';
+import type { RawRoute } from './raw-routes/route.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
 import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { EXPORT_ROUTES } from './http/export.js';

@@ -26,7 +26,7 @@ import { EXPORT_ROUTES } from '../src/http/export.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
-import { declaredAnswer } from '../src/http/statuses.js';
+import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import type { TestServer } from '../src/testing.js';
 import { demoCatalog, generationId, record } from './fixtures-catalog.js';

@@ -168,7 +168,7 @@ describe('the OpenAPI document', () => {
     expect(video.parameters!.map((p) => `${p.in} ${p.name} ${p.required}`)).toEqual(['path jobId true', 'query index false', 'header Range false']);
     for (const status of ['200', '206']) expect(Object.keys(video.responses[status]!.content!)).toEqual(['video/*', 'application/octet-stream']);
     expect(Object.keys(video.responses['206']!.headers!)).toContain('Content-Range');
-    // Its declared statuses (http/raw-operations.ts): 403 for a platform key, 429 past a rate limit, 431 from Node's parser, 503 while the database is gone.
+    // Its declared statuses (raw-routes/operations.ts): 403 for a platform key, 429 past a rate limit, 431 from Node's parser, 503 while the database is gone.
     expect(Object.keys(video.responses)).toEqual(['200', '206', '400', '401', '403', '404', '429', '431', '500', '502', '503']);
   });
 

@@ -9,7 +9,7 @@ import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } fro
 import { API_PREFIX } from '@switchyard/schema';
 import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 import { COMMON } from '@switchyard/schema';
-import { declaredAnswer } from '../src/http/statuses.js';
+import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing.js';
 import { accessRuleOf, testServer } from './fixtures.js';

@@ -1,41 +1,14 @@
-// Plain express routes (byte streams in and out) declare their access rule like procedures do, and
-// are mounted through rawRoutes(), which authenticates, applies the rule and the API's rate limits
-// (tenant keys) before the handler runs.
-// The access-matrix test reads the same declarations.
+// The mount of the plain express routes (raw-routes/route.ts: RawRoute, declared by the modules
+// beside their routers): rawRoutes() authenticates, applies each route's rule and the API's rate
+// limits (tenant keys) before the handler runs.
 import { Router, type Request, type Response } from 'express';
-import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
-import { admitPlatform, admitTenant, type PermissionScope } from '../access/rules.js';
+import { authenticate } from '../access/callers.js';
+import { admitPlatform, admitTenant } from '../access/rules.js';
 import { credentialOf } from '../access/credentials.js';
-import type { AppDeps, ServiceDeps } from '../deps.js';
+import type { AppDeps } from '../deps.js';
 import { serviceDepsOf } from '../trpc/context.js';
-import { labelRoute } from './request-metrics.js';
-
-interface RawRouteBase {
-  method: 'get' | 'put' | 'post';
-  /** Express path, relative to where the routes are mounted. */
-  path: string;
-  /** Its entry in the OpenAPI document (routes under /api/v1). */
-  doc?: RawRouteDoc;
-  /** The permission it needs (access/rules.ts); every management route declares one. */
-  scope?: PermissionScope;
-}
-
-export interface RawRouteDoc {
-  /** Stable, like the procedures' (`<router>-<procedure>`): generated clients name their calls by it. */
-  operationId: string;
-  summary: string;
-  description: string;
-  tags: string[];
-  /** Media type of a successful answer's bytes. */
-  contentType: string;
-  query?: Array<{ name: string; description: string; type: 'string' | 'integer' }>;
-  /** A multipart/form-data body with one binary part, `file` (POST /files); the answer is a JSON File record. */
-  multipart?: boolean;
-}
-export type RawRoute =
-  | (RawRouteBase & { access: 'public'; handle(deps: ServiceDeps, req: Request, res: Response): Promise<void> })
-  | (RawRouteBase & { access: 'tenant' | 'management'; handle(deps: ServiceDeps, req: Request, res: Response, actor: Actor): Promise<void> })
-  | (RawRouteBase & { access: 'platform'; handle(deps: ServiceDeps, req: Request, res: Response, platform: PlatformActor): Promise<void> });
+import type { RawRoute } from '../raw-routes/route.js';
+import { labelRoute } from '../raw-routes/route-label.js';
 
 async function callerOf(deps: AppDeps, req: Request, res: Response) {
   const credential = credentialOf(req);

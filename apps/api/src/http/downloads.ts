@@ -1,11 +1,7 @@
 // Raw byte downloads under /api/v1. trpc-to-openapi always answers JSON, so these are plain express
 // routes, mounted before the REST adapter: same key auth, and errors go through the same mapping
-// (express's error handler -> sendError) as long as no byte has been sent. Once headers are out, a
-// failure can only end the connection, which the client sees as a broken download (never as a
-// complete one).
+// (express's error handler -> sendError) as long as no byte has been sent (raw-routes/stream.ts).
 import type { Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { Invalid, Upstream } from '../errors.js';
 import { openDocument } from '../modules/files/documents.service.js';
 import { openContainerFile, type Download } from '../modules/files/files.service.js';
@@ -13,9 +9,10 @@ import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
 import { serverAddresses } from '../upstream/index.js';
 import { findVideoOutput } from '../modules/videos/videos.service.js';
 import type { AppDeps } from '../deps.js';
-import type { RawRoute } from './authenticate.js';
-import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from './raw-operations.js';
-import { requestedRange } from './range.js';
+import type { RawRoute } from '../raw-routes/route.js';
+import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from '../raw-routes/operations.js';
+import { requestedRange } from '../raw-routes/range.js';
+import { streamAnswer } from '../raw-routes/stream.js';
 import { loggerOf } from '../lib/request-scope.js';
 import { sampleFileOf } from './sample-video.js';
 
@@ -121,7 +118,7 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
       // The provider failing mid-stream (not the client leaving, which aborts first) is a failure.
       let upstreamFailed = false;
       upstream.once('error', () => (upstreamFailed ||= !abort.signal.aborted));
-      await stream(deps, req, res, upstream);
+      await streamAnswer(deps, req, res, upstream);
       if (upstreamFailed) deps.metrics.upstreamVideoFailures.inc({ stage: 'mid_stream' });
     },
   },
@@ -138,7 +135,7 @@ async function sendDownload(deps: AppDeps, req: Request, res: Response, download
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('ETag', `"${download.sha256}"`);
   res.setHeader('Cache-Control', 'private, no-store');
-  await stream(deps, req, res, download.stream);
+  await streamAnswer(deps, req, res, download.stream);
 }
 
 /**
@@ -156,14 +153,4 @@ function sendSample(res: Response, file: string): Promise<void> {
       } else reject(error);
     });
   });
-}
-
-/** Pipes a body out with backpressure; on failure after the headers, cuts the connection. */
-async function stream(deps: AppDeps, req: Request, res: Response, body: NodeJS.ReadableStream | IncomingMessage): Promise<void> {
-  try {
-    await pipeline(body, res);
-  } catch (error) {
-    res.destroy();
-    loggerOf(req, deps.logger).warn({ err: error, path: req.path, client_gone: req.destroyed }, 'download ended before its last byte');
-  }
 }

@@ -10,8 +10,8 @@ import type { Actor } from '../access/callers.js';
 import { appendAudit, auditOfTenant } from '../modules/audit/audit.js';
 import { openExport } from '../modules/export/export.service.js';
 import type { AppDeps } from '../deps.js';
-import type { RawRoute } from './authenticate.js';
-import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from './raw-operations.js';
+import type { RawRoute } from '../raw-routes/route.js';
+import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from '../raw-routes/operations.js';
 import { requestIdOf, loggerOf } from '../lib/request-scope.js';
 import type { Request, Response } from 'express';
 

@@ -5,8 +5,8 @@
 import type { Request, Response } from 'express';
 import { OAuthError, exchangeToken } from '../modules/auth/token-exchange.js';
 import type { AppDeps } from '../deps.js';
-import type { RawRoute } from './authenticate.js';
-import { expressPath, rawInputOf, TOKEN_EXCHANGE } from './raw-operations.js';
+import type { RawRoute } from '../raw-routes/route.js';
+import { expressPath, rawInputOf, TOKEN_EXCHANGE } from '../raw-routes/operations.js';
 import { loggerOf } from '../lib/request-scope.js';
 
 /** The largest form read (a subject token of a few KB, with room to spare). */

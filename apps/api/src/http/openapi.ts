@@ -13,7 +13,7 @@ import {
   VideoContentQuerySchema,
   type ErrorStatus,
 } from '@switchyard/schema';
-import { TOKEN_EXCHANGE } from './raw-operations.js';
+import { TOKEN_EXCHANGE } from '../raw-routes/operations.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';

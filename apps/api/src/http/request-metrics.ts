@@ -1,22 +1,10 @@
 // Per-request metrics: the latency histogram by method, route template and status. The template
 // (never the raw path, whose ids would make a series per resource) is the REST operation's path,
-// the express route's, /trpc/<procedure> for a single tRPC call (/trpc/{batch} for several), or
-// "unmatched" for a path no route knows.
+// the express route's (raw-routes/route-label.ts), /trpc/<procedure> for a single tRPC call
+// (/trpc/{batch} for several), or "unmatched" for a path no route knows.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../metrics.js';
-
-/** The matched express route as a template: /api/v1/videos/{jobId}/content. */
-function templateOf(req: Request): string {
-  return `${req.baseUrl}${String((req.route as { path: string }).path)}`.replace(/:(\w+)/g, '{$1}');
-}
-
-/**
- * Called first by a route of a mounted router: names the route while its mount path is known
- * (express forgets it when the handler fails and the error leaves the router).
- */
-export function labelRoute(req: Request, res: Response): void {
-  res.locals.route = templateOf(req);
-}
+import { templateOf } from '../raw-routes/route-label.js';
 
 export function requestMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {
   const trpcRoute = (url: string): string => {

@@ -30,9 +30,9 @@ import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/ini
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';
 import { logIfInternal } from '../errors.js';
-import { requestErrorOf } from './error-response.js';
+import { requestErrorOf } from '../raw-routes/error-response.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
-import { declaredAnswer } from './statuses.js';
+import { declaredAnswer } from '../raw-routes/statuses.js';
 import { isSharedAnswer } from '../lib/shared-answers.js';
 
 /** A procedure as its caller offers it: called with its input. */

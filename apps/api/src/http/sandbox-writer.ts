@@ -6,8 +6,8 @@
 import { PassThrough } from 'node:stream';
 import { Invalid } from '../errors.js';
 import { writeContainerFile } from '../modules/files/files.service.js';
-import type { RawRoute } from './authenticate.js';
-import { CONTAINER_FILE_WRITE, expressPath, rawInputOf } from './raw-operations.js';
+import type { RawRoute } from '../raw-routes/route.js';
+import { CONTAINER_FILE_WRITE, expressPath, rawInputOf } from '../raw-routes/operations.js';
 
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 

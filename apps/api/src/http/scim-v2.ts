@@ -39,7 +39,7 @@ import { requestOrigin, serviceDepsOf } from '../trpc/context.js';
 import type { AppDeps, ServiceDeps } from '../deps.js';
 import { logIfInternal } from '../errors.js';
 import { loggerOf } from '../lib/request-scope.js';
-import { labelRoute } from './request-metrics.js';
+import { labelRoute } from '../raw-routes/route-label.js';
 
 export const SCIM_PREFIX = '/scim/v2';
 

@@ -9,12 +9,12 @@ import type { Request } from 'express';
 import { DomainError, Invalid, httpErrorOf } from '../errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from '../modules/files/documents.service.js';
 import { fileShapeOf } from '../modules/files/file-shapes.js';
-import type { RawRoute } from './authenticate.js';
+import type { RawRoute } from '../raw-routes/route.js';
 import { logIfInternal } from '../errors.js';
-import { requestErrorOf, sendError } from './error-response.js';
-import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from './raw-operations.js';
+import { requestErrorOf, sendError } from '../raw-routes/error-response.js';
+import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from '../raw-routes/operations.js';
 import { loggerOf } from '../lib/request-scope.js';
-import { declaredAnswer } from './statuses.js';
+import { declaredAnswer } from '../raw-routes/statuses.js';
 
 /** The longest filename kept (bytes of UTF-8), as common filesystems allow. */
 const MAX_FILENAME_BYTES = 255;

@@ -1,7 +1,8 @@
 // The operations served by plain express routes (byte streams in and out, not procedures), declared
 // like procedures are: method, path and input schema (path parameters and query as one object).
-// The routes read their input through rawInputOf(); the hostile-input property test drives them
-// from these declarations, as it drives procedures from the router.
+// The routes (the modules' *.streams.ts and *.route.ts) read their input through rawInputOf(); the
+// operation list (http/operations.ts), and so the OpenAPI document, the status table and the
+// hostile-input property test, read these declarations, as they read the procedures' meta.
 import type { Request } from 'express';
 import {
   ContainerFilePathInputSchema,

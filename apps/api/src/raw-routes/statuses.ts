@@ -1,5 +1,6 @@
-// The HTTP layer's half of the status declarations (@switchyard/schema's statuses.ts holds what each
+// The answering half of the status declarations (@switchyard/schema's statuses.ts holds what each
 // operation declares): how an error is answered by an operation that does not declare its status.
+// The REST adapter (http/rest.ts) and the raw routes that answer their own errors (POST /files) apply it.
 import { ERROR_MESSAGES, type ErrorStatus, type Statuses } from '@switchyard/schema';
 import type { HttpError } from '../errors.js';
 
