@@ -4,7 +4,6 @@ import { httpErrorOf } from './errors.js';
 import { rawRoutes } from './http/authenticate.js';
 import type { RawRoute } from './raw-routes/route.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
-import { DOWNLOAD_ROUTES } from './http/downloads.js';
 import { EXPORT_ROUTES } from './http/export.js';
 import { logIfInternal } from './errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';
@@ -17,10 +16,11 @@ import { requestLog } from './http/request-log.js';
 import { loggerOf } from './lib/request-scope.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
-import { sampleVideoRoutes } from './http/sample-video.js';
 import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './http/scim-v2.js';
-import { SANDBOX_WRITER_ROUTES } from './http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from './http/uploads.js';
+import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './modules/files/files.streams.js';
+import { sampleVideoRoutes } from './modules/videos/sample-video.js';
+import { VIDEO_CONTENT_ROUTES } from './modules/videos/videos.streams.js';
 import { appRouter } from './router.js';
 import { contextFactory } from './trpc/context.js';
 import type { AppDeps } from './deps.js';
@@ -36,7 +36,7 @@ export const TRPC_MAX_BATCH_SIZE = 100;
  * the tests that must see every route (the access matrix, the audit coverage) read them.
  */
 export const RAW_ROUTE_MOUNTS: readonly { prefix: string; routes: readonly RawRoute[] }[] = [
-  { prefix: API_PREFIX, routes: [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES] },
+  { prefix: API_PREFIX, routes: [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES] },
   { prefix: INTERNAL_PREFIX, routes: SANDBOX_WRITER_ROUTES },
 ];
 

@@ -21,10 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
-import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
+import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from '../src/modules/files/files.streams.js';
+import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
 import { EXPORT_ROUTES } from '../src/http/export.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { SANDBOX_WRITER_ROUTES } from '../src/http/sandbox-writer.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
@@ -304,7 +304,8 @@ const RAW_SAMPLES: Record<string, RawSample> = {
 };
 
 const RAW_ROUTES = [
-  ...DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...FILE_DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
+  ...VIDEO_CONTENT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...OAUTH_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
   ...EXPORT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),

@@ -14,7 +14,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { forEachOpenApiProcedure } from 'trpc-to-openapi';
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOWNLOAD_ROUTES } from '../src/http/downloads.js';
+import { FILE_DOWNLOAD_ROUTES } from '../src/modules/files/files.streams.js';
+import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
 import { EXPORT_ROUTES } from '../src/http/export.js';
 import { UPLOAD_ROUTES } from '../src/http/uploads.js';
 import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
@@ -147,7 +148,7 @@ describe('the OpenAPI document', () => {
     const served = new Set<string>();
     forEachOpenApiProcedure(proceduresOf(appRouter), ({ meta: { openapi } }) => void served.add(`${openapi.method} ${pathShape(openapi.path)}`));
     // The download routes as express has them (":param" -> "{param}").
-    for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES])
+    for (const route of [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES])
       served.add(`${route.method.toUpperCase()} ${pathShape(route.path.replace(/:(\w+)/g, '{$1}'))}`);
     const documented = new Set(Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${pathShape(p)}`)));
     expect([...documented].sort()).toEqual([...served].sort());

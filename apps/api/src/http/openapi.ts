@@ -1,7 +1,7 @@
 // The OpenAPI document: every REST route. trpc-to-openapi generates the procedures' operations from
-// the router; the two byte-stream downloads are plain express routes (http/downloads.ts), so their
-// operations are written here, from the same zod schemas, with their binary media types, Range /
-// 206 and Content-Disposition. The document is committed as openapi.json at the repository root
+// the router; the byte-stream downloads are plain express routes (the modules' *.streams.ts), so
+// their operations are written here, from the same zod schemas, with their binary media types,
+// Range / 206 and Content-Disposition. The document is committed as openapi.json at the repository root
 // (`pnpm openapi` rewrites it; a test compares it with the served one).
 import {
   ContainerFileIdSchema,
@@ -21,7 +21,8 @@ import type { ProcedureMeta } from '../trpc/init.js';
 import { proceduresOf } from '../trpc/procedures.js';
 import { InsufficientCredits } from '../errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
-import { DOWNLOAD_ROUTES } from './downloads.js';
+import { FILE_DOWNLOAD_ROUTES } from '../modules/files/files.streams.js';
+import { VIDEO_CONTENT_ROUTES } from '../modules/videos/videos.streams.js';
 import { EXPORT_ROUTES } from './export.js';
 import { UPLOAD_ROUTES } from './uploads.js';
 import { restOperations } from './operations.js';
@@ -290,7 +291,7 @@ function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unk
  */
 function rawRoutePaths(): Record<string, Json> {
   const paths: Record<string, Json> = {};
-  for (const route of [...DOWNLOAD_ROUTES, ...UPLOAD_ROUTES, ...EXPORT_ROUTES]) {
+  for (const route of [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...EXPORT_ROUTES]) {
     if (!route.doc) continue;
     const doc = route.doc;
     const path = route.path.replace(/:(\w+)/g, '{$1}');

@@ -20,9 +20,8 @@ import { getContainerFile, listContainerFiles, openContainer, promoteFile } from
 import { answers, WHY } from '@switchyard/schema';
 
 // GET /containers/{container_id}/files/{file_id}/content and GET /files/{file_id}/content stream
-// bytes, so they are plain express
-// route (src/http/downloads.ts), not a procedure; the sandbox runner writes files through
-// PUT /internal/containers/... (src/http/sandbox-writer.ts).
+// bytes, so they are plain express routes (files.streams.ts), not procedures; the sandbox runner
+// writes files through PUT /internal/containers/... (files.streams.ts).
 export const filesRouter = router({
   containerFiles: authedProcedure
     .meta({

@@ -1,69 +1,23 @@
-// Raw byte downloads under /api/v1. trpc-to-openapi always answers JSON, so these are plain express
-// routes, mounted before the REST adapter: same key auth, and errors go through the same mapping
-// (express's error handler -> sendError) as long as no byte has been sent (raw-routes/stream.ts).
-import type { Request, Response } from 'express';
-import { Invalid, Upstream } from '../errors.js';
-import { openDocument } from '../modules/files/documents.service.js';
-import { openContainerFile, type Download } from '../modules/files/files.service.js';
-import { openUpstream, RefusedUpstream } from '../modules/videos/upstream.js';
-import { serverAddresses } from '../upstream/index.js';
-import { findVideoOutput } from '../modules/videos/videos.service.js';
-import type { AppDeps } from '../deps.js';
-import type { RawRoute } from '../raw-routes/route.js';
-import { CONTAINER_FILE_CONTENT, DOCUMENT_CONTENT, expressPath, rawInputOf, VIDEO_CONTENT } from '../raw-routes/operations.js';
-import { requestedRange } from '../raw-routes/range.js';
-import { streamAnswer } from '../raw-routes/stream.js';
-import { loggerOf } from '../lib/request-scope.js';
+// GET /api/v1/videos/{jobId}/content: a video job's output, proxied from the provider as it streams
+// (a plain express route: trpc-to-openapi always answers JSON), mounted by app.ts through
+// rawRoutes(). Errors go through the shared mapping (express's error handler -> sendError) as long
+// as no byte has been sent (raw-routes/stream.ts). The demo's sample output is served from the
+// server's own file (sample-video.ts).
+import type { Response } from 'express';
+import { Invalid, Upstream } from '../../errors.js';
+import { loggerOf } from '../../lib/request-scope.js';
+import type { RawRoute } from '../../raw-routes/route.js';
+import { expressPath, rawInputOf, VIDEO_CONTENT } from '../../raw-routes/operations.js';
+import { streamAnswer } from '../../raw-routes/stream.js';
+import { serverAddresses } from '../../upstream/index.js';
 import { sampleFileOf } from './sample-video.js';
+import { openUpstream, RefusedUpstream } from './upstream.js';
+import { findVideoOutput } from './videos.service.js';
 
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
 
-export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'get',
-    path: expressPath(CONTAINER_FILE_CONTENT),
-    access: 'tenant',
-    doc: {
-      operationId: 'files-content',
-      summary: "Download a container file's bytes",
-      description: 'The exact bytes, streamed, with Content-Length and Content-Disposition.',
-      tags: ['Containers'],
-      contentType: 'application/octet-stream',
-    },
-    async handle(deps, req, res, actor) {
-      const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
-      const download = await openContainerFile(deps, actor, {
-        container_id: input.container_id,
-        file_id: input.file_id,
-        range: (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`),
-      });
-      await sendDownload(deps, req, res, download);
-    },
-  },
-  {
-    method: 'get',
-    path: expressPath(DOCUMENT_CONTENT),
-    access: 'tenant',
-    doc: {
-      operationId: 'files-documentContent',
-      summary: "Download a workspace document's bytes",
-      description:
-        'The exact bytes of a document promote made, streamed, with Content-Length and Content-Disposition. ' +
-        "Regular keys: their own workspace's documents only.",
-      tags: ['Files'],
-      contentType: 'application/octet-stream',
-      query: [
-        { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
-        { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
-      ],
-    },
-    async handle(deps, req, res, actor) {
-      const input = rawInputOf(DOCUMENT_CONTENT, req);
-      const download = await openDocument(deps, actor, { ...input, range: (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`) });
-      await sendDownload(deps, req, res, download);
-    },
-  },
+export const VIDEO_CONTENT_ROUTES: readonly RawRoute[] = [
   {
     method: 'get',
     path: expressPath(VIDEO_CONTENT),
@@ -123,20 +77,6 @@ export const DOWNLOAD_ROUTES: readonly RawRoute[] = [
     },
   },
 ];
-
-/** A stored file's bytes as a download: application/octet-stream, its name, all of it or the range asked for. */
-async function sendDownload(deps: AppDeps, req: Request, res: Response, download: Download): Promise<void> {
-  const { range } = download;
-  res.status(range ? 206 : 200);
-  res.attachment(download.filename);
-  res.setHeader('Content-Type', 'application/octet-stream');
-  res.setHeader('Content-Length', range ? range.end - range.start + 1 : download.size);
-  if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${download.size}`);
-  res.setHeader('Accept-Ranges', 'bytes');
-  res.setHeader('ETag', `"${download.sha256}"`);
-  res.setHeader('Cache-Control', 'private, no-store');
-  await streamAnswer(deps, req, res, download.stream);
-}
 
 /**
  * Serves the server's own sample file as a provider would (Range answered, Content-Type from the
