@@ -17,7 +17,7 @@ import { loggerOf } from './lib/request-scope.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './http/scim-v2.js';
-import { UPLOAD_ROUTES } from './http/uploads.js';
+import { UPLOAD_ROUTES } from './modules/files/upload.stream.js';
 import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './modules/files/files.streams.js';
 import { sampleVideoRoutes } from './modules/videos/sample-video.js';
 import { VIDEO_CONTENT_ROUTES } from './modules/videos/videos.streams.js';

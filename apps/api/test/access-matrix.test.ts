@@ -25,7 +25,7 @@ import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from '../src/modules/file
 import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
 import { EXPORT_ROUTES } from '../src/http/export.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { UPLOAD_ROUTES } from '../src/http/uploads.js';
+import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import type { TestServer } from '../src/testing.js';

@@ -1,20 +1,20 @@
 // POST /api/v1/files (platform-api.md D9): a multipart/form-data upload with exactly one part, named
 // `file`, with a filename. A plain express route (trpc-to-openapi reads only JSON bodies): busboy
 // parses the form as it streams, and the part's bytes go straight to the store, never held whole
-// (modules/files/documents.service.ts uploadDocument). The answer is 200 with the new File record,
-// bare, in the request's File shape.
+// (documents.service.ts uploadDocument). The answer is 200 with the new File record, bare, in the
+// request's File shape. app.ts mounts it through rawRoutes().
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { DomainError, Invalid, httpErrorOf } from '../errors.js';
-import { uploadDocument, uploadTarget, type DocumentUpload } from '../modules/files/documents.service.js';
-import { fileShapeOf } from '../modules/files/file-shapes.js';
-import type { RawRoute } from '../raw-routes/route.js';
-import { logIfInternal } from '../errors.js';
-import { requestErrorOf, sendError } from '../raw-routes/error-response.js';
-import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from '../raw-routes/operations.js';
-import { loggerOf } from '../lib/request-scope.js';
-import { declaredAnswer } from '../raw-routes/statuses.js';
+import { DomainError, Invalid, httpErrorOf } from '../../errors.js';
+import { uploadDocument, uploadTarget, type DocumentUpload } from './documents.service.js';
+import { fileShapeOf } from './file-shapes.js';
+import type { RawRoute } from '../../raw-routes/route.js';
+import { logIfInternal } from '../../errors.js';
+import { requestErrorOf, sendError } from '../../raw-routes/error-response.js';
+import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from '../../raw-routes/operations.js';
+import { loggerOf } from '../../lib/request-scope.js';
+import { declaredAnswer } from '../../raw-routes/statuses.js';
 
 /** The longest filename kept (bytes of UTF-8), as common filesystems allow. */
 const MAX_FILENAME_BYTES = 255;
