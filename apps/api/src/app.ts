@@ -4,7 +4,7 @@ import { httpErrorOf } from './errors.js';
 import { rawRoutes } from './http/authenticate.js';
 import type { RawRoute } from './raw-routes/route.js';
 import { OAUTH_ROUTES } from './http/oauth-token.js';
-import { EXPORT_ROUTES } from './http/export.js';
+import { EXPORT_ROUTES } from './modules/export/export.stream.js';
 import { logIfInternal } from './errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';

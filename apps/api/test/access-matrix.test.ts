@@ -23,7 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
 import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from '../src/modules/files/files.streams.js';
 import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../src/http/export.js';
+import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';

@@ -16,7 +16,7 @@ import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILE_DOWNLOAD_ROUTES } from '../src/modules/files/files.streams.js';
 import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../src/http/export.js';
+import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
 import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
 import { pathShape } from '../src/http/openapi.js';

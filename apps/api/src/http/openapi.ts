@@ -23,7 +23,7 @@ import { InsufficientCredits } from '../errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { FILE_DOWNLOAD_ROUTES } from '../modules/files/files.streams.js';
 import { VIDEO_CONTENT_ROUTES } from '../modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from './export.js';
+import { EXPORT_ROUTES } from '../modules/export/export.stream.js';
 import { UPLOAD_ROUTES } from '../modules/files/upload.stream.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from '@switchyard/schema';

@@ -3,16 +3,17 @@
 // backpressure reaches the database reads, which run a page at a time only when the client wants
 // more); the trailer with the counts comes last, so a file cut short by a failure or a client that
 // left has none. A failure after the headers can only cut the connection (as for downloads).
+// app.ts mounts it through rawRoutes().
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_MEDIA_TYPE } from '@switchyard/schema';
-import type { Actor } from '../access/callers.js';
-import { appendAudit, auditOfTenant } from '../modules/audit/audit.js';
-import { openExport } from '../modules/export/export.service.js';
-import type { AppDeps } from '../deps.js';
-import type { RawRoute } from '../raw-routes/route.js';
-import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from '../raw-routes/operations.js';
-import { requestIdOf, loggerOf } from '../lib/request-scope.js';
+import type { Actor } from '../../access/callers.js';
+import { appendAudit, auditOfTenant } from '../audit/audit.js';
+import { openExport } from './export.service.js';
+import type { AppDeps } from '../../deps.js';
+import type { RawRoute } from '../../raw-routes/route.js';
+import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from '../../raw-routes/operations.js';
+import { requestIdOf, loggerOf } from '../../lib/request-scope.js';
 import type { Request, Response } from 'express';
 
 export const EXPORT_ROUTES: readonly RawRoute[] = [
