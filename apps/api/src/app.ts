@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import { httpErrorOf } from './errors.js';
 import { rawRoutes } from './http/authenticate.js';
 import type { RawRoute } from './raw-routes/route.js';
-import { OAUTH_ROUTES } from './http/oauth-token.js';
+import { OAUTH_ROUTES } from './modules/auth/oauth-token.route.js';
 import { EXPORT_ROUTES } from './modules/export/export.stream.js';
 import { logIfInternal } from './errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';

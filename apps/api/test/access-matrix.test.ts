@@ -35,7 +35,7 @@ import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
-import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
+import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];

@@ -18,7 +18,7 @@ import { FILE_DOWNLOAD_ROUTES } from '../src/modules/files/files.streams.js';
 import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
 import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
 import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
-import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
+import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 import { pathShape } from '../src/http/openapi.js';
 import { OPENAPI_FILE, openApiText } from '../src/openapi-file.js';
 import { appRouter } from '../src/router.js';

@@ -7,7 +7,7 @@ import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, OAuthErrorBodySche
 import { openApiDocument, pathShape } from '../src/http/openapi.js';
 import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } from '../src/http/operations.js';
 import { API_PREFIX } from '@switchyard/schema';
-import { OAUTH_ROUTES } from '../src/http/oauth-token.js';
+import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 import { COMMON } from '@switchyard/schema';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import { appRouter } from '../src/router.js';

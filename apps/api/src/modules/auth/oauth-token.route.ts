@@ -1,13 +1,14 @@
 // POST /api/v1/oauth/token (platform-api.md D12, RFC 8693): a plain express route, because its body is
 // a form (application/x-www-form-urlencoded) and its errors are the OAuth error body of RFC 6749
 // §5.2, `{ error, error_description }`, not the envelope. No key: the subject token is the
-// credential, and an Authorization header is not read. The exchange is modules/auth/token-exchange.ts.
+// credential, and an Authorization header is not read. The exchange is token-exchange.ts; app.ts
+// mounts the route through rawRoutes().
 import type { Request, Response } from 'express';
-import { OAuthError, exchangeToken } from '../modules/auth/token-exchange.js';
-import type { AppDeps } from '../deps.js';
-import type { RawRoute } from '../raw-routes/route.js';
-import { expressPath, rawInputOf, TOKEN_EXCHANGE } from '../raw-routes/operations.js';
-import { loggerOf } from '../lib/request-scope.js';
+import { OAuthError, exchangeToken } from './token-exchange.js';
+import type { AppDeps } from '../../deps.js';
+import type { RawRoute } from '../../raw-routes/route.js';
+import { expressPath, rawInputOf, TOKEN_EXCHANGE } from '../../raw-routes/operations.js';
+import { loggerOf } from '../../lib/request-scope.js';
 
 /** The largest form read (a subject token of a few KB, with room to spare). */
 export const FORM_MAX_BYTES = 64 * 1024;
