@@ -16,7 +16,7 @@ import { requestLog } from './http/request-log.js';
 import { loggerOf } from './lib/request-scope.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
-import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './http/scim-v2.js';
+import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './modules/scim/scim-v2.routes.js';
 import { UPLOAD_ROUTES } from './modules/files/upload.stream.js';
 import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './modules/files/files.streams.js';
 import { sampleVideoRoutes } from './modules/videos/sample-video.js';

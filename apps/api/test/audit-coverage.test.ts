@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RAW_ROUTE_MOUNTS, SCIM_ROUTE_MOUNT } from '../src/app.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { SCIM_PREFIX } from '../src/http/scim-v2.js';
+import { SCIM_PREFIX } from '../src/modules/scim/scim-v2.routes.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { createOrganization, routerProcedures, useServer } from './fixtures.js';
 import { demoCatalog, record } from './fixtures-catalog.js';

@@ -13,7 +13,7 @@
 // docs/audit.md): scimUsers.create / replace / update / delete, scimGroups.create / replace / update
 // / delete, with the fields it changed.
 //
-// The services answer rows (directory-resources.ts); the HTTP layer (http/scim-v2.ts) makes their
+// The services answer rows (directory-resources.ts); the routes (scim-v2.routes.ts) make their
 // SCIM representations, links included.
 import type { Db, ScimGroup as GroupRow } from '@switchyard/db';
 import type { ListScimGroupsInput, ScimGroup } from '@switchyard/schema';

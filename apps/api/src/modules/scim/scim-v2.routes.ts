@@ -2,11 +2,11 @@
 // provider provisions its users and groups here. It speaks SCIM, not the /api/v1 conventions:
 // application/scim+json bodies, the SCIM error format, ListResponse lists with startIndex / count.
 // Only a SCIM token of the organization (scim.createToken) authenticates here; API keys do not, and
-// a SCIM token authenticates nothing else.
+// a SCIM token authenticates nothing else. app.ts mounts the router scimRoutes() builds at SCIM_PREFIX.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { ANONYMOUS } from '../access/callers.js';
-import { httpErrorOf, Invalid } from '../errors.js';
-import { assertStorable } from '../lib/storable-input.js';
+import { ANONYMOUS } from '../../access/callers.js';
+import { httpErrorOf, Invalid } from '../../errors.js';
+import { assertStorable } from '../../lib/storable-input.js';
 import {
   createGroup,
   createUser,
@@ -21,25 +21,16 @@ import {
   replaceGroup,
   replaceUser,
   type ScimQuery,
-} from '../modules/scim/directory.service.js';
-import { groupResource, userResource, type ScimLinks } from '../modules/scim/directory-resources.js';
-import {
-  resourceTypes,
-  SCIM_CONTENT_TYPE,
-  schemas,
-  scimErrorBody,
-  scimErrorOf,
-  ScimError,
-  listResponse,
-  serviceProviderConfig,
-} from '../modules/scim/scim-protocol.js';
-import { scimCallerOf, type ScimCaller } from '../modules/scim/scim-tokens.service.js';
-import { hashApiKey } from '../modules/keys/key-format.js';
-import { requestOrigin, serviceDepsOf } from '../trpc/context.js';
-import type { AppDeps, ServiceDeps } from '../deps.js';
-import { logIfInternal } from '../errors.js';
-import { loggerOf } from '../lib/request-scope.js';
-import { labelRoute } from '../raw-routes/route-label.js';
+} from './directory.service.js';
+import { groupResource, userResource, type ScimLinks } from './directory-resources.js';
+import { resourceTypes, SCIM_CONTENT_TYPE, schemas, scimErrorBody, scimErrorOf, ScimError, listResponse, serviceProviderConfig } from './scim-protocol.js';
+import { scimCallerOf, type ScimCaller } from './scim-tokens.service.js';
+import { hashApiKey } from '../keys/key-format.js';
+import { requestOrigin, serviceDepsOf } from '../../trpc/context.js';
+import type { AppDeps, ServiceDeps } from '../../deps.js';
+import { logIfInternal } from '../../errors.js';
+import { loggerOf } from '../../lib/request-scope.js';
+import { labelRoute } from '../../raw-routes/route-label.js';
 
 export const SCIM_PREFIX = '/scim/v2';
 
