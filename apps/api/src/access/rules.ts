@@ -1,5 +1,5 @@
 // What each kind of caller may do. Procedures and routes declare one rule each (trpc/init.ts,
-// http/authenticate.ts); this is the only place that decides a rule. The access-matrix test
+// raw-routes/route.ts); this is the only place that decides a rule. The access-matrix test
 // (test/access-matrix.test.ts) reads every procedure's and route's rule and calls it as every kind
 // of caller.
 //

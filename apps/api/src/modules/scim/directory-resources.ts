@@ -1,6 +1,6 @@
 // The SCIM directory's rows (with what their representations read) and their SCIM representations
 // (RFC 7643 §4): a User, a Group. A representation's links (meta.location, groups' and members'
-// $ref) are made by the routes (scim-v2.routes.ts), which know where /scim/v2 is: it hands its
+// $ref) are made by the routes (scim-v2.routes.ts), which know where /scim/v2 is: they hand their
 // ScimLinks in; nothing here builds a URL.
 import type { Prisma, ScimGroup as GroupRow, ScimUser as UserRow } from '@switchyard/db';
 import { GROUP_SCHEMA, USER_SCHEMA } from './scim-protocol.js';
