@@ -1,11 +1,11 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
-import { httpErrorOf } from './errors.js';
+import { httpErrorOf } from './lib/errors.js';
 import { rawRoutes } from './http/authenticate.js';
 import type { RawRoute } from './raw-routes/route.js';
 import { OAUTH_ROUTES } from './modules/auth/oauth-token.route.js';
 import { EXPORT_ROUTES } from './modules/export/export.stream.js';
-import { logIfInternal } from './errors.js';
+import { logIfInternal } from './lib/errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';

@@ -1,4 +1,4 @@
-// The composition root's list: every dependency the app is built from (server.ts and testing.ts
+// The composition root's list: every dependency the app is built from (server.ts and testing/server.ts
 // build one). The tRPC context (trpc/context.ts), the REST face and the raw routes receive it; a
 // request's context adds only what is the request's own.
 //
@@ -30,7 +30,7 @@ import type { ByokReveals } from './modules/audit/byok-reveals.js';
 import type { WorkloadIdentity } from './modules/auth/identity.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { MediaDeps } from './storage/media.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from './lib/metrics.js';
 import type { TrustProxy } from './config.js';
 import type { RequestOrigin } from './modules/audit/audit.js';
 

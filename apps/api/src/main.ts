@@ -1,8 +1,8 @@
 // Process entry: config -> database -> app -> listen; graceful shutdown on SIGINT/SIGTERM.
-import './heap.js';
+import './process/heap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, readableLogs } from './logger.js';
-import { NODE_FLAGS } from './node-flags.js';
+import { createLogger, readableLogs } from './lib/logger.js';
+import { NODE_FLAGS } from './process/node-flags.js';
 import { startServer } from './server.js';
 
 let config;

@@ -28,7 +28,7 @@ import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { demoCatalog, generationId, record } from './fixtures-catalog.js';
 import { createOrganization, routerProcedures, useServer, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';

@@ -2,7 +2,7 @@
 // limit on real queries, through the server and PostgreSQL, is in analytics-query.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { httpErrorOf, Timeout } from '../src/errors.js';
+import { httpErrorOf, Timeout } from '../src/lib/errors.js';
 import { AnalyticsLimit } from '../src/modules/analytics/analytics-limit.js';
 import { until } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsMetaOutputSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { createRegularKey, expectEnvelope, rest } from './fixtures-admin.js';
 

@@ -7,7 +7,7 @@
 // 60 s (a window starts with the caller's first request).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { allowanceOf } from '../src/limits/api-rate-limits.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { createMember } from './fixtures-catalog.js';
 import { inProcessReplica } from './fixtures-replica.js';

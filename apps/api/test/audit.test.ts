@@ -6,7 +6,7 @@ import { AuditLogPageSchema, type AuditLogPage } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepAuditLog } from '../src/modules/audit/retention.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { expectExactOutput, until, useServer } from './fixtures.js';
 import { ok, trpc } from './fixtures-trpc.js';
 import { createScimUser, PATCH_SCHEMA, scim, scimToken, USER_SCHEMA } from './fixtures-scim.js';

@@ -5,7 +5,7 @@
 import { listen, LISTENER_APPLICATION_NAME } from '@switchyard/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_CHANNEL } from '../src/lib/cache-events.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { managementActor, until } from './fixtures.js';
 import { createKey, demoCatalog, record } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';

@@ -11,7 +11,7 @@ import {
   EndpointSchema,
 } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { testServer } from './fixtures.js';
 import { trpc, type InputOf } from './fixtures-trpc.js';

@@ -2,7 +2,7 @@
 // origins, and every origin when it is unset, get no CORS headers.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 
 const CONSOLE = 'https://console.example.com';
 const DEV = 'http://localhost:5173';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { ensureDatabaseExists, startEmbeddedPostgres } from '@switchyard/db';
 import { ErrorEnvelopeSchema } from '@switchyard/schema';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { createKey, generationId } from './fixtures-catalog.js';
 import { start } from './fixtures-process.js';
 import { until } from './fixtures.js';

@@ -12,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../src/modules/events/emit.js';
 import { MAX_ATTEMPTS, outboxState, RETRY_DELAYS_S } from '../src/modules/events/delivery.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION } from '../src/version.js';
+import { VERSION } from '../src/lib/version.js';
 import { waitFor } from './fixtures-process.js';
 
 const exec = promisify(execFile);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { DocumentDeletionSchema, type DocumentPage, DocumentPageSchema, ErrorEnvelopeSchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
 import { fileIdOf, openContainer, sha256, testServerWith, writeFile } from './fixtures-files.js';
 import { trpc } from './fixtures-trpc.js';

@@ -1,7 +1,7 @@
 // Every non-2xx answer, from every path, is the spec's envelope with the exact message text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { ok } from './fixtures-trpc.js';
 

@@ -4,7 +4,7 @@
 // organization's; and the costliest other operations (here GET /organization/members) take a share
 // per organization, so that one tenant's stream of them never keeps another's waiting.
 import { inject, describe, expect, it } from 'vitest';
-import { startTestServer } from '../src/testing.js';
+import { startTestServer } from '../src/testing/server.js';
 import { createOrganization, until } from './fixtures.js';
 import { expectEnvelope, rest } from './fixtures-admin.js';
 import { record } from './fixtures-catalog.js';

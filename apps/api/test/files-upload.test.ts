@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { DocumentPageSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyText } from '../src/modules/files/content-type.js';
-import { TEST_STORES, type TestServer } from '../src/testing.js';
+import { TEST_STORES, type TestServer } from '../src/testing/server.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { readStored, storedKeys, testServerWith } from './fixtures-files.js';
 import { trpc } from './fixtures-trpc.js';

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFileSchema, ErrorEnvelopeSchema, FileCompatASchema, FileCompatBSchema, FileNativeSchema } from '@switchyard/schema';
-import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
+import { TEST_STORES, type TestServer, type TestStore } from '../src/testing/server.js';
 import { createOrganization, type OrgFixture, until } from './fixtures.js';
 import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';

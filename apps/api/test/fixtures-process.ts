@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
+import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 

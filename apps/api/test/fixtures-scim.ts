@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { ok } from './fixtures-trpc.js';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';

@@ -10,7 +10,7 @@ import { admitTenant, type AccessRule } from '../src/access/rules.js';
 import { appRouter } from '../src/router.js';
 import { metaOf, proceduresOf } from '../src/trpc/procedures.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
 

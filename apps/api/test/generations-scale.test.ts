@@ -9,7 +9,7 @@ import { admitTenant } from '../src/access/rules.js';
 import { getKeyInfo } from '../src/modules/keys/keys.service.js';
 import { UsageCache } from '../src/modules/keys/usage-cache.js';
 import { getGeneration } from '../src/modules/generations/generations.service.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { createKey } from './fixtures-catalog.js';
 import { trpc } from './fixtures-trpc.js';

@@ -17,7 +17,7 @@ import { ERROR_MESSAGES, ErrorEnvelopeSchema, OAuthErrorBodySchema, type ErrorSt
 import { PLATFORM_ONLY_MESSAGE } from '../src/access/rules.js';
 import { restOperations, type OperationEntry } from '../src/http/operations.js';
 import { appRouter } from '../src/router.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { buildWorld, type World } from './fixtures-world.js';
 import { BINARY_SAMPLES, BOUNDARY, multipart, TEXT_SAMPLES } from './fixtures-upload.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobFailure } from '../src/jobs/runner.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer, until } from './fixtures.js';
 import { inProcessReplica, type InProcessReplica } from './fixtures-replica.js';
 

@@ -2,7 +2,7 @@
 // many rounds and replicas run the job; live keys only; a new expiry gets its own notices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitKeyExpiryNotices, KEY_EXPIRING } from '../src/modules/events/key-expiry.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { ok } from './fixtures-trpc.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, KeySchema } from '@switchyard/schema';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { addUsage, createOrganization, testServer, until } from './fixtures.js';
 import { ok, trpc, type InputOf } from './fixtures-trpc.js';
 

@@ -6,7 +6,7 @@
 import { CreateKeyOutputSchema, KeySecretsOutputSchema, ManagedKeySchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { addUsage, createOrganization, type OrgFixture, until } from './fixtures.js';
 import { createRegularKey, expectEnvelope, rest } from './fixtures-admin.js';
 import { inProcessReplica, type InProcessReplica } from './fixtures-replica.js';

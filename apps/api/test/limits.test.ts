@@ -15,7 +15,7 @@ import { type LimitAnswer, Limits } from '../src/limits/limits.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { FREE_MODEL_MINUTE } from '../src/modules/routing/free-quota.js';
 import { REFUSAL_ORDER } from '../src/modules/routing/refusals.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { addUsage, createOrganization, until } from './fixtures.js';
 import { createKey, importDemoCatalog } from './fixtures-catalog.js';
 import { REDIS_SKIP_REASON, skipRedis, startRedis, type TestRedis } from './fixtures-redis.js';

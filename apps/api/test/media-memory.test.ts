@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
+import { TEST_STORES, type TestServer, type TestStore } from '../src/testing/server.js';
 import { bigStream, drain, fileIdOf, openContainer, putFile, RssWatcher, testServerWith } from './fixtures-files.js';
 import { trpc } from './fixtures-trpc.js';
 

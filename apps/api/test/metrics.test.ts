@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { until } from './fixtures.js';
 import { demoCatalog, importDemoCatalog } from './fixtures-catalog.js';
 import { ok, trpc } from './fixtures-trpc.js';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, GetModelOutputSchema, ListEmbeddingsModelsOutputSchema, ModelSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { snapshotAnswer, type CatalogSnapshot } from '../src/modules/models/catalog-cache.js';
 import { createOrganization, expectExactOutput, testServer } from './fixtures.js';
 import { createKey, demoCatalog, importDemoCatalog } from './fixtures-catalog.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
-import { NODE_FLAGS, START_ENV } from '../src/node-flags.js';
+import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
 

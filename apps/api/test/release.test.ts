@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { VERSION } from '../src/version.js';
+import { VERSION } from '../src/lib/version.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 type Manifest = { name: string; version?: string; license?: string; engines?: { node?: string } };

@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { generateApiKey, generatePlatformKey, hashApiKey } from '../src/modules/keys/key-format.js';
 import { createStorage } from '../src/storage/media.js';
 import type { BlobStorage } from '../src/storage/storage.js';
-import { testS3 } from '../src/testing.js';
+import { testS3 } from '../src/testing/server.js';
 import { demoCatalog } from './fixtures-catalog.js';
 import { until } from './fixtures.js';
 import { fileIdOf, sha256 } from './fixtures-files.js';

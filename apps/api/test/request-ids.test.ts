@@ -1,7 +1,7 @@
 // Request ids and the request log: an incoming X-Request-Id is kept when sane, else one is made;
 // it is echoed, written into every log line of its request, and named in error answers.
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { until } from './fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -7,7 +7,7 @@ import { OrganizationRetentionOutputSchema } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
 import { sweepOrganizationContent } from '../src/modules/settings/retention-queries.js';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { createKey, record } from './fixtures-catalog.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';

@@ -6,7 +6,7 @@
 // reserves makes its one statement.
 import { KEY_USES_FLUSH_MS } from '../src/access/callers.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { UNTIL_TIMEOUT_MS } from './fixtures.js';
 import { createKey, importDemoCatalog } from './fixtures-catalog.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';

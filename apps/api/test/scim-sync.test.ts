@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SyncJobOutputSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { createOrganization, testServer, until, type OrgFixture } from './fixtures.js';
 import { createScimGroup, createScimUser, email, scimToken } from './fixtures-scim.js';
 import { ok } from './fixtures-trpc.js';

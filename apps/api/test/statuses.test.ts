@@ -11,7 +11,7 @@ import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 import { COMMON } from '@switchyard/schema';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import { appRouter } from '../src/router.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { accessRuleOf, testServer } from './fixtures.js';
 
 const operations = restOperations(appRouter);

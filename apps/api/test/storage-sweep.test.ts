@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putClaimed, settleClaim } from '../src/storage/claims.js';
 import { SWEEP_LOCK } from '../src/storage/sweep.js';
-import { TEST_STORES, type TestServer, type TestStore } from '../src/testing.js';
+import { TEST_STORES, type TestServer, type TestStore } from '../src/testing/server.js';
 import { until } from './fixtures.js';
 import { fileIdOf, openContainer, putFile, readStored, sha256, storedKeys, testServerWith, writeFile } from './fixtures-files.js';
 

@@ -7,12 +7,12 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
-import { PayloadTooLarge, Unavailable, NotFound, Invalid } from '../src/errors.js';
+import { PayloadTooLarge, Unavailable, NotFound, Invalid } from '../src/lib/errors.js';
 import { containerIdOf, decodeFileId, encodeFileId } from '../src/modules/files/sandbox-ids.js';
 import { LocalStorage } from '../src/storage/local-storage.js';
 import { createStorage } from '../src/storage/media.js';
 import type { BlobStorage } from '../src/storage/storage.js';
-import { TEST_STORES, testS3, type TestStore } from '../src/testing.js';
+import { TEST_STORES, testS3, type TestStore } from '../src/testing/server.js';
 import { sha256 } from './fixtures-files.js';
 import { until } from './fixtures.js';
 

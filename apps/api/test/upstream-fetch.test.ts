@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Upstream } from '../src/errors.js';
+import { Upstream } from '../src/lib/errors.js';
 import { parseAllowedHosts, RefusedUpstream, storedUrlProblem, upstreamFetch, upstreamPolicyOf } from '../src/upstream/index.js';
 
 let server: http.Server;

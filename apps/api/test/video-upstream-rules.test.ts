@@ -13,7 +13,7 @@ import { ErrorEnvelopeSchema } from '@switchyard/schema';
 import { loadConfig } from '../src/config.js';
 import { openUpstream } from '../src/modules/videos/upstream.js';
 import { parseAllowedHosts, refusalOf, serverAddresses } from '../src/upstream/index.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { bigStream, drain, sha256, testServerWith } from './fixtures-files.js';
 import { trpc } from './fixtures-trpc.js';
 

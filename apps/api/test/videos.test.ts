@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema, VideoJobSchema } from '@switchyard/schema';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
 import { sha256, testServerWith } from './fixtures-files.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FederationPolicySchema, JwksOutputSchema, TokenAnswerSchema } from '@switchyard/schema';
-import { startTestServer, type TestServer } from '../src/testing.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../src/modules/auth/access-tokens.js';
 import { ACCESS_TOKEN_TYPE } from '../src/modules/auth/token-exchange.js';
 import { keyIdOf } from '../src/modules/byok/secret-box.js';

@@ -9,7 +9,7 @@ import { workspaceTables } from '@switchyard/db/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { WORKSPACE_DELETE } from '../src/modules/workspaces/workspace-deletion-job.js';
-import type { TestServer } from '../src/testing.js';
+import type { TestServer } from '../src/testing/server.js';
 import { until, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, rest } from './fixtures-admin.js';
 import { record } from './fixtures-catalog.js';

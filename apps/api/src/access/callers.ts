@@ -5,8 +5,8 @@
 import { DataRegion, LimitReset, modelColumns, Prisma, queryRows, statement, type ApiKey, type Db, type PlatformKey } from '@switchyard/db';
 import { z } from 'zod';
 import { TtlCache } from '../lib/cache.js';
-import type { CacheCounter } from '../metrics.js';
-import { Unauthorized } from '../errors.js';
+import type { CacheCounter } from '../lib/metrics.js';
+import { Unauthorized } from '../lib/errors.js';
 import type { AccessTokens } from '../modules/auth/access-tokens.js';
 
 /** A tenant caller: its key (row), organization, workspace and user. */

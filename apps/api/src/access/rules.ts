@@ -10,7 +10,7 @@
 // - platform:   platform keys only: writing the shared catalog, moving money (credits, recorded
 //               spend), making the server reach the network (video upstreams), opening containers and
 //               writing their files, and managing organizations
-import { Forbidden } from '../errors.js';
+import { Forbidden } from '../lib/errors.js';
 import type { Actor, Caller, PlatformActor } from './callers.js';
 
 export const ACCESS_RULES = ['public', 'tenant', 'management', 'platform'] as const;

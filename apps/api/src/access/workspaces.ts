@@ -4,7 +4,7 @@
 // - the platform names the organization or workspace it acts on explicitly, never by default.
 import type { Db, Organization, Prisma, Workspace } from '@switchyard/db';
 import { UUID_PATTERN } from '@switchyard/schema';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../lib/errors.js';
 import type { Actor } from './callers.js';
 import { tenantWhere } from './tenancy.js';
 

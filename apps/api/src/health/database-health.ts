@@ -11,7 +11,7 @@
 //   it again once it is back. Requests meanwhile answer 503 (errors.ts), without a line each.
 // - /healthz turns unhealthy once the database has been gone for `unhealthyAfterMs`.
 import { isConnectionLost } from '../lib/db-errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 
 export type DatabaseState = 'up' | 'down' | 'given up';
 

@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ERROR_MESSAGES, type ErrorStatus } from '@switchyard/schema';
-import { envelopeOf, Invalid } from '../errors.js';
+import { envelopeOf, Invalid } from '../lib/errors.js';
 
 const REASONS: Partial<Record<ErrorStatus, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

@@ -2,8 +2,8 @@
 // itself), in the envelope (raw-routes/error-response.ts: sendError, requestErrorOf).
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { httpErrorOf, logIfInternal } from '../errors.js';
-import { NotFound } from '../errors.js';
+import { httpErrorOf, logIfInternal } from '../lib/errors.js';
+import { NotFound } from '../lib/errors.js';
 import { loggerOf } from '../lib/request-scope.js';
 import { requestErrorOf, sendError } from '../raw-routes/error-response.js';
 

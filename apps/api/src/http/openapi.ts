@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { AppRouter } from '../router.js';
 import type { ProcedureMeta } from '../trpc/init.js';
 import { proceduresOf } from '../trpc/procedures.js';
-import { InsufficientCredits } from '../errors.js';
+import { InsufficientCredits } from '../lib/errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
 import { FILE_DOWNLOAD_ROUTES } from '../modules/files/files.streams.js';
 import { VIDEO_CONTENT_ROUTES } from '../modules/videos/videos.streams.js';
@@ -27,7 +27,7 @@ import { EXPORT_ROUTES } from '../modules/export/export.stream.js';
 import { UPLOAD_ROUTES } from '../modules/files/upload.stream.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from '@switchyard/schema';
-import { VERSION } from '../version.js';
+import { VERSION } from '../lib/version.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
 type Json = Record<string, unknown>;

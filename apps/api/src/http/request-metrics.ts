@@ -3,7 +3,7 @@
 // the express route's (raw-routes/route-label.ts), /trpc/<procedure> for a single tRPC call
 // (/trpc/{batch} for several), or "unmatched" for a path no route knows.
 import type { Request, RequestHandler, Response } from 'express';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { templateOf } from '../raw-routes/route-label.js';
 
 export function requestMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {

@@ -24,12 +24,12 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
-import { envelopeOf, httpErrorOf, Invalid } from '../errors.js';
+import { envelopeOf, httpErrorOf, Invalid } from '../lib/errors.js';
 import type { AppDeps } from '../deps.js';
 import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';
-import { logIfInternal } from '../errors.js';
+import { logIfInternal } from '../lib/errors.js';
 import { requestErrorOf } from '../raw-routes/error-response.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 import { declaredAnswer } from '../raw-routes/statuses.js';

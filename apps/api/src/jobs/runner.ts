@@ -14,7 +14,7 @@
 // stop() waits for what runs; start() after stop() starts again (after a database recovery).
 import { queryRows, statement, withAdvisoryLock, type Db, type Job, type Prisma } from '@switchyard/db';
 import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { isConnectionLost } from '../lib/db-errors.js';
 
 /** The client enqueue() writes with: the Prisma client, or a transaction's (the job commits with its cause). */

@@ -6,7 +6,7 @@
 // CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
 // holds.
 import { listen, type Listener } from '@switchyard/db';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 import type { KeyCache } from '../access/callers.js';
 import type { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from '../modules/models/catalog-cache.js';

@@ -2,7 +2,7 @@
 // member-order caches (the catalog keeps a whole snapshot instead, reloaded in the background).
 // Entries are dropped when a change is announced (cache-events.ts); the TTL bounds how long a
 // change whose announcement was lost can go unseen.
-import type { CacheCounter } from '../metrics.js';
+import type { CacheCounter } from './metrics.js';
 
 type Entry<V> = { value: Promise<V>; until: number; settled?: { value: V }; refreshing?: boolean };
 

@@ -1,5 +1,5 @@
 import { unstorableInput } from '@switchyard/schema';
-import { Invalid } from '../errors.js';
+import { Invalid } from './errors.js';
 
 /**
  * Refuses (400) input PostgreSQL cannot store or no schema allows: NUL, lone surrogates, nesting

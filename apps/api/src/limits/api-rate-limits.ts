@@ -13,7 +13,7 @@
 // docs/decisions/0033-api-rate-limits-in-allowances.md says why, with the measurements.
 import type { Db } from '@switchyard/db';
 import type { Actor } from '../access/callers.js';
-import { TooManyRequests } from '../errors.js';
+import { TooManyRequests } from '../lib/errors.js';
 import type { OrganizationLimitSettings } from '../modules/settings/limit-settings.js';
 import type { LimitRule, Limits } from './limits.js';
 

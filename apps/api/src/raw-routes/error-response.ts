@@ -1,8 +1,8 @@
 // Errors answered outside tRPC, in the envelope: by the raw routes that answer their own (POST
 // /files), by express's error handler and the REST adapter (http/error-response.ts, http/rest.ts).
 import type { Response } from 'express';
-import { envelopeOf, type HttpError } from '../errors.js';
-import { DomainError, Invalid, PayloadTooLarge } from '../errors.js';
+import { envelopeOf, type HttpError } from '../lib/errors.js';
+import { DomainError, Invalid, PayloadTooLarge } from '../lib/errors.js';
 import { requestIdOf } from '../lib/request-scope.js';
 
 export function sendError(res: Response, error: HttpError): void {

@@ -2,7 +2,7 @@
 // operation declares): how an error is answered by an operation that does not declare its status.
 // The REST adapter (http/rest.ts) and the raw routes that answer their own errors (POST /files) apply it.
 import { ERROR_MESSAGES, type ErrorStatus, type Statuses } from '@switchyard/schema';
-import type { HttpError } from '../errors.js';
+import type { HttpError } from '../lib/errors.js';
 
 /**
  * When an operation does not declare the status an error naturally has, the declared one a client

@@ -9,7 +9,7 @@ import type { Dir } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DomainError, Invalid, NotFound, Unavailable } from '../errors.js';
+import { DomainError, Invalid, NotFound, Unavailable } from '../lib/errors.js';
 import {
   assertStorageKey,
   type BlobStorage,

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3StorageConfig } from '../config.js';
-import { DomainError, Invalid, NotFound, Unavailable } from '../errors.js';
+import { DomainError, Invalid, NotFound, Unavailable } from '../lib/errors.js';
 import {
   assertStorageKey,
   type BlobStorage,

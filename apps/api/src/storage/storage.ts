@@ -4,7 +4,7 @@
 // backend, so a backend never has to defend against traversal itself.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { PayloadTooLarge } from '../errors.js';
+import { PayloadTooLarge } from '../lib/errors.js';
 
 export interface PutOptions {
   /** Refuse (PayloadTooLarge) and store nothing once the stream exceeds this many bytes. */

@@ -11,7 +11,7 @@
 // time, and the others skip that round.
 import { queryRows, statement, withAdvisoryLock, type Db } from '@switchyard/db';
 import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { STORED_NAMESPACES } from './claims.js';
 import { isStorageKey, type BlobStorage } from './storage.js';
 import { isConnectionLost } from '../lib/db-errors.js';

@@ -3,7 +3,7 @@ import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { OperationStatuses } from '@switchyard/schema';
-import { httpErrorOf, trpcCodeOf } from '../errors.js';
+import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
 import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';

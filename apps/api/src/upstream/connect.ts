@@ -4,7 +4,7 @@
 // (pinnedLookup), so a second DNS answer cannot move it elsewhere (DNS rebinding).
 import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
-import { Upstream } from '../errors.js';
+import { Upstream } from '../lib/errors.js';
 import { isAllowedHost, refusalOf, type AllowedHost } from './policy.js';
 
 export interface ResolvedAddress {

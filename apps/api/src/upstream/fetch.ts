@@ -4,7 +4,7 @@
 // answer's body is read up to a bound, never more.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { Upstream } from '../errors.js';
+import { Upstream } from '../lib/errors.js';
 import { canonicalAddress } from './policy.js';
 import { guardedAddresses, pinnedLookup, RefusedUpstream, type UpstreamPolicy } from './connect.js';
 

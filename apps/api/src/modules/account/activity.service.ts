@@ -11,7 +11,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
 import type { Uses } from '../../deps.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { activityDays, activityQuery, type ActivityRow, DAYS, dayOf } from './activity-queries.js';

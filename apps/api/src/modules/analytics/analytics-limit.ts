@@ -8,7 +8,7 @@
 // activityConcurrency, activity.service.ts): their answers are as large, but a short statement
 // should not wait for analytics queries of up to ANALYTICS_QUERY_TIMEOUT_MS.
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Timeout } from '../../errors.js';
+import { Timeout } from '../../lib/errors.js';
 
 export class AnalyticsLimit {
   readonly #all: LimitFunction;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { Timeout } from '../../errors.js';
+import { Timeout } from '../../lib/errors.js';
 import type { AnalyticsTask, AnalyticsTaskResult } from './analytics-worker.js';
 import type { Row } from './analytics-shape.js';
 

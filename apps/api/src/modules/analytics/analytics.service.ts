@@ -16,7 +16,7 @@ import type { Uses } from '../../deps.js';
 import { resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
 import { visibleRows, whereSql } from '../../access/tenancy.js';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import { BYOK_SQL, ROLLUP_SUMS, THROUGHPUT_SQL } from './rollup.js';
 import {
   DIMENSIONS,

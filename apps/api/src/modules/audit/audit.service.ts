@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql } from '../../access/tenancy.js';
 import type { Uses } from '../../deps.js';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 
 const ENTRY_ROW = z.object({
   id: z.string(),

@@ -10,7 +10,7 @@
 // credential in the same hour still make one row. A failed write is logged and tried again at the next
 // tick; it never fails a routing answer (the answer went out before).
 import type { Db } from '@switchyard/db';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { Audit } from './audit.js';
 
 export const BYOK_REVEAL_ACTION = 'byok.reveal';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { TtlCache } from '../../lib/cache.js';
-import { Unauthorized } from '../../errors.js';
+import { Unauthorized } from '../../lib/errors.js';
 import type { SigningKeys } from './signing-keys.js';
 
 /** Our tokens' `iss` and `aud`: tokens of other issuers, or meant for others, are refused. */

@@ -9,7 +9,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, created } from '../audit/audit.js';
 import { isUuid } from '../../access/workspaces.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { storedUrlProblem, type AllowedHost } from '../../upstream/index.js';
 
 export { IssuerJwkSetSchema as JwkSetSchema };

@@ -7,7 +7,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '@switchyard/db';
 import { isUuid } from '../../access/workspaces.js';
-import { Upstream } from '../../errors.js';
+import { Upstream } from '../../lib/errors.js';
 import type { Limits } from '../../limits/limits.js';
 import type { MediaDeps } from '../../storage/media.js';
 import { upstreamFetch, upstreamPolicyOf, type UpstreamPolicy } from '../../upstream/index.js';

@@ -2,7 +2,7 @@
 // wider interval (lifetime > monthly > weekly > daily). include_byok_in_budgets is workspace-wide.
 import { Prisma, type Budget as BudgetRow } from '@switchyard/db';
 import type { Budget, BudgetInterval, DeleteBudgetInput, SetBudgetInput } from '@switchyard/schema';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ByokCredential as ByokRow, Db } from '@switchyard/db';
 import type { ByokCredential, CreateByokInput, ListByokInput, UpdateByokInput } from '@switchyard/schema';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';

@@ -34,7 +34,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspaceOrForeign } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
-import { Conflict, Invalid, NotFound } from '../../errors.js';
+import { Conflict, Invalid, NotFound } from '../../lib/errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { AllowedHost } from '../../upstream/index.js';
 import { storedUrlProblem } from '../../upstream/index.js';

@@ -5,8 +5,8 @@
 // that refuse the same key the same way in the same minute still make one row. docs/routing.md
 // ("Refusal events") gives the payload.
 import type { ApiKey, Db } from '@switchyard/db';
-import type { Logger } from '../../logger.js';
-import type { Metrics } from '../../metrics.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { emitEvents } from './emit.js';
 
 export const REFUSAL_EVENT_TYPE = 'routing.refused';

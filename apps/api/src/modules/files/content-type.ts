@@ -5,7 +5,7 @@
 // structure of its first TEXT_BYTES (classifyText). The bytes pass through unchanged and are never
 // held whole: only the bounded prefix is kept.
 import { fileTypeFromBuffer } from 'file-type';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 
 /** How much of the start `file-type` looks at (zip containers: the entries that name an Office document). */
 export const DETECT_BYTES = 256 * 1024;

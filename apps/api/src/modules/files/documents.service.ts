@@ -10,7 +10,7 @@ import type { Actor } from '../../access/callers.js';
 import type { Audited, Uses } from '../../deps.js';
 import { tenantData } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
-import { Invalid, NotFound, PayloadTooLarge } from '../../errors.js';
+import { Invalid, NotFound, PayloadTooLarge } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import { ContentSniffer } from './content-type.js';

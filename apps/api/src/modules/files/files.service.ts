@@ -26,7 +26,7 @@ import type {
   PromoteFileInput,
   File,
 } from '@switchyard/schema';
-import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../errors.js';
+import { Invalid, NotFound, PayloadTooLarge, Unavailable } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, settleClaim } from '../../storage/claims.js';
 import type { MediaDeps } from '../../storage/media.js';

@@ -10,7 +10,7 @@
 //   Containers are opened with the tRPC procedure files.openContainer.
 import type { Request, Response } from 'express';
 import { PassThrough } from 'node:stream';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import type { AppDeps } from '../../deps.js';
 import type { RawRoute } from '../../raw-routes/route.js';
 import { CONTAINER_FILE_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_CONTENT, expressPath, rawInputOf } from '../../raw-routes/operations.js';

@@ -6,7 +6,7 @@
 // not clean is still refused, so that no id can even name something outside its sandbox.
 import { createHash, randomBytes } from 'node:crypto';
 import { CONTAINER_FILE_ID_PREFIX as FILE_ID_PREFIX, containerFileId } from '@switchyard/schema';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 
 const CLEAN_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 /** The restart suffix; a raw session key that looks like one is not taken as clean. */

@@ -6,11 +6,11 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { DomainError, Invalid, httpErrorOf } from '../../errors.js';
+import { DomainError, Invalid, httpErrorOf } from '../../lib/errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from './documents.service.js';
 import { fileShapeOf } from './file-shapes.js';
 import type { RawRoute } from '../../raw-routes/route.js';
-import { logIfInternal } from '../../errors.js';
+import { logIfInternal } from '../../lib/errors.js';
 import { requestErrorOf, sendError } from '../../raw-routes/error-response.js';
 import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from '../../raw-routes/operations.js';
 import { loggerOf } from '../../lib/request-scope.js';

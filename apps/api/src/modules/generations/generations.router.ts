@@ -13,7 +13,7 @@ import {
   type RecordedGenerationResult,
   type RecordGenerationBatchOutput,
 } from '@switchyard/schema';
-import { envelopeOf, logIfInternal } from '../../errors.js';
+import { envelopeOf, logIfInternal } from '../../lib/errors.js';
 import type { Context } from '../../trpc/context.js';
 import { trustedOutput } from '../../trpc/trusted-output.js';
 import { authedProcedure, managementProcedure, platformItemsProcedure, platformProcedure, router } from '../../trpc/init.js';

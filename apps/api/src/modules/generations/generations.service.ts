@@ -13,7 +13,7 @@ import type {
 } from '@switchyard/schema';
 import { RecordGenerationInputSchema } from '@switchyard/schema';
 import { z } from 'zod';
-import { httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../errors.js';
+import { httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } from '../../lib/errors.js';
 import { assertStorable } from '../../lib/storable-input.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { generationWhere, tenantStatement, tenantValues, viewerOf } from '../../access/tenancy.js';

@@ -11,7 +11,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../lib/cache.js';
 import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 
 /**
  * The guardrails that apply to a key: those of its workspace assigned to the key or to its user;

@@ -16,7 +16,7 @@ import {
   type UpdateGuardrailInput,
 } from '@switchyard/schema';
 import { z } from 'zod';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';

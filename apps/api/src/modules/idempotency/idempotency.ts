@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Db, namedStatement, queryRows, statement } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor, PlatformActor } from '../../access/callers.js';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import type { SecretBox } from '../byok/secret-box.js';
 
 /** How long an answer is replayed. */

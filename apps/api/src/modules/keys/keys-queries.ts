@@ -5,7 +5,7 @@
 import { LimitReset, modelColumns, namedStatement, queryRows, type Db } from '@switchyard/db';
 import type { CreateKeyInput, ListKeysInput } from '@switchyard/schema';
 import { z } from 'zod';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { auditInsertSql, auditValues, type Audit } from '../audit/audit.js';
 import { hashApiKey, maskApiKey } from './key-format.js';

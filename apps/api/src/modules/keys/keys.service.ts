@@ -6,7 +6,7 @@ import { Prisma, queryRows, rawRows, type ApiKey, type Db } from '@switchyard/db
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CreateKeyInput, IssueManagementKeyInput, Key, KeySecret, ListKeysInput, ManagedKey, RotateKeyInput, UpdateKeyInput } from '@switchyard/schema';
-import { Invalid, NotFound, Unauthorized } from '../../errors.js';
+import { Invalid, NotFound, Unauthorized } from '../../lib/errors.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';

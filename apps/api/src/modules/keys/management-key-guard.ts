@@ -2,7 +2,7 @@
 // keys runs through keepingManagementKey, inside the caller's transaction (keys.service.ts, and the
 // SCIM directory's deprovisioning).
 import type { Prisma } from '@switchyard/db';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import { tenantWhere, type Tenant } from '../../access/tenancy.js';
 
 /**

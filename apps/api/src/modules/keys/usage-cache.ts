@@ -7,7 +7,7 @@
 // (recording, the hottest write, announces nothing).
 import type { Db } from '@switchyard/db';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 import { usageOf, type KeyUsageRow } from './keys-queries.js';
 import { utcDay } from './periods.js';
 

@@ -6,7 +6,7 @@
 // lost, the change shows once `ttlMs` has passed and one reload has finished (requests keep using
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
 import type { Db, Model as ModelRow, ModelEndpoint as EndpointRow, ModelVariant as VariantRow, Provider as ProviderRow } from '@switchyard/db';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 import { shareAnswer } from '../../lib/shared-answers.js';
 
 export interface CatalogSnapshot {

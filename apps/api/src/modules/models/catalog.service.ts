@@ -25,7 +25,7 @@ import type {
 } from '@switchyard/schema';
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import type { Uses } from '../../deps.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { evaluatePolicy } from '../routing/policy.js';
 import type { CatalogSnapshot } from './catalog-cache.js';
 import { architectureOf, modelIdOf, modelNameOf, type ModelsPage } from './models-rows.js';

@@ -17,7 +17,7 @@ import type {
   UpsertVariantInput,
 } from '@switchyard/schema';
 import { evaluatePolicy } from '../routing/policy.js';
-import { Forbidden, Invalid, NotFound } from '../../errors.js';
+import { Forbidden, Invalid, NotFound } from '../../lib/errors.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import type { Audited, Uses } from '../../deps.js';

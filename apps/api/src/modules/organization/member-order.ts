@@ -9,7 +9,7 @@ import { queryRows, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 
 /**
  * The order as one row: the ids joined by commas (UUIDs hold none), and how many. One row rather than

@@ -10,7 +10,7 @@ import type {
   RemoveOrganizationMemberInput,
   UpdateOrganizationMemberInput,
 } from '@switchyard/schema';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import type { Audited, Uses } from '../../deps.js';

@@ -18,7 +18,7 @@ import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysStatement } from './batch-deletion.js';
 

@@ -16,7 +16,7 @@ import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfPlatform, changedFields } from '../audit/audit.js';
-import { NotFound } from '../../errors.js';
+import { NotFound } from '../../lib/errors.js';
 import { platformOrganization } from '../../access/workspaces.js';
 import { pageOf } from '../pages.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from '../settings/alerts-rows.js';

@@ -19,7 +19,7 @@ import type {
 } from '@switchyard/schema';
 import { PRESET_REQUEST_KEPT, SystemPromptSchema } from '@switchyard/schema';
 import { refuseDuplicates } from '../../lib/db-errors.js';
-import { Conflict, Invalid, NotFound } from '../../errors.js';
+import { Conflict, Invalid, NotFound } from '../../lib/errors.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';
 import type { Audited, Uses } from '../../deps.js';

@@ -13,7 +13,7 @@ import { secretEnded, type PlatformActor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import type { Audited, Uses } from '../../deps.js';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 import type { SecretBox } from '../byok/secret-box.js';
 import { auditOfPlatform } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';

@@ -7,7 +7,7 @@
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 import { periodStarts } from '../keys/periods.js';
 
 export type Interval = 'daily' | 'weekly' | 'monthly' | 'lifetime';

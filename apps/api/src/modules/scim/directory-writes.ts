@@ -13,7 +13,7 @@
 import type { Db, Prisma } from '@switchyard/db';
 import type { KeyCache } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
-import { Invalid } from '../../errors.js';
+import { Invalid } from '../../lib/errors.js';
 import { keepingManagementKey } from '../keys/management-key-guard.js';
 import { ScimError } from './scim-protocol.js';
 

@@ -9,7 +9,7 @@ import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
-import { NotFound } from '../../errors.js';
+import { NotFound } from '../../lib/errors.js';
 import { hashApiKey } from '../keys/key-format.js';
 import { appendAudit, auditOfTenant, created, removed } from '../audit/audit.js';
 

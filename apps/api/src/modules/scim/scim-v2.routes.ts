@@ -5,7 +5,7 @@
 // a SCIM token authenticates nothing else. app.ts mounts the router scimRoutes() builds at SCIM_PREFIX.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { ANONYMOUS } from '../../access/callers.js';
-import { httpErrorOf, Invalid } from '../../errors.js';
+import { httpErrorOf, Invalid } from '../../lib/errors.js';
 import { assertStorable } from '../../lib/storable-input.js';
 import {
   createGroup,
@@ -28,7 +28,7 @@ import { scimCallerOf, type ScimCaller } from './scim-tokens.service.js';
 import { hashApiKey } from '../keys/key-format.js';
 import { requestOrigin, serviceDepsOf } from '../../trpc/context.js';
 import type { AppDeps, ServiceDeps } from '../../deps.js';
-import { logIfInternal } from '../../errors.js';
+import { logIfInternal } from '../../lib/errors.js';
 import { loggerOf } from '../../lib/request-scope.js';
 import { labelRoute } from '../../raw-routes/route-label.js';
 

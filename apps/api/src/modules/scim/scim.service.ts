@@ -8,7 +8,7 @@ import type {
   ScimGroupMappingIdInput,
   UpdateScimGroupMappingInput,
 } from '@switchyard/schema';
-import { Conflict, NotFound } from '../../errors.js';
+import { Conflict, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';

@@ -9,7 +9,7 @@ import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
-import { NotFound } from '../../errors.js';
+import { NotFound } from '../../lib/errors.js';
 import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { applyScimMappings } from './directory.service.js';
 import { forgetDisabledKeys } from './directory-writes.js';

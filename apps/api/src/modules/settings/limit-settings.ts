@@ -5,7 +5,7 @@
 import type { Db } from '@switchyard/db';
 import { tenantWhere } from '../../access/tenancy.js';
 import { TtlCache } from '../../lib/cache.js';
-import type { CacheCounter } from '../../metrics.js';
+import type { CacheCounter } from '../../lib/metrics.js';
 
 /** The row's limit fields; null where the row (or its field) leaves the server's default. */
 export interface LimitSettings {

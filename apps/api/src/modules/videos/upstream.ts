@@ -12,7 +12,7 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { Invalid, Upstream } from '../../errors.js';
+import { Invalid, Upstream } from '../../lib/errors.js';
 import { canonicalAddress, guardedAddresses, pinnedLookup, RefusedUpstream, type ResolvedAddress, type UpstreamPolicy } from '../../upstream/index.js';
 
 export { RefusedUpstream };

@@ -1,6 +1,6 @@
 import type { VideoJob as VideoJobRow, VideoOutput as VideoOutputRow } from '@switchyard/db';
 import type { CreateVideoJobInput, ListVideoJobsInput, VideoContentInput, VideoJob, VideoJobStatusRecord } from '@switchyard/schema';
-import { NotFound } from '../../errors.js';
+import { NotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import type { Uses } from '../../deps.js';

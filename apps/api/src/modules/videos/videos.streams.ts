@@ -4,7 +4,7 @@
 // as no byte has been sent (raw-routes/stream.ts). The demo's sample output is served from the
 // server's own file (sample-video.ts).
 import type { Response } from 'express';
-import { Invalid, Upstream } from '../../errors.js';
+import { Invalid, Upstream } from '../../lib/errors.js';
 import { loggerOf } from '../../lib/request-scope.js';
 import type { RawRoute } from '../../raw-routes/route.js';
 import { expressPath, rawInputOf, VIDEO_CONTENT } from '../../raw-routes/operations.js';

@@ -18,7 +18,7 @@ import type {
   WorkspaceMember,
 } from '@switchyard/schema';
 import { refuseDuplicates } from '../../lib/db-errors.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid, NotFound } from '../../lib/errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';

@@ -7,12 +7,12 @@ import path from 'node:path';
 import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
-import { loadConfig } from './config.js';
-import { generateApiKey, generatePlatformKey, hashApiKey } from './modules/keys/key-format.js';
-import { startServer, type RunningServer } from './server.js';
-import { testS3 } from './testing-s3.js';
+import { loadConfig } from '../config.js';
+import { generateApiKey, generatePlatformKey, hashApiKey } from '../modules/keys/key-format.js';
+import { startServer, type RunningServer } from '../server.js';
+import { testS3 } from './s3.js';
 
-export { testS3, type TestS3 } from './testing-s3.js';
+export { testS3, type TestS3 } from './s3.js';
 
 /** Where a test server stores bytes: its data directory, or an S3 bucket. */
 export type TestStore = 'local' | 's3';

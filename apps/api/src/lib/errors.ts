@@ -3,7 +3,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
-import { isCallerValueRefused, isConnectionLost } from './lib/db-errors.js';
+import { isCallerValueRefused, isConnectionLost } from './db-errors.js';
 
 export class DomainError extends Error {
   constructor(

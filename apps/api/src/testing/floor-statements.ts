@@ -3,17 +3,17 @@
 // answering fixed bytes, i.e. what any server of this schema pays at least for the answer on the
 // same machine. The services build their statements' values through these same functions.
 import type { Db } from '@switchyard/db';
-import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
-import { limitChecks } from './modules/routing/limit-checks.js';
-import { reserveQuery } from './modules/routing/routing-queries.js';
-import { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
+import { limitChecks } from '../modules/routing/limit-checks.js';
+import { reserveQuery } from '../modules/routing/routing-queries.js';
+import { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 
-export { activityDays, activityQuery } from './modules/account/activity-queries.js';
-export { generationQuery } from './modules/generations/generations-queries.js';
-export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
-export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';
-export { MemberOrderCache } from './modules/organization/member-order.js';
-export { membersByIdQuery } from './modules/organization/members-queries.js';
+export { activityDays, activityQuery } from '../modules/account/activity-queries.js';
+export { generationQuery } from '../modules/generations/generations-queries.js';
+export { guardrailsPageQuery } from '../modules/guardrails/guardrails-queries.js';
+export { createKeyQuery, keysPageQuery } from '../modules/keys/keys-queries.js';
+export { MemberOrderCache } from '../modules/organization/member-order.js';
+export { membersByIdQuery } from '../modules/organization/members-queries.js';
 export { reserveQuery };
 
 /**

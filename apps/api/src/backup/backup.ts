@@ -13,17 +13,17 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BackupError, dumpDatabase, findPgTools, physicalBackup, restoreDatabase, restorePhysical, serverFacts, withEmbeddedDatabase } from '@switchyard/db';
 import { z } from 'zod';
-import type { Config } from './config.js';
-import { NotFound } from './errors.js';
-import { SECRET_KEY_FILE } from './modules/byok/secret-box.js';
-import { ADMIN_KEY_FILE, PLATFORM_KEY_FILE } from './server.js';
-import { LocalStorage } from './storage/local-storage.js';
-import { createStorage } from './storage/media.js';
-import { isStorageKey, type BlobStorage } from './storage/storage.js';
-import { VERSION } from './version.js';
+import type { Config } from '../config.js';
+import { NotFound } from '../lib/errors.js';
+import { SECRET_KEY_FILE } from '../modules/byok/secret-box.js';
+import { ADMIN_KEY_FILE, PLATFORM_KEY_FILE } from '../server.js';
+import { LocalStorage } from '../storage/local-storage.js';
+import { createStorage } from '../storage/media.js';
+import { isStorageKey, type BlobStorage } from '../storage/storage.js';
+import { VERSION } from '../lib/version.js';
 
 export { BackupError } from '@switchyard/db';
-export { ConfigError, loadConfig } from './config.js';
+export { ConfigError, loadConfig } from '../config.js';
 
 export const BACKUP_FORMAT = 'switchyard-backup';
 export const BACKUP_FORMAT_VERSION = 1;

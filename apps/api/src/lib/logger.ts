@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 export type { Logger };
 
