@@ -50,9 +50,10 @@ export function defaultKeyFor(server: { platformKey: string; managementKey: stri
 }
 
 /**
- * The answer of a procedure whose output is trusted (trpc/trusted-output.ts), checked as tRPC would
- * have checked it, and more: the schema's output must be the answer itself, byte for byte (no field
- * stripped, transformed or reordered), so that the server's not parsing it changes nothing.
+ * The answer of a procedure that names its answer's schema instead of declaring an output
+ * (ProcedureMeta.answer), checked as tRPC would have checked it, and more: the schema's output must
+ * be the answer itself, byte for byte (no field stripped, transformed or reordered), so that the
+ * server's not parsing it changes nothing.
  */
 export function expectExactOutput<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.parse(body);

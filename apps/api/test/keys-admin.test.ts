@@ -15,7 +15,7 @@ import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest }
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
 const One = ManagedKeySchema.strict();
 const Single = dataOf(One).strict();
-/** A GET /keys answer: its output is trusted (trpc/trusted-output.ts), so each one is checked exactly. */
+/** A GET /keys answer: not parsed by the server (meta.answer, trpc/init.ts), so each one is checked exactly. */
 const exactList = (body: unknown) => expectExactOutput(ListKeysOutputSchema, body);
 
 const env = useServer();

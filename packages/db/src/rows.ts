@@ -85,7 +85,7 @@ export const parsedJson = z.custom<Prisma.JsonValue>((value) => value !== undefi
 /**
  * A numeric column as node-postgres reads it (text), finite: PostgreSQL's numeric also holds `NaN`
  * and `Infinity`, which `Number()` would turn into a JSON `null`. For answers that are not parsed
- * again by their output schema (trustedOutput), where such a value must fail the statement instead.
+ * again by their output schema (meta.answer in the API), where such a value must fail the statement instead.
  */
 export const decimalText = z.string().regex(/^-?\d+(\.\d+)?$/, 'a finite numeric');
 

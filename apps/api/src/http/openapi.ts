@@ -14,10 +14,10 @@ import {
   type ErrorStatus,
 } from '@switchyard/schema';
 import { TOKEN_EXCHANGE } from '../raw-routes/operations.js';
-import { forEachOpenApiProcedure, generateOpenApiDocument } from 'trpc-to-openapi';
+import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
-import type { ProcedureMeta } from '../trpc/init.js';
+import { publicProcedure, router as routerOf, type ProcedureMeta } from '../trpc/init.js';
 import { proceduresOf } from '../trpc/procedures.js';
 import { InsufficientCredits } from '../lib/errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
@@ -193,9 +193,37 @@ function downloadPaths(): Record<string, Json> {
   };
 }
 
+/** Never called: a procedure made only to be documented. */
+const documentationOnly = (): never => {
+  throw new Error('documentation only');
+};
+
+/**
+ * The REST procedures as trpc-to-openapi documents them. A procedure whose meta names its answer
+ * (ProcedureMeta.answer) declares no output, and the generator wants one: it is described again,
+ * with the same meta, kind and input, and the answer as its output. The others are themselves.
+ */
+function documentedRouter(router: AppRouter) {
+  const record: Record<string, unknown> = {};
+  forEachOpenApiProcedure(proceduresOf(router), ({ path, type, procedure, meta }) => {
+    const { answer } = meta as ProcedureMeta;
+    let documented: unknown = procedure;
+    if (answer) {
+      const { inputParser, hasInputsDefined } = getInputOutputParsers(procedure);
+      const described = (hasInputsDefined ? publicProcedure.input(inputParser) : publicProcedure).meta(meta as ProcedureMeta).output(answer);
+      documented = type === 'mutation' ? described.mutation(documentationOnly) : described.query(documentationOnly);
+    }
+    const segments = path.split('.');
+    let level = record;
+    for (const segment of segments.slice(0, -1)) level = (level[segment] ??= {}) as Record<string, unknown>;
+    level[segments.at(-1)!] = documented;
+  });
+  return routerOf(record as Parameters<typeof routerOf>[0]);
+}
+
 /** The OpenAPI document of every REST route, generated once from the router. */
 export function openApiDocument(router: AppRouter, baseUrl: string): Document {
-  const document = generateOpenApiDocument(router, {
+  const document = generateOpenApiDocument(documentedRouter(router), {
     title: 'Switchyard management and catalog API',
     version: VERSION,
     baseUrl,

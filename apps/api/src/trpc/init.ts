@@ -2,6 +2,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { ZodType } from 'zod';
 import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
@@ -22,6 +23,14 @@ export type ProcedureMeta = OpenApiMeta & {
   /** A REST answer's Location header, from its output (D15: the job started). */
   location?: (output: never) => string;
   scope?: PermissionScope;
+  /**
+   * The answer's schema, for a procedure that declares no `.output()`: answers built from values a
+   * schema has already parsed (rows their statement's schema parsed, catalog answers parsed once per
+   * snapshot), which tRPC would parse again and copy on every answer, in an output layer of its
+   * own. The OpenAPI document gives it as the output (http/openapi.ts), the resolver is typed as its
+   * output, and the tests check each answer against it exactly (expectExactOutput).
+   */
+  answer?: ZodType;
 } & Partial<OperationStatuses>;
 
 const t = initTRPC

@@ -25,7 +25,6 @@ import {
 import { API_PREFIX, type GetModelOutput, type ListEmbeddingsModelsInput, type ListEmbeddingsModelsOutput } from '@switchyard/schema';
 import { ANONYMOUS } from '../../access/callers.js';
 import { authedProcedure, catalogProcedure, platformProcedure, router } from '../../trpc/init.js';
-import { trustedOutput } from '../../trpc/trusted-output.js';
 import type { Context } from '../../trpc/context.js';
 import {
   countModels,
@@ -204,11 +203,11 @@ export const modelsRouter = router({
         404: `no model, alias or variant by that name; ${WHY.namesNothing}`,
       }),
       listed: [401, 403, 404, 500],
+      // Parsed once per catalog snapshot (modelAnswer), not per answer.
+      answer: GetModelOutputSchema,
     })
     .input(GetModelInputSchema)
-    // Parsed once per catalog snapshot (modelAnswer), not per answer.
-    .output(trustedOutput(GetModelOutputSchema))
-    .query(async ({ ctx, input }) => modelAnswer(await getModel(ctx, ctx.actor, input))),
+    .query(async ({ ctx, input }): Promise<GetModelOutput> => modelAnswer(await getModel(ctx, ctx.actor, input))),
 
   embeddings: authedProcedure
     .meta({
@@ -222,11 +221,11 @@ export const modelsRouter = router({
       },
       statuses: answers({ 400: `offset or limit (1..1000) not an integer in range, given twice, or malformed; ${WHY.unstorable}` }),
       listed: [400, 401, 500],
+      // Parsed by embeddingsAnswer (once per catalog snapshot for the whole list), not again here.
+      answer: ListEmbeddingsModelsOutputSchema,
     })
     .input(ListEmbeddingsModelsInputSchema)
-    // Parsed by embeddingsAnswer (once per catalog snapshot for the whole list), not again here.
-    .output(trustedOutput(ListEmbeddingsModelsOutputSchema))
-    .query(async ({ ctx, input }) => embeddingsAnswer(ctx, input, await listEmbeddingsModels(ctx, ctx.actor, input))),
+    .query(async ({ ctx, input }): Promise<ListEmbeddingsModelsOutput> => embeddingsAnswer(ctx, input, await listEmbeddingsModels(ctx, ctx.actor, input))),
 
   userModels: authedProcedure
     .meta({
