@@ -61,6 +61,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.use(requireHost);
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
 
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    document ??= openApiDocument(appRouter, API_PREFIX);
+    res.json(document);
+  });
+
+  // The JSON REST operations, the most requested, before the other routes: express tries each mounted
+  // layer in turn. A path none of them has goes on to the byte streams below, which share the prefix
+  // (no operation's path matches one of theirs: test/rest-adapter.test.ts).
+  app.use(API_PREFIX, restHandler(appRouter, deps));
+
   // Alive unless the database has been gone longer than DATABASE_UNHEALTHY_AFTER_MS (docs/operations.md,
   // "When the database goes away"): a supervisor restarts a server that cannot heal by itself.
   app.get('/healthz', (_req, res) => {
@@ -88,12 +99,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     }
   });
 
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
-    document ??= openApiDocument(appRouter, API_PREFIX);
-    res.json(document);
-  });
-
   app.use(
     '/trpc',
     createExpressMiddleware({
@@ -116,13 +121,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     }),
   );
 
-  // Byte streams: their own express routes, before the JSON REST adapter (which answers only JSON).
+  // Byte streams: their own express routes.
   for (const { prefix, routes } of RAW_ROUTE_MOUNTS) app.use(prefix, rawRoutes(deps, routes));
   // The SCIM 2.0 service provider: its own credential (SCIM tokens), formats and errors.
   app.use(SCIM_ROUTE_MOUNT.prefix, scimRoutes(deps));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());
-  app.use(API_PREFIX, restHandler(appRouter, deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

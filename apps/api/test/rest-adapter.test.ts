@@ -1,12 +1,17 @@
 // The REST adapter with a router of its own: path parameters are percent-decoded once, for REST
-// only, and a %2F stays inside its segment.
+// only, and a %2F stays inside its segment; paths match as trpc-to-openapi's do. And the app's
+// operations: none shadows another, or a byte-stream route mounted after them.
 import type { Server } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ERROR_MESSAGES } from '@switchyard/schema';
+import { API_PREFIX, ERROR_MESSAGES } from '@switchyard/schema';
+import { getPathParameters, getPathRegExp, normalizePath } from 'trpc-to-openapi';
+import { RAW_ROUTE_MOUNTS } from '../src/app.js';
+import { appRouter } from '../src/router.js';
+import { metaOf, proceduresOf } from '../src/trpc/procedures.js';
 import { createCallerFactory, publicProcedure, router } from '../src/trpc/init.js';
 import { restHandler } from '../src/http/rest.js';
 import type { Context } from '../src/trpc/context.js';
@@ -153,5 +158,45 @@ describe('REST query strings', () => {
   it('unknown paths and methods fall through to the next handler', async () => {
     expect((await fetch(`${base}/count`, { method: 'DELETE' })).status).toBe(404);
     expect((await fetch(`${base}/nowhere`)).status).toBe(404);
+  });
+});
+
+describe('REST routing', () => {
+  it('matches paths regardless of case, with or without a trailing slash, as trpc-to-openapi does', async () => {
+    expect(await (await fetch(`${base}/COUNT/?n=2`)).json()).toEqual({ n: 2 });
+    expect(await (await fetch(`${base}/Echo/x/y`)).json()).toEqual({ a: 'x', b: 'y' });
+  });
+});
+
+describe("the app's REST operations", () => {
+  const operations = Object.values(proceduresOf(appRouter)).flatMap((procedure) => {
+    const openapi = metaOf(procedure)?.openapi;
+    return openapi ? [{ method: openapi.method, template: normalizePath(openapi.path) }] : [];
+  });
+
+  it('with path parameters match no path of one without that the routers list after them', () => {
+    // The adapter looks a path without parameters up first; the routers' order (which trpc-to-openapi's
+    // adapter follows) would have given it to an earlier template that matches it.
+    const matches = operations.flatMap((exact, at) =>
+      getPathParameters(exact.template).length > 0
+        ? []
+        : operations
+            .slice(0, at)
+            .filter(({ method, template }) => method === exact.method && getPathParameters(template).length > 0 && getPathRegExp(template).test(exact.template))
+            .map(({ template }) => `${exact.method} ${template}, listed first, matches ${exact.template}`),
+    );
+    expect(matches).toEqual([]);
+  });
+
+  it('match no byte-stream route of their prefix, which the app mounts after them', () => {
+    const streams = RAW_ROUTE_MOUNTS.filter(({ prefix }) => prefix === API_PREFIX).flatMap(({ routes }) => routes);
+    expect(streams.length).toBeGreaterThan(0);
+    const matches = streams.flatMap((stream) => {
+      const path = stream.path.replace(/:(\w+)/g, 'x1');
+      return operations
+        .filter(({ method, template }) => method === stream.method.toUpperCase() && getPathRegExp(template).test(path))
+        .map(({ template }) => `${stream.method.toUpperCase()} ${stream.path} is matched by ${template}`);
+    });
+    expect(matches).toEqual([]);
   });
 });

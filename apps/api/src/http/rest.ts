@@ -15,6 +15,7 @@ import {
   acceptsRequestBody,
   forEachOpenApiProcedure,
   getInputOutputParsers,
+  getPathParameters,
   getPathRegExp,
   instanceofZodTypeLikeVoid,
   instanceofZodTypeObject,
@@ -40,6 +41,8 @@ type Call = (input: unknown) => Promise<unknown>;
 
 interface Route {
   pattern: RegExp;
+  /** The path parameters' names, in the template's order (author, slug). */
+  paramNames: string[];
   /** The documented path, e.g. /model/{author}/{slug} (the metrics' route label). */
   template: string;
   /** The procedure's path in the router, e.g. keys.list. */
@@ -55,8 +58,14 @@ interface Route {
   coerce: Coercion;
 }
 
-function routesOf(router: AnyRouter): Map<string, Route[]> {
-  const routes = new Map<string, Route[]>();
+/** A method's routes: those without path parameters by their path (lowercased), the others in the routers' order. */
+interface MethodRoutes {
+  exact: Map<string, Route>;
+  patterns: Route[];
+}
+
+function routesOf(router: AnyRouter): Map<string, MethodRoutes> {
+  const routes = new Map<string, MethodRoutes>();
   forEachOpenApiProcedure(proceduresOf(router), ({ path, type, procedure, meta }) => {
     const { openapi } = meta;
     if (type === 'subscription') return;
@@ -70,20 +79,45 @@ function routesOf(router: AnyRouter): Map<string, Route[]> {
       }
       coerce = objectCoercionOf(schema) ?? coerce;
     }
-    const list = routes.get(openapi.method) ?? [];
-    list.push({
-      pattern: getPathRegExp(normalizePath(openapi.path)),
-      template: normalizePath(openapi.path),
+    const template = normalizePath(openapi.path);
+    const route: Route = {
+      pattern: getPathRegExp(template),
+      paramNames: getPathParameters(template),
+      template,
       path,
       segments: path.split('.'),
       meta: meta as ProcedureMeta,
       voidInput: !hasInputsDefined || instanceofZodTypeLikeVoid(schema),
       arrayParams,
       coerce,
-    });
-    routes.set(openapi.method, list);
+    };
+    let method = routes.get(openapi.method);
+    if (!method) routes.set(openapi.method, (method = { exact: new Map(), patterns: [] }));
+    if (route.paramNames.length === 0) method.exact.set(template.toLowerCase(), route);
+    else method.patterns.push(route);
   });
   return routes;
+}
+
+/**
+ * The route of a request's path, and its path parameters, still percent-encoded: a path without
+ * parameters by lookup, then the templates with parameters in the routers' order. Paths match
+ * regardless of case, as trpc-to-openapi's patterns do. No template with parameters matches the path
+ * of a template without that the routers list after it (test/rest-adapter.test.ts), so looking those
+ * up first changes no answer.
+ */
+function routeOf(routes: MethodRoutes | undefined, path: string): { route: Route; params: Record<string, string> } | undefined {
+  if (!routes) return undefined;
+  const exact = routes.exact.get(path.toLowerCase());
+  if (exact) return { route: exact, params: {} };
+  for (const route of routes.patterns) {
+    const groups = route.pattern.exec(path)?.groups;
+    if (!groups) continue;
+    const params: Record<string, string> = {};
+    for (const name of route.paramNames) params[name] = groups[name]!;
+    return { route, params };
+  }
+  return undefined;
 }
 
 type Coercion = (value: unknown) => unknown;
@@ -144,9 +178,9 @@ function objectCoercionOf(schema: ZodObject): Coercion | undefined {
  * Path parameters arrive percent-encoded (`gpt-4%3Afree`; `%2F` must not split a segment), and the
  * library passes them on raw: they are decoded here. Malformed encodings are a 400.
  */
-function decodedParams(params: Record<string, string>): Record<string, string> {
+function decodedParams(route: Route, params: Record<string, string>): Record<string, string> {
   const decoded: Record<string, string> = {};
-  for (const name in params) {
+  for (const name of route.paramNames) {
     const value = params[name]!;
     // Most parameters hold no escape: decodeURIComponent and its try block were 2% of GET /model's server CPU.
     if (!value.includes('%')) {
@@ -165,6 +199,8 @@ function decodedParams(params: Record<string, string>): Record<string, string> {
 /** Query parameters as trpc-to-openapi reads them: a parameter given once is a string. */
 function queryOf(req: Request, arrayParams: string[]): Record<string, unknown> {
   const query: Record<string, unknown> = {};
+  // Express parses the query string on each read of req.query; most reads of one record send none.
+  if (!req.url.includes('?')) return query;
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (!value) continue;
     query[key] = Array.isArray(value) && value.length === 1 ? value[0] : value;
@@ -290,19 +326,9 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
   const createCaller = createCallerFactory(router);
 
   return (req, res, next) => {
-    const path = normalizePath((req.url.split('?', 1)[0] ?? '/') || '/');
-    let route: Route | undefined;
-    let params: Record<string, string> = {};
-    for (const candidate of routes.get(req.method) ?? []) {
-      const match = candidate.pattern.exec(path);
-      if (match) {
-        route = candidate;
-        params = match.groups ?? {};
-        break;
-      }
-    }
-    if (!route) return next();
-    const found = route;
+    const matched = routeOf(routes.get(req.method), normalizePath((req.url.split('?', 1)[0] ?? '/') || '/'));
+    if (!matched) return next();
+    const { route: found, params } = matched;
     res.locals.route = `${req.baseUrl}${found.template}`;
 
     void (async () => {
@@ -337,7 +363,7 @@ export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger 
  */
 async function inputOf(route: Route, params: Record<string, string>, req: Request, res: Response): Promise<unknown> {
   if (route.voidInput) return undefined;
-  const path = decodedParams(params);
+  const path = decodedParams(route, params);
   if (acceptsRequestBody(req.method as Parameters<typeof acceptsRequestBody>[0])) {
     return { ...(await readJsonBody(req, res)), ...(route.coerce(path) as Record<string, unknown>) };
   }
