@@ -12,12 +12,18 @@ import type { Request, Response } from 'express';
 import { PassThrough } from 'node:stream';
 import { Invalid } from '../../lib/errors.js';
 import type { AppDeps } from '../../deps.js';
-import type { RawRoute } from '../../raw-routes/route.js';
+import type { RawRoute, RawRouteDoc } from '../../raw-routes/route.js';
 import { CONTAINER_FILE_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_CONTENT, expressPath, rawInputOf } from '../../raw-routes/operations.js';
 import { requestedRange } from '../../raw-routes/range.js';
 import { streamAnswer } from '../../raw-routes/stream.js';
 import { openDocument } from './documents.service.js';
 import { openContainerFile, writeContainerFile, type Download } from './files.service.js';
+
+/** The query of the routes of a workspace's documents (the download, the upload): which workspace, and the storage provider. */
+export const WORKSPACE_QUERY: NonNullable<RawRouteDoc['query']> = [
+  { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
+  { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
+];
 
 export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
   {
@@ -53,10 +59,7 @@ export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
         "Regular keys: their own workspace's documents only.",
       tags: ['Files'],
       contentType: 'application/octet-stream',
-      query: [
-        { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
-        { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
-      ],
+      query: WORKSPACE_QUERY,
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(DOCUMENT_CONTENT, req);

@@ -9,6 +9,7 @@ import type { Request } from 'express';
 import { DomainError, Invalid, httpErrorOf } from '../../lib/errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from './documents.service.js';
 import { fileShapeOf } from './file-shapes.js';
+import { WORKSPACE_QUERY } from './files.streams.js';
 import type { RawRoute } from '../../raw-routes/route.js';
 import { logIfInternal } from '../../lib/errors.js';
 import { requestErrorOf, sendError } from '../../raw-routes/error-response.js';
@@ -191,10 +192,7 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
         'listed by GET /files at once. Uploaded files are not downloadable. Regular keys: their own workspace only.',
       tags: ['Files'],
       contentType: 'application/json',
-      query: [
-        { name: 'workspace_id', description: "The workspace (UUID or slug); default: the key's own", type: 'string' },
-        { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
-      ],
+      query: WORKSPACE_QUERY,
       multipart: true,
     },
     async handle(deps, req, res, actor) {
