@@ -9,11 +9,13 @@ import type {
   ListEmbeddingsModelsOutputSchema,
   ListKeysOutputSchema,
 } from '@switchyard/schema';
+import { getInputOutputParsers } from 'trpc-to-openapi';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { openApiDocument } from '../src/http/openapi.js';
 import type { AppRouter } from '../src/router.js';
 import { appRouter } from '../src/router.js';
+import { proceduresOf } from '../src/trpc/procedures.js';
 import { routerProcedures } from './fixtures.js';
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -22,8 +24,10 @@ type JsonSchema = { $ref?: string; type?: string; properties?: Record<string, un
 const answered = routerProcedures().filter((procedure) => procedure.meta?.answer);
 
 describe('documented answers (meta.answer)', () => {
-  it('are the five answers built from values a schema has already parsed', () => {
+  it('are the five answers built from values a schema has already parsed, and declare no output tRPC would parse and copy', () => {
     expect(answered.map(({ path }) => path).sort()).toEqual(['account.activity', 'generations.get', 'keys.list', 'models.embeddings', 'models.get']);
+    const procedures = proceduresOf(appRouter);
+    for (const { path } of answered) expect(getInputOutputParsers(procedures[path]!).outputParser, path).toBeUndefined();
   });
 
   it("type the client's outputs as their schema's output", () => {
