@@ -43,6 +43,8 @@ declare module 'autocannon' {
   }
   interface Instance extends PromiseLike<Result> {
     stop(): void;
+    /** Each answer as it comes: `responseTime` in milliseconds from the request's start, not rounded. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;
