@@ -1,5 +1,6 @@
 // AnalyticsLimit on its own: slots per process and per organization, and the wait's deadline. (The
 // limit on real queries, through the server and PostgreSQL, is in analytics-query.test.ts.)
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { httpErrorOf, Timeout } from '../src/lib/errors.js';
@@ -88,23 +89,30 @@ describe('AnalyticsLimit', () => {
 });
 
 describe('ANALYTICS_CONCURRENCY', () => {
-  it('is 4 by default (fewer with a smaller pool), and refused unless below DATABASE_POOL_MAX (analytics never holds every pooled connection)', () => {
-    expect(loadConfig({}).analyticsConcurrency).toBe(4);
+  it('is as many as the cores by default, from 2 to 4 (fewer with a smaller pool), and refused unless below DATABASE_POOL_MAX (analytics never holds every pooled connection)', () => {
+    expect(loadConfig({}, 1).analyticsConcurrency).toBe(2);
+    expect(loadConfig({}, 2).analyticsConcurrency).toBe(2);
+    expect(loadConfig({}, 3).analyticsConcurrency).toBe(3);
+    expect(loadConfig({}, 64).analyticsConcurrency).toBe(4);
+    expect(loadConfig({}).analyticsConcurrency).toBe(Math.min(4, Math.max(2, os.availableParallelism())));
     expect(loadConfig({ ANALYTICS_CONCURRENCY: '19' }).analyticsConcurrency).toBe(19);
     expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '20' })).toThrow(/ANALYTICS_CONCURRENCY=20: must be less than DATABASE_POOL_MAX \(20\)/);
     expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '4', DATABASE_POOL_MAX: '4' })).toThrow(/ANALYTICS_CONCURRENCY/);
     // Unset with a smaller pool: one less than the pool, and 1 with a pool of one.
-    expect(loadConfig({ DATABASE_POOL_MAX: '3' }).analyticsConcurrency).toBe(2);
+    expect(loadConfig({ DATABASE_POOL_MAX: '3' }, 64).analyticsConcurrency).toBe(2);
+    expect(loadConfig({ DATABASE_POOL_MAX: '2' }, 1).analyticsConcurrency).toBe(1);
     expect(loadConfig({ DATABASE_POOL_MAX: '1' }).analyticsConcurrency).toBe(1);
     expect(loadConfig({ DATABASE_POOL_MAX: '1', ANALYTICS_CONCURRENCY: '1' }).analyticsConcurrency).toBe(1);
     expect(() => loadConfig({ ANALYTICS_CONCURRENCY: '0' })).toThrow(/ANALYTICS_CONCURRENCY/);
   });
 
-  it('gives GET /activity as many slots, unless the two kinds together would hold every pooled connection (then what is left but one, at least 1)', () => {
-    expect(loadConfig({}).activityConcurrency).toBe(4); // 4 + 4 of 20
+  it('gives GET /activity as many slots as ANALYTICS_CONCURRENCY (4 when unset, whatever the cores), unless the two kinds together would hold every pooled connection (then what is left but one, at least 1)', () => {
+    expect(loadConfig({}, 64).activityConcurrency).toBe(4); // 4 + 4 of 20
+    expect(loadConfig({}, 2).activityConcurrency).toBe(4); // 2 + 4 of 20: not the cores
+    expect(loadConfig({ DATABASE_POOL_MAX: '5' }, 2).activityConcurrency).toBe(2); // 2 + 2 of 5
     expect(loadConfig({ ANALYTICS_CONCURRENCY: '2', DATABASE_POOL_MAX: '5' }).activityConcurrency).toBe(2);
     expect(loadConfig({ ANALYTICS_CONCURRENCY: '12' }).activityConcurrency).toBe(7); // 12 + 7 of 20
-    expect(loadConfig({ DATABASE_POOL_MAX: '5' }).activityConcurrency).toBe(1); // 4 + 1 of 5
+    expect(loadConfig({ DATABASE_POOL_MAX: '5' }, 64).activityConcurrency).toBe(1); // 4 + 1 of 5
     expect(loadConfig({ DATABASE_POOL_MAX: '1' }).activityConcurrency).toBe(1);
   });
 });
