@@ -4,7 +4,7 @@
 // DO NOTHING), visible to the credential's organization only. Waits are on conditions, with a bound.
 import { randomUUID } from 'node:crypto';
 import { type AuditLogPage, RoutingAuthorizeOutputSchema } from '@switchyard/schema';
-import { createDb } from '@switchyard/db';
+import { createDb, freePort } from '@switchyard/db';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditOfPlatform } from '../src/modules/audit/audit.js';
@@ -141,31 +141,55 @@ describe('byok.reveal: one entry per credential per hour', () => {
     expect((await reveals(openai)).filter((e) => e.created_at.getTime() < firstHour.getTime() + HOUR)).toHaveLength(1);
   });
 
-  it('a failed write is logged and kept for the next flush; it throws nowhere', async () => {
-    const { server } = env;
+  /** A ByokReveals on `databaseUrl`, holding one reveal of `anthropic`, and the lines it logs. */
+  function revealsOn(databaseUrl: URL, name: string) {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const db = createDb(databaseUrl.toString(), { poolMax: 1 });
+    const reveals = new ByokReveals({ db, now: () => firstHour, logger, flushMs: 60_000 });
+    const origin = { requestId: () => `${name}-reveal`, clientAddress: () => null, now: () => firstHour };
+    reveals.note(auditOfPlatform({ kind: 'platform', keyId: platformKeyId, name }, origin), {
+      id: anthropic,
+      organization_id: env.server.organizationId,
+      provider: 'anthropic',
+      label: 'sk-...test',
+    });
+    const close = async () => {
+      await reveals.close();
+      await db.$disconnect();
+    };
+    return { lines, reveals, close };
+  }
+
+  it('a failed write is logged and kept for the next flush; it throws nowhere', async () => {
     // A real client of a database that does not exist: every statement fails.
-    const broken = new URL(server.databaseUrl);
+    const broken = new URL(env.server.databaseUrl);
     broken.pathname = `/no_such_database_${randomUUID().slice(0, 8).replace(/-/g, '')}`;
-    const db = createDb(broken.toString(), { poolMax: 1 });
-    const failing = new ByokReveals({ db, now: () => firstHour, logger, flushMs: 60_000 });
+    const failing = revealsOn(broken, 'failing');
     try {
-      const origin = { requestId: () => 'failing-reveal', clientAddress: () => null, now: () => firstHour };
-      failing.note(auditOfPlatform({ kind: 'platform', keyId: platformKeyId, name: 'failing' }, origin), {
-        id: anthropic,
-        organization_id: server.organizationId,
-        provider: 'anthropic',
-        label: 'sk-...test',
-      });
-      await expect(failing.flush()).resolves.toBeUndefined();
-      expect(failing.pending).toBe(1);
-      expect(lines.some((l) => String(l.msg).includes('could not write the audit entries of BYOK reveals'))).toBe(true);
+      await expect(failing.reveals.flush()).resolves.toBeUndefined();
+      expect(failing.reveals.pending).toBe(1);
+      expect(failing.lines.some((l) => String(l.msg).includes('could not write the audit entries of BYOK reveals'))).toBe(true);
     } finally {
       await failing.close();
-      await db.$disconnect();
     }
     // And a routing answer that reveals is unaffected by the queue: it answers before any write.
     expect((await authorize('anthropic/claude-sonnet-4')).map((b) => b.id)).toContain(anthropic);
+  });
+
+  it('a database that is not there: the entry waits, with no line a flush (the health monitor logs the loss); close() says what it could not write', async () => {
+    // A real client of a port where nothing listens: every connection is refused.
+    const gone = new URL(env.server.databaseUrl);
+    gone.port = String(await freePort());
+    const waiting = revealsOn(gone, 'unreachable');
+    try {
+      await waiting.reveals.flush();
+      await waiting.reveals.flush();
+      expect(waiting.reveals.pending).toBe(1);
+      expect(waiting.lines).toEqual([]);
+    } finally {
+      await waiting.close();
+    }
+    expect(waiting.lines.map(({ msg, pending }) => [msg, pending])).toEqual([['closed with audit entries of BYOK reveals not written', 1]]);
   });
 });

@@ -2,7 +2,7 @@
 // row per key, code and minute however many refusals and replicas; each organization's rows its
 // own; the request path never waits for the outbox (a lock held on the table blocks only the
 // writer); close() writes what is pending; a failed write is retried; the pending map is bounded.
-import { createDb, type Db } from '@switchyard/db';
+import { createDb, type Db, freePort } from '@switchyard/db';
 import { RoutingAuthorizeOutputSchema } from '@switchyard/schema';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -285,6 +285,31 @@ describe('RefusalEvents on the real database', () => {
       await events.close();
       await impatient.$disconnect();
     }
+  });
+
+  it('a database that is not there: the events wait, with no line a tick (the health monitor logs the loss); close() says what it could not write', async () => {
+    const { hash } = await createKey(server);
+    const key = await keyOf(hash);
+    // A real client of a port where nothing listens: every connection is refused.
+    const gone = new URL(server.databaseUrl);
+    gone.port = String(await freePort());
+    const db = createDb(gone.toString(), { poolMax: 1 });
+    const lines: string[] = [];
+    const own = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const events = new RefusalEvents({ db, now: () => at, metrics: new Metrics(() => undefined), logger: own, flushMs: hour });
+    try {
+      events.note({ status: 404, code: 'model_not_found', message: 'm' }, key, 'acme/none');
+      await events.flush();
+      await events.flush();
+      expect(events.pending).toBe(1);
+      expect(lines).toEqual([]);
+    } finally {
+      await events.close();
+      await db.$disconnect();
+    }
+    expect(lines.map((line) => JSON.parse(line) as { msg: string; pending: number }).map(({ msg, pending }) => [msg, pending])).toEqual([
+      ['closed with refusal events not written', 1],
+    ]);
   });
 
   it('emitEvent in a transaction: once per cause, and rolled back with its transaction', async () => {

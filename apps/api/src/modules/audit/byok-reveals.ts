@@ -10,6 +10,7 @@
 // credential in the same hour still make one row. A failed write is logged and tried again at the next
 // tick; it never fails a routing answer (the answer went out before).
 import type { Db } from '@switchyard/db';
+import { isConnectionLost } from '../../lib/db-errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Audit } from './audit.js';
 
@@ -120,7 +121,10 @@ export class ByokReveals {
         for (const entry of batch) entry.state = 'written';
       } catch (error) {
         for (const entry of batch) entry.state = 'pending';
-        this.#logger.warn({ err: error, pending: batch.length }, 'could not write the audit entries of BYOK reveals; trying again at the next tick');
+        // A lost database is the health monitor's to log, once (database lost, database back):
+        // not a line a tick while it is gone. The entries wait for it.
+        if (!isConnectionLost(error))
+          this.#logger.warn({ err: error, pending: batch.length }, 'could not write the audit entries of BYOK reveals; trying again at the next tick');
       }
     }
     // A written entry's hour has ended: nothing can deduplicate into it any more.
@@ -157,5 +161,6 @@ export class ByokReveals {
     clearInterval(this.#timer);
     await this.flush();
     if (this.pending > 0) await this.flush();
+    if (this.pending > 0) this.#logger.warn({ pending: this.pending }, 'closed with audit entries of BYOK reveals not written');
   }
 }

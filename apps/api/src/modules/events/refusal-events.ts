@@ -5,6 +5,7 @@
 // that refuse the same key the same way in the same minute still make one row. docs/routing.md
 // ("Refusal events") gives the payload.
 import type { ApiKey, Db } from '@switchyard/db';
+import { isConnectionLost } from '../../lib/db-errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { emitEvents } from './emit.js';
@@ -165,7 +166,10 @@ export class RefusalEvents {
       } catch (error) {
         for (const entry of batch) entry.state = 'pending';
         this.#metrics.refusalEventFlushes.inc({ result: 'failed' });
-        this.#logger.warn({ err: error, pending: batch.length }, 'could not write refusal events to the events outbox; trying again at the next tick');
+        // A lost database is the health monitor's to log, once (database lost, database back):
+        // not a line a tick while it is gone. The entries wait for it.
+        if (!isConnectionLost(error))
+          this.#logger.warn({ err: error, pending: batch.length }, 'could not write refusal events to the events outbox; trying again at the next tick');
       }
     }
     // A written event's bucket has ended: nothing can deduplicate into it any more.
@@ -179,5 +183,6 @@ export class RefusalEvents {
     clearInterval(this.#timer);
     await this.flush();
     if (this.pending > 0) await this.flush();
+    if (this.pending > 0) this.#logger.warn({ pending: this.pending }, 'closed with refusal events not written');
   }
 }
