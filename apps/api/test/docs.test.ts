@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCALAR_BUNDLE_FILE } from '../src/http/docs.js';
 import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
+import { scaled } from '@switchyard/db/testing';
 
 const BROWSERS = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const executablePath = BROWSERS.find((p): p is string => !!p && existsSync(p));
@@ -92,7 +93,10 @@ describe('GET /docs in Chromium', () => {
 
       const answer = await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
       expect(answer?.status()).toBe(200);
-      await page.getByText(summaries[0]!).first().waitFor({ timeout: 30_000 });
+      await page
+        .getByText(summaries[0]!)
+        .first()
+        .waitFor({ timeout: scaled(30_000) });
       // Whatever the page loads late (fonts, images, telemetry) has had a second to show up.
       for (let i = 0; i < 100 && Date.now() - lastRequest < 1000; i++) await page.waitForTimeout(100);
       const text = await page.locator('body').innerText();

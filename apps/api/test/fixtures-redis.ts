@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@switchyard/db';
+import { scaled } from '@switchyard/db/testing';
 
 const CANDIDATES = [process.env.REDIS_SERVER_PATH, '/usr/bin/redis-server', '/usr/local/bin/redis-server'];
 
@@ -28,7 +29,7 @@ export interface TestRedis {
 }
 
 /** Starts a redis-server; resolves once it accepts connections (or rejects with its output). */
-export async function startRedis(timeoutMs = 30_000): Promise<TestRedis> {
+export async function startRedis(timeoutMs = scaled(30_000)): Promise<TestRedis> {
   if (!REDIS_SERVER) throw new Error(`no redis-server (CI=true): ${REDIS_SKIP_REASON}`);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-redis-'));
   const port = await freePort();

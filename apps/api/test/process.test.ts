@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from '@switchyard/db/testing';
+import { createTestDatabase, scaled } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
@@ -50,77 +50,81 @@ async function processesUsing(dir: string): Promise<number[]> {
 }
 
 describe('server process on embedded PostgreSQL', () => {
-  it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    try {
-      // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
-      let proc = await start({ DATA_DIR: dataDir });
-      const keyFile = path.join(dataDir, 'admin-key');
-      const platformFile = path.join(dataDir, 'platform-key');
-      expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
-      expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
-      const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
-      const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
-      expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
-      // The log names the files and the masked labels, never a secret.
-      expect(proc.output()).toContain(keyFile);
-      expect(proc.output()).toContain(platformFile);
-      expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
-      expect(proc.output()).not.toContain(adminKey.slice(9));
-      expect(proc.output()).not.toContain(platformKey.slice(18));
-      const first = await getKey(proc.url, adminKey);
-      expect(first.status).toBe(200);
-      // The platform key belongs to no organization: GET /key is for tenants' keys (403).
-      expect((await getKey(proc.url, platformKey)).status).toBe(403);
-      expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+  it(
+    'bootstraps once, keeps data across restarts, and recovers after SIGKILL',
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      try {
+        // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
+        let proc = await start({ DATA_DIR: dataDir });
+        const keyFile = path.join(dataDir, 'admin-key');
+        const platformFile = path.join(dataDir, 'platform-key');
+        expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+        expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
+        const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
+        const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
+        expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
+        // The log names the files and the masked labels, never a secret.
+        expect(proc.output()).toContain(keyFile);
+        expect(proc.output()).toContain(platformFile);
+        expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
+        expect(proc.output()).not.toContain(adminKey.slice(9));
+        expect(proc.output()).not.toContain(platformKey.slice(18));
+        const first = await getKey(proc.url, adminKey);
+        expect(first.status).toBe(200);
+        // The platform key belongs to no organization: GET /key is for tenants' keys (403).
+        expect((await getKey(proc.url, platformKey)).status).toBe(403);
+        expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
-      // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
-      const rival = launch({ DATA_DIR: dataDir });
-      expect(await rival.exited).toBe(1);
-      expect(rival.output()).toMatch(
-        /is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/,
-      );
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
+        const rival = launch({ DATA_DIR: dataDir });
+        expect(await rival.exited).toBe(1);
+        expect(rival.output()).toMatch(
+          /is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/,
+        );
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
 
-      // SIGTERM: exits 0 and stops PostgreSQL.
-      const pgPid = await pidOf(dataDir);
-      expect(pgPid).not.toBeNull();
-      proc.child.kill('SIGTERM');
-      expect(await proc.exited).toBe(0);
-      expect(await alive(pgPid!)).toBe(false);
-      expect(await pidOf(dataDir)).toBeNull();
+        // SIGTERM: exits 0 and stops PostgreSQL.
+        const pgPid = await pidOf(dataDir);
+        expect(pgPid).not.toBeNull();
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
+        expect(await alive(pgPid!)).toBe(false);
+        expect(await pidOf(dataDir)).toBeNull();
 
-      // Restart: same organization, same key, no second bootstrap, key shown no more.
-      proc = await start({ DATA_DIR: dataDir });
-      const second = await getKey(proc.url, adminKey);
-      expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
-      expect(proc.output()).not.toContain(adminKey);
-      expect(proc.output()).not.toContain(platformKey);
+        // Restart: same organization, same key, no second bootstrap, key shown no more.
+        proc = await start({ DATA_DIR: dataDir });
+        const second = await getKey(proc.url, adminKey);
+        expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
+        expect(proc.output()).not.toContain(adminKey);
+        expect(proc.output()).not.toContain(platformKey);
 
-      // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
-      const orphan = await pidOf(dataDir);
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-      expect(await alive(orphan!)).toBe(true);
+        // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
+        const orphan = await pidOf(dataDir);
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        expect(await alive(orphan!)).toBe(true);
 
-      // ...and the next start recovers from it.
-      proc = await start({ DATA_DIR: dataDir });
-      expect(proc.output()).toMatch(/orphaned PostgreSQL/);
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
-      expect(await alive(orphan!)).toBe(false);
-      proc.child.kill('SIGTERM');
-      expect(await proc.exited).toBe(0);
+        // ...and the next start recovers from it.
+        proc = await start({ DATA_DIR: dataDir });
+        expect(proc.output()).toMatch(/orphaned PostgreSQL/);
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        expect(await alive(orphan!)).toBe(false);
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
 
-      // A stale postmaster.pid whose process is gone does not block a start either.
-      await fs.writeFile(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), '4194000\n/nowhere\n');
-      proc = await start({ DATA_DIR: dataDir });
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
-      proc.child.kill('SIGINT');
-      expect(await proc.exited).toBe(0);
-    } finally {
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 300_000);
+        // A stale postmaster.pid whose process is gone does not block a start either.
+        await fs.writeFile(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), '4194000\n/nowhere\n');
+        proc = await start({ DATA_DIR: dataDir });
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        proc.child.kill('SIGINT');
+        expect(await proc.exited).toBe(0);
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(300_000),
+  );
 
   it('uses DATABASE_URL when set and starts no PostgreSQL of its own', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
@@ -147,50 +151,58 @@ describe('server process on embedded PostgreSQL', () => {
     }
   });
 
-  it('exits 1 with a clear message when its port is taken, and stops the PostgreSQL it started', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as AddressInfo).port;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    try {
-      const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
-      expect(await proc.exited).toBe(1);
-      expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
-      expect(proc.output()).not.toContain('"msg":"listening"');
-      // PostgreSQL was started (the cluster exists) and is stopped again.
-      expect(existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION'))).toBe(true);
-      expect(await pidOf(dataDir)).toBeNull();
-      expect(await processesUsing(dataDir)).toEqual([]);
-    } finally {
-      await new Promise((resolve) => taken.close(resolve));
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it(
+    'exits 1 with a clear message when its port is taken, and stops the PostgreSQL it started',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      try {
+        const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
+        expect(await proc.exited).toBe(1);
+        expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
+        expect(proc.output()).not.toContain('"msg":"listening"');
+        // PostgreSQL was started (the cluster exists) and is stopped again.
+        expect(existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION'))).toBe(true);
+        expect(await pidOf(dataDir)).toBeNull();
+        expect(await processesUsing(dataDir)).toEqual([]);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(180_000),
+  );
 
-  it('writes readable lines, not JSON, when stdout is a terminal', async () => {
-    const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
-    const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
-    const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'cd'.repeat(32)}`,
-      TERM: 'xterm',
-    });
-    try {
-      const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
-      await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
-      await waitFor(proc, /GET \/api\/v1\/key 401 \d+\.\dms.*tty-1/);
-      expect(proc.output()).not.toMatch(/^\{"level"/m);
-    } finally {
-      // script(1) ends when the server does.
-      proc.child.kill('SIGTERM');
-      await proc.exited;
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it(
+    'writes readable lines, not JSON, when stdout is a terminal',
+    async () => {
+      const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
+      const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
+      const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'cd'.repeat(32)}`,
+        TERM: 'xterm',
+      });
+      try {
+        const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
+        await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
+        await waitFor(proc, /GET \/api\/v1\/key 401 \d+\.\dms.*tty-1/);
+        expect(proc.output()).not.toMatch(/^\{"level"/m);
+      } finally {
+        // script(1) ends when the server does.
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+        await database.drop();
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(180_000),
+  );
 
   it.each([
     ['PORT', 'abc'],
@@ -269,32 +281,41 @@ describe.each([
   ['the root', repoRoot, 'SIGTERM'],
   ["the API package's", path.join(repoRoot, 'apps', 'api'), 'SIGINT'],
 ] as const)('%s `pnpm start`', (_name, cwd, signal) => {
-  it(`hands ${signal} to the server: it drains, stops its PostgreSQL, and pnpm exits 0`, async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    const proc = launchWith('pnpm', ['start'], { DATA_DIR: dataDir }, cwd);
-    try {
-      const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 240_000);
-      expect(await answers(url)).toBe(true);
-      const postgres = await processesUsing(dataDir);
-      expect(postgres.length).toBeGreaterThan(0);
+  it(
+    `hands ${signal} to the server: it drains, stops its PostgreSQL, and pnpm exits 0`,
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      const proc = launchWith('pnpm', ['start'], { DATA_DIR: dataDir }, cwd);
+      try {
+        const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 240_000);
+        expect(await answers(url)).toBe(true);
+        const postgres = await processesUsing(dataDir);
+        expect(postgres.length).toBeGreaterThan(0);
 
-      proc.child.kill(signal);
-      await until(async () => proc.child.exitCode !== null, { everyMs: 100, timeoutMs: 60_000, what: `pnpm start to exit on ${signal}`, detail: proc.output });
-      expect(proc.child.exitCode).toBe(0);
-      await until(async () => !(await answers(url)), { everyMs: 100, what: `${url} to stop answering`, detail: proc.output });
-      await until(async () => (await processesUsing(dataDir)).length === 0, {
-        everyMs: 100,
-        what: `the PostgreSQL of ${dataDir} to stop`,
-        detail: proc.output,
-      });
-      expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
-      expect(await pidOf(dataDir)).toBeNull();
-    } finally {
-      // On a failure, nothing of it is left running: pnpm, what it started, PostgreSQL.
-      const left = [...(proc.child.pid ? await descendantsOf(proc.child.pid) : []), ...(await processesUsing(dataDir))];
-      if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
-      for (const pid of left) if (await alive(pid)) process.kill(pid, 'SIGKILL');
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 300_000);
+        proc.child.kill(signal);
+        await until(async () => proc.child.exitCode !== null, {
+          everyMs: 100,
+          timeoutMs: scaled(60_000),
+          what: `pnpm start to exit on ${signal}`,
+          detail: proc.output,
+        });
+        expect(proc.child.exitCode).toBe(0);
+        await until(async () => !(await answers(url)), { everyMs: 100, what: `${url} to stop answering`, detail: proc.output });
+        await until(async () => (await processesUsing(dataDir)).length === 0, {
+          everyMs: 100,
+          what: `the PostgreSQL of ${dataDir} to stop`,
+          detail: proc.output,
+        });
+        expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
+        expect(await pidOf(dataDir)).toBeNull();
+      } finally {
+        // On a failure, nothing of it is left running: pnpm, what it started, PostgreSQL.
+        const left = [...(proc.child.pid ? await descendantsOf(proc.child.pid) : []), ...(await processesUsing(dataDir))];
+        if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+        for (const pid of left) if (await alive(pid)) process.kill(pid, 'SIGKILL');
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(300_000),
+  );
 });

@@ -15,6 +15,7 @@ import { createOrganization, type OrgFixture, until } from './fixtures.js';
 import { createKey, importDemoCatalog } from './fixtures-catalog.js';
 import { type InProcessReplica, inProcessReplica } from './fixtures-replica.js';
 import { ok, type Requester, trpcRaw } from './fixtures-trpc.js';
+import { scaled } from '@switchyard/db/testing';
 
 let server: TestServer;
 let other: OrgFixture;
@@ -72,7 +73,7 @@ async function lockEvents(db: Db) {
       locked();
       await released;
     },
-    { timeout: 120_000, maxWait: 30_000 },
+    { timeout: scaled(120_000), maxWait: scaled(30_000) },
   );
   await held;
   return {
