@@ -258,9 +258,12 @@ describe('credits.low', () => {
     const set = await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: 5 }, { key: org.managementKey });
     expect(set.status).toBe(200);
     const lows = async () =>
-      (await env.server.db.event.findMany({ where: { type: CREDITS_LOW, organization_id: org.organizationId }, orderBy: { created_at: 'asc' } })).map(
-        (e) => e.payload as Record<string, unknown>,
-      );
+      (
+        await env.server.db.event.findMany({
+          where: { type: CREDITS_LOW, organization_id: org.organizationId },
+          orderBy: [{ created_at: 'asc' }, { seq: 'asc' }],
+        })
+      ).map((e) => e.payload as Record<string, unknown>);
     await record(env.server, { api_key_hash: hash, usage: 5 }); // balance 5: not under 5
     expect(await lows()).toEqual([]);
     await Promise.all([0.5, 0.5, 0.5, 0.5].map((usage) => record(env.server, { api_key_hash: hash, usage })));
