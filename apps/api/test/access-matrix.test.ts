@@ -17,15 +17,12 @@
 // without a permission scope (docs/scopes.md): the key "lacking" holds only audit:read (or
 // destinations:read for an audit operation), and its 403 names the scope the operation needs; the
 // key "holding" it has exactly that scope.
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessRule } from '../src/access/rules.js';
-import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from '../src/modules/files/files.streams.js';
-import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import type { TestServer } from '../src/testing/server.js';
@@ -35,7 +32,6 @@ import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
-import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];
@@ -303,14 +299,7 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
 };
 
-const RAW_ROUTES = [
-  ...FILE_DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...VIDEO_CONTENT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...OAUTH_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...EXPORT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
-];
+const RAW_ROUTES = BYTE_ROUTE_MOUNTS.flatMap(({ prefix, routes }) => routes.map((r) => ({ ...r, prefix })));
 
 type Outcome = 'ok' | 401 | 403 | 404;
 
