@@ -91,7 +91,9 @@ describe('a keys:write key cannot take over its organization', () => {
     // A key within its scopes it may rotate, and itself.
     const within = await scoped(['keys:read']);
     expect((await rest(env.server, `/keys/${within.hash}/rotate`, { method: 'POST', json: {}, key: attacker.key })).status).toBe(200);
-    expect((await rest(env.server, `/keys/${attacker.hash}/rotate`, { method: 'POST', json: { grace_period_seconds: 60 }, key: attacker.key })).status).toBe(200);
+    expect((await rest(env.server, `/keys/${attacker.hash}/rotate`, { method: 'POST', json: { grace_period_seconds: 60 }, key: attacker.key })).status).toBe(
+      200,
+    );
   });
 
   it("cannot name the owner's key in a federation policy; a token of any key calls no management operation", async () => {
@@ -121,7 +123,11 @@ describe('a keys:write key cannot take over its organization', () => {
   it("a token reads as a regular key of its key's workspace, not the whole organization", async () => {
     const second = await ok(env.server, 'workspaces.create', { slug: `far-${randomUUID().slice(0, 8)}`, name: 'Far' });
     const far = await ok(env.server, 'keys.create', { name: 'far key', workspace_id: second.data.id });
-    const generation = await record(env.server, { api_key_hash: far.data.hash, usage: 0, content: { input: { messages: [{ role: 'user', content: 'far prompt' }] } } });
+    const generation = await record(env.server, {
+      api_key_hash: far.data.hash,
+      usage: 0,
+      content: { input: { messages: [{ role: 'user', content: 'far prompt' }] } },
+    });
     const policy = await ok(env.server, 'federationPolicies.create', policyFor(owner.hash, 'reader-workload'));
     const res = await exchange(env.server, exchangeForm(policy.id, await idp.sign('reader-workload', { aud: AUDIENCE })));
     const token = ((await res.json()) as { access_token: string }).access_token;
@@ -140,7 +146,11 @@ describe('a keys:write key cannot take over its organization', () => {
 describe('content needs a scope that names it', () => {
   it('an audit:read key reads the audit log and what every key may, and no content', async () => {
     const auditor = await scoped(['audit:read']);
-    const generation = await record(env.server, { api_key_hash: owner.hash, usage: 0, content: { input: { messages: [{ role: 'user', content: 'secret prompt' }] } } });
+    const generation = await record(env.server, {
+      api_key_hash: owner.hash,
+      usage: 0,
+      content: { input: { messages: [{ role: 'user', content: 'secret prompt' }] } },
+    });
     expect((await rest(env.server, '/audit-logs', { key: auditor.key })).status).toBe(200);
     expect((await rest(env.server, '/key', { key: auditor.key })).status).toBe(200);
     expect((await rest(env.server, '/models', { key: auditor.key })).status).toBe(200);
