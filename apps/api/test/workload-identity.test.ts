@@ -126,11 +126,13 @@ describe('POST /oauth/token (D12)', () => {
     expect((await trpc(server, 'keys.create', { name: 'escalate' }, { key: access_token })).status).toBe(403);
   });
 
-  it('a token acting as a management key manages its own organization only', async () => {
+  it("a token acting as a management key has its scope's rights (inference), not the key's management ones", async () => {
     const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } })).hash;
     const p = await policy({ key_hash: managementHash });
     const { access_token } = TokenAnswerSchema.parse(await (await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).json());
-    expect((await server.request('/api/v1/keys', { key: access_token })).status).toBe(200);
+    // The lesser of its scope and its key (docs/scopes.md#the-ceiling): no management operation.
+    expect((await server.request('/api/v1/keys', { key: access_token })).status).toBe(403);
+    expect((await server.request('/api/v1/key', { key: access_token })).status).toBe(200);
     // Another organization's policy is out of its reach.
     const theirs = await ok(
       server,
@@ -144,7 +146,7 @@ describe('POST /oauth/token (D12)', () => {
       },
       { key: other.managementKey },
     );
-    expect((await trpc(server, 'federationPolicies.delete', { id: theirs.id }, { key: access_token })).status).toBe(404);
+    expect((await trpc(server, 'federationPolicies.delete', { id: theirs.id }, { key: access_token })).status).toBe(403);
   });
 
   it('fetches the issuer keys from its JWKS URL under the upstream rules, and caches them', async () => {
