@@ -103,7 +103,7 @@ describe('alerts name the key as the API names it', () => {
     const row = await server.db.apiKey.findUniqueOrThrow({ where: { hash } });
     const { status, data } = await trpcRaw(server, 'routing.authorize', { api_key_hash: hash, model: 'acme/none' });
     expect(status).toBe(200);
-    expect(data.data).toMatchObject({ allowed: false, code: 'model_not_found' });
+    expect((data as { data: unknown }).data).toMatchObject({ allowed: false, code: 'model_not_found' });
     const find = () => server.db.event.findFirst({ where: { cause: { startsWith: `routing.refused:${row.id}:` } } });
     await until(async () => (await find()) !== null, { what: 'the refusal event' });
     const event = (await find())!;
