@@ -108,7 +108,12 @@ describe('writes that set a header the sender owns', () => {
     for (const name of RESERVED) {
       const res = await rest(server, PATH, {
         method: 'POST',
-        json: { type: 'webhook', name: `h-${name}`, workspace_id: ws, config: { url: 'https://hooks.example.com/in', headers: { 'X-Ok': 'fine', [name]: 'x' } } },
+        json: {
+          type: 'webhook',
+          name: `h-${name}`,
+          workspace_id: ws,
+          config: { url: 'https://hooks.example.com/in', headers: { 'X-Ok': 'fine', [name]: 'x' } },
+        },
       });
       expectReservedHeader(res, name);
     }
