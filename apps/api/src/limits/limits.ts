@@ -242,7 +242,10 @@ export class Limits {
       if (!(error instanceof RateLimiterRes)) throw error;
       this.#rejected(name);
       const refused = answer(false, rule, error, now);
-      await this.refund(name, key, refused, options.cost ?? 1);
+      // A store lost between the two calls leaves the count one refusal high until the window ends: the refusal stands.
+      await this.refund(name, key, refused, options.cost ?? 1).catch((error: unknown) => {
+        if (!(error instanceof CounterStoreUnavailable)) throw error;
+      });
       return refused;
     }
   }
