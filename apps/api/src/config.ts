@@ -59,6 +59,12 @@ const EnvSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL (Redis or Valkey); unset keeps the counters in PostgreSQL')
     .optional(),
+  // While the counter store cannot be reached, each caller of the limiter fails open (allows,
+  // uncounted) or closed (503 with Retry-After): this for all of them, each _<CALLER> for its own.
+  COUNTER_STORE_FAILURE: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_API_RATE_LIMITS: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_FREE_MODELS: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_TOKEN_EXCHANGE: z.enum(['open', 'closed']).optional(),
   FREE_MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
   // The API's rate limits for tenant keys (docs/rate-limits.md): per key, and per organization for all its keys together.
   API_REQUESTS_PER_MINUTE_PER_KEY: z.coerce.number().int().min(1).max(100_000_000).default(600_000),
@@ -153,6 +159,21 @@ const EnvSchema = z.object({
 /** TRUST_PROXY as express's "trust proxy" setting: true/false, a number of hops, or a list of addresses. */
 export type TrustProxy = boolean | number | string;
 
+/** What each caller of the limiter does while the counter store cannot be reached (docs/configuration.md). */
+export interface CounterStoreFailure {
+  apiRateLimits: 'open' | 'closed';
+  freeModels: 'open' | 'closed';
+  tokenExchange: 'open' | 'closed';
+}
+
+/**
+ * Each caller's default: the API's rate limits fail open (a store outage must not take the whole
+ * API down with it, and the limits only shape traffic); free-model decisions and the token
+ * exchange fail closed (their limits are the only bound on free capacity and on exchanges from an
+ * address, and the caller is told when to try again).
+ */
+export const COUNTER_STORE_FAILURE_DEFAULTS: CounterStoreFailure = { apiRateLimits: 'open', freeModels: 'closed', tokenExchange: 'closed' };
+
 function trustProxySetting(value: string): TrustProxy {
   const trimmed = value.trim();
   const setting = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
@@ -226,6 +247,13 @@ export interface Config {
   apiRequestsPerMinute: { key: number; organization: number };
   /** Token exchanges (POST /oauth/token) a client address may make per minute (TOKEN_EXCHANGES_PER_MINUTE); 0: none. */
   tokenExchangesPerMinute: number;
+  /**
+   * What each caller of the limiter does while the counter store cannot be reached: `open` allows
+   * uncounted, `closed` answers 503 with Retry-After (a routing decision: the limits_unavailable
+   * refusal). COUNTER_STORE_FAILURE_<CALLER>, else COUNTER_STORE_FAILURE, else the caller's default
+   * (COUNTER_STORE_FAILURE_DEFAULTS).
+   */
+  counterStoreFailure: CounterStoreFailure;
   /** How long one of Switchyard's token-signing keys signs before a new one takes over (SIGNING_KEY_ROTATION_DAYS). */
   signingKeyRotationMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
@@ -383,6 +411,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     apiRequestsPerMinute: { key: e.API_REQUESTS_PER_MINUTE_PER_KEY, organization: e.API_REQUESTS_PER_MINUTE_PER_ORGANIZATION },
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,
+    counterStoreFailure: {
+      apiRateLimits: e.COUNTER_STORE_FAILURE_API_RATE_LIMITS ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.apiRateLimits,
+      freeModels: e.COUNTER_STORE_FAILURE_FREE_MODELS ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.freeModels,
+      tokenExchange: e.COUNTER_STORE_FAILURE_TOKEN_EXCHANGE ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.tokenExchange,
+    },
     signingKeyRotationMs: Math.round(e.SIGNING_KEY_ROTATION_DAYS * 86_400_000),
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,

@@ -40,7 +40,7 @@ import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
-import { Limits, redactedUrl } from './limits/limits.js';
+import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
 import { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
@@ -244,11 +244,12 @@ export async function startServer(
     const openDb = db;
     const metrics = new Metrics(() => poolStats(openDb));
     const limitLog = logger.child({ component: 'limits' });
+    const storeKind = config.counterStoreUrl ? 'redis' : 'postgres';
     limits = await Limits.open({
       store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
       rules: {
-        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute),
-        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60 },
+        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute, config.counterStoreFailure.freeModels),
+        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60, storeDown: config.counterStoreFailure.tokenExchange },
         ...apiRateLimitRules(config.apiRequestsPerMinute),
       },
       // The API's rate limits count their refusals themselves: the store refuses an allowance once, the API every request until the window ends.
@@ -256,12 +257,19 @@ export async function startServer(
         if (name !== API_KEY_MINUTE && name !== API_ORGANIZATION_MINUTE) metrics.limiterRejections.inc({ limit: name });
       },
       // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
+      // Each change is logged once (not once per request), with what the limits' callers do meanwhile.
       storeState: (state, error) => {
+        metrics.counterStoreUp.set({ store: storeKind }, state === 'lost' ? 0 : 1);
         if (!config.counterStoreUrl && (state === 'back' || databaseHealth.report(error))) return;
-        if (state === 'lost') limitLog.warn({ err: error }, 'the counter store is unreachable: limited requests fail until it is back');
-        else limitLog.info('the counter store is reachable again');
+        if (state === 'lost') {
+          limitLog.warn(
+            { err: error, while_unreachable: config.counterStoreFailure },
+            'the counter store is unreachable: until it is back, each caller of the limits fails open (allowed, uncounted) or closed (503) as COUNTER_STORE_FAILURE_* says',
+          );
+        } else limitLog.info('the counter store is reachable again: the limits count again');
       },
     });
+    metrics.counterStoreUp.set({ store: storeKind }, limits.available ? 1 : 0);
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
     metrics.limiterRejections.inc({ limit: API_KEY_MINUTE }, 0);
@@ -276,9 +284,10 @@ export async function startServer(
       guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
       workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
       limitSettings,
-      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) =>
-        limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule'),
-      ),
+      // A store away is logged once, by its state above; anything else here once per refund.
+      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) => {
+        if (!(error instanceof CounterStoreUnavailable)) limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule');
+      }),
       apiRateLimits: new ApiRateLimits(
         limits,
         config.apiRequestsPerMinute,
@@ -286,9 +295,11 @@ export async function startServer(
         (name) => metrics.limiterRejections.inc({ limit: name }),
         // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
         (error) => {
+          if (error instanceof CounterStoreUnavailable) return;
           if (!config.counterStoreUrl && !databaseHealth.report(error))
             limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
         },
+        config.counterStoreFailure.apiRateLimits,
       ),
     };
     listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));

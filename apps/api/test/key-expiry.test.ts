@@ -48,7 +48,7 @@ describe('key.expiring', () => {
     expect(event!.payload).toEqual({
       version: 1,
       notice: '7d',
-      api_key: { id: key.id, hash_prefix: key.hash.slice(0, 12), name: 'expiring' },
+      api_key: { id: key.id, hash: key.hash, hash_prefix: key.hash.slice(0, 12), name: 'expiring' },
       workspace_id: key.workspace_id,
       expires_at: expiresAt.toISOString(),
     });

@@ -71,6 +71,7 @@ describe('limit.threshold_crossed', () => {
       version: 1,
       kind: 'key',
       id,
+      api_key: { id, hash, hash_prefix: hash.slice(0, 12), name: 'limited' },
       threshold_percent: 100,
       limit: 10,
       spent: 10.75,
@@ -121,12 +122,13 @@ describe('limit.threshold_crossed', () => {
     expect(crossing).toMatchObject({ workspace_id: workspace.data.id });
     expect(crossing!.payload).toMatchObject({
       kind: 'budget',
+      api_key: null,
       limit: 4,
       window: { interval: 'weekly', start: '2031-05-12T00:00:00.000Z', end: '2031-05-19T00:00:00.000Z' },
     });
     expect(budget.data).toBeDefined();
     const [byGuardrail] = await crossingsOf(guardrail.data.id);
-    expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', limit: 2, spent: 1.2, workspace_id: workspace.data.id });
+    expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', api_key: null, limit: 2, spent: 1.2, workspace_id: workspace.data.id });
   });
 
   it("a guardrail assigned to a member covers that member's keys; another guardrail of the workspace is not touched", async () => {

@@ -79,8 +79,13 @@ export class TooManyRequests extends DomainError {
   }
 }
 export class Unavailable extends DomainError {
-  constructor(detail: string) {
-    super(503, detail);
+  constructor(
+    detail: string,
+    /** Seconds until trying again may help (the Retry-After header); none when unknown. */
+    readonly retryAfterS?: number,
+    metadata?: Record<string, unknown>,
+  ) {
+    super(503, detail, metadata);
   }
 }
 
@@ -91,7 +96,7 @@ export interface HttpError {
   status: ErrorStatus;
   message: string;
   metadata?: Record<string, unknown>;
-  /** A 429's Retry-After header, in seconds. */
+  /** A 429's or 503's Retry-After header, in seconds. */
   retryAfterS?: number;
   /** The error behind a 500 (or a database refusal of a caller's value), to be logged. */
   cause?: unknown;
@@ -149,7 +154,7 @@ function fromDomain(error: DomainError): HttpError {
     status: error.status,
     message: error.publicMessage ?? ERROR_MESSAGES[error.status],
     ...(error.metadata ? { metadata: error.metadata } : {}),
-    ...(error instanceof TooManyRequests ? { retryAfterS: error.retryAfterS } : {}),
+    ...((error instanceof TooManyRequests || error instanceof Unavailable) && error.retryAfterS !== undefined ? { retryAfterS: error.retryAfterS } : {}),
     ...(error.status === 500 ? { cause: error } : {}),
   };
 }

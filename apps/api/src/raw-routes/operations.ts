@@ -133,7 +133,7 @@ export const TOKEN_EXCHANGE = {
         'unsupported_grant_type: another grant_type; invalid_scope: a scope other than inference; ' +
         "invalid_grant: an unknown federation policy, a subject token whose signature, iss, aud, sub, exp or nbf fails the policy, issuer keys that cannot be fetched, or the policy's key deleted, disabled or expired",
       429: 'temporarily_unavailable: more than TOKEN_EXCHANGES_PER_MINUTE exchanges from the address in a minute (Retry-After)',
-      503: 'temporarily_unavailable: the signing key cannot be used (not made, or sealed with a secret key this server lacks)',
+      503: 'temporarily_unavailable: the signing key cannot be used (not made, or sealed with a secret key this server lacks); the counter store is unreachable and COUNTER_STORE_FAILURE_TOKEN_EXCHANGE is closed (Retry-After)',
     },
     'public',
   ),

@@ -254,20 +254,32 @@ async function decide(
 
     // Counted now, in the limiter's store (exact across replicas); given back if a later rule refuses.
     const minute = await deps.freeQuota.take(db, key);
+    if ('unavailable' in minute) {
+      said(
+        'free:minute',
+        () => `the counter store cannot be reached: refused (COUNTER_STORE_FAILURE_FREE_MODELS=closed); try again in ${minute.retry_after_s} s`,
+      );
+      return refused(refusal('limits_unavailable', { what: 'the counter store', retry: minute.retry_after_s }, minute.retry_after_s));
+    }
+    if (!minute.counted) {
+      said('free:minute', () => 'the counter store cannot be reached: allowed, not counted (COUNTER_STORE_FAILURE_FREE_MODELS=open)');
+    }
     const setting =
       minute.source === 'organization'
         ? 'free_model_requests_per_minute setting'
         : "free_model_requests_per_minute setting (unset: the platform's FREE_MODEL_REQUESTS_PER_MINUTE)";
-    said(
-      'free:minute',
-      () =>
-        `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
-    );
+    if (minute.counted)
+      said(
+        'free:minute',
+        () =>
+          `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
+      );
     if (!minute.allowed) {
       return refused(refusal('free_model_per_minute', { limit: minute.limit, retry: minute.retry_after_s ?? 0, setting }, minute.retry_after_s));
     }
     undo.push(() => deps.freeQuota.refund(minute));
-    remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
+    // Uncounted (the store away, failing open): no count to report.
+    if (minute.counted) remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
   }
 
   if (!free) said('free:daily', () => 'not a free model');
