@@ -108,7 +108,7 @@ describe('the `pnpm deploy` folder', () => {
       const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 120_000);
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
       const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { info: { version: string } };
       expect(doc.info.version).toBe(VERSION);
       expect(out).not.toContain('node was started without');
