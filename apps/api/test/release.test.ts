@@ -53,4 +53,14 @@ describe('the release', () => {
     expect(changelog).toMatch(new RegExp(`^## ${VERSION.replaceAll('.', '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`, 'm'));
     expect((await fs.stat(path.join(root, 'CONTRIBUTING.md'))).isFile()).toBe(true);
   });
+
+  it("opens the CHANGELOG with an Unreleased section that lists changes, then the packages' version as the newest release", async () => {
+    const changelog = await fs.readFile(path.join(root, 'CHANGELOG.md'), 'utf8');
+    const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings[0]).toBe('Unreleased');
+    // The newest release is the version every package carries (an Unreleased entry moves under it when it is released).
+    expect(headings[1]).toMatch(new RegExp(`^${VERSION.replaceAll('.', '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`));
+    const unreleased = changelog.slice(changelog.indexOf('## Unreleased'), changelog.indexOf(`## ${headings[1]}`));
+    expect(unreleased.match(/^- /gm)?.length ?? 0).toBeGreaterThan(0);
+  });
 });
