@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { createSwitchyardClient, SwitchyardError } from '@switchyard/client';
 
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: a script run by hand, not a turbo task
 const { SWITCHYARD_URL, PORT } = process.env;
 const url = SWITCHYARD_URL || (PORT ? `http://127.0.0.1:${PORT}` : 'http://127.0.0.1:8080');
 
@@ -38,9 +37,7 @@ try {
   const added = await admin.workspaces.addMembers.mutate({ id: demo.workspace_slug, user_ids: demo.user_ids_not_in_workspace }); // POST /workspaces/{id}/members/add
   const asked = demo.user_ids_not_in_workspace.length;
   const skipped = asked - added.added_count;
-  console.log(
-    `added ${added.added_count} member(s) to ${demo.workspace_slug}${skipped > 0 ? ` (${skipped} of the ${asked} asked for already in it)` : ''}`,
-  );
+  console.log(`added ${added.added_count} member(s) to ${demo.workspace_slug}${skipped > 0 ? ` (${skipped} of the ${asked} asked for already in it)` : ''}`);
 } catch (error) {
   if (!(error instanceof SwitchyardError)) throw error;
   if (error.status === 0) {

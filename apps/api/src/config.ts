@@ -300,7 +300,13 @@ export class ConfigError extends Error {}
 export const CONFIG_FIX = 'Fix or unset each variable named above (docs/configuration.md gives its rule and default), then start again.';
 
 /** Settings that are secrets as a whole: an error gives their length, never their value. */
-export const SECRET_SETTINGS = new Set(['SWITCHYARD_SECRET_KEY', 'SWITCHYARD_BOOTSTRAP_KEY', 'SWITCHYARD_PLATFORM_KEY', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
+export const SECRET_SETTINGS = new Set([
+  'SWITCHYARD_SECRET_KEY',
+  'SWITCHYARD_BOOTSTRAP_KEY',
+  'SWITCHYARD_PLATFORM_KEY',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+]);
 /** URLs that may carry a password or other credentials: an error shows them with these masked. */
 export const URL_SETTINGS = new Set(['DATABASE_URL', 'COUNTER_STORE_URL', 'STORAGE_URL']);
 

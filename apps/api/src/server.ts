@@ -169,7 +169,10 @@ export async function ensureDirectory(dir: string, variable: string): Promise<vo
   try {
     await fs.access(existing, fsConstants.W_OK | fsConstants.X_OK);
   } catch (error) {
-    throw new Error(`${named}: this user (uid ${process.getuid?.() ?? '?'}) cannot write into ${existing} (${(error as NodeJS.ErrnoException).code}): choose another directory, or give this user access`, { cause: error });
+    throw new Error(
+      `${named}: this user (uid ${process.getuid?.() ?? '?'}) cannot write into ${existing} (${(error as NodeJS.ErrnoException).code}): choose another directory, or give this user access`,
+      { cause: error },
+    );
   }
   for (const level of missing) {
     try {

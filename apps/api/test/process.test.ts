@@ -11,6 +11,7 @@ import { checkDatabaseUrl, DatabaseUrlError } from '@switchyard/db';
 import { createTestDatabase } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { CONFIG_FIX, ConfigError, loadConfig } from '../src/config.js';
+import { AWS_SDK_NOTICE } from '../src/lib/aws-sdk-notice.js';
 import { VERSION } from '../src/lib/version.js';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
@@ -59,7 +60,10 @@ describe('server process on embedded PostgreSQL', () => {
       // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
       let proc = await start({ DATA_DIR: dataDir });
       // One line for the migrations, however many: the first start applies them all.
-      const migrationLines = proc.output().split('\n').filter((line) => line.includes('"component":"migrate"'));
+      const migrationLines = proc
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"component":"migrate"'));
       expect(migrationLines).toEqual([
         expect.stringMatching(/"msg":"applying \d+ migrations \(.+ to .+\)\.\.\."/),
         expect.stringMatching(/"msg":"applied \d+ migrations in \d+\.\d s"/),
@@ -146,6 +150,9 @@ describe('server process on embedded PostgreSQL', () => {
       expect(existsSync(path.join(dataDir, 'platform-key'))).toBe(false);
       expect(proc.output()).not.toContain(platformKey.slice(18));
       expect(proc.output()).not.toContain('node was started without');
+      // The AWS SDK's Node notice: once, in the server's words, on a Node the SDK warns on; never the SDK's own.
+      expect(proc.output().split(AWS_SDK_NOTICE).length - 1).toBe(Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0);
+      expect(proc.output()).not.toContain('NodeVersionSupportWarning');
       const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent('{}')}`, {
         headers: { authorization: `Bearer ${platformKey}` },
       });
@@ -291,10 +298,14 @@ describe('server process on embedded PostgreSQL', () => {
     const admin = new URL(inject('pgAdminUrl'));
     const noPassword = new URL(admin);
     noPassword.password = '';
-    expect((await failure(noPassword.href)).message).toMatch(/^DATABASE_URL \(.+\): the server asks user "\w+" for a password, and DATABASE_URL has none: add it/);
+    expect((await failure(noPassword.href)).message).toMatch(
+      /^DATABASE_URL \(.+\): the server asks user "\w+" for a password, and DATABASE_URL has none: add it/,
+    );
     const wrong = new URL(admin);
     wrong.password = 'hunter2secret';
-    expect((await failure(wrong.href)).message).toMatch(/^DATABASE_URL \(postgresql:\/\/\w+:\*\*\*@.+\): password authentication failed for user "\w+": fix the password/);
+    expect((await failure(wrong.href)).message).toMatch(
+      /^DATABASE_URL \(postgresql:\/\/\w+:\*\*\*@.+\): password authentication failed for user "\w+": fix the password/,
+    );
     const missing = new URL(admin);
     missing.pathname = '/no_such_database';
     expect((await failure(missing.href)).message).toMatch(/database "no_such_database" does not exist on .+: create it/);
@@ -339,7 +350,10 @@ describe('server process on embedded PostgreSQL', () => {
       await fs.writeFile(file, '');
       const cases: [string, RegExp][] = [
         // Node's recursive mkdir never returns there: the server makes each level itself.
-        [`/proc/switchyard-${process.pid}`, /DATA_DIR="\/proc\/switchyard-\d+": cannot make the directory \/proc\/switchyard-\d+ \(\w+\): choose a directory on a writable file system/],
+        [
+          `/proc/switchyard-${process.pid}`,
+          /DATA_DIR="\/proc\/switchyard-\d+": cannot make the directory \/proc\/switchyard-\d+ \(\w+\): choose a directory on a writable file system/,
+        ],
         [path.join(file, 'data'), /DATA_DIR=".+": .+\/a-file is not a directory: choose a directory/],
       ];
       for (const [dataDir, message] of cases) {
@@ -366,6 +380,32 @@ describe('server process on embedded PostgreSQL', () => {
     } finally {
       await database.drop();
       await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("makes S3 clients without the AWS SDK's Node notice in any process that loads the server's S3 modules", async () => {
+    const makeClients = (prelude: string) =>
+      launchWith(
+        process.execPath,
+        [
+          '--conditions=@switchyard/source',
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `${prelude} const { S3Client } = await import('@aws-sdk/client-s3'); new S3Client({ region: 'us-east-1' }); new S3Client({ region: 'eu-west-1' }); console.log('made two');`,
+        ],
+        {},
+      );
+    const quiet = makeClients("await import('./src/storage/s3-storage.ts');");
+    expect(await quiet.exited).toBe(0);
+    expect(quiet.output()).toContain('made two');
+    expect(quiet.output()).not.toContain('NodeVersionSupportWarning');
+    // Without it, on Node 20, the SDK prints its notice: what the module keeps out is really there.
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      const loud = makeClients('');
+      expect(await loud.exited).toBe(0);
+      expect(loud.output()).toContain('NodeVersionSupportWarning');
     }
   });
 

@@ -70,7 +70,9 @@ describe('demo/typed-client.mjs', () => {
     const result = await typedClient({ PORT: '1' });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^typed-client: cannot reach http:\/\/127\.0\.0\.1:1: .+\. Is the server running \(pnpm start\)\? Set SWITCHYARD_URL, or PORT, to where it listens\n$/);
+    expect(result.stderr).toMatch(
+      /^typed-client: cannot reach http:\/\/127\.0\.0\.1:1: .+\. Is the server running \(pnpm start\)\? Set SWITCHYARD_URL, or PORT, to where it listens\n$/,
+    );
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 

@@ -103,7 +103,10 @@ export async function migrate(
     // One line for the whole run, however many there are (a first start applies them all).
     const pending = migrations.filter((m) => !history.has(m.name));
     const started = Date.now();
-    if (pending.length > 0) log(`applying ${pending.length} migration${pending.length === 1 ? '' : 's'} (${pending[0]!.name}${pending.length > 1 ? ` to ${pending.at(-1)!.name}` : ''})...`);
+    if (pending.length > 0)
+      log(
+        `applying ${pending.length} migration${pending.length === 1 ? '' : 's'} (${pending[0]!.name}${pending.length > 1 ? ` to ${pending.at(-1)!.name}` : ''})...`,
+      );
     for (const migration of pending) {
       running = migration.name;
       try {
