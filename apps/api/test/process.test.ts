@@ -240,12 +240,12 @@ describe('server process on embedded PostgreSQL', () => {
       }
       throw new Error(`accepted ${JSON.stringify(Object.keys(env))}`);
     };
-    const secrets = {
-      SWITCHYARD_SECRET_KEY: ['mysupersecretvalue123', 'must be 32 bytes as 64 hex characters or base64'],
-      SWITCHYARD_BOOTSTRAP_KEY: ['sk-sy-v1-notquiteasecret', 'must be sk-sy-v1- followed by 64 lowercase hex characters'],
-      SWITCHYARD_PLATFORM_KEY: ['sk-sy-platform-v1-nothex!', 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters'],
-    };
-    for (const [name, [value, rule]] of Object.entries(secrets)) {
+    const secrets = [
+      ['SWITCHYARD_SECRET_KEY', 'mysupersecretvalue123', 'must be 32 bytes as 64 hex characters or base64'],
+      ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-sy-v1-notquiteasecret', 'must be sk-sy-v1- followed by 64 lowercase hex characters'],
+      ['SWITCHYARD_PLATFORM_KEY', 'sk-sy-platform-v1-nothex!', 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters'],
+    ] as const;
+    for (const [name, value, rule] of secrets) {
       const message = refused({ [name]: value });
       expect(message).not.toContain(value);
       expect(message).not.toContain(value.slice(-8));

@@ -60,7 +60,7 @@ describe('docs/cli.md: installing the CLI on its own', () => {
       ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       ...(process.env.TSX_DISABLE_CACHE ? { TSX_DISABLE_CACHE: process.env.TSX_DISABLE_CACHE } : {}),
     };
-    const installed = await exec('bash', ['-eo', 'pipefail', '-c', block.join('\n')], { cwd: root, env, timeout: 280_000 }).catch(
+    const installed = await exec('bash', ['-eo', 'pipefail', '-c', block.join('\n')], { cwd: root, env, timeout: 540_000 }).catch(
       (e: { stdout: string; stderr: string; code: number }) => {
         throw new Error(`the documented install failed (${e.code}):\n${e.stdout}\n${e.stderr}`.slice(-8000));
       },
@@ -84,5 +84,5 @@ describe('docs/cli.md: installing the CLI on its own', () => {
     const summary = JSON.parse(demo.stdout) as { workspace_slug: string; model: string };
     expect(summary.workspace_slug).toBe('demo-team');
     expect(catalog.models.map((m) => m.id)).toContain(summary.model);
-  }, 300_000);
+  }, 600_000);
 });
