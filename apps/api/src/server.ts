@@ -154,7 +154,8 @@ export async function ensureDirectory(dir: string, variable: string): Promise<vo
   let existing = dir;
   for (;;) {
     const stat = await fs.stat(existing).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
+      // ENOTDIR: a level above is a file, which the walk up reports.
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
       throw new Error(`${named}: cannot read ${existing} (${error.code}): choose a directory this user may use`, { cause: error });
     });
     if (stat) {
