@@ -1,6 +1,7 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './lib/errors.js';
+import { VERSION } from './lib/version.js';
 import { rawRoutes } from './http/authenticate.js';
 import { logIfInternal } from './lib/errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';
@@ -66,12 +67,15 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.get('/healthz', (_req, res) => {
     const health = deps.databaseHealth?.health();
     if (!health || health.database === 'up') {
-      res.json({ status: 'ok' });
+      res.json({ status: 'ok', version: VERSION });
       return;
     }
-    res
-      .status(health.healthy ? 200 : 503)
-      .json({ status: health.healthy ? 'ok' : 'unavailable', database: health.database, database_down_since: health.downSince });
+    res.status(health.healthy ? 200 : 503).json({
+      status: health.healthy ? 'ok' : 'unavailable',
+      version: VERSION,
+      database: health.database,
+      database_down_since: health.downSince,
+    });
   });
   // Ready: the database answers now. A database known to be gone is not asked (nor logged per probe).
   app.get('/readyz', async (req, res) => {

@@ -4,8 +4,10 @@ import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/orga
 import { workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
 import { WORKSPACE_DELETE } from './modules/workspaces/workspace-deletion-job.js';
 import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
@@ -14,6 +16,7 @@ import type { Config } from './config.js';
 import { withoutRequest } from './deps.js';
 import type { Logger } from './lib/logger.js';
 import { Metrics, metricsServer } from './lib/metrics.js';
+import { VERSION } from './lib/version.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
@@ -106,7 +109,7 @@ async function announceKey(logger: Logger, dataDir: string, file: string, what: 
  * Listens, or rejects with a message an operator can act on (the port is taken, the address is not
  * this machine's, ...). `variable` names the setting to change.
  */
-export async function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
+export async function listen(server: net.Server, port: number, host: string, variable: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`;
@@ -126,6 +129,61 @@ export async function listen(server: Server, port: number, host: string, variabl
       resolve();
     });
   });
+}
+
+/**
+ * Finds out, before anything is written, whether `port` can be listened on: listens and closes at
+ * once (port 0, any free port, always can). The real listen comes once the server is built.
+ */
+export async function probePort(port: number, host: string, variable: string): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await listen(probe, port, host, variable);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+/**
+ * Makes the directory `dir` (DATA_DIR) unless it exists, or throws a message naming `variable`,
+ * what is wrong and what to do. The nearest existing ancestor must be a directory this user may
+ * write into; then each missing level is made one at a time, never with mkdir's recursive option
+ * (which spins forever under /proc).
+ */
+export async function ensureDirectory(dir: string, variable: string): Promise<void> {
+  const named = `${variable}=${JSON.stringify(dir)}`;
+  const missing: string[] = [];
+  let existing = dir;
+  for (;;) {
+    const stat = await fs.stat(existing).catch((error: NodeJS.ErrnoException) => {
+      // ENOTDIR: a level above is a file, which the walk up reports.
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+      throw new Error(`${named}: cannot read ${existing} (${error.code}): choose a directory this user may use`, { cause: error });
+    });
+    if (stat) {
+      if (!stat.isDirectory()) throw new Error(`${named}: ${existing} is not a directory: choose a directory (or a path where one can be made)`);
+      break;
+    }
+    missing.unshift(existing);
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    await fs.access(existing, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (error) {
+    throw new Error(
+      `${named}: this user (uid ${process.getuid?.() ?? '?'}) cannot write into ${existing} (${(error as NodeJS.ErrnoException).code}): choose another directory, or give this user access`,
+      { cause: error },
+    );
+  }
+  for (const level of missing) {
+    try {
+      await fs.mkdir(level, { mode: 0o755 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      throw new Error(`${named}: cannot make the directory ${level} (${code}): choose a directory on a writable file system`, { cause: error });
+    }
+  }
 }
 
 function portOf(server: Server): number {
@@ -163,10 +221,15 @@ export async function startServer(
     onFatal?: (error: Error) => void;
   } = {},
 ): Promise<RunningServer> {
+  // What can be found wrong without writing anything comes first: the ports, then the data directory.
+  await probePort(config.port, config.host, 'PORT');
+  if (config.metrics) await probePort(config.metrics.port, config.metrics.host, 'METRICS_PORT');
+  await ensureDirectory(config.dataDir, 'DATA_DIR');
   const database = await provisionDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (message) => logger.info({ component: 'postgres' }, message),
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
   let db: Db | undefined;
   let listener: Listener | undefined;
@@ -210,9 +273,10 @@ export async function startServer(
     },
   });
   try {
-    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
+    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message), connectTimeoutMs: config.databaseConnectTimeoutMs });
     db = createDb(database.url, {
       poolMax: config.databasePoolMax,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
       onIdleError: (error) => {
         if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
       },
@@ -450,7 +514,7 @@ export async function startServer(
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
     const url = urlOf(server, config.host);
-    logger.info({ url }, 'listening');
+    logger.info({ version: VERSION, url }, 'listening');
 
     const openListener = listener;
     const openSweeper = sweeper;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ensureDatabaseExists, startEmbeddedPostgres } from '@switchyard/db';
 import { ErrorEnvelopeSchema } from '@switchyard/schema';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { VERSION } from '../src/lib/version.js';
 import { startTestServer, type TestServer } from '../src/testing/server.js';
 import { createKey, generationId } from './fixtures-catalog.js';
 import { start } from './fixtures-process.js';
@@ -158,7 +159,7 @@ describe('an external DATABASE_URL that goes away', () => {
         env: { DATABASE_UNHEALTHY_AFTER_MS: '1500', JOB_POLL_MS: '200' },
       });
       closers.push(() => server.close());
-      expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok' });
+      expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok', version: VERSION });
 
       await external.stop();
       // Every operation answers 503 in the envelope, REST and tRPC alike.
@@ -182,7 +183,7 @@ describe('an external DATABASE_URL that goes away', () => {
       await until(async () => (await server.request('/api/v1/key')).status === 200, { what: 'GET /api/v1/key to answer 200 again' });
       // The pool's new connection tells the server at once (or its next probe does).
       await until(async () => (await server.request('/healthz', { key: null })).status === 200 && server.databaseHealth.up, { what: '/healthz healthy again' });
-      expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok' });
+      expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok', version: VERSION });
       expect((await server.request('/readyz', { key: null })).status).toBe(200);
 
       expect(linesOf(server, 'database lost')).toHaveLength(1);

@@ -43,7 +43,8 @@ async function processesUsing(dir: string): Promise<number[]> {
 describe('deploy/switchyard.service', () => {
   const analyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((file) => existsSync(file));
   // CI installs Debian's systemd package (.ci/run); elsewhere the check needs the binary.
-  it.skipIf(!analyze && process.env.CI !== 'true')('passes systemd-analyze verify', async () => {
+  const noAnalyze = !analyze && process.env.CI !== 'true';
+  it.skipIf(noAnalyze)(`passes systemd-analyze verify${noAnalyze ? ' (skipped: no systemd-analyze; apt-get install systemd)' : ''}`, async () => {
     if (!analyze) throw new Error('systemd-analyze is not installed (Debian package systemd): CI must run this check');
     const { stderr } = await exec(analyze, ['verify', UNIT]).catch((e: { stderr: string; code: number }) => {
       throw new Error(`systemd-analyze verify failed (${e.code}):\n${e.stderr}`);
@@ -111,7 +112,7 @@ describe('the `pnpm deploy` folder', () => {
         const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 120_000);
         const health = await fetch(`${url}/healthz`);
         expect(health.status).toBe(200);
-        expect(await health.json()).toEqual({ status: 'ok' });
+        expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
         const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { info: { version: string } };
         expect(doc.info.version).toBe(VERSION);
         expect(out).not.toContain('node was started without');

@@ -252,7 +252,7 @@ export async function authenticate(
   accessToken?: string | null,
   tokens?: AccessTokens,
 ): Promise<Caller> {
-  if (!keyHash) throw new Unauthorized('no bearer token');
+  if (!keyHash) throw new Unauthorized('missing key');
   const grant = accessToken && tokens ? await tokens.verify(accessToken, keyHash, now) : undefined;
   const found = await keys.find(db, grant ? grant.keyHash : keyHash);
   if (!found) throw new Unauthorized('unknown key');

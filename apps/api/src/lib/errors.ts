@@ -25,9 +25,14 @@ export class Invalid extends DomainError {
     super(400, detail, metadata ?? { reason: detail });
   }
 }
+/**
+ * 401. The message is the spec's; `reason` (error.metadata.reason) says which: a missing key, an
+ * unknown one, or the state of the caller's own key or organization. Only what the bearer's own
+ * secret already names, never anything about another organization.
+ */
 export class Unauthorized extends DomainError {
-  constructor(detail = 'missing or invalid API key') {
-    super(401, detail);
+  constructor(reason = 'missing or invalid API key') {
+    super(401, reason, { reason });
   }
 }
 export class InsufficientCredits extends DomainError {

@@ -13,6 +13,7 @@
 // sockets connect only to the addresses checked (an agent with pinnedLookup): a tenant's URL cannot
 // reach the platform's network, nor move there by a second DNS answer. Neither library follows
 // redirects. What the sender's error says is what status shows: never a URL, a header or a key.
+import '../../lib/aws-sdk-notice.js';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
