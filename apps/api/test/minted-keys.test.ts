@@ -138,7 +138,7 @@ describe('a minted key never outlives its maker', () => {
     expect((await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: made.data.data.hash } })).minted_by_key_id).toBeNull();
   });
 
-  it("the exchange records the maker, in the row and in the audit entry", async () => {
+  it('the exchange records the maker, in the row and in the audit entry', async () => {
     const maker = await createKey(env.server, { name: 'recorded maker' });
     const minted = await mint(maker.key);
     const row = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash: minted.hash }, include: { minted_by: true } });

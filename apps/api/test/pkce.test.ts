@@ -213,7 +213,10 @@ describe('PKCE edges', () => {
     for (const bad of ['http://127.1/', 'http://0x7f000001/', 'http://2130706433/', 'http://[::1]/', 'http://127.0.0.1.nip.io/', 'http://example.com/']) {
       const answer = await post('/auth/keys/code', { callback_url: bad }, env.server.managementKey);
       expectError(answer, 400);
-      expect(ErrorEnvelopeSchema.parse(answer.body).error.metadata, bad).toMatchObject({ parameter: 'callback_url', reason: expect.stringContaining('localhost or 127.0.0.1') });
+      expect(ErrorEnvelopeSchema.parse(answer.body).error.metadata, bad).toMatchObject({
+        parameter: 'callback_url',
+        reason: expect.stringContaining('localhost or 127.0.0.1'),
+      });
     }
   });
 

@@ -20,7 +20,12 @@ async function cli(args: string[]) {
   let stderr = '';
   const code = await run(
     args,
-    { stdout: (t) => (stdout += `${t}\n`), stderr: (t) => (stderr += `${t}\n`), env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey }, cwd: process.cwd() },
+    {
+      stdout: (t) => (stdout += `${t}\n`),
+      stderr: (t) => (stderr += `${t}\n`),
+      env: { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey },
+      cwd: process.cwd(),
+    },
     commands,
   );
   return { code, stdout, stderr };
@@ -44,7 +49,10 @@ async function mint(maker: string): Promise<string> {
 
 describe('switchyard audit widened-keys', () => {
   it('reports the keys a limited key minted through codes, with their maker; not those of an unlimited key', async () => {
-    const limited = JSON.parse((await cli(['keys', 'create', '--name', 'limited maker', '--limit', '1', '--json'])).stdout) as { key: string; data: { hash: string } };
+    const limited = JSON.parse((await cli(['keys', 'create', '--name', 'limited maker', '--limit', '1', '--json'])).stdout) as {
+      key: string;
+      data: { hash: string };
+    };
     const unlimited = JSON.parse((await cli(['keys', 'create', '--name', 'unlimited maker', '--json'])).stdout) as { key: string; data: { hash: string } };
     const minted = [await mint(limited.key), await mint(limited.key)];
     const free = await mint(unlimited.key);

@@ -213,7 +213,9 @@ export type UpdateRetentionInput = z.infer<typeof UpdateRetentionInputSchema>;
 export const OrganizationPkceSchema = z.object({
   pkce_require_s256: z
     .boolean()
-    .describe('true: a code without a code_challenge, or with code_challenge_method plain, is 400. false (the default): both are accepted (platform-api.md D10/D11)'),
+    .describe(
+      'true: a code without a code_challenge, or with code_challenge_method plain, is 400. false (the default): both are accepted (platform-api.md D10/D11)',
+    ),
   updated_at: TimestampSchema.nullable().describe('null: never set'),
 });
 export type OrganizationPkce = z.infer<typeof OrganizationPkceSchema>;

@@ -75,7 +75,8 @@ export function widenedKeys(entries: AuditEntry[]): Widened[] {
       }
       if (actor?.management && actor.scopes && actor.scopes.length > 0 && made.management) {
         const lacking = made.scopes?.filter((s) => !actor.scopes!.includes(s)) ?? [];
-        if (made.scopes?.length === 0) found.push({ at: entry.created_at, path: 'scopes', key: target, by: entry.actor.key_hash, why: 'an unscoped management key made by a scoped key' });
+        if (made.scopes?.length === 0)
+          found.push({ at: entry.created_at, path: 'scopes', key: target, by: entry.actor.key_hash, why: 'an unscoped management key made by a scoped key' });
         else if (lacking.length > 0)
           found.push({ at: entry.created_at, path: 'scopes', key: target, by: entry.actor.key_hash, why: `scopes its maker lacks: ${lacking.join(', ')}` });
       }
@@ -88,10 +89,24 @@ export function widenedKeys(entries: AuditEntry[]): Widened[] {
       const scopes = scopesIn(after.scopes) ?? [];
       if (actor?.scopes && actor.scopes.length > 0 && entry.actor.key_hash) {
         const lacking = scopes.filter((s) => !actor.scopes!.includes(s));
-        if (target === entry.actor.key_hash) found.push({ at: entry.created_at, path: 'scopes', key: target, by: target, why: 'a scoped key changed its own scopes' });
-        else if (scopes.length === 0) found.push({ at: entry.created_at, path: 'scopes', key: target, by: entry.actor.key_hash, why: 'widened to no scopes (every management operation) by a scoped key' });
+        if (target === entry.actor.key_hash)
+          found.push({ at: entry.created_at, path: 'scopes', key: target, by: target, why: 'a scoped key changed its own scopes' });
+        else if (scopes.length === 0)
+          found.push({
+            at: entry.created_at,
+            path: 'scopes',
+            key: target,
+            by: entry.actor.key_hash,
+            why: 'widened to no scopes (every management operation) by a scoped key',
+          });
         else if (lacking.length > 0)
-          found.push({ at: entry.created_at, path: 'scopes', key: target, by: entry.actor.key_hash, why: `given scopes its changer lacks: ${lacking.join(', ')}` });
+          found.push({
+            at: entry.created_at,
+            path: 'scopes',
+            key: target,
+            by: entry.actor.key_hash,
+            why: `given scopes its changer lacks: ${lacking.join(', ')}`,
+          });
       }
       if (known) known.scopes = scopes;
       if (known && 'limit' in after) known.limit = after.limit === null ? null : Number(after.limit);

@@ -114,7 +114,7 @@ export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor:
     throw refused(
       'code_challenge',
       method === null
-        ? "the organization requires PKCE with S256 (its pkce_require_s256 setting): a code_challenge is required"
+        ? 'the organization requires PKCE with S256 (its pkce_require_s256 setting): a code_challenge is required'
         : `the organization requires PKCE with S256 (its pkce_require_s256 setting): code_challenge_method ${method} is refused`,
     );
   }
