@@ -4,7 +4,8 @@
 // (with the verifier, when the code carries a challenge) for a key, once, within CODE_TTL_MS; the
 // code is the credential of that exchange, so it is stored only as a hash, as keys are.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { orderedValues, rawRows, type Db } from '@switchyard/db';
+import { orderedValues, Prisma, rawRows, type Db } from '@switchyard/db';
+import { z } from 'zod';
 import {
   PKCE_VALUE,
   type AuthorizationCode,
@@ -182,6 +183,9 @@ export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor:
 
 const CODE_REFUSED = 'unknown, used or expired code';
 
+/** The maker's standing, as D11 reads it again under its row lock. */
+const MAKER_ROW = z.object({ disabled: z.boolean(), deleted_at: z.date().nullable(), expires_at: z.date().nullable() });
+
 /** Whether the verifier answers the challenge (RFC 7636 §4.6), compared in constant time. */
 function verifies(method: string, challenge: string, verifier: string): boolean {
   const made = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
@@ -238,8 +242,7 @@ export async function exchangeAuthorizationCode(
     if (claimed.count === 0) throw refused('code', CODE_REFUSED);
     // The maker's row, held until the new key is committed: a concurrent disabling, deletion or
     // earlier expiry of the maker waits, and then reaches the new key too (api_keys_end_minted).
-    const [held] = await tx.$queryRaw<{ disabled: boolean; deleted_at: Date | null; expires_at: Date | null }[]>`
-      SELECT disabled, deleted_at, expires_at FROM api_keys WHERE id = ${maker.id}::uuid FOR SHARE`;
+    const [held] = await rawRows(tx, MAKER_ROW, Prisma.sql`SELECT disabled, deleted_at, expires_at FROM api_keys WHERE id = ${maker.id}::uuid FOR SHARE`);
     if (!held || makerEnded(held)) throw denied('the key that made the code is disabled, deleted or expired');
     // A minted key never outlives its maker: its expiry is at most the maker's.
     const asked = row.key_expires_at;
