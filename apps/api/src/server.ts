@@ -467,6 +467,8 @@ export async function startServer(
         'signing keys sealed with a secret key this server lacks: token exchanges answer 503 until SWITCHYARD_SECRET_KEY holds it',
       );
     }
+    // GET /oauth/jwks publishes a key from the first start (a verifier may read it once, at its own start).
+    await identity.signingKeys.ensure();
     const app = createApp(
       {
         db,

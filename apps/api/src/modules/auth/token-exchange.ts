@@ -120,7 +120,9 @@ export async function exchangeToken(deps: ExchangeDeps, form: URLSearchParams, c
     throw invalidGrant("the federation policy's key is deleted, disabled or expired, or its organization is disabled");
   }
   const nowS = Math.floor(now.getTime() / 1000);
-  const exp = Math.min(nowS + ACCESS_TOKEN_MAX_S, subjectExp);
+  // A token never outlives the key it acts as: not past the key's expiry either.
+  const keyExp = key.expires_at ? Math.floor(key.expires_at.getTime() / 1000) : Number.POSITIVE_INFINITY;
+  const exp = Math.min(nowS + ACCESS_TOKEN_MAX_S, subjectExp, keyExp);
   if (exp <= nowS) throw invalidGrant('the subject token expires now');
   let accessToken: string;
   try {

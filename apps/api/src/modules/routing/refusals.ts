@@ -47,7 +47,9 @@ const REFUSALS = {
   key_limit: [
     403,
     (d) =>
-      `This key's ${d.window} spending limit of ${d.limit} USD is reached (${d.remaining} USD left). An organization admin can raise it (PATCH /api/v1/keys/{hash}, limit).`,
+      d.maker
+        ? `The spending limit of the key that minted this key is reached (${d.remaining} USD left): a key minted through an authorization code spends from its maker's limit. An organization admin can raise that limit (PATCH /api/v1/keys/{hash}, limit).`
+        : `This key's ${d.window} spending limit of ${d.limit} USD is reached (${d.remaining} USD left). An organization admin can raise it (PATCH /api/v1/keys/{hash}, limit).`,
   ],
   guardrail_limit: [
     403,

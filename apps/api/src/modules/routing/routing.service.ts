@@ -133,11 +133,14 @@ function spendRefusal(
   short: (check: LimitCheck, left: number) => boolean = (_, left) => (needed > 0 ? left < needed : left <= 0),
 ): Refusal | null {
   for (const check of checks) {
-    const left = remaining.get(check.name) ?? 0;
+    // A check with no figure limits nothing (a minted key none of whose makers has a limit).
+    if (!remaining.has(check.name)) continue;
+    const left = remaining.get(check.name)!;
     if (!short(check, left)) continue;
     const details = { window: check.interval, limit: check.limit, remaining: Math.max(0, left).toFixed(6), guardrail: check.guardrail_id ?? '' };
     const retry = secondsUntil(windowEnd(check.interval, now), now);
     if (check.scope === 'keys') return refusal('key_limit', details, retry);
+    if (check.scope === 'makers') return refusal('key_limit', { ...details, maker: 1 }, null);
     if (check.scope === 'guardrail') return refusal('guardrail_limit', details, retry);
     if (check.scope === 'workspace') return refusal('budget_exhausted', details, retry);
     return refusal('credits_exhausted', details, null);
@@ -292,7 +295,7 @@ async function decide(
     const id = randomUUID();
     const reserve = reserveQuery(id, key, cost, checks, now, deps.reservationTtlMs);
     const rows = await queryRows(db, reserve.statement, reserve.values);
-    left = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
+    left = new Map(rows.filter((r) => r.name !== null && r.remaining !== null).map((r) => [r.name!, Number(r.remaining)]));
     deps.spend.forgetOrganization(key.organization_id);
     for (const check of checks)
       said(check.name, () => `${left.get(check.name)} USD left${rows[0]?.reserved ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
@@ -300,7 +303,7 @@ async function decide(
       reservationId = id;
     } else {
       // routing_reserve() held nothing: the first check it found short (in exact decimals) refuses.
-      const exact = new Map(rows.map((r) => [r.name, new Prisma.Decimal(r.remaining ?? '0')]));
+      const exact = new Map(rows.filter((r) => r.remaining !== null).map((r) => [r.name, new Prisma.Decimal(r.remaining!)]));
       const needed = new Prisma.Decimal(cost);
       const why = spendRefusal(checks, left, cost, now, (check) => (exact.get(check.name) ?? new Prisma.Decimal(0)).lessThan(needed));
       return refused(why ?? refusal('credits_exhausted', { remaining: '0' }));
@@ -312,7 +315,8 @@ async function decide(
     if (why) return refused(why);
   }
   for (const check of checks) {
-    remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: resetsAtOf(check.interval, now) });
+    if (!left.has(check.name)) continue;
+    remaining.push({ limit: check.name, remaining: left.get(check.name)!, resets_at: resetsAtOf(check.interval, now) });
   }
   if (checks.length === 0) said('limits', () => 'none applies');
   said('decision', () => (reservationId ? `allowed; ${cost} USD held as ${reservationId}` : 'allowed; nothing held'));
