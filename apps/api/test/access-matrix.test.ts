@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REGULAR_KEY_SCOPES } from '../src/access/ceiling.js';
 import { EVERY_KEY, type AccessRule } from '../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
@@ -325,6 +326,8 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
 const CEILING_EXTRA: Record<string, string[]> = {
   'scim.createToken': ['members:write'],
   'scim.revokeToken': ['members:write'],
+  // A code hands out a regular key, which holds what every regular key holds.
+  'auth.createCode': [...REGULAR_KEY_SCOPES],
 };
 
 /** A scope that grants nothing of an operation needing `scope`. */
@@ -346,7 +349,7 @@ async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined
   // Scopes narrow management and tenant operations: the others are called with any scoped key.
   if (caller === 'holding') {
     const narrowed = (rule === 'management' || rule === 'tenant') && scope && scope !== EVERY_KEY;
-    return narrowed ? scopedKey(scope, ...(CEILING_EXTRA[path] ?? [])) : scopedKey('audit:read');
+    return narrowed ? scopedKey(...new Set([scope, ...(CEILING_EXTRA[path] ?? [])])) : scopedKey('audit:read');
   }
   return keys[caller as keyof typeof keys];
 }
