@@ -206,85 +206,80 @@ DROP FUNCTION routing_covered_keys(jsonb);
 CREATE FUNCTION routing_spend(p_org text, p_checks jsonb, p_now timestamptz)
 RETURNS TABLE (name text, remaining numeric) LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  c jsonb;
-  v_byok boolean;
-  v_since date;
-  v_workspace uuid;
-  v_guardrail uuid;
-  v_keys uuid[];
-  v_except uuid[];
   v_holds boolean := p_now <> 'infinity'::timestamptz;
-  v_spent numeric;
-  v_held numeric;
 BEGIN
-  FOR c IN SELECT jsonb_array_elements(p_checks) LOOP
-    name := c->>'name';
-    v_byok := coalesce((c->>'byok')::boolean, false);
-    v_since := (c->>'since')::date;
-    v_workspace := NULL;
-    v_keys := '{}';
-    v_except := '{}';
-    IF c->>'scope' = 'credits' THEN
-      SELECT o.credit_balance INTO v_spent FROM organizations o WHERE o.id = p_org;
-      v_held := 0;
-      IF v_holds THEN
-        SELECT coalesce((SELECT h.amount FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'organization' AND h.scope_id = p_org), 0)
-             - coalesce((SELECT sum(r.amount) FROM spend_reservations r WHERE r.organization_id = p_org AND r.expires_at <= p_now), 0)
-          INTO v_held;
-      END IF;
-      remaining := v_spent - v_held;
-      RETURN NEXT;
-      CONTINUE;
-    END IF;
-    IF c->>'scope' = 'keys' THEN
-      v_keys := ARRAY(SELECT jsonb_array_elements_text(c->'keys')::uuid);
-    ELSIF c->>'scope' = 'workspace' THEN
-      v_workspace := (c->>'workspace_id')::uuid;
-    ELSE
-      v_guardrail := (c->>'guardrail_id')::uuid;
-      v_keys := ARRAY(
-        SELECT a.api_key_id FROM guardrail_key_assignments a JOIN api_keys k ON k.id = a.api_key_id
-         WHERE a.guardrail_id = v_guardrail AND k.workspace_id = (c->>'workspace_id')::uuid
-        UNION
-        SELECT k.id FROM guardrail_member_assignments m JOIN api_keys k ON k.creator_user_id = m.user_id
-         WHERE m.guardrail_id = v_guardrail AND k.workspace_id = (c->>'workspace_id')::uuid);
-      IF coalesce((c->>'is_default')::boolean, false) THEN
-        v_workspace := (c->>'workspace_id')::uuid;
-        v_except := ARRAY(
-          SELECT a.api_key_id FROM guardrails g JOIN guardrail_key_assignments a ON a.guardrail_id = g.id JOIN api_keys k ON k.id = a.api_key_id
-           WHERE g.workspace_id = v_workspace AND k.workspace_id = v_workspace
-          UNION
-          SELECT k.id FROM guardrails g JOIN guardrail_member_assignments m ON m.guardrail_id = g.id JOIN api_keys k ON k.creator_user_id = m.user_id
-           WHERE g.workspace_id = v_workspace AND k.workspace_id = v_workspace
-          EXCEPT
-          SELECT unnest(v_keys));
-        v_keys := '{}';
-      END IF;
-    END IF;
-    -- Recorded: the workspace's (less the keys excepted), or the keys'.
-    SELECT CASE WHEN v_workspace IS NULL THEN 0
-                WHEN v_since IS NULL THEN coalesce((SELECT w.usage + CASE WHEN v_byok THEN w.byok_usage ELSE 0 END FROM workspace_spend w WHERE w.workspace_id = v_workspace), 0)
-                ELSE coalesce((SELECT sum(w.usage + CASE WHEN v_byok THEN w.byok_usage ELSE 0 END) FROM workspace_spend_daily w WHERE w.workspace_id = v_workspace AND w.day >= v_since), 0)
-           END
-         + CASE WHEN v_since IS NULL THEN coalesce((SELECT sum(k.usage + CASE WHEN v_byok THEN k.byok_usage ELSE 0 END) FROM api_keys k WHERE k.id = ANY(v_keys)), 0)
-                                        - coalesce((SELECT sum(k.usage + CASE WHEN v_byok THEN k.byok_usage ELSE 0 END) FROM api_keys k WHERE k.id = ANY(v_except)), 0)
-                ELSE coalesce((SELECT sum(d.usage + CASE WHEN v_byok THEN d.byok_usage ELSE 0 END) FROM key_usage_daily d WHERE d.api_key_id = ANY(v_keys) AND d.day >= v_since), 0)
-                   - coalesce((SELECT sum(d.usage + CASE WHEN v_byok THEN d.byok_usage ELSE 0 END) FROM key_usage_daily d WHERE d.api_key_id = ANY(v_except) AND d.day >= v_since), 0)
-           END
-      INTO v_spent;
-    v_held := 0;
-    IF v_holds THEN
-      SELECT coalesce((SELECT h.amount FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'workspace' AND h.scope_id = v_workspace::text), 0)
-           - coalesce((SELECT sum(r.amount) FROM spend_reservations r WHERE r.organization_id = p_org AND r.expires_at <= p_now AND r.workspace_id = v_workspace), 0)
-           + coalesce((SELECT sum(h.amount) FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'key' AND h.scope_id = ANY(v_keys::text[])), 0)
-           - coalesce((SELECT sum(r.amount) FROM spend_reservations r WHERE r.organization_id = p_org AND r.expires_at <= p_now AND r.api_key_id = ANY(v_keys)), 0)
-           - coalesce((SELECT sum(h.amount) FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'key' AND h.scope_id = ANY(v_except::text[])), 0)
-           + coalesce((SELECT sum(r.amount) FROM spend_reservations r WHERE r.organization_id = p_org AND r.expires_at <= p_now AND r.api_key_id = ANY(v_except)), 0)
-        INTO v_held;
-    END IF;
-    remaining := (c->>'limit')::numeric - v_spent - v_held;
-    RETURN NEXT;
-  END LOOP;
+  -- One statement (one plan, kept): each check's keys, then what they spent and hold.
+  RETURN QUERY
+  WITH c AS (
+    SELECT x.ord, x.ch->>'name' AS name, x.ch->>'scope' AS scope, (x.ch->>'since')::date AS since,
+           coalesce((x.ch->>'byok')::boolean, false) AS byok, (x.ch->>'limit')::numeric AS lim,
+           (x.ch->>'workspace_id')::uuid AS ws, (x.ch->>'guardrail_id')::uuid AS gid,
+           coalesce((x.ch->>'is_default')::boolean, false) AS dflt, x.ch->'keys' AS keys
+      FROM jsonb_array_elements(p_checks) WITH ORDINALITY AS x(ch, ord)
+  ), covered AS MATERIALIZED (
+    -- A guardrail's keys through its own assignments (in its workspace).
+    SELECT c.*, CASE WHEN c.scope = 'guardrail' THEN ARRAY(
+             SELECT a.api_key_id FROM guardrail_key_assignments a JOIN api_keys k ON k.id = a.api_key_id
+              WHERE a.guardrail_id = c.gid AND k.workspace_id = c.ws
+             UNION
+             SELECT k.id FROM guardrail_member_assignments m JOIN api_keys k ON k.creator_user_id = m.user_id AND k.workspace_id = c.ws
+              WHERE m.guardrail_id = c.gid) END AS own
+      FROM c
+  ), sets AS (
+    -- What each check sums: its workspace's totals (base), plus the keys in `plus`, less those in `minus`.
+    SELECT c.ord, c.name, c.scope, c.since, c.byok, c.lim,
+           CASE WHEN c.scope = 'workspace' OR (c.scope = 'guardrail' AND c.dflt) THEN c.ws END AS base,
+           CASE WHEN c.scope = 'keys' THEN ARRAY(SELECT jsonb_array_elements_text(c.keys)::uuid)
+                WHEN c.scope = 'guardrail' AND NOT c.dflt THEN c.own
+                ELSE '{}'::uuid[] END AS plus,
+           CASE WHEN c.scope = 'guardrail' AND c.dflt THEN ARRAY(
+                  SELECT a.api_key_id FROM guardrails g JOIN guardrail_key_assignments a ON a.guardrail_id = g.id
+                    JOIN api_keys k ON k.id = a.api_key_id
+                   WHERE g.workspace_id = c.ws AND k.workspace_id = c.ws
+                  UNION
+                  SELECT k.id FROM guardrails g JOIN guardrail_member_assignments m ON m.guardrail_id = g.id
+                    JOIN api_keys k ON k.creator_user_id = m.user_id AND k.workspace_id = c.ws
+                   WHERE g.workspace_id = c.ws
+                  EXCEPT
+                  SELECT unnest(c.own))
+                ELSE '{}'::uuid[] END AS minus
+      FROM covered c
+  ), expired AS MATERIALIZED (
+    -- Reservations past their time that the sweep has not deleted yet: still in the holds, held by nothing.
+    SELECT r.workspace_id, r.api_key_id, r.amount FROM spend_reservations r
+     WHERE v_holds AND r.organization_id = p_org AND r.expires_at <= p_now
+  )
+  SELECT s.name,
+         CASE WHEN s.scope = 'credits' THEN
+                (SELECT o.credit_balance FROM organizations o WHERE o.id = p_org)
+                - CASE WHEN NOT v_holds THEN 0
+                       ELSE coalesce((SELECT h.amount FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'organization' AND h.scope_id = p_org), 0)
+                          - coalesce((SELECT sum(e.amount) FROM expired e), 0) END
+         ELSE s.lim
+              - CASE WHEN s.base IS NULL THEN 0
+                     WHEN s.since IS NULL THEN coalesce((SELECT w.usage + CASE WHEN s.byok THEN w.byok_usage ELSE 0 END FROM workspace_spend w WHERE w.workspace_id = s.base), 0)
+                     ELSE coalesce((SELECT sum(w.usage + CASE WHEN s.byok THEN w.byok_usage ELSE 0 END) FROM workspace_spend_daily w
+                                     WHERE w.workspace_id = s.base AND w.day >= s.since), 0) END
+              - (CASE WHEN cardinality(s.plus) = 0 THEN 0
+                WHEN s.since IS NULL THEN coalesce((SELECT sum(k.usage + CASE WHEN s.byok THEN k.byok_usage ELSE 0 END) FROM api_keys k WHERE k.id = ANY(s.plus)), 0)
+                ELSE coalesce((SELECT sum(d.usage + CASE WHEN s.byok THEN d.byok_usage ELSE 0 END) FROM key_usage_daily d
+                                WHERE d.api_key_id = ANY(s.plus) AND d.day >= s.since), 0) END)
+              + (CASE WHEN cardinality(s.minus) = 0 THEN 0
+                WHEN s.since IS NULL THEN coalesce((SELECT sum(k.usage + CASE WHEN s.byok THEN k.byok_usage ELSE 0 END) FROM api_keys k WHERE k.id = ANY(s.minus)), 0)
+                ELSE coalesce((SELECT sum(d.usage + CASE WHEN s.byok THEN d.byok_usage ELSE 0 END) FROM key_usage_daily d
+                                WHERE d.api_key_id = ANY(s.minus) AND d.day >= s.since), 0) END)
+              - CASE WHEN s.base IS NULL OR NOT v_holds THEN 0
+                     ELSE coalesce((SELECT h.amount FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'workspace' AND h.scope_id = s.base::text), 0)
+                        - coalesce((SELECT sum(e.amount) FROM expired e WHERE e.workspace_id = s.base), 0) END
+              - (CASE WHEN cardinality(s.plus) = 0 OR NOT v_holds THEN 0
+                ELSE coalesce((SELECT sum(h.amount) FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'key' AND h.scope_id = ANY(s.plus::text[])), 0)
+                   - coalesce((SELECT sum(e.amount) FROM expired e WHERE e.api_key_id = ANY(s.plus)), 0) END)
+              + (CASE WHEN cardinality(s.minus) = 0 OR NOT v_holds THEN 0
+                ELSE coalesce((SELECT sum(h.amount) FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'key' AND h.scope_id = ANY(s.minus::text[])), 0)
+                   - coalesce((SELECT sum(e.amount) FROM expired e WHERE e.api_key_id = ANY(s.minus)), 0) END)
+         END
+    FROM sets s
+   ORDER BY s.ord;
 END $$;
 
 -- routing_reserve(...): under the organization's reservation lock (so that reservations of one
