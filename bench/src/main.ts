@@ -677,11 +677,19 @@ async function routingScenarios(stack: Stack, keyHash: string, opts: Options, si
  * transaction rolled back: the plans, as the database's notices, into `file`.
  */
 async function explainReservation(stack: Stack, keyHash: string, file: string): Promise<void> {
-  const reserve = await reservationQuery(stack.db, keyHash, { id: randomUUID(), cost: ROUTING_COST_USD, paid: true, now: new Date(), ttlMs: RESERVATION_TTL_MS });
+  const reserve = await reservationQuery(stack.db, keyHash, {
+    id: randomUUID(),
+    cost: ROUTING_COST_USD,
+    paid: true,
+    now: new Date(),
+    ttlMs: RESERVATION_TTL_MS,
+  });
   const { text, values } = floorStatement(reserve);
   const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
   const pg = requireFromDb('pg') as {
-    Client: new (options: { connectionString: string }) => {
+    Client: new (options: {
+      connectionString: string;
+    }) => {
       connect(): Promise<void>;
       query(text: string, values?: unknown[]): Promise<unknown>;
       on(event: 'notice', listener: (notice: { message?: string }) => void): void;
@@ -702,7 +710,10 @@ async function explainReservation(stack: Stack, keyHash: string, file: string): 
     await client.query(text, values);
     notices.length = 0;
     const started = performance.now();
-    await client.query(text, values.map((v) => (v === reserve.values.reservation_id ? randomUUID() : v)));
+    await client.query(
+      text,
+      values.map((v) => (v === reserve.values.reservation_id ? randomUUID() : v)),
+    );
     const ms = performance.now() - started;
     await client.query('ROLLBACK');
     await fsp.mkdir(path.dirname(file), { recursive: true });

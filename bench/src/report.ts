@@ -254,9 +254,8 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
       ? settled.every(({ s }) => s.dbCpuMsPerRequest != null && s.dbCpuMsPerRequest <= 1 && s.floors.database!.requestsPerSecond >= 1000)
       : null,
     detail:
-      settled
-        .map(({ run, s }) => `${tag(run, s)} ${dbCpu(s)} ms of database CPU, floor ${rate(s.floors.database!.requestsPerSecond)}/s`)
-        .join('; ') || 'not run',
+      settled.map(({ run, s }) => `${tag(run, s)} ${dbCpu(s)} ms of database CPU, floor ${rate(s.floors.database!.requestsPerSecond)}/s`).join('; ') ||
+      'not run',
   });
 
   // Issue 37's fairness line: another organization's GET /key beside one organization's analytics share.

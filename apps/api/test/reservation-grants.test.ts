@@ -20,7 +20,9 @@ const env = useServer('Grants neighbour');
 
 /** node-postgres, as the server runs it: one connection, so that a statement's plan is its own backend's. */
 const pg = createRequire(import.meta.resolve('@switchyard/db'))('pg') as {
-  Client: new (options: { connectionString: string }) => {
+  Client: new (options: {
+    connectionString: string;
+  }) => {
     connect(): Promise<void>;
     query(text: string, values: unknown[]): Promise<{ rows: { 'QUERY PLAN': { Plan: Record<string, number> }[] }[] }>;
     end(): Promise<void>;
@@ -73,7 +75,12 @@ describe('a partial grant', () => {
   it('grants what the narrowest limit has left: the key, a guardrail, the budget, the credits, in one snapshot', async () => {
     const workspace = await ok(env.server, 'workspaces.create', { slug: `grant-${randomUUID().slice(0, 8)}`, name: 'Grants' });
     await ok(env.server, 'budgets.set', { workspace_ref: workspace.data.id, interval: 'monthly', limit_usd: 2 });
-    const guardrail = await ok(env.server, 'guardrails.create', { name: 'grant cap', limit_usd: 1.5, reset_interval: 'monthly', workspace_id: workspace.data.id });
+    const guardrail = await ok(env.server, 'guardrails.create', {
+      name: 'grant cap',
+      limit_usd: 1.5,
+      reset_interval: 'monthly',
+      workspace_id: workspace.data.id,
+    });
     const { hash } = await createKey(env.server, { limit: 5, limit_reset: 'monthly', workspace_id: workspace.data.id });
     const other = await createKey(env.server, { workspace_id: workspace.data.id });
     await ok(env.server, 'guardrails.assignKeys', { id: guardrail.data.id, key_hashes: [hash] });
@@ -99,14 +106,18 @@ describe('a partial grant', () => {
 
   it('never grants more than a limit has left, whatever number ask at once; exactly floor(R / c) when min = wanted', async () => {
     const partial = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
-    const answers = await Promise.all(Array.from({ length: 24 }, () => grant(deps(), SERVER_ACTOR, { api_key_hash: partial.hash, paid: true, min: 0.05, wanted: 0.3 })));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, () => grant(deps(), SERVER_ACTOR, { api_key_hash: partial.hash, paid: true, min: 0.05, wanted: 0.3 })),
+    );
     const amounts = answers.filter((a) => a.granted).map((a) => (a.granted ? a.amount : 0));
     expect(amounts.reduce((sum, a) => sum.plus(a), new Prisma.Decimal(0)).toString()).toBe('1');
     expect(amounts.sort()).toEqual([0.1, 0.3, 0.3, 0.3]);
     expect(answers.filter((a) => !a.granted).every((a) => !a.granted && a.refusal.code === 'key_limit')).toBe(true);
 
     const exact = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
-    const whole = await Promise.all(Array.from({ length: 24 }, () => grant(deps(), SERVER_ACTOR, { api_key_hash: exact.hash, paid: true, min: 0.3, wanted: 0.3 })));
+    const whole = await Promise.all(
+      Array.from({ length: 24 }, () => grant(deps(), SERVER_ACTOR, { api_key_hash: exact.hash, paid: true, min: 0.3, wanted: 0.3 })),
+    );
     expect(whole.filter((a) => a.granted)).toHaveLength(3);
   });
 
@@ -198,7 +209,7 @@ describe('the running totals', () => {
     const leases = [];
     for (const { hash } of keys) for (let i = 0; i < 3; i++) leases.push({ hash, lease: await granted(hash, 0.1, 0.5) });
     expect(await totalsAdrift()).toEqual([]);
-    await record(env.server, { api_key_hash: leases[0]!.hash, usage: 0.4, byok_usage: 0.2, reservation_id: leases[0]!.lease.reservation_id });
+    await record(env.server, { api_key_hash: leases[0]!.hash, usage: 0.4, reservation_id: leases[0]!.lease.reservation_id });
     await release(deps(), SERVER_ACTOR, { reservation_id: leases[1]!.lease.reservation_id });
     await giveBack(deps(), SERVER_ACTOR, { reservation_id: leases[2]!.lease.reservation_id, amount: 0.2 });
     await addUsage(env.server.db, keys[1]!.hash, today(), 0.3, 0.1);
@@ -223,7 +234,16 @@ describe('the reservation statement', () => {
     const since = sinceOf('monthly', new Date());
     const checks = [
       { name: 'key', scope: 'keys', keys: [key.id], since, byok: false, limit: '100' },
-      { name: 'guardrail', scope: 'guardrail', guardrail_id: guardrail.guardrail_id, workspace_id: key.workspace_id, is_default: false, since, byok: false, limit: '100' },
+      {
+        name: 'guardrail',
+        scope: 'guardrail',
+        guardrail_id: guardrail.guardrail_id,
+        workspace_id: key.workspace_id,
+        is_default: false,
+        since,
+        byok: false,
+        limit: '100',
+      },
       { name: 'budget', scope: 'workspace', workspace_id: key.workspace_id, since, byok: false, limit: '100' },
       { name: 'budget:lifetime', scope: 'workspace', workspace_id: key.workspace_id, since: null, byok: true, limit: '100' },
       { name: 'credits', scope: 'credits', since: null, byok: false, limit: '0' },
@@ -238,8 +258,8 @@ describe('the reservation statement', () => {
           key.organization_id,
           JSON.stringify(checks),
         ]);
-        const plan = rows[0]['QUERY PLAN'][0].Plan;
-        buffers = plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+        const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+        buffers = plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
       }
     } finally {
       await client.end();
@@ -249,7 +269,12 @@ describe('the reservation statement', () => {
 
   it("reads as much with twice the workspace's keys, open reservations and days of every key's spend", async () => {
     const workspace = await ok(env.server, 'workspaces.create', { slug: `flat-${randomUUID().slice(0, 8)}`, name: 'Flat' });
-    const guardrail = await ok(env.server, 'guardrails.create', { name: 'flat cap', limit_usd: 100, reset_interval: 'monthly', workspace_id: workspace.data.id });
+    const guardrail = await ok(env.server, 'guardrails.create', {
+      name: 'flat cap',
+      limit_usd: 100,
+      reset_interval: 'monthly',
+      workspace_id: workspace.data.id,
+    });
     const { hash } = await createKey(env.server, { limit: 100, limit_reset: 'monthly', workspace_id: workspace.data.id });
     await ok(env.server, 'guardrails.assignKeys', { id: guardrail.data.id, key_hashes: [hash] });
     await granted(hash, 0.01, 0.01);

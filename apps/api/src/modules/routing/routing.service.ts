@@ -319,7 +319,9 @@ async function hold(
   checks: readonly LimitCheck[],
   range: HoldRange,
   now: Date,
-): Promise<{ held: true; reservationId: string; granted: number; remaining: Map<string, number> } | { held: false; refusal: Refusal; remaining: Map<string, number> }> {
+): Promise<
+  { held: true; reservationId: string; granted: number; remaining: Map<string, number> } | { held: false; refusal: Refusal; remaining: Map<string, number> }
+> {
   const id = randomUUID();
   const reserve = reserveQuery(id, key, range, checks, now, deps.reservationTtlMs);
   const rows = await queryRows(deps.db, reserve.statement, reserve.values);
@@ -388,7 +390,11 @@ const GIVE_BACK = statement(
  * holds nothing), and the amount given back is free at once for every limit it held against.
  * Returns what it still holds, or null when it was gone (settled, released or expired).
  */
-export async function giveBack(deps: Uses<'db' | 'spend'>, _actor: PlatformActor, input: { reservation_id: string; amount: number }): Promise<{ held: number | null }> {
+export async function giveBack(
+  deps: Uses<'db' | 'spend'>,
+  _actor: PlatformActor,
+  input: { reservation_id: string; amount: number },
+): Promise<{ held: number | null }> {
   if (!(input.amount > 0) || !Number.isFinite(input.amount)) throw new RangeError(`a give-back needs an amount above 0 (got ${input.amount})`);
   const [row] = await queryRows(deps.db, GIVE_BACK, [input.reservation_id, String(input.amount)]);
   if (row) deps.spend.forgetOrganization(row.organization_id);
