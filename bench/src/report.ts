@@ -247,7 +247,7 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
         .join('; ') || 'not run',
   });
 
-  // Issue 56's lines for the reservation itself: its database CPU, and what one organization's lock allows.
+  // The reservation's own lines: its database CPU, and what one organization's lock allows.
   lines.push({
     item: "R3. a reservation <= 1 ms of database CPU, and its statement's database floor >= 1,000/s for one organization, at every size",
     met: settled.length
