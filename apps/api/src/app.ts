@@ -1,14 +1,12 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import { httpErrorOf } from './lib/errors.js';
+import { VERSION } from './lib/version.js';
 import { rawRoutes } from './http/authenticate.js';
-import type { RawRoute } from './raw-routes/route.js';
-import { OAUTH_ROUTES } from './modules/auth/oauth-token.route.js';
-import { EXPORT_ROUTES } from './modules/export/export.stream.js';
 import { logIfInternal } from './lib/errors.js';
 import { errorHandler, notFoundHandler } from './http/error-response.js';
 import { openApiDocument } from './http/openapi.js';
-import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
+import { API_PREFIX } from '@switchyard/schema';
 import { requireHost } from './http/client-error.js';
 import { corsFor } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
@@ -17,11 +15,9 @@ import { loggerOf } from './lib/request-scope.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { restHandler } from './http/rest.js';
 import { SCIM_PREFIX, SCIM_ROUTES, scimRoutes, type ScimRoute } from './modules/scim/scim-v2.routes.js';
-import { UPLOAD_ROUTES } from './modules/files/upload.stream.js';
-import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './modules/files/files.streams.js';
 import { sampleVideoRoutes } from './modules/videos/sample-video.js';
-import { VIDEO_CONTENT_ROUTES } from './modules/videos/videos.streams.js';
 import { appRouter } from './router.js';
+import { BYTE_ROUTE_MOUNTS } from './modules.js';
 import { contextFactory } from './trpc/context.js';
 import type { AppDeps } from './deps.js';
 import { proceduresOf } from './trpc/procedures.js';
@@ -31,14 +27,8 @@ export { API_PREFIX };
 /** The most calls one tRPC batch request may carry. */
 export const TRPC_MAX_BATCH_SIZE = 100;
 
-/**
- * The plain express routes (not procedures), where each group is mounted: the app mounts these, and
- * the tests that must see every route (the access matrix, the audit coverage) read them.
- */
-export const RAW_ROUTE_MOUNTS: readonly { prefix: string; routes: readonly RawRoute[] }[] = [
-  { prefix: API_PREFIX, routes: [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES] },
-  { prefix: INTERNAL_PREFIX, routes: SANDBOX_WRITER_ROUTES },
-];
+/** The plain express routes (not procedures): every module's byte-stream routes, by mount prefix. */
+export const RAW_ROUTE_MOUNTS = BYTE_ROUTE_MOUNTS;
 
 /** The SCIM 2.0 endpoints (their own credential: SCIM tokens), mounted at SCIM_PREFIX. */
 export const SCIM_ROUTE_MOUNT: { prefix: string; routes: readonly ScimRoute[] } = { prefix: SCIM_PREFIX, routes: SCIM_ROUTES };
@@ -63,7 +53,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
 
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
-    document ??= openApiDocument(appRouter, API_PREFIX);
+    document ??= openApiDocument(appRouter, API_PREFIX, BYTE_ROUTE_MOUNTS);
     res.json(document);
   });
 
@@ -77,12 +67,15 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.get('/healthz', (_req, res) => {
     const health = deps.databaseHealth?.health();
     if (!health || health.database === 'up') {
-      res.json({ status: 'ok' });
+      res.json({ status: 'ok', version: VERSION });
       return;
     }
-    res
-      .status(health.healthy ? 200 : 503)
-      .json({ status: health.healthy ? 'ok' : 'unavailable', database: health.database, database_down_since: health.downSince });
+    res.status(health.healthy ? 200 : 503).json({
+      status: health.healthy ? 'ok' : 'unavailable',
+      version: VERSION,
+      database: health.database,
+      database_down_since: health.downSince,
+    });
   });
   // Ready: the database answers now. A database known to be gone is not asked (nor logged per probe).
   app.get('/readyz', async (req, res) => {

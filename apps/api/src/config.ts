@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
+import { DEFAULT_CONNECT_TIMEOUT_MS, maskedUrl } from '@switchyard/db';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
 import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
 import { parseAllowedHosts, type AllowedHost } from './upstream/policy.js';
@@ -33,6 +34,8 @@ const EnvSchema = z.object({
   SWITCHYARD_BOOTSTRAP_KEY: z.string().regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters').optional(),
   SWITCHYARD_PLATFORM_KEY: z.string().regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // How long a connection to DATABASE_URL may take (TCP, TLS, authentication) before it counts as failed.
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_CONNECT_TIMEOUT_MS),
   // When the database goes away (health/database-health.ts): how long /healthz stays 200 meanwhile,
   // and how many times the embedded PostgreSQL is started again before the server gives up.
   DATABASE_UNHEALTHY_AFTER_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
@@ -59,6 +62,12 @@ const EnvSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL (Redis or Valkey); unset keeps the counters in PostgreSQL')
     .optional(),
+  // While the counter store cannot be reached, each caller of the limiter fails open (allows,
+  // uncounted) or closed (503 with Retry-After): this for all of them, each _<CALLER> for its own.
+  COUNTER_STORE_FAILURE: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_API_RATE_LIMITS: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_FREE_MODELS: z.enum(['open', 'closed']).optional(),
+  COUNTER_STORE_FAILURE_TOKEN_EXCHANGE: z.enum(['open', 'closed']).optional(),
   FREE_MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
   // The API's rate limits for tenant keys (docs/rate-limits.md): per key, and per organization for all its keys together.
   API_REQUESTS_PER_MINUTE_PER_KEY: z.coerce.number().int().min(1).max(100_000_000).default(600_000),
@@ -153,6 +162,21 @@ const EnvSchema = z.object({
 /** TRUST_PROXY as express's "trust proxy" setting: true/false, a number of hops, or a list of addresses. */
 export type TrustProxy = boolean | number | string;
 
+/** What each caller of the limiter does while the counter store cannot be reached (docs/configuration.md). */
+export interface CounterStoreFailure {
+  apiRateLimits: 'open' | 'closed';
+  freeModels: 'open' | 'closed';
+  tokenExchange: 'open' | 'closed';
+}
+
+/**
+ * Each caller's default: the API's rate limits fail open (a store outage must not take the whole
+ * API down with it, and the limits only shape traffic); free-model decisions and the token
+ * exchange fail closed (their limits are the only bound on free capacity and on exchanges from an
+ * address, and the caller is told when to try again).
+ */
+export const COUNTER_STORE_FAILURE_DEFAULTS: CounterStoreFailure = { apiRateLimits: 'open', freeModels: 'closed', tokenExchange: 'closed' };
+
 function trustProxySetting(value: string): TrustProxy {
   const trimmed = value.trim();
   const setting = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
@@ -173,6 +197,8 @@ export interface Config {
   /** A platform key that must exist; unset: one is generated on first start into DATA_DIR/platform-key. */
   platformKey: string | undefined;
   databasePoolMax: number;
+  /** How long a connection to the database may take before it counts as failed (DATABASE_CONNECT_TIMEOUT_MS). */
+  databaseConnectTimeoutMs: number;
   /** How long the database may be gone before /healthz answers 503 (DATABASE_UNHEALTHY_AFTER_MS). */
   databaseUnhealthyAfterMs: number;
   /** How many times a dead embedded PostgreSQL is started again before the server exits (DATABASE_RESTART_ATTEMPTS). */
@@ -226,6 +252,13 @@ export interface Config {
   apiRequestsPerMinute: { key: number; organization: number };
   /** Token exchanges (POST /oauth/token) a client address may make per minute (TOKEN_EXCHANGES_PER_MINUTE); 0: none. */
   tokenExchangesPerMinute: number;
+  /**
+   * What each caller of the limiter does while the counter store cannot be reached: `open` allows
+   * uncounted, `closed` answers 503 with Retry-After (a routing decision: the limits_unavailable
+   * refusal). COUNTER_STORE_FAILURE_<CALLER>, else COUNTER_STORE_FAILURE, else the caller's default
+   * (COUNTER_STORE_FAILURE_DEFAULTS).
+   */
+  counterStoreFailure: CounterStoreFailure;
   /** How long one of Switchyard's token-signing keys signs before a new one takes over (SIGNING_KEY_ROTATION_DAYS). */
   signingKeyRotationMs: number;
   /** Keys that encrypt secrets at rest (first seals, all open); unset: DATA_DIR/secret-key. */
@@ -291,6 +324,28 @@ export interface MediaConfig {
 
 export class ConfigError extends Error {}
 
+/** The last line of every configuration error: what to do about it. */
+export const CONFIG_FIX = 'Fix or unset each variable named above (docs/configuration.md gives its rule and default), then start again.';
+
+/** Settings that are secrets as a whole: an error gives their length, never their value. */
+export const SECRET_SETTINGS = new Set([
+  'SWITCHYARD_SECRET_KEY',
+  'SWITCHYARD_BOOTSTRAP_KEY',
+  'SWITCHYARD_PLATFORM_KEY',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+]);
+/** URLs that may carry a password or other credentials: an error shows them with these masked. */
+export const URL_SETTINGS = new Set(['DATABASE_URL', 'COUNTER_STORE_URL', 'STORAGE_URL']);
+
+/** `NAME="value"` as an error may show it: a secret's length instead of its value, a URL's password masked. */
+export function shownSetting(name: string, value: string | undefined): string {
+  if (value === undefined) return `${name} (unset)`;
+  if (SECRET_SETTINGS.has(name)) return `${name} (${value.length} characters, not shown)`;
+  if (URL_SETTINGS.has(name)) return `${name}=${JSON.stringify(maskedUrl(value, name === 'STORAGE_URL'))}`;
+  return `${name}=${JSON.stringify(value)}`;
+}
+
 function storageConfig(e: z.infer<typeof EnvSchema>, dataDir: string): StorageConfig {
   const url = e.STORAGE_URL;
   if (!url) return { kind: 'local', root: path.join(dataDir, 'blobs') };
@@ -324,13 +379,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]);
-      return `  ${name}=${JSON.stringify(env[name])}: ${issue.message}`;
+      return `  ${shownSetting(name, env[name])}: ${issue.message}`;
     });
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}\n${CONFIG_FIX}`);
   }
   const e = parsed.data;
   if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
-    throw new ConfigError('Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+    throw new ConfigError(`Invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither\n${CONFIG_FIX}`);
   }
   // Fewer than the pool's connections (but at least one), so that analytics never holds them all:
   // 4, or one less than a smaller pool. Analytics queries by default no more than the cores, from 2
@@ -341,7 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
   const analyticsConcurrency = e.ANALYTICS_CONCURRENCY ?? Math.min(slots, Math.max(2, cpus));
   if (e.DATABASE_POOL_MAX > 1 && analyticsConcurrency >= e.DATABASE_POOL_MAX) {
     throw new ConfigError(
-      `Invalid configuration:\n  ANALYTICS_CONCURRENCY=${e.ANALYTICS_CONCURRENCY}: must be less than DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}), so that analytics queries never hold every pooled connection`,
+      `Invalid configuration:\n  ANALYTICS_CONCURRENCY=${e.ANALYTICS_CONCURRENCY}: must be less than DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}), so that analytics queries never hold every pooled connection\n${CONFIG_FIX}`,
     );
   }
   // GET /activity's short statements get slots of their own (`slots`, whatever the cores: fewer cost
@@ -351,7 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
   const dataDir = path.resolve(e.DATA_DIR);
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(
-      `Invalid configuration:\n  METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (metrics are never served on the public port)`,
+      `Invalid configuration:\n  METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (metrics are never served on the public port)\n${CONFIG_FIX}`,
     );
   }
   return {
@@ -364,6 +419,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     bootstrapKey: e.SWITCHYARD_BOOTSTRAP_KEY,
     platformKey: e.SWITCHYARD_PLATFORM_KEY,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     databaseUnhealthyAfterMs: e.DATABASE_UNHEALTHY_AFTER_MS,
     databaseRestartAttempts: e.DATABASE_RESTART_ATTEMPTS,
     cacheTtlMs: e.CACHE_TTL_MS,
@@ -383,6 +439,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,
     apiRequestsPerMinute: { key: e.API_REQUESTS_PER_MINUTE_PER_KEY, organization: e.API_REQUESTS_PER_MINUTE_PER_ORGANIZATION },
     tokenExchangesPerMinute: e.TOKEN_EXCHANGES_PER_MINUTE,
+    counterStoreFailure: {
+      apiRateLimits: e.COUNTER_STORE_FAILURE_API_RATE_LIMITS ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.apiRateLimits,
+      freeModels: e.COUNTER_STORE_FAILURE_FREE_MODELS ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.freeModels,
+      tokenExchange: e.COUNTER_STORE_FAILURE_TOKEN_EXCHANGE ?? e.COUNTER_STORE_FAILURE ?? COUNTER_STORE_FAILURE_DEFAULTS.tokenExchange,
+    },
     signingKeyRotationMs: Math.round(e.SIGNING_KEY_ROTATION_DAYS * 86_400_000),
     secretKeys: e.SWITCHYARD_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,

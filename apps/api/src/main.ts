@@ -1,5 +1,6 @@
 // Process entry: config -> database -> app -> listen; graceful shutdown on SIGINT/SIGTERM.
 import './process/heap.js';
+import { AWS_SDK_NOTICE, AWS_SDK_NOTICE_DUE } from './lib/aws-sdk-notice.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, readableLogs } from './lib/logger.js';
 import { NODE_FLAGS } from './process/node-flags.js';
@@ -21,6 +22,7 @@ const missingFlags = NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag
 if (missingFlags.length > 0) {
   logger.warn({ missing: missingFlags }, `node was started without ${missingFlags.join(' ')}: see docs/operations.md, section Memory`);
 }
+if (AWS_SDK_NOTICE_DUE) logger.warn(AWS_SDK_NOTICE);
 try {
   let fatal: ((error: Error) => void) | undefined;
   let signalled = false;

@@ -4,8 +4,10 @@ import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/orga
 import { workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
 import { WORKSPACE_DELETE } from './modules/workspaces/workspace-deletion-job.js';
 import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions, type Listener } from '@switchyard/db';
 import { createApp } from './app.js';
@@ -14,6 +16,7 @@ import type { Config } from './config.js';
 import { withoutRequest } from './deps.js';
 import type { Logger } from './lib/logger.js';
 import { Metrics, metricsServer } from './lib/metrics.js';
+import { VERSION } from './lib/version.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
 import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR } from './access/callers.js';
 import { CatalogCache } from './modules/models/catalog-cache.js';
@@ -40,7 +43,7 @@ import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { workloadIdentity } from './modules/auth/identity.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
-import { Limits, redactedUrl } from './limits/limits.js';
+import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
 import { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
@@ -106,7 +109,7 @@ async function announceKey(logger: Logger, dataDir: string, file: string, what: 
  * Listens, or rejects with a message an operator can act on (the port is taken, the address is not
  * this machine's, ...). `variable` names the setting to change.
  */
-export async function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
+export async function listen(server: net.Server, port: number, host: string, variable: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`;
@@ -126,6 +129,61 @@ export async function listen(server: Server, port: number, host: string, variabl
       resolve();
     });
   });
+}
+
+/**
+ * Finds out, before anything is written, whether `port` can be listened on: listens and closes at
+ * once (port 0, any free port, always can). The real listen comes once the server is built.
+ */
+export async function probePort(port: number, host: string, variable: string): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await listen(probe, port, host, variable);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+/**
+ * Makes the directory `dir` (DATA_DIR) unless it exists, or throws a message naming `variable`,
+ * what is wrong and what to do. The nearest existing ancestor must be a directory this user may
+ * write into; then each missing level is made one at a time, never with mkdir's recursive option
+ * (which spins forever under /proc).
+ */
+export async function ensureDirectory(dir: string, variable: string): Promise<void> {
+  const named = `${variable}=${JSON.stringify(dir)}`;
+  const missing: string[] = [];
+  let existing = dir;
+  for (;;) {
+    const stat = await fs.stat(existing).catch((error: NodeJS.ErrnoException) => {
+      // ENOTDIR: a level above is a file, which the walk up reports.
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+      throw new Error(`${named}: cannot read ${existing} (${error.code}): choose a directory this user may use`, { cause: error });
+    });
+    if (stat) {
+      if (!stat.isDirectory()) throw new Error(`${named}: ${existing} is not a directory: choose a directory (or a path where one can be made)`);
+      break;
+    }
+    missing.unshift(existing);
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    await fs.access(existing, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (error) {
+    throw new Error(
+      `${named}: this user (uid ${process.getuid?.() ?? '?'}) cannot write into ${existing} (${(error as NodeJS.ErrnoException).code}): choose another directory, or give this user access`,
+      { cause: error },
+    );
+  }
+  for (const level of missing) {
+    try {
+      await fs.mkdir(level, { mode: 0o755 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      throw new Error(`${named}: cannot make the directory ${level} (${code}): choose a directory on a writable file system`, { cause: error });
+    }
+  }
 }
 
 function portOf(server: Server): number {
@@ -163,10 +221,15 @@ export async function startServer(
     onFatal?: (error: Error) => void;
   } = {},
 ): Promise<RunningServer> {
+  // What can be found wrong without writing anything comes first: the ports, then the data directory.
+  await probePort(config.port, config.host, 'PORT');
+  if (config.metrics) await probePort(config.metrics.port, config.metrics.host, 'METRICS_PORT');
+  await ensureDirectory(config.dataDir, 'DATA_DIR');
   const database = await provisionDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (message) => logger.info({ component: 'postgres' }, message),
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
   let db: Db | undefined;
   let listener: Listener | undefined;
@@ -210,9 +273,10 @@ export async function startServer(
     },
   });
   try {
-    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message) });
+    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message), connectTimeoutMs: config.databaseConnectTimeoutMs });
     db = createDb(database.url, {
       poolMax: config.databasePoolMax,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
       onIdleError: (error) => {
         if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
       },
@@ -244,11 +308,12 @@ export async function startServer(
     const openDb = db;
     const metrics = new Metrics(() => poolStats(openDb));
     const limitLog = logger.child({ component: 'limits' });
+    const storeKind = config.counterStoreUrl ? 'redis' : 'postgres';
     limits = await Limits.open({
       store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
       rules: {
-        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute),
-        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60 },
+        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute, config.counterStoreFailure.freeModels),
+        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60, storeDown: config.counterStoreFailure.tokenExchange },
         ...apiRateLimitRules(config.apiRequestsPerMinute),
       },
       // The API's rate limits count their refusals themselves: the store refuses an allowance once, the API every request until the window ends.
@@ -256,12 +321,19 @@ export async function startServer(
         if (name !== API_KEY_MINUTE && name !== API_ORGANIZATION_MINUTE) metrics.limiterRejections.inc({ limit: name });
       },
       // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
+      // Each change is logged once (not once per request), with what the limits' callers do meanwhile.
       storeState: (state, error) => {
+        metrics.counterStoreUp.set({ store: storeKind }, state === 'lost' ? 0 : 1);
         if (!config.counterStoreUrl && (state === 'back' || databaseHealth.report(error))) return;
-        if (state === 'lost') limitLog.warn({ err: error }, 'the counter store is unreachable: limited requests fail until it is back');
-        else limitLog.info('the counter store is reachable again');
+        if (state === 'lost') {
+          limitLog.warn(
+            { err: error, while_unreachable: config.counterStoreFailure },
+            'the counter store is unreachable: until it is back, each caller of the limits fails open (allowed, uncounted) or closed (503) as COUNTER_STORE_FAILURE_* says',
+          );
+        } else limitLog.info('the counter store is reachable again: the limits count again');
       },
     });
+    metrics.counterStoreUp.set({ store: storeKind }, limits.available ? 1 : 0);
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
     metrics.limiterRejections.inc({ limit: API_KEY_MINUTE }, 0);
@@ -276,9 +348,10 @@ export async function startServer(
       guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
       workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
       limitSettings,
-      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) =>
-        limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule'),
-      ),
+      // A store away is logged once, by its state above; anything else here once per refund.
+      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) => {
+        if (!(error instanceof CounterStoreUnavailable)) limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule');
+      }),
       apiRateLimits: new ApiRateLimits(
         limits,
         config.apiRequestsPerMinute,
@@ -286,9 +359,11 @@ export async function startServer(
         (name) => metrics.limiterRejections.inc({ limit: name }),
         // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
         (error) => {
+          if (error instanceof CounterStoreUnavailable) return;
           if (!config.counterStoreUrl && !databaseHealth.report(error))
             limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
         },
+        config.counterStoreFailure.apiRateLimits,
       ),
     };
     listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
@@ -392,6 +467,8 @@ export async function startServer(
         'signing keys sealed with a secret key this server lacks: token exchanges answer 503 until SWITCHYARD_SECRET_KEY holds it',
       );
     }
+    // GET /oauth/jwks publishes a key from the first start (a verifier may read it once, at its own start).
+    await identity.signingKeys.ensure();
     const app = createApp(
       {
         db,
@@ -439,7 +516,7 @@ export async function startServer(
     await listen(server, config.port, config.host, 'PORT');
     server.keepAliveTimeout = 65_000;
     const url = urlOf(server, config.host);
-    logger.info({ url }, 'listening');
+    logger.info({ version: VERSION, url }, 'listening');
 
     const openListener = listener;
     const openSweeper = sweeper;

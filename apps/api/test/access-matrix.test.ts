@@ -8,24 +8,23 @@
 //   management key of the owning org.        2xx     2xx        2xx          403
 //   management key of another organization   2xx     404 / 2xx  404 / 2xx    403
 //   platform key                             2xx     403        403          2xx
-//   scoped management key lacking the scope  2xx     2xx        403          403
+//   scoped management key lacking the scope  2xx     403 / 2xx  403          403
 //   scoped management key holding the scope  2xx     2xx        2xx          403
 //
 // (404 when the sample names a resource of the owning organization, "scoped"; else the other
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
 // here, fails the test: whoever adds one says who may call it. So does a management operation
-// without a permission scope (docs/scopes.md): the key "lacking" holds only audit:read (or
+// without a permission scope (docs/scopes.md), and so does a tenant operation without one (or
+// EVERY_KEY, open to every key: 2xx for "lacking"): the key "lacking" holds only audit:read (or
 // destinations:read for an audit operation), and its 403 names the scope the operation needs; the
-// key "holding" it has exactly that scope.
+// key "holding" it has exactly that scope, and what the operation hands out (CEILING_EXTRA: the
+// ceiling of docs/scopes.md). Samples that make or act on keys name keys within keys:write's ceiling.
 import { randomUUID } from 'node:crypto';
 import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AccessRule } from '../src/access/rules.js';
-import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from '../src/modules/files/files.streams.js';
-import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
+import { EVERY_KEY, type AccessRule } from '../src/access/rules.js';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
 import type { TestServer } from '../src/testing/server.js';
@@ -35,7 +34,6 @@ import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
-import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];
@@ -56,6 +54,8 @@ interface Fixture {
   documentId: string;
   idp: IdentityProvider;
   destinationId: string;
+  /** A key within keys:write's ceiling, which federation policies name. */
+  policyKeyHash: string;
 }
 
 interface Sample<P extends ProcedurePath> {
@@ -71,8 +71,9 @@ const hex = (n: number) => randomUUID().replace(/-/g, '').repeat(3).slice(0, n);
 async function member(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'organization.createMember', { email: `m-${unique()}@example.com` })).id;
 }
+/** A key within keys:write's ceiling (a management key scoped keys:read), so that the key holding keys:write may act on it. */
 async function key(fx: Fixture): Promise<string> {
-  return (await ok(fx.server, 'keys.create', { name: `k-${unique()}` })).data.hash;
+  return (await ok(fx.server, 'keys.create', { name: `k-${unique()}`, is_management_key: true, scopes: ['keys:read'] })).data.hash;
 }
 async function workspace(fx: Fixture): Promise<string> {
   return (await ok(fx.server, 'workspaces.create', { slug: `ws-${unique()}`, name: 'W' })).data.id;
@@ -105,13 +106,13 @@ async function preset(fx: Fixture): Promise<string> {
 
 /** A federation policy of the owning organization, for its regular key, trusting the local identity provider. */
 function policyInput(fx: Fixture) {
-  return { issuer: ISSUER, audience: AUDIENCE, subject: `workload-${unique()}`, jwks: fx.idp.jwks as { keys: [{ kty: 'EC' }] }, key_hash: fx.regular.hash };
+  return { issuer: ISSUER, audience: AUDIENCE, subject: `workload-${unique()}`, jwks: fx.idp.jwks as { keys: [{ kty: 'EC' }] }, key_hash: fx.policyKeyHash };
 }
 
 /** One sample input per procedure, naming the owning organization's resources where it takes any. */
 const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'keys.current': { input: () => undefined },
-  'keys.create': { input: () => ({ name: `k-${unique()}` }) },
+  'keys.create': { input: () => ({ name: `k-${unique()}`, is_management_key: true, scopes: ['keys:read'] }) },
   'keys.list': { input: () => ({}) },
   'keys.get': { input: (fx) => ({ hash: fx.regular.hash }), scoped: true },
   'keys.update': { input: async (fx) => ({ hash: await key(fx), name: 'renamed' }), scoped: true },
@@ -136,6 +137,8 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'settings.updateAlerts': { input: () => ({ alert_thresholds: [50, 80, 100] }) },
   'settings.retention': { input: () => undefined },
   'settings.updateRetention': { input: () => ({ content_retention_days: null }) },
+  'settings.pkce': { input: () => undefined },
+  'settings.updatePkce': { input: () => ({ pkce_require_s256: false }) },
   'federationPolicies.list': { input: () => ({}) },
   'federationPolicies.create': { input: (fx) => policyInput(fx), scoped: true },
   'federationPolicies.delete': { input: async (fx) => ({ id: (await ok(fx.server, 'federationPolicies.create', policyInput(fx))).id }), scoped: true },
@@ -160,7 +163,7 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'routing.release': { input: () => ({ reservation_id: randomUUID() }) },
   'organization.members': { input: () => ({}) },
   'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },
-  'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:admin' }), scoped: true },
+  'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:member', first_name: 'M' }), scoped: true },
   'organization.removeMember': { input: async (fx) => ({ user_id: await member(fx) }), scoped: true },
   'organizations.create': { input: () => ({ name: `Org ${unique()}` }) },
   'organizations.list': { input: () => ({}) },
@@ -221,7 +224,7 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'presets.fromMessages': { input: () => ({ slug: `p-${unique()}`, model: 'anthropic/claude-sonnet-4', messages: null, system: 'Be brief.' }) },
   'presets.fromResponses': { input: (fx) => ({ slug: fx.presetSlug, instructions: 'Be brief.' }) },
   'presets.deleteVersion': { input: async (fx) => ({ slug: await preset(fx), version: 1 }), scoped: true },
-  'scim.updateGroupMapping': { input: (fx) => ({ id: fx.scimMappingId, role: 'admin' }), scoped: true },
+  'scim.updateGroupMapping': { input: (fx) => ({ id: fx.scimMappingId, role: 'member' }), scoped: true },
   'scim.listGroupMappings': { input: () => ({}) },
   'scim.createGroupMapping': { input: (fx) => ({ workspace_id: fx.server.workspaceId, scim_group_id: randomUUID(), role: 'member' }), scoped: true },
   'scim.getGroupMapping': { input: (fx) => ({ id: fx.scimMappingId }), scoped: true },
@@ -303,45 +306,48 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
 };
 
-const RAW_ROUTES = [
-  ...FILE_DOWNLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...VIDEO_CONTENT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...UPLOAD_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...OAUTH_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...EXPORT_ROUTES.map((r) => ({ ...r, prefix: API_PREFIX })),
-  ...SANDBOX_WRITER_ROUTES.map((r) => ({ ...r, prefix: INTERNAL_PREFIX })),
-];
+const RAW_ROUTES = BYTE_ROUTE_MOUNTS.flatMap(({ prefix, routes }) => routes.map((r) => ({ ...r, prefix })));
 
 type Outcome = 'ok' | 401 | 403 | 404;
 
-function expected(rule: AccessRule, caller: Caller, scoped: boolean): Outcome {
+function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: string | undefined): Outcome {
   if (rule === 'public') return 'ok';
   if (caller === 'none') return 401;
   if (rule === 'platform') return caller === 'platform' ? 'ok' : 403;
   if (caller === 'platform') return 403;
   if (caller === 'regular') return rule === 'tenant' ? 'ok' : 403;
   if (caller === 'other') return scoped ? 404 : 'ok';
-  if (caller === 'lacking') return rule === 'management' ? 403 : 'ok';
+  if (caller === 'lacking') return rule === 'management' || (rule === 'tenant' && scope !== EVERY_KEY) ? 403 : 'ok';
   return 'ok';
 }
+
+/** What an operation hands out beyond its own scope: the holding key holds it too (docs/scopes.md, the ceiling). */
+const CEILING_EXTRA: Record<string, string[]> = {
+  'scim.createToken': ['members:write'],
+  'scim.revokeToken': ['members:write'],
+};
 
 /** A scope that grants nothing of an operation needing `scope`. */
 const unrelatedTo = (scope: string | undefined) => (scope?.startsWith('audit:') ? 'destinations:read' : 'audit:read');
 /** Management keys of the owning organization holding exactly these scopes, made once each. */
 const scopedKeys = new Map<string, Promise<string>>();
-function scopedKey(scope: string): Promise<string> {
-  let key = scopedKeys.get(scope);
+function scopedKey(...scopes: string[]): Promise<string> {
+  const name = scopes.join(' ');
+  let key = scopedKeys.get(name);
   if (!key) {
-    key = ok(fx.server, 'keys.create', { name: `scoped ${scope}`, is_management_key: true, scopes: [scope as 'audit:read'] }).then((c) => c.key);
-    scopedKeys.set(scope, key);
+    key = ok(fx.server, 'keys.create', { name: `scoped ${name}`, is_management_key: true, scopes: scopes as 'audit:read'[] }).then((c) => c.key);
+    scopedKeys.set(name, key);
   }
   return key;
 }
 /** The key a caller sends to an operation needing `scope`. */
-async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined): Promise<string | null> {
+async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined, path = ''): Promise<string | null> {
   if (caller === 'lacking') return scopedKey(unrelatedTo(scope));
-  // Scopes narrow management operations only: the others are called with any scoped key.
-  if (caller === 'holding') return scopedKey(rule === 'management' && scope ? scope : 'audit:read');
+  // Scopes narrow management and tenant operations: the others are called with any scoped key.
+  if (caller === 'holding') {
+    const narrowed = (rule === 'management' || rule === 'tenant') && scope && scope !== EVERY_KEY;
+    return narrowed ? scopedKey(scope, ...(CEILING_EXTRA[path] ?? [])) : scopedKey('audit:read');
+  }
   return keys[caller as keyof typeof keys];
 }
 
@@ -415,6 +421,7 @@ beforeAll(async () => {
     videoJobId: job.data.id,
     documentId: '',
     destinationId: '',
+    policyKeyHash: (await ok(server, 'keys.create', { name: 'policy key', is_management_key: true, scopes: ['keys:read'] })).data.hash,
   };
   fx.destinationId = await destination(fx);
   fx.documentId = await document(fx);
@@ -425,8 +432,8 @@ describe('the access matrix', () => {
   it('every procedure declares an access rule and has a sample here', () => {
     const undeclared = procedures.filter((p) => !p.def.meta?.access).map((p) => p.path);
     expect(undeclared, 'procedures without an access rule (build them on authedProcedure, managementProcedure or platformProcedure)').toEqual([]);
-    const unscoped = procedures.filter((p) => p.def.meta?.access === 'management' && !p.def.meta.scope).map((p) => p.path);
-    expect(unscoped, "management procedures without a permission scope (meta.scope, e.g. 'keys:write'; docs/scopes.md)").toEqual([]);
+    const unscoped = procedures.filter((p) => (p.def.meta?.access === 'management' || p.def.meta?.access === 'tenant') && !p.def.meta.scope).map((p) => p.path);
+    expect(unscoped, "management and tenant procedures without a permission scope (meta.scope, e.g. 'keys:write', or EVERY_KEY; docs/scopes.md)").toEqual([]);
     const unsampled = procedures.filter((p) => !sampleOf[p.path]).map((p) => p.path);
     expect(unsampled, 'procedures without a sample in access-matrix.test.ts').toEqual([]);
     expect(Object.keys(SAMPLES).filter((path) => !procedures.some((p) => p.path === path))).toEqual([]);
@@ -437,8 +444,10 @@ describe('the access matrix', () => {
     expect(names.filter((name) => !RAW_SAMPLES[name])).toEqual([]);
     expect(Object.keys(RAW_SAMPLES).filter((name) => !names.includes(name))).toEqual([]);
     for (const route of RAW_ROUTES) expect(['public', 'tenant', 'management', 'platform']).toContain(route.access);
-    const unscoped = RAW_ROUTES.filter((r) => r.access === 'management' && !('scope' in r && r.scope)).map((r) => `${r.method} ${r.path}`);
-    expect(unscoped, 'management routes without a permission scope (docs/scopes.md)').toEqual([]);
+    const unscoped = RAW_ROUTES.filter((r) => (r.access === 'management' || r.access === 'tenant') && !('scope' in r && r.scope)).map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    expect(unscoped, 'management and tenant routes without a permission scope (docs/scopes.md)').toEqual([]);
   });
 
   for (const { path, def } of procedures) {
@@ -448,13 +457,13 @@ describe('the access matrix', () => {
       const seen: Record<string, Outcome | number> = {};
       const want: Record<string, Outcome> = {};
       for (const caller of CALLERS) {
-        want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false);
+        want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false, def.meta?.scope);
         const input = await sample.input(fx);
-        const key = await keyOf(caller, rule, def.meta?.scope);
+        const key = await keyOf(caller, rule, def.meta?.scope, path);
         const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
         // The refusal of a scoped key names the scope it lacks.
-        if (caller === 'lacking' && rule === 'management') expect(called.error?.message).toContain(def.meta!.scope!);
+        if (caller === 'lacking' && rule !== 'platform' && want[`trpc ${caller}`] === 403) expect(called.error?.message).toContain(def.meta!.scope!);
         if (def.meta?.openapi) {
           // Over REST, an operation answers the declared status that stands for the natural one (http/statuses.ts).
           want[`rest ${caller}`] = restOutcome(def.meta as ProcedureMeta, want[`trpc ${caller}`]!);
@@ -476,12 +485,13 @@ describe('the access matrix', () => {
       const seen: Record<string, Outcome | number> = {};
       const want: Record<string, Outcome> = {};
       for (const caller of CALLERS) {
-        want[caller] = expected(route.access, caller, sample.scoped ?? false);
+        const routeScope = 'scope' in route ? (route.scope as string | undefined) : undefined;
+        want[caller] = expected(route.access, caller, sample.scoped ?? false, routeScope);
         const body =
           typeof sample.body === 'function' ? await sample.body(fx) : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {
           method: route.method.toUpperCase(),
-          key: await keyOf(caller, route.access, 'scope' in route ? (route.scope as string | undefined) : undefined),
+          key: await keyOf(caller, route.access, routeScope),
           ...(body === undefined ? {} : { body: body.body, headers: { 'content-type': body.contentType } }),
         });
         await res.arrayBuffer();

@@ -202,6 +202,12 @@ const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
     target: { type: 'organization', id: () => env.server.organizationId },
     organization: (s) => s.organizationId,
   },
+  'settings.updatePkce': {
+    caller: 'management',
+    input: () => ({ pkce_require_s256: false }),
+    target: { type: 'organization', id: () => env.server.organizationId },
+    organization: (s) => s.organizationId,
+  },
   'organizations.updateSettings': {
     caller: 'platform',
     input: (s) => ({ organization_id: s.organizationId, free_model_requests_per_minute: 33 }),

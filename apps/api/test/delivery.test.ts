@@ -4,9 +4,6 @@
 // auto-disable after 24 hours of failures, other organizations' and undeliverable destinations
 // never receiving, a hanging receiver slowing nothing else, the status operation for every kind of
 // caller, and the outbox metrics.
-import { once } from 'node:events';
-import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DestinationStatusOutputSchema } from '@switchyard/schema';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,42 +13,8 @@ import type { TestServer } from '../src/testing/server.js';
 import { createOrganization, until, type OrgFixture } from './fixtures.js';
 import { createRegularKey, createWorkspace, rest } from './fixtures-admin.js';
 import { testServerWith } from './fixtures-files.js';
+import { Receiver } from './fixtures-receiver.js';
 import { ok, trpc } from './fixtures-trpc.js';
-
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver on loopback: records every request; `answer` decides the status (or hangs with 'hang'). */
-class Receiver {
-  readonly requests: Received[] = [];
-  answer: (request: Received) => number | 'hang' = () => 204;
-  readonly #server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = { method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      this.requests.push(request);
-      const status = this.answer(request);
-      if (status !== 'hang') res.writeHead(status).end();
-    });
-  });
-  async start(): Promise<this> {
-    this.#server.listen(0, '127.0.0.1');
-    await once(this.#server, 'listening');
-    return this;
-  }
-  url(path = '/hook'): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}${path}`;
-  }
-  close(): Promise<void> {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 const TIMEOUT_MS = 1_500;
 let server: TestServer;

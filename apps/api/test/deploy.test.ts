@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../src/lib/version.js';
-import { waitFor } from './fixtures-process.js';
+import { inheritedEnv, waitFor } from './fixtures-process.js';
+import { scaled } from '@switchyard/db/testing';
 
 const exec = promisify(execFile);
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -42,7 +43,8 @@ async function processesUsing(dir: string): Promise<number[]> {
 describe('deploy/switchyard.service', () => {
   const analyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((file) => existsSync(file));
   // CI installs Debian's systemd package (.ci/run); elsewhere the check needs the binary.
-  it.skipIf(!analyze && process.env.CI !== 'true')('passes systemd-analyze verify', async () => {
+  const noAnalyze = !analyze && process.env.CI !== 'true';
+  it.skipIf(noAnalyze)(`passes systemd-analyze verify${noAnalyze ? ' (skipped: no systemd-analyze; apt-get install systemd)' : ''}`, async () => {
     if (!analyze) throw new Error('systemd-analyze is not installed (Debian package systemd): CI must run this check');
     const { stderr } = await exec(analyze, ['verify', UNIT]).catch((e: { stderr: string; code: number }) => {
       throw new Error(`systemd-analyze verify failed (${e.code}):\n${e.stderr}`);
@@ -63,62 +65,66 @@ describe('the `pnpm deploy` folder', () => {
     if (work) await fs.rm(work, { recursive: true, force: true });
   });
 
-  it('starts as the unit starts it, answers /healthz with its version, and stops on SIGTERM', async () => {
-    const folder = path.join(work, 'switchyard');
-    const dataDir = path.join(work, 'data');
-    // From the workspace lockfile, with the workspace packages copied in (injected): no registry
-    // lookups, so it works offline and as fast as the store (docs/deployment.md).
-    await exec('pnpm', ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder], {
-      cwd: root,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 180_000,
-    }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
-      // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
-      const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
-      throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
-    });
-    // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
-    expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
-    expect(existsSync(path.join(folder, 'node_modules', 'vitest'))).toBe(false);
-    expect(existsSync(path.join(folder, 'node_modules', '@switchyard', 'db', 'dist', 'migrations'))).toBe(true);
+  it(
+    'starts as the unit starts it, answers /healthz with its version, and stops on SIGTERM',
+    async () => {
+      const folder = path.join(work, 'switchyard');
+      const dataDir = path.join(work, 'data');
+      // From the workspace lockfile, with the workspace packages copied in (injected): no registry
+      // lookups, so it works offline and as fast as the store (docs/deployment.md).
+      await exec('pnpm', ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder], {
+        cwd: root,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: scaled(180_000),
+      }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
+        // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
+        const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
+        throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
+      });
+      // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
+      expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
+      expect(existsSync(path.join(folder, 'node_modules', 'vitest'))).toBe(false);
+      expect(existsSync(path.join(folder, 'node_modules', '@switchyard', 'db', 'dist', 'migrations'))).toBe(true);
 
-    const put = (value: string) =>
-      value
-        .replaceAll('/opt/switchyard', folder)
-        .replaceAll('/var/lib/switchyard', dataDir)
-        .replace(/^\/usr\/bin\/node\b/, process.execPath);
-    const [execStart] = await unitValues('ExecStart');
-    const [file, ...args] = put(execStart!).split(' ');
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work };
-    for (const assignment of await unitValues('Environment')) {
-      const [name, value] = assignment.split(/=(.*)/s) as [string, string];
-      env[name] = put(value);
-    }
-    expect(env).toMatchObject({ DATA_DIR: dataDir, NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
-    env.PORT = '0';
-    await fs.mkdir(dataDir, { mode: 0o700 });
+      const put = (value: string) =>
+        value
+          .replaceAll('/opt/switchyard', folder)
+          .replaceAll('/var/lib/switchyard', dataDir)
+          .replace(/^\/usr\/bin\/node\b/, process.execPath);
+      const [execStart] = await unitValues('ExecStart');
+      const [file, ...args] = put(execStart!).split(' ');
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work, ...inheritedEnv() };
+      for (const assignment of await unitValues('Environment')) {
+        const [name, value] = assignment.split(/=(.*)/s) as [string, string];
+        env[name] = put(value);
+      }
+      expect(env).toMatchObject({ DATA_DIR: dataDir, NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
+      env.PORT = '0';
+      await fs.mkdir(dataDir, { mode: 0o700 });
 
-    const child = spawn(file!, args, { cwd: put((await unitValues('WorkingDirectory'))[0]!), env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const proc = { child, output: () => out, exited };
-    try {
-      const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 120_000);
-      const health = await fetch(`${url}/healthz`);
-      expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok' });
-      const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { info: { version: string } };
-      expect(doc.info.version).toBe(VERSION);
-      expect(out).not.toContain('node was started without');
+      const child = spawn(file!, args, { cwd: put((await unitValues('WorkingDirectory'))[0]!), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const proc = { child, output: () => out, exited };
+      try {
+        const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 120_000);
+        const health = await fetch(`${url}/healthz`);
+        expect(health.status).toBe(200);
+        expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
+        const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { info: { version: string } };
+        expect(doc.info.version).toBe(VERSION);
+        expect(out).not.toContain('node was started without');
 
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(await processesUsing(dataDir)).toEqual([]);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      for (const pid of await processesUsing(dataDir)) process.kill(pid, 'SIGKILL');
-    }
-  }, 300_000);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(await processesUsing(dataDir)).toEqual([]);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        for (const pid of await processesUsing(dataDir)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    scaled(300_000),
+  );
 });

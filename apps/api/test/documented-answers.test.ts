@@ -12,6 +12,7 @@ import type {
 import { getInputOutputParsers } from 'trpc-to-openapi';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { openApiDocument } from '../src/http/openapi.js';
 import type { AppRouter } from '../src/router.js';
 import { appRouter } from '../src/router.js';
@@ -39,7 +40,7 @@ describe('documented answers (meta.answer)', () => {
   });
 
   it('are documented as the success response of their operation, with the fields of their schema', () => {
-    const document = openApiDocument(appRouter, '/api/v1') as unknown as {
+    const document = openApiDocument(appRouter, '/api/v1', BYTE_ROUTE_MOUNTS) as unknown as {
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }> }>>;
       components: { schemas: Record<string, JsonSchema> };
     };

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelopeSchema } from '@switchyard/schema';
 import type { TestServer } from '../src/testing/server.js';
+import { VERSION } from '../src/lib/version.js';
 import { testServer } from './fixtures.js';
 import { ok } from './fixtures-trpc.js';
 
@@ -91,7 +92,7 @@ describe('error envelope', () => {
 
 describe('operational endpoints', () => {
   it('GET /healthz and /readyz answer without a key', async () => {
-    expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok' });
+    expect(await (await server.request('/healthz', { key: null })).json()).toEqual({ status: 'ok', version: VERSION });
     expect(await (await server.request('/readyz', { key: null })).json()).toEqual({ status: 'ok' });
   });
 

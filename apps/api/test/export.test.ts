@@ -11,6 +11,7 @@ import { expectEnvelope, rest } from './fixtures-admin.js';
 import { seedGenerations } from './fixtures-export.js';
 import { ok } from './fixtures-trpc.js';
 import { until, useServer } from './fixtures.js';
+import { scaled } from '@switchyard/db/testing';
 
 const env = useServer('Export other');
 const unique = () => randomUUID().slice(0, 8);
@@ -244,39 +245,43 @@ describe('a client that leaves mid-stream', () => {
       { organizationId: env.server.organizationId, workspaceId: key.workspace_id, keyId: key.id, userId: key.creator_user_id },
       COUNT,
     );
-  }, 120_000);
+  }, scaled(120_000));
 
-  it('stops the reads: no query left running, the audit entry says where it stopped', async () => {
-    const abort = new AbortController();
-    const res = await env.server.request('/api/v1/export', { signal: abort.signal });
-    const requestId = res.headers.get('x-request-id');
-    const reader = res.body!.getReader();
-    let received = 0;
-    while (received < 1024 * 1024) received += (await reader.read()).value?.length ?? 0;
-    abort.abort();
-    let changes: { completed: boolean; counts: Record<string, number> } | null = null;
-    await until(
-      async () => {
-        const entry = await env.server.db.auditLog.findFirst({ where: { request_id: requestId, action: 'exports.create' } });
-        changes = entry?.changes as typeof changes;
-        return entry !== null;
-      },
-      { what: "the cut export's audit entry" },
-    );
-    expect(changes).toMatchObject({ completed: false });
-    expect(changes!.counts.generation).toBeLessThan(COUNT);
-    // No connection is left reading generations for nobody.
-    await until(
-      async () => {
-        const [{ n }] = await env.server.db.$queryRaw<[{ n: bigint }]>`
+  it(
+    'stops the reads: no query left running, the audit entry says where it stopped',
+    async () => {
+      const abort = new AbortController();
+      const res = await env.server.request('/api/v1/export', { signal: abort.signal });
+      const requestId = res.headers.get('x-request-id');
+      const reader = res.body!.getReader();
+      let received = 0;
+      while (received < 1024 * 1024) received += (await reader.read()).value?.length ?? 0;
+      abort.abort();
+      let changes: { completed: boolean; counts: Record<string, number> } | null = null;
+      await until(
+        async () => {
+          const entry = await env.server.db.auditLog.findFirst({ where: { request_id: requestId, action: 'exports.create' } });
+          changes = entry?.changes as typeof changes;
+          return entry !== null;
+        },
+        { what: "the cut export's audit entry" },
+      );
+      expect(changes).toMatchObject({ completed: false });
+      expect(changes!.counts.generation).toBeLessThan(COUNT);
+      // No connection is left reading generations for nobody.
+      await until(
+        async () => {
+          const [{ n }] = await env.server.db.$queryRaw<[{ n: bigint }]>`
           SELECT count(*) AS n FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' AND query LIKE '%generations%'`;
-        return n === 0n;
-      },
-      { what: 'no query on generations left running' },
-    );
-    // And the next export is whole.
-    const { trailer } = parse((await exportOf()).text);
-    expect(trailer.counts.generation).toBeGreaterThan(COUNT);
-  }, 60_000);
+          return n === 0n;
+        },
+        { what: 'no query on generations left running' },
+      );
+      // And the next export is whole.
+      const { trailer } = parse((await exportOf()).text);
+      expect(trailer.counts.generation).toBeGreaterThan(COUNT);
+    },
+    scaled(60_000),
+  );
 });

@@ -10,6 +10,7 @@ import { expectEnvelope, rest } from './fixtures-admin.js';
 import { record } from './fixtures-catalog.js';
 import { testServerWith } from './fixtures-files.js';
 import { lockAnalyticsTables, slotsAre, withLockedTables } from './fixtures-locks.js';
+import { scaled } from '@switchyard/db/testing';
 
 describe('the analytics worker thread', () => {
   it("runs the statement on connections of its own, never on the server's pool, and answers from it", async () => {
@@ -30,24 +31,28 @@ describe('the analytics worker thread', () => {
     }
   });
 
-  it("a query past its time is 408, and the thread goes on: another organization's query in flight on it is answered", async () => {
-    await withLockedTables({ ANALYTICS_QUERY_TIMEOUT_MS: '3000' }, async (limited, lock) => {
-      const other = await createOrganization(limited.db, 'Neighbour');
-      const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
-      const first = query(limited.managementKey);
-      await until(async () => (await lock.blocked()) === 1);
-      // The second starts 1.5 s later: when the first's time is up, the second has 1.5 s left.
-      await until(async () => (await lock.longestSeconds()) > 1.5, { everyMs: 50, what: 'the first statement to have waited 1.5 s' });
-      const second = query(other.managementKey);
-      await until(async () => (await lock.blocked()) === 2);
-      expectEnvelope(await first, 408);
-      await lock.release();
-      const answered = await second;
-      expect(answered.status).toBe(200);
-      // The neighbour has recorded nothing: no group.
-      expect((answered.body as { data: { data: unknown[] } }).data.data).toEqual([]);
-    });
-  }, 30_000);
+  it(
+    "a query past its time is 408, and the thread goes on: another organization's query in flight on it is answered",
+    async () => {
+      await withLockedTables({ ANALYTICS_QUERY_TIMEOUT_MS: '3000' }, async (limited, lock) => {
+        const other = await createOrganization(limited.db, 'Neighbour');
+        const query = (key: string) => rest(limited, '/analytics/query', { method: 'POST', key, json: { metrics: ['request_count'] } });
+        const first = query(limited.managementKey);
+        await until(async () => (await lock.blocked()) === 1);
+        // The second starts 1.5 s later: when the first's time is up, the second has 1.5 s left.
+        await until(async () => (await lock.longestSeconds()) > 1.5, { everyMs: 50, what: 'the first statement to have waited 1.5 s' });
+        const second = query(other.managementKey);
+        await until(async () => (await lock.blocked()) === 2);
+        expectEnvelope(await first, 408);
+        await lock.release();
+        const answered = await second;
+        expect(answered.status).toBe(200);
+        // The neighbour has recorded nothing: no group.
+        expect((answered.body as { data: { data: unknown[] } }).data.data).toEqual([]);
+      });
+    },
+    scaled(30_000),
+  );
 });
 
 describe("the heavy operations' share per organization (HEAVY_OPERATIONS_CONCURRENCY)", () => {

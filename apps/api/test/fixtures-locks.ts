@@ -5,6 +5,7 @@
 import type { TestServer } from '../src/testing/server.js';
 import { until } from './fixtures.js';
 import { testServerWith } from './fixtures-files.js';
+import { scaled } from '@switchyard/db/testing';
 
 /**
  * Locks the tables an analytics statement reads (or `tables`), so that every statement that reaches
@@ -23,7 +24,7 @@ export async function lockAnalyticsTables(server: TestServer, tables = 'analytic
       await held;
     },
     // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
-    { timeout: 60_000, maxWait: 30_000 },
+    { timeout: scaled(60_000), maxWait: scaled(30_000) },
   );
   await isLocked;
   const waiting = `FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '${statement}'`;

@@ -1,10 +1,15 @@
 // Server processes for the tests: src/main.ts run the way `pnpm start` runs the build, through tsx
-// (or any command, for launchWith), with only the environment given (and PATH, HOME; src/main.ts
+// (or any command, for launchWith), with only the environment given (and PATH, HOME, the run's
+// temporary settings: inheritedEnv; src/main.ts
 // also START_ENV, as `pnpm start` gives it). Every process a test file starts is killed after it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
+import { inheritedEnv } from '../src/testing/server.js';
+import { scaled } from '@switchyard/db/testing';
+
+export { inheritedEnv };
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -36,7 +41,7 @@ export function launchWith(
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(file, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...inheritedEnv(), PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -53,7 +58,7 @@ export function launchWith(
 }
 
 /** Waits (up to `timeoutMs`, 60 s unless told) for the output to match; returns the first group. */
-export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+export async function waitFor(proc: ReturnType<typeof launch>, pattern: RegExp, timeoutMs = scaled(60_000)): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = pattern.exec(proc.output().replace(/\x1b\[[0-9;]*m/g, ''));

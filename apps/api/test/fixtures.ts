@@ -1,6 +1,7 @@
 // Test data written straight to the database: organizations and keys that the API under test then
 // reads. (Creating organizations is not an API operation yet.)
 import { Prisma, type Db } from '@switchyard/db';
+import { scaled } from '@switchyard/db/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import type { z } from 'zod';
@@ -62,7 +63,7 @@ export function expectExactOutput<S extends z.ZodType>(schema: S, body: unknown)
 }
 
 /** How long `until` waits by default: well inside the test timeout, far beyond any healthy wait. */
-export const UNTIL_TIMEOUT_MS = 30_000;
+export const UNTIL_TIMEOUT_MS = scaled(30_000);
 
 /**
  * Polls until `check` holds, every `everyMs`, for at most `timeoutMs`; then fails, naming `what`

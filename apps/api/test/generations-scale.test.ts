@@ -13,6 +13,7 @@ import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { createKey } from './fixtures-catalog.js';
 import { trpc } from './fixtures-trpc.js';
+import { scaled } from '@switchyard/db/testing';
 
 const GENERATIONS = 5000;
 const DAYS = 40;
@@ -75,7 +76,7 @@ beforeAll(async () => {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   await server.db.$executeRawUnsafe('ANALYZE generations, key_usage_daily, api_keys, organizations');
   traced = createDb(server.databaseUrl, { poolMax: 1, onQuery: (event) => captured.push(event) });
-}, 300_000);
+}, scaled(300_000));
 
 afterAll(async () => {
   await traced?.$disconnect();

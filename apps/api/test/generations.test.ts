@@ -14,6 +14,7 @@ import { GenerationRecorder, type GenerationRowJson } from '../src/modules/gener
 import { createOrganization, expectExactOutput, until, useServer } from './fixtures.js';
 import { createKey, createMember, generationId, importDemoCatalog, record } from './fixtures-catalog.js';
 import { trpc, trpcRaw } from './fixtures-trpc.js';
+import { scaled } from '@switchyard/db/testing';
 
 const env = useServer();
 let organizationId: string;
@@ -231,7 +232,7 @@ describe('recording a generation (generations.record)', () => {
           throw new Error('rolled back on purpose');
         },
         // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
-        { timeout: 60_000, maxWait: 30_000 },
+        { timeout: scaled(60_000), maxWait: scaled(30_000) },
       )
       .catch((error: unknown) => error);
     // The row is held once inserted; a transaction that failed before that fails the test here.

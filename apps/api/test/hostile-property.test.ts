@@ -21,6 +21,7 @@ import type { TestServer } from '../src/testing/server.js';
 import { testServer } from './fixtures.js';
 import { buildWorld, type World } from './fixtures-world.js';
 import { BINARY_SAMPLES, BOUNDARY, multipart, TEXT_SAMPLES } from './fixtures-upload.js';
+import { scaled } from '@switchyard/db/testing';
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 1414);
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 80);
@@ -469,7 +470,7 @@ function send(request: HostileRequest): Promise<Answer> {
         path: request.path,
         headers: { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
         agent,
-        timeout: 30_000,
+        timeout: scaled(30_000),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 const noticesOf = async (keyId: string) =>
-  (await server.db.event.findMany({ where: { type: KEY_EXPIRING }, orderBy: { created_at: 'asc' } }))
+  (await server.db.event.findMany({ where: { type: KEY_EXPIRING }, orderBy: [{ created_at: 'asc' }, { seq: 'asc' }] }))
     .filter((event) => (event.payload as { api_key: { id: string } }).api_key.id === keyId)
     .map((event) => (event.payload as { notice: string }).notice);
 
@@ -39,12 +39,16 @@ describe('key.expiring', () => {
     // Expired: nothing more.
     await emitKeyExpiryNotices(server.db, new Date(expiresAt.getTime() + 60_000));
     expect(await noticesOf(key.id)).toEqual(['7d', '1d']);
-    const [event] = await server.db.event.findMany({ where: { type: KEY_EXPIRING, cause: { contains: key.id } }, orderBy: { created_at: 'asc' }, take: 1 });
+    const [event] = await server.db.event.findMany({
+      where: { type: KEY_EXPIRING, cause: { contains: key.id } },
+      orderBy: [{ created_at: 'asc' }, { seq: 'asc' }],
+      take: 1,
+    });
     expect(event).toMatchObject({ organization_id: server.organizationId, workspace_id: key.workspace_id });
     expect(event!.payload).toEqual({
       version: 1,
       notice: '7d',
-      api_key: { id: key.id, hash_prefix: key.hash.slice(0, 12), name: 'expiring' },
+      api_key: { id: key.id, hash: key.hash, hash_prefix: key.hash.slice(0, 12), name: 'expiring' },
       workspace_id: key.workspace_id,
       expires_at: expiresAt.toISOString(),
     });

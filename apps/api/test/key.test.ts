@@ -166,13 +166,29 @@ describe('GET /key', () => {
     it('without an Authorization header', async () => {
       expect(await getKey(null)).toMatchObject({ status: 401, body: unauthorized });
     });
-    it('with a malformed header or an unknown key', async () => {
-      for (const header of ['Basic abc', 'Bearer', `Bearer sk-sy-v1-${'0'.repeat(64)}`, server.managementKey]) {
+    it('with a malformed header or an unknown key: the same message, and a reason telling the two apart', async () => {
+      const cases = [
+        ['Basic abc', 'missing key'],
+        ['Bearer', 'missing key'],
+        [server.managementKey, 'missing key'],
+        [`Bearer sk-sy-v1-${'0'.repeat(64)}`, 'unknown key'],
+        ['Bearer not-a-key-at-all', 'unknown key'],
+      ] as const;
+      for (const [header, reason] of cases) {
         const res = await server.request('/api/v1/key', { key: null, headers: { authorization: header } });
         expect(res.status).toBe(401);
-        // Nothing but the status, the message and the request's id.
-        expect(await res.json()).toEqual({ error: { ...unauthorized.error, metadata: { request_id: res.headers.get('x-request-id') } } });
+        // Nothing but the status, the message, the reason and the request's id.
+        expect(await res.json(), header).toEqual({ error: { ...unauthorized.error, metadata: { reason, request_id: res.headers.get('x-request-id') } } });
       }
+      // Over tRPC, the same reason.
+      const trpcRes = await server.request('/trpc/keys.current', { key: null });
+      expect(trpcRes.status).toBe(401);
+      expect(JSON.stringify(await trpcRes.json())).toContain('"reason":"missing key"');
+    });
+    it('with a disabled key: the reason says so (only the holder of its secret can learn it)', async () => {
+      const { key, hash } = await createKey({});
+      expect((await trpc(server, 'keys.update', { hash, disabled: true })).status).toBe(200);
+      expect(await getKey(key)).toMatchObject({ status: 401, body: { error: { ...unauthorized.error, metadata: { reason: 'disabled key' } } } });
     });
     it('with a key disabled through keys.update: at once', async () => {
       const { key, hash } = await createKey({});
@@ -193,7 +209,7 @@ describe('GET /key', () => {
       const { key } = await createKey({ expires_at: '2026-01-01T00:00:00Z' });
       expect((await getKey(key)).status).toBe(200);
       server.setNow(new Date('2026-01-01T00:00:00Z'));
-      expect(await getKey(key)).toMatchObject({ status: 401, body: unauthorized });
+      expect(await getKey(key)).toMatchObject({ status: 401, body: { error: { ...unauthorized.error, metadata: { reason: 'expired key' } } } });
       server.setNow(null);
     });
   });

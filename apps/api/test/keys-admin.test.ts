@@ -11,6 +11,7 @@ import { listKeys } from '../src/modules/keys/keys.service.js';
 import type { Audit } from '../src/modules/audit/audit.js';
 import { addUsage, createOrganization, expectExactOutput, managementActor, until, useServer } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace, expectEnvelope, rest } from './fixtures-admin.js';
+import { scaled } from '@switchyard/db/testing';
 
 const Created = CreateKeyOutputSchema.extend({ data: ManagedKeySchema.strict() }).strict();
 const One = ManagedKeySchema.strict();
@@ -172,7 +173,7 @@ describe('POST /keys', () => {
         await held;
       },
       // maxWait: a busy machine may take longer than Prisma's 2 s default to lend the connection.
-      { timeout: 30_000, maxWait: 30_000 },
+      { timeout: scaled(30_000), maxWait: scaled(30_000) },
     );
     await isLocked;
     let answered = false;

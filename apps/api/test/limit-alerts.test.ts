@@ -71,6 +71,7 @@ describe('limit.threshold_crossed', () => {
       version: 1,
       kind: 'key',
       id,
+      api_key: { id, hash, hash_prefix: hash.slice(0, 12), name: 'limited' },
       threshold_percent: 100,
       limit: 10,
       spent: 10.75,
@@ -121,12 +122,13 @@ describe('limit.threshold_crossed', () => {
     expect(crossing).toMatchObject({ workspace_id: workspace.data.id });
     expect(crossing!.payload).toMatchObject({
       kind: 'budget',
+      api_key: null,
       limit: 4,
       window: { interval: 'weekly', start: '2031-05-12T00:00:00.000Z', end: '2031-05-19T00:00:00.000Z' },
     });
     expect(budget.data).toBeDefined();
     const [byGuardrail] = await crossingsOf(guardrail.data.id);
-    expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', limit: 2, spent: 1.2, workspace_id: workspace.data.id });
+    expect(byGuardrail!.payload).toMatchObject({ kind: 'guardrail', api_key: null, limit: 2, spent: 1.2, workspace_id: workspace.data.id });
   });
 
   it("a guardrail assigned to a member covers that member's keys; another guardrail of the workspace is not touched", async () => {
@@ -258,9 +260,12 @@ describe('credits.low', () => {
     const set = await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: 5 }, { key: org.managementKey });
     expect(set.status).toBe(200);
     const lows = async () =>
-      (await env.server.db.event.findMany({ where: { type: CREDITS_LOW, organization_id: org.organizationId }, orderBy: { created_at: 'asc' } })).map(
-        (e) => e.payload as Record<string, unknown>,
-      );
+      (
+        await env.server.db.event.findMany({
+          where: { type: CREDITS_LOW, organization_id: org.organizationId },
+          orderBy: [{ created_at: 'asc' }, { seq: 'asc' }],
+        })
+      ).map((e) => e.payload as Record<string, unknown>);
     await record(env.server, { api_key_hash: hash, usage: 5 }); // balance 5: not under 5
     expect(await lows()).toEqual([]);
     await Promise.all([0.5, 0.5, 0.5, 0.5].map((usage) => record(env.server, { api_key_hash: hash, usage })));

@@ -82,8 +82,9 @@ describe.each(TEST_STORES)('%s store', (store: TestStore) => {
       expect(watcher.growthMiB).toBeLessThan(FLAT_MIB);
     });
 
-    // The video proxy does not touch the store: once is enough.
-    it.runIf(store === 'local')('while a video is proxied from the provider', async () => {
+    // The video proxy does not touch the store: it is measured once, with the local one (not skipped
+    // with the S3 one: not registered there).
+    (store === 'local' ? it : () => undefined)('while a video is proxied from the provider', async () => {
       let sent = '';
       const provider = http.createServer((_req, res) => {
         const source = bigStream(SIZE);

@@ -12,14 +12,10 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { forEachOpenApiProcedure } from 'trpc-to-openapi';
-import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { API_PREFIX, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILE_DOWNLOAD_ROUTES } from '../src/modules/files/files.streams.js';
-import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../src/modules/export/export.stream.js';
-import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
-import { OAUTH_ROUTES } from '../src/modules/auth/oauth-token.route.js';
 import { pathShape } from '../src/http/openapi.js';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { OPENAPI_FILE, openApiText } from '../src/http/openapi-file.js';
 import { appRouter } from '../src/router.js';
 import { proceduresOf } from '../src/trpc/procedures.js';
@@ -148,7 +144,7 @@ describe('the OpenAPI document', () => {
     const served = new Set<string>();
     forEachOpenApiProcedure(proceduresOf(appRouter), ({ meta: { openapi } }) => void served.add(`${openapi.method} ${pathShape(openapi.path)}`));
     // The download routes as express has them (":param" -> "{param}").
-    for (const route of [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...OAUTH_ROUTES, ...EXPORT_ROUTES])
+    for (const route of BYTE_ROUTE_MOUNTS.filter((m) => m.prefix === API_PREFIX).flatMap((m) => m.routes))
       served.add(`${route.method.toUpperCase()} ${pathShape(route.path.replace(/:(\w+)/g, '{$1}'))}`);
     const documented = new Set(Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${pathShape(p)}`)));
     expect([...documented].sort()).toEqual([...served].sort());

@@ -6,7 +6,7 @@ import { CreateAuthorizationCodeOutputSchema, ErrorEnvelopeSchema, ExchangedKeyS
 import { describe, expect, it } from 'vitest';
 import { createKey } from './fixtures-catalog.js';
 import { expectExactOutput, useServer } from './fixtures.js';
-import { ok } from './fixtures-trpc.js';
+import { ok, trpcRaw } from './fixtures-trpc.js';
 
 const env = useServer();
 
@@ -140,7 +140,7 @@ describe('POST /auth/keys/code and POST /auth/keys', () => {
     expectError(await exchange({ code: made.id, code_verifier: RFC_VERIFIER, code_challenge_method: 'plain' }), 400);
     const wrong = await exchange({ code: made.id, code_verifier: RFC_VERIFIER.replace('d', 'e') });
     expectError(wrong, 403);
-    expect(ErrorEnvelopeSchema.parse(wrong.body).error.metadata).toMatchObject({ reason: 'the code_verifier does not match the code_challenge' });
+    expect(ErrorEnvelopeSchema.parse(wrong.body).error.metadata).toMatchObject({ reason: 'the code_verifier does not answer the code_challenge' });
     expect((await exchange({ code: made.id, code_verifier: RFC_VERIFIER })).status).toBe(200);
 
     const expired = await code({ callback_url: app() });
@@ -202,5 +202,73 @@ describe('who may make codes', () => {
     const hash = createHash('sha256').update(exchanged.key).digest('hex');
     expect((await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } })).organization_id).toBe(env.other.organizationId);
     expect(exchanged.user_id).toBe(env.other.userId);
+  });
+});
+
+describe('PKCE edges', () => {
+  it('http callbacks: localhost and 127.0.0.1 as written only; other spellings of loopback are 400 with a reason', async () => {
+    for (const ok of ['http://localhost:8123/cb', 'http://127.0.0.1:9/cb', 'http://LOCALHOST/cb']) {
+      expect((await post('/auth/keys/code', { callback_url: ok }, env.server.managementKey)).status, ok).toBe(200);
+    }
+    for (const bad of ['http://127.1/', 'http://0x7f000001/', 'http://2130706433/', 'http://[::1]/', 'http://127.0.0.1.nip.io/', 'http://example.com/']) {
+      const answer = await post('/auth/keys/code', { callback_url: bad }, env.server.managementKey);
+      expectError(answer, 400);
+      expect(ErrorEnvelopeSchema.parse(answer.body).error.metadata, bad).toMatchObject({
+        parameter: 'callback_url',
+        reason: expect.stringContaining('localhost or 127.0.0.1'),
+      });
+    }
+  });
+
+  it("a wrong verifier gets the contract's 403 text, and the reason says the verifier does not answer the challenge (REST and tRPC)", async () => {
+    const made = await code({ callback_url: app(), code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' });
+    const wrong = await exchange({ code: made.id, code_verifier: RFC_VERIFIER.replace('d', 'e') });
+    expectError(wrong, 403);
+    const { error } = ErrorEnvelopeSchema.parse(wrong.body);
+    expect(error.message).toBe('Only management keys can perform this operation');
+    expect(error.metadata).toMatchObject({ reason: 'the code_verifier does not answer the code_challenge' });
+    const viaTrpc = await trpcRaw(env.server, 'auth.exchangeCode', { code: made.id, code_verifier: RFC_VERIFIER.replace('d', 'e') }, { key: null });
+    expect(viaTrpc.status).toBe(403);
+    expect(JSON.stringify(viaTrpc.error)).toContain('the code_verifier does not answer the code_challenge');
+  });
+
+  it('settings.updatePkce: with pkce_require_s256 on, plain and a missing challenge are 400, made or exchanged; S256 works', async () => {
+    const shown = await ok(env.server, 'settings.pkce', undefined, { query: true });
+    expect(shown).toEqual({ data: { pkce_require_s256: false, updated_at: null } });
+    // Made before the setting: without a challenge, and with plain.
+    const before = await code({ callback_url: app() });
+    const plainBefore = await code({ callback_url: app(), code_challenge: RFC_VERIFIER });
+    const set = await ok(env.server, 'settings.updatePkce', { pkce_require_s256: true });
+    expect(set.data.pkce_require_s256).toBe(true);
+    try {
+      for (const body of [{}, { code_challenge: RFC_VERIFIER }, { code_challenge: RFC_VERIFIER, code_challenge_method: 'plain' }]) {
+        const answer = await post('/auth/keys/code', { callback_url: app(), ...body }, env.server.managementKey);
+        expectError(answer, 400);
+        expect(ErrorEnvelopeSchema.parse(answer.body).error.metadata).toMatchObject({ reason: expect.stringContaining('pkce_require_s256') });
+      }
+      expectError(await exchange({ code: before.id }), 400);
+      expectError(await exchange({ code: plainBefore.id, code_verifier: RFC_VERIFIER }), 400);
+      const s256 = await code({ callback_url: app(), code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' });
+      expect((await exchange({ code: s256.id, code_verifier: RFC_VERIFIER })).status).toBe(200);
+      // Another organization keeps its own (default) rule.
+      expect((await post('/auth/keys/code', { callback_url: app() }, env.other.managementKey)).status).toBe(200);
+    } finally {
+      await ok(env.server, 'settings.updatePkce', { pkce_require_s256: false });
+    }
+  });
+
+  it('settings.pkce and settings.updatePkce: 401 without a key, 403 for a regular key, a platform key, and a key without the keys scope', async () => {
+    expect((await trpcRaw(env.server, 'settings.pkce', undefined, { key: null, query: true })).status).toBe(401);
+    expect((await trpcRaw(env.server, 'settings.updatePkce', { pkce_require_s256: true }, { key: null })).status).toBe(401);
+    const regular = await createKey(env.server, { name: 'regular' });
+    const scoped = await createKey(env.server, { name: 'scoped', is_management_key: true, scopes: ['audit:read'] });
+    for (const key of [regular.key, env.server.platformKey, scoped.key]) {
+      expect((await trpcRaw(env.server, 'settings.pkce', undefined, { key, query: true })).status).toBe(403);
+      expect((await trpcRaw(env.server, 'settings.updatePkce', { pkce_require_s256: true }, { key })).status).toBe(403);
+    }
+    const reader = await createKey(env.server, { name: 'reader', is_management_key: true, scopes: ['keys:read'] });
+    expect((await trpcRaw(env.server, 'settings.pkce', undefined, { key: reader.key, query: true })).status).toBe(200);
+    expect((await trpcRaw(env.server, 'settings.updatePkce', { pkce_require_s256: true }, { key: reader.key })).status).toBe(403);
+    expect((await ok(env.server, 'settings.pkce', undefined, { query: true })).data.pkce_require_s256).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { GetPresetOutputSchema, PRESET_REQUEST_KEPT, PresetVersionDetailSchema, 
 import { until, useServer } from './fixtures.js';
 import { createRegularKey, createWorkspace, errorOf, expectEnvelope, rest } from './fixtures-admin.js';
 import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
+import { scaled } from '@switchyard/db/testing';
 
 /** The answer, strictly: no field more or less than the contract's. */
 const AnswerSchema = GetPresetOutputSchema.extend({
@@ -445,7 +446,7 @@ describe('D6–D8: errors', () => {
         inserted();
         await released;
       },
-      { timeout: 60_000, maxWait: 30_000 },
+      { timeout: scaled(60_000), maxWait: scaled(30_000) },
     );
     try {
       await holding;

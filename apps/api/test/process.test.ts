@@ -2,13 +2,17 @@
 // after SIGKILL, DATABASE_URL, and configuration errors. Runs src/main.ts the way `pnpm start`
 // runs the build, through tsx.
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from '@switchyard/db/testing';
+import { checkDatabaseUrl, DatabaseUrlError } from '@switchyard/db';
+import { createTestDatabase, scaled } from '@switchyard/db/testing';
 import { describe, expect, inject, it } from 'vitest';
+import { CONFIG_FIX, ConfigError, loadConfig } from '../src/config.js';
+import { AWS_SDK_NOTICE } from '../src/lib/aws-sdk-notice.js';
+import { VERSION } from '../src/lib/version.js';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
 import { launch, launchWith, start, waitFor } from './fixtures-process.js';
@@ -50,77 +54,92 @@ async function processesUsing(dir: string): Promise<number[]> {
 }
 
 describe('server process on embedded PostgreSQL', () => {
-  it('bootstraps once, keeps data across restarts, and recovers after SIGKILL', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    try {
-      // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
-      let proc = await start({ DATA_DIR: dataDir });
-      const keyFile = path.join(dataDir, 'admin-key');
-      const platformFile = path.join(dataDir, 'platform-key');
-      expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
-      expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
-      const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
-      const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
-      expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
-      // The log names the files and the masked labels, never a secret.
-      expect(proc.output()).toContain(keyFile);
-      expect(proc.output()).toContain(platformFile);
-      expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
-      expect(proc.output()).not.toContain(adminKey.slice(9));
-      expect(proc.output()).not.toContain(platformKey.slice(18));
-      const first = await getKey(proc.url, adminKey);
-      expect(first.status).toBe(200);
-      // The platform key belongs to no organization: GET /key is for tenants' keys (403).
-      expect((await getKey(proc.url, platformKey)).status).toBe(403);
-      expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+  it(
+    'bootstraps once, keeps data across restarts, and recovers after SIGKILL',
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      try {
+        // First start: new cluster, migrations, bootstrap, admin-key and platform-key files (0600).
+        let proc = await start({ DATA_DIR: dataDir });
+        // One line for the migrations, however many: the first start applies them all.
+        const migrationLines = proc
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"component":"migrate"'));
+        expect(migrationLines).toEqual([
+          expect.stringMatching(/"msg":"applying \d+ migrations \(.+ to .+\)\.\.\."/),
+          expect.stringMatching(/"msg":"applied \d+ migrations in \d+\.\d s"/),
+        ]);
+        expect(proc.output()).toContain(`"version":"${VERSION}","url":"${proc.url}","msg":"listening"`);
+        const keyFile = path.join(dataDir, 'admin-key');
+        const platformFile = path.join(dataDir, 'platform-key');
+        expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+        expect((await fs.stat(platformFile)).mode & 0o777).toBe(0o600);
+        const adminKey = (await fs.readFile(keyFile, 'utf8')).trim();
+        const platformKey = (await fs.readFile(platformFile, 'utf8')).trim();
+        expect(platformKey).toMatch(/^sk-sy-platform-v1-[0-9a-f]{64}$/);
+        // The log names the files and the masked labels, never a secret.
+        expect(proc.output()).toContain(keyFile);
+        expect(proc.output()).toContain(platformFile);
+        expect(proc.output()).toContain(`${adminKey.slice(0, 12)}...${adminKey.slice(-3)}`);
+        expect(proc.output()).not.toContain(adminKey.slice(9));
+        expect(proc.output()).not.toContain(platformKey.slice(18));
+        const first = await getKey(proc.url, adminKey);
+        expect(first.status).toBe(200);
+        // The platform key belongs to no organization: GET /key is for tenants' keys (403).
+        expect((await getKey(proc.url, platformKey)).status).toBe(403);
+        expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
 
-      // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
-      const rival = launch({ DATA_DIR: dataDir });
-      expect(await rival.exited).toBe(1);
-      expect(rival.output()).toMatch(
-        /is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/,
-      );
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        // A second server on the same DATA_DIR is refused, and leaves the first one's database alone.
+        const rival = launch({ DATA_DIR: dataDir });
+        expect(await rival.exited).toBe(1);
+        expect(rival.output()).toMatch(
+          /is in use by a running server \(PostgreSQL pid \d+, started by pid \d+\): stop that server, or give this one another DATA_DIR/,
+        );
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
 
-      // SIGTERM: exits 0 and stops PostgreSQL.
-      const pgPid = await pidOf(dataDir);
-      expect(pgPid).not.toBeNull();
-      proc.child.kill('SIGTERM');
-      expect(await proc.exited).toBe(0);
-      expect(await alive(pgPid!)).toBe(false);
-      expect(await pidOf(dataDir)).toBeNull();
+        // SIGTERM: exits 0 and stops PostgreSQL.
+        const pgPid = await pidOf(dataDir);
+        expect(pgPid).not.toBeNull();
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
+        expect(await alive(pgPid!)).toBe(false);
+        expect(await pidOf(dataDir)).toBeNull();
 
-      // Restart: same organization, same key, no second bootstrap, key shown no more.
-      proc = await start({ DATA_DIR: dataDir });
-      const second = await getKey(proc.url, adminKey);
-      expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
-      expect(proc.output()).not.toContain(adminKey);
-      expect(proc.output()).not.toContain(platformKey);
+        // Restart: same organization, same key, no second bootstrap, key shown no more; no migration to apply, no line.
+        proc = await start({ DATA_DIR: dataDir });
+        expect(proc.output()).not.toContain('"component":"migrate"');
+        const second = await getKey(proc.url, adminKey);
+        expect(second).toMatchObject({ status: 200, body: { data: { organization_id: first.body.data.organization_id } } });
+        expect(proc.output()).not.toContain(adminKey);
+        expect(proc.output()).not.toContain(platformKey);
 
-      // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
-      const orphan = await pidOf(dataDir);
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-      expect(await alive(orphan!)).toBe(true);
+        // SIGKILL leaves an orphaned postgres and its postmaster.pid behind...
+        const orphan = await pidOf(dataDir);
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        expect(await alive(orphan!)).toBe(true);
 
-      // ...and the next start recovers from it.
-      proc = await start({ DATA_DIR: dataDir });
-      expect(proc.output()).toMatch(/orphaned PostgreSQL/);
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
-      expect(await alive(orphan!)).toBe(false);
-      proc.child.kill('SIGTERM');
-      expect(await proc.exited).toBe(0);
+        // ...and the next start recovers from it.
+        proc = await start({ DATA_DIR: dataDir });
+        expect(proc.output()).toMatch(/orphaned PostgreSQL/);
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        expect(await alive(orphan!)).toBe(false);
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
 
-      // A stale postmaster.pid whose process is gone does not block a start either.
-      await fs.writeFile(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), '4194000\n/nowhere\n');
-      proc = await start({ DATA_DIR: dataDir });
-      expect((await getKey(proc.url, adminKey)).status).toBe(200);
-      proc.child.kill('SIGINT');
-      expect(await proc.exited).toBe(0);
-    } finally {
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 300_000);
+        // A stale postmaster.pid whose process is gone does not block a start either.
+        await fs.writeFile(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), '4194000\n/nowhere\n');
+        proc = await start({ DATA_DIR: dataDir });
+        expect((await getKey(proc.url, adminKey)).status).toBe(200);
+        proc.child.kill('SIGINT');
+        expect(await proc.exited).toBe(0);
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(300_000),
+  );
 
   it('uses DATABASE_URL when set and starts no PostgreSQL of its own', async () => {
     const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
@@ -135,6 +154,9 @@ describe('server process on embedded PostgreSQL', () => {
       expect(existsSync(path.join(dataDir, 'platform-key'))).toBe(false);
       expect(proc.output()).not.toContain(platformKey.slice(18));
       expect(proc.output()).not.toContain('node was started without');
+      // The AWS SDK's Node notice: once, in the server's words, on a Node the SDK warns on; never the SDK's own.
+      expect(proc.output().split(AWS_SDK_NOTICE).length - 1).toBe(Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0);
+      expect(proc.output()).not.toContain('NodeVersionSupportWarning');
       const orgs = await fetch(`${proc.url}/trpc/organizations.list?input=${encodeURIComponent('{}')}`, {
         headers: { authorization: `Bearer ${platformKey}` },
       });
@@ -147,57 +169,70 @@ describe('server process on embedded PostgreSQL', () => {
     }
   });
 
-  it('exits 1 with a clear message when its port is taken, and stops the PostgreSQL it started', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as AddressInfo).port;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    try {
-      const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
-      expect(await proc.exited).toBe(1);
-      expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
-      expect(proc.output()).not.toContain('"msg":"listening"');
-      // PostgreSQL was started (the cluster exists) and is stopped again.
-      expect(existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION'))).toBe(true);
-      expect(await pidOf(dataDir)).toBeNull();
-      expect(await processesUsing(dataDir)).toEqual([]);
-    } finally {
-      await new Promise((resolve) => taken.close(resolve));
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it(
+    'exits 1 with a clear message when its port is taken, before anything is written',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      try {
+        const proc = launch({ DATA_DIR: dataDir, PORT: String(port) });
+        expect(await proc.exited).toBe(1);
+        expect(proc.output()).toContain(`could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT to another port`);
+        expect(proc.output()).not.toContain('"msg":"listening"');
+        // Found before the database: no cluster was made, no PostgreSQL started, nothing written.
+        expect(await fs.readdir(dataDir)).toEqual([]);
+        expect(await processesUsing(dataDir)).toEqual([]);
+        // METRICS_PORT too.
+        const metrics = launch({ DATA_DIR: path.join(dataDir, 'never'), METRICS_PORT: String(port) });
+        expect(await metrics.exited).toBe(1);
+        expect(metrics.output()).toContain(
+          `could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set METRICS_PORT to another port`,
+        );
+        expect(existsSync(path.join(dataDir, 'never'))).toBe(false);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(180_000),
+  );
 
-  it('writes readable lines, not JSON, when stdout is a terminal', async () => {
-    const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
-    const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
-    const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'cd'.repeat(32)}`,
-      TERM: 'xterm',
-    });
-    try {
-      const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
-      await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
-      await waitFor(proc, /GET \/api\/v1\/key 401 \d+\.\dms.*tty-1/);
-      expect(proc.output()).not.toMatch(/^\{"level"/m);
-    } finally {
-      // script(1) ends when the server does.
-      proc.child.kill('SIGTERM');
-      await proc.exited;
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it(
+    'writes readable lines, not JSON, when stdout is a terminal',
+    async () => {
+      const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
+      const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
+      const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'cd'.repeat(32)}`,
+        TERM: 'xterm',
+      });
+      try {
+        const url = await waitFor(proc, /INFO.*listening.*"url":"(http:\/\/[^"]+)"/);
+        await fetch(`${url}/api/v1/key`, { headers: { 'x-request-id': 'tty-1' } });
+        await waitFor(proc, /GET \/api\/v1\/key 401 \d+\.\dms.*tty-1/);
+        expect(proc.output()).not.toMatch(/^\{"level"/m);
+      } finally {
+        // script(1) ends when the server does.
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+        await database.drop();
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(180_000),
+  );
 
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['LOG_LEVEL', 'loud'],
     ['DATABASE_URL', 'mysql://localhost/db'],
-    ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-123'],
     ['STORAGE_URL', 'ftp://files.example.com/blobs'],
     ['S3_FORCE_PATH_STYLE', 'yes'],
   ])('refuses to start with a clear message for %s=%s', async (name, value) => {
@@ -205,7 +240,187 @@ describe('server process on embedded PostgreSQL', () => {
     expect(await proc.exited).toBe(1);
     expect(proc.output()).toContain('Invalid configuration');
     expect(proc.output()).toContain(`${name}="${value}"`);
+    expect(proc.output()).toContain(CONFIG_FIX);
     expect(existsSync(path.join(os.tmpdir(), 'switchyard-never-created'))).toBe(false);
+  });
+
+  it('never prints a secret setting: its length and the rule instead, and URLs with their passwords masked', async () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.message;
+        throw error;
+      }
+      throw new Error(`accepted ${JSON.stringify(Object.keys(env))}`);
+    };
+    const secrets = [
+      ['SWITCHYARD_SECRET_KEY', 'mysupersecretvalue123', 'must be 32 bytes as 64 hex characters or base64'],
+      ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-sy-v1-notquiteasecret', 'must be sk-sy-v1- followed by 64 lowercase hex characters'],
+      ['SWITCHYARD_PLATFORM_KEY', 'sk-sy-platform-v1-nothex!', 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters'],
+    ] as const;
+    for (const [name, value, rule] of secrets) {
+      const message = refused({ [name]: value });
+      expect(message).not.toContain(value);
+      expect(message).not.toContain(value.slice(-8));
+      expect(message).toContain(`${name} (${value.length} characters, not shown): ${rule}`);
+      expect(message).toContain(CONFIG_FIX);
+    }
+    const urls = [
+      ['DATABASE_URL', 'mysql://app:hunter2secret@db.example.com/app?password=hunter2secret', 'mysql://app:***@db.example.com/app?password=***'],
+      ['COUNTER_STORE_URL', 'http://:hunter2secret@cache.example.com:6379', 'http://:***@cache.example.com:6379'],
+      ['STORAGE_URL', 'ftp://AKIAEXAMPLE:hunter2secret@files.example.com/blobs', 'ftp://***@files.example.com/blobs'],
+    ] as const;
+    for (const [name, value, shown] of urls) {
+      const message = refused({ [name]: value });
+      expect(message).not.toContain('hunter2secret');
+      expect(message).not.toContain('AKIAEXAMPLE');
+      expect(message).toContain(`${name}="${shown}": must be`);
+    }
+    // As the process prints it.
+    const proc = launch({ SWITCHYARD_SECRET_KEY: 'mysupersecretvalue123', DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toContain('SWITCHYARD_SECRET_KEY (21 characters, not shown): must be 32 bytes');
+    expect(proc.output()).not.toContain('mysupersecretvalue123');
+  });
+
+  it('names DATABASE_URL, with its password masked, when its database cannot be reached, at once for a refused connection or an unknown host', async () => {
+    // A timeout far beyond the 2 s bound: these answers must come from the failure itself, not from a timer.
+    const failure = async (url: string, timeoutMs = 60_000) => {
+      const started = Date.now();
+      const error = await checkDatabaseUrl(url, timeoutMs).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DatabaseUrlError);
+      const message = (error as Error).message;
+      expect(message).not.toContain('hunter2secret');
+      return { message, ms: Date.now() - started };
+    };
+    const refused = await failure('postgresql://app:hunter2secret@127.0.0.1:1/app');
+    expect(refused.message).toBe(
+      'DATABASE_URL (postgresql://app:***@127.0.0.1:1/app): nothing accepts connections at 127.0.0.1:1: start PostgreSQL there, or fix the host and port',
+    );
+    expect(refused.ms).toBeLessThan(2_000);
+    const unknown = await failure('postgresql://app:hunter2secret@no-such-host.invalid:5432/app');
+    expect(unknown.message).toBe(
+      'DATABASE_URL (postgresql://app:***@no-such-host.invalid:5432/app): the host of no-such-host.invalid:5432 cannot be resolved (DNS lookup failed): fix the host',
+    );
+    expect(unknown.ms).toBeLessThan(2_000);
+
+    // The test cluster: no password where it asks for one, a wrong one, a database that is not there.
+    const admin = new URL(inject('pgAdminUrl'));
+    const noPassword = new URL(admin);
+    noPassword.password = '';
+    expect((await failure(noPassword.href)).message).toMatch(
+      /^DATABASE_URL \(.+\): the server asks user "\w+" for a password, and DATABASE_URL has none: add it/,
+    );
+    const wrong = new URL(admin);
+    wrong.password = 'hunter2secret';
+    expect((await failure(wrong.href)).message).toMatch(
+      /^DATABASE_URL \(postgresql:\/\/\w+:\*\*\*@.+\): password authentication failed for user "\w+": fix the password/,
+    );
+    const missing = new URL(admin);
+    missing.pathname = '/no_such_database';
+    expect((await failure(missing.href)).message).toMatch(/database "no_such_database" does not exist on .+: create it/);
+
+    // The process says it in its one fatal line, and writes nothing.
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      const proc = launch({ DATA_DIR: dataDir, DATABASE_URL: 'postgresql://app:hunter2secret@127.0.0.1:1/app' });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toContain('could not start: DATABASE_URL (postgresql://app:***@127.0.0.1:1/app): nothing accepts connections at 127.0.0.1:1');
+      expect(proc.output()).not.toContain('hunter2secret');
+      expect(await fs.readdir(dataDir)).toEqual([]);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a database host that accepts and never answers within DATABASE_CONNECT_TIMEOUT_MS', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      const proc = launch({ DATA_DIR: dataDir, DATABASE_URL: `postgresql://app:hunter2secret@127.0.0.1:${port}/app`, DATABASE_CONNECT_TIMEOUT_MS: '500' });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toContain(
+        `could not start: DATABASE_URL (postgresql://app:***@127.0.0.1:${port}/app): 127.0.0.1:${port} did not answer within 500 ms (DATABASE_CONNECT_TIMEOUT_MS)`,
+      );
+      expect(sockets.size).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a DATA_DIR it cannot use, at once, naming it: under /proc, below a file', async () => {
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    try {
+      const file = path.join(scratch, 'a-file');
+      await fs.writeFile(file, '');
+      const cases: [string, RegExp][] = [
+        // Node's recursive mkdir never returns there: the server makes each level itself.
+        [
+          `/proc/switchyard-${process.pid}`,
+          /DATA_DIR="\/proc\/switchyard-\d+": cannot make the directory \/proc\/switchyard-\d+ \(\w+\): choose a directory on a writable file system/,
+        ],
+        [path.join(file, 'data'), /DATA_DIR=".+": .+\/a-file is not a directory: choose a directory/],
+      ];
+      for (const [dataDir, message] of cases) {
+        const proc = launch({ DATA_DIR: dataDir });
+        expect(await proc.exited, dataDir).toBe(1);
+        // The fatal line is JSON: its quotes escaped.
+        expect(proc.output().replaceAll('\\"', '"')).toMatch(new RegExp(`could not start: ${message.source}`));
+        expect(proc.output()).not.toContain('"component":"postgres"');
+      }
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('makes a DATA_DIR whose parents are missing, one level at a time', async () => {
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+    const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
+    try {
+      const dataDir = path.join(scratch, 'a', 'b', 'c');
+      const proc = await start({ DATA_DIR: dataDir, DATABASE_URL: database.url, SWITCHYARD_BOOTSTRAP_KEY: `sk-sy-v1-${'12'.repeat(32)}` });
+      expect((await fs.stat(dataDir)).isDirectory()).toBe(true);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    } finally {
+      await database.drop();
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("makes S3 clients without the AWS SDK's Node notice in any process that loads the server's S3 modules", async () => {
+    const makeClients = (prelude: string) =>
+      launchWith(
+        process.execPath,
+        [
+          '--conditions=@switchyard/source',
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `${prelude} const { S3Client } = await import('@aws-sdk/client-s3'); new S3Client({ region: 'us-east-1' }); new S3Client({ region: 'eu-west-1' }); console.log('made two');`,
+        ],
+        {},
+      );
+    const quiet = makeClients("await import('./src/storage/s3-storage.ts');");
+    expect(await quiet.exited).toBe(0);
+    expect(quiet.output()).toContain('made two');
+    expect(quiet.output()).not.toContain('NodeVersionSupportWarning');
+    // Without it, on Node 20, the SDK prints its notice: what the module keeps out is really there.
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      const loud = makeClients('');
+      expect(await loud.exited).toBe(0);
+      expect(loud.output()).toContain('NodeVersionSupportWarning');
+    }
   });
 
   it('warns, and still serves, when node was started without NODE_FLAGS', async () => {
@@ -269,32 +484,43 @@ describe.each([
   ['the root', repoRoot, 'SIGTERM'],
   ["the API package's", path.join(repoRoot, 'apps', 'api'), 'SIGINT'],
 ] as const)('%s `pnpm start`', (_name, cwd, signal) => {
-  it(`hands ${signal} to the server: it drains, stops its PostgreSQL, and pnpm exits 0`, async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
-    const proc = launchWith('pnpm', ['start'], { DATA_DIR: dataDir }, cwd);
-    try {
-      const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 240_000);
-      expect(await answers(url)).toBe(true);
-      const postgres = await processesUsing(dataDir);
-      expect(postgres.length).toBeGreaterThan(0);
+  it(
+    `hands ${signal} to the server: it drains, stops its PostgreSQL, and pnpm exits 0`,
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
+      const proc = launchWith('pnpm', ['start'], { DATA_DIR: dataDir }, cwd);
+      try {
+        const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 240_000);
+        expect(await answers(url)).toBe(true);
+        const postgres = await processesUsing(dataDir);
+        expect(postgres.length).toBeGreaterThan(0);
 
-      proc.child.kill(signal);
-      await until(async () => proc.child.exitCode !== null, { everyMs: 100, timeoutMs: 60_000, what: `pnpm start to exit on ${signal}`, detail: proc.output });
-      expect(proc.child.exitCode).toBe(0);
-      await until(async () => !(await answers(url)), { everyMs: 100, what: `${url} to stop answering`, detail: proc.output });
-      await until(async () => (await processesUsing(dataDir)).length === 0, {
-        everyMs: 100,
-        what: `the PostgreSQL of ${dataDir} to stop`,
-        detail: proc.output,
-      });
-      expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
-      expect(await pidOf(dataDir)).toBeNull();
-    } finally {
-      // On a failure, nothing of it is left running: pnpm, what it started, PostgreSQL.
-      const left = [...(proc.child.pid ? await descendantsOf(proc.child.pid) : []), ...(await processesUsing(dataDir))];
-      if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
-      for (const pid of left) if (await alive(pid)) process.kill(pid, 'SIGKILL');
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, 300_000);
+        proc.child.kill(signal);
+        await until(async () => proc.child.exitCode !== null, {
+          everyMs: 100,
+          timeoutMs: scaled(60_000),
+          what: `pnpm start to exit on ${signal}`,
+          detail: proc.output,
+        });
+        expect(proc.child.exitCode).toBe(0);
+        await until(async () => !(await answers(url)), { everyMs: 100, what: `${url} to stop answering`, detail: proc.output });
+        await until(async () => (await processesUsing(dataDir)).length === 0, {
+          everyMs: 100,
+          what: `the PostgreSQL of ${dataDir} to stop`,
+          detail: proc.output,
+        });
+        expect(proc.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
+        // The root script says what it does while turbo builds (quiet but for errors), one line a step.
+        if (cwd === repoRoot) expect(proc.output()).toMatch(/switchyard: building the server .*\.\.\.\n(.|\n)*switchyard: built; starting\n/);
+        expect(await pidOf(dataDir)).toBeNull();
+      } finally {
+        // On a failure, nothing of it is left running: pnpm, what it started, PostgreSQL.
+        const left = [...(proc.child.pid ? await descendantsOf(proc.child.pid) : []), ...(await processesUsing(dataDir))];
+        if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+        for (const pid of left) if (await alive(pid)) process.kill(pid, 'SIGKILL');
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    scaled(300_000),
+  );
 });

@@ -53,4 +53,34 @@ describe('the release', () => {
     expect(changelog).toMatch(new RegExp(`^## ${VERSION.replaceAll('.', '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`, 'm'));
     expect((await fs.stat(path.join(root, 'CONTRIBUTING.md'))).isFile()).toBe(true);
   });
+
+  it("opens the CHANGELOG with an Unreleased section that lists changes, then the packages' version as the newest release", async () => {
+    const changelog = await fs.readFile(path.join(root, 'CHANGELOG.md'), 'utf8');
+    const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings[0]).toBe('Unreleased');
+    // The newest release is the version every package carries (an Unreleased entry moves under it when it is released).
+    expect(headings[1]).toMatch(new RegExp(`^${VERSION.replaceAll('.', '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`));
+    const unreleased = changelog.slice(changelog.indexOf('## Unreleased'), changelog.indexOf(`## ${headings[1]}`));
+    expect(unreleased.match(/^- /gm)?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it('gives every test that may be skipped its reason, in the title the reporter prints', async () => {
+    const unexplained: string[] = [];
+    for (const parent of ['apps', 'packages']) {
+      for (const name of await fs.readdir(path.join(root, parent))) {
+        const dir = path.join(root, parent, name, 'test');
+        if (!existsSync(dir)) continue;
+        for (const file of await fs.readdir(dir, { recursive: true })) {
+          if (!file.endsWith('.ts')) continue;
+          const text = await fs.readFile(path.join(dir, file), 'utf8');
+          for (const match of text.matchAll(/\b(?:it|test|describe)\.(?:skipIf|runIf|skip|todo)\(/g)) {
+            // The call's title follows within a few lines; it must carry "skipped: <why>" (or a *_SKIP_REASON).
+            const call = text.slice(match.index, match.index + 600);
+            if (!/skipped: |_SKIP_REASON/.test(call)) unexplained.push(`${parent}/${name}/test/${file}: ${call.split('\n')[0]}`);
+          }
+        }
+      }
+    }
+    expect(unexplained).toEqual([]);
+  });
 });

@@ -3,10 +3,12 @@
 // `wanted`, at least `min`, across every limit that applies, exact under concurrency; the running
 // totals that routing_spend() reads (migration "reservation_running_totals") equal the sums they
 // replace after every kind of write; and the statement's work does not grow with keys, open
-// reservations or days of history.
-import { randomUUID } from 'node:crypto';
+// reservations or days of history. A minted key's grant holds against its makers' limits too, over
+// each maker's whole lineage (migration "minted_keys").
+import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Prisma } from '@switchyard/db';
+import { ExchangedKeySchema } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyCache, SERVER_ACTOR } from '../src/access/callers.js';
 import { GuardrailCache } from '../src/modules/guardrails/guardrail-cache.js';
@@ -51,6 +53,24 @@ async function granted(hash: string, min: number, wanted: number) {
   const answer = await grant(deps(), SERVER_ACTOR, { api_key_hash: hash, paid: true, min, wanted });
   if (!answer.granted) throw new Error(`refused: ${JSON.stringify(answer.refusal)}`);
   return answer;
+}
+
+/** A key minted by the key `maker` through an authorization code (D10, D11). */
+async function mint(maker: string): Promise<{ key: string; hash: string }> {
+  const post = async (path: string, body: unknown, key: string | null) => {
+    const res = await env.server.request(`/api/v1${path}`, {
+      method: 'POST',
+      key,
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
+    const answer = (await res.json()) as unknown;
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    return answer;
+  };
+  const code = (await post('/auth/keys/code', { callback_url: `https://grants-${randomUUID().slice(0, 8)}.example` }, maker)) as { data: { id: string } };
+  const { key } = ExchangedKeySchema.parse(await post('/auth/keys', { code: code.data.id }, null));
+  return { key, hash: createHash('sha256').update(key).digest('hex') };
 }
 
 async function heldOf(reservationId: string): Promise<string | null> {
@@ -119,6 +139,34 @@ describe('a partial grant', () => {
       Array.from({ length: 24 }, () => grant(deps(), SERVER_ACTOR, { api_key_hash: exact.hash, paid: true, min: 0.3, wanted: 0.3 })),
     );
     expect(whole.filter((a) => a.granted)).toHaveLength(3);
+  });
+
+  it("a minted key's grant holds no more than every maker above it has left, over each maker's lineage; a give-back frees it for them", async () => {
+    const maker = await createKey(env.server, { name: 'grant maker', limit: 1 });
+    const child = await mint(maker.key);
+    const grandchild = await mint(child.key);
+    const own = await granted(maker.hash, 0.1, 0.4);
+    expect(own.amount).toBe(0.4);
+    // Each minted key copied a limit of 1; the maker has 0.6 left, held by its own reservation.
+    const leaf = await granted(grandchild.hash, 0.1, 10);
+    expect(leaf.amount).toBe(0.6);
+    expect(Object.fromEntries(leaf.remaining.map((r) => [r.limit, r.remaining]))).toMatchObject({ key: 0.4, makers: 0 });
+    // The maker's own limit counts what its lineage holds: nothing is left for it nor for the middle key.
+    for (const hash of [maker.hash, child.hash]) {
+      expect(await grant(deps(), SERVER_ACTOR, { api_key_hash: hash, paid: true, min: 0.01, wanted: 1 })).toMatchObject({
+        granted: false,
+        refusal: { status: 403, code: 'key_limit' },
+      });
+    }
+    expect(await giveBack(deps(), SERVER_ACTOR, { reservation_id: leaf.reservation_id, amount: 0.25 })).toEqual({ held: 0.35 });
+    expect((await granted(maker.hash, 0.01, 1)).amount).toBe(0.25);
+    // Spend recorded by the leaf counts toward the maker as its holds did.
+    await record(env.server, { api_key_hash: grandchild.hash, usage: 0.35, reservation_id: leaf.reservation_id });
+    expect(await grant(deps(), SERVER_ACTOR, { api_key_hash: maker.hash, paid: true, min: 0.01, wanted: 1 })).toMatchObject({
+      granted: false,
+      refusal: { code: 'key_limit' },
+    });
+    expect(await totalsAdrift()).toEqual([]);
   });
 
   it('refuses as routing.authorize does: an unknown or disabled key, and credits spent', async () => {

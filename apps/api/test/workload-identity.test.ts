@@ -66,14 +66,17 @@ async function oauthError(res: Response, status: number, error: string): Promise
 }
 
 describe('GET /oauth/jwks (D13)', () => {
-  it('publishes the signing key, with its four constants, without a key', async () => {
-    // A signing key is made when the first token is signed.
-    const p = await policy();
-    expect((await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).status).toBe(200);
+  it('publishes the signing key from the first start, before any token is signed, with its four constants, without a key', async () => {
+    // Read before the first exchange, as a verifier that caches the set at its start does.
     const res = await server.request('/api/v1/oauth/jwks', { key: null });
     expect(res.status).toBe(200);
     const body = JwksOutputSchema.strict().parse(await res.json());
     expect(body.keys.length).toBeGreaterThanOrEqual(1);
+    const p = await policy();
+    const answer = await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)));
+    expect(answer.status).toBe(200);
+    const token = TokenAnswerSchema.parse(await answer.json()).access_token;
+    await jwtVerify(token, createLocalJWKSet(body), { issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE });
     for (const key of body.keys) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
     // Any key, or none, gets the same answer.
     const withKey = await server.request('/api/v1/oauth/jwks', { key: 'sk-sy-v1-nonsense' });
@@ -126,11 +129,13 @@ describe('POST /oauth/token (D12)', () => {
     expect((await trpc(server, 'keys.create', { name: 'escalate' }, { key: access_token })).status).toBe(403);
   });
 
-  it('a token acting as a management key manages its own organization only', async () => {
+  it("a token acting as a management key has its scope's rights (inference), not the key's management ones", async () => {
     const managementHash = (await server.db.apiKey.findFirstOrThrow({ where: { organization_id: server.organizationId, is_management_key: true } })).hash;
     const p = await policy({ key_hash: managementHash });
     const { access_token } = TokenAnswerSchema.parse(await (await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)))).json());
-    expect((await server.request('/api/v1/keys', { key: access_token })).status).toBe(200);
+    // The lesser of its scope and its key (docs/scopes.md#the-ceiling): no management operation.
+    expect((await server.request('/api/v1/keys', { key: access_token })).status).toBe(403);
+    expect((await server.request('/api/v1/key', { key: access_token })).status).toBe(200);
     // Another organization's policy is out of its reach.
     const theirs = await ok(
       server,
@@ -144,7 +149,7 @@ describe('POST /oauth/token (D12)', () => {
       },
       { key: other.managementKey },
     );
-    expect((await trpc(server, 'federationPolicies.delete', { id: theirs.id }, { key: access_token })).status).toBe(404);
+    expect((await trpc(server, 'federationPolicies.delete', { id: theirs.id }, { key: access_token })).status).toBe(403);
   });
 
   it('fetches the issuer keys from its JWKS URL under the upstream rules, and caches them', async () => {
@@ -311,7 +316,7 @@ describe('limits and failures', () => {
 });
 
 describe("Switchyard's signing keys", () => {
-  it('rotate after SIGNING_KEY_ROTATION_DAYS; the old key stays published until its last token has expired plus 15 minutes', async () => {
+  it('rotate after SIGNING_KEY_ROTATION_DAYS: the next key is published 15 minutes before it signs; the old one stays published until its last token has expired plus 15 minutes', async () => {
     const p = await policy();
     const t0 = Date.now();
     const at = (ms: number) => server.setNow(new Date(t0 + ms));
@@ -321,19 +326,38 @@ describe("Switchyard's signing keys", () => {
       return decodeProtectedHeader(TokenAnswerSchema.parse(await res.json()).access_token).kid!;
     };
     const published = async () => JwksOutputSchema.parse(await (await server.request('/api/v1/oauth/jwks', { key: null })).json()).keys.map((k) => k.kid);
+    const AHEAD_MS = 15 * 60_000;
     try {
       at(0);
       const first = await kidOf();
+      // The rotation is due: the next key is made and published, and the first still signs.
       at(31 * DAY_MS);
+      expect(await kidOf()).toBe(first);
+      const next = (await published()).filter((kid) => kid !== first);
+      expect(next).toHaveLength(1);
+      at(31 * DAY_MS + AHEAD_MS - 1_000);
+      expect(await kidOf()).toBe(first);
+      // Published 15 minutes: it signs, and the first is retired (still published).
+      at(31 * DAY_MS + AHEAD_MS);
       const second = await kidOf();
-      expect(second).not.toBe(first);
+      expect(second).toBe(next[0]);
       expect(await published()).toEqual(expect.arrayContaining([first, second]));
-      // 15 minutes of tokens, the cache time and 15 minutes more: gone.
-      at(31 * DAY_MS + 31 * 60_000 + 2_000);
+      // 15 minutes of tokens, the cache time and 15 minutes more after its retirement: gone.
+      at(31 * DAY_MS + AHEAD_MS + 31 * 60_000 + 2_000);
       expect(await published()).toEqual([second]);
     } finally {
       server.setNow(null);
     }
+  });
+
+  it("an access token never outlives its key: expires_in stops at the key's expiry", async () => {
+    const expiring = await ok(server, 'keys.create', { name: `expiring-${randomUUID()}`, expires_at: new Date(Date.now() + 120_000).toISOString() });
+    const p = await policy({ key_hash: expiring.data.hash });
+    const res = await exchange(server, exchangeForm(p.id, await idp.sign(p.subject)));
+    expect(res.status).toBe(200);
+    const answer = TokenAnswerSchema.parse(await res.json());
+    expect(answer.expires_in).toBeLessThanOrEqual(120);
+    expect(answer.expires_in).toBeGreaterThan(60);
   });
 
   it('are sealed at rest, and one replica verifies the tokens another signed', async () => {

@@ -211,7 +211,7 @@ afterAll(async () => {
 
 describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
   it.skipIf(skipReasons[kind] !== null)(
-    'a demo-filled server, backed up while it runs, restored into a fresh data directory: every answer is the same, the later write is absent',
+    `a demo-filled server, backed up while it runs, restored into a fresh data directory: every answer is the same, the later write is absent${skipReasons[kind] ? ` (skipped: ${skipReasons[kind]})` : ''}`,
     async () => {
       const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-backup-test-'));
       cleanups.push(() => fs.rm(scratch, { recursive: true, force: true }));

@@ -41,6 +41,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { DemoSummary } from '../src/commands/demo.js';
 import { run, VERSION } from '../src/cli.js';
+import { scaled } from '@switchyard/db/testing';
 
 /**
  * The previous release's upgrade fixture (test/fixtures/upgrade/, scripts/upgrade-fixture.sh): the
@@ -138,61 +139,65 @@ describe.each([
 
   let summary: DemoSummary;
 
-  it('runs twice: a human summary, then JSON; nothing unique is duplicated', async () => {
-    const first = await demo(false);
-    expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Demo data is ready in workspace "demo-team"');
-    const firstKey = first.stdout.match(/sk-sy-v1-[0-9a-f]{64}/)?.[0];
-    expect(firstKey).toBeDefined();
+  it(
+    'runs twice: a human summary, then JSON; nothing unique is duplicated',
+    async () => {
+      const first = await demo(false);
+      expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(first.stdout).toContain('Demo data is ready in workspace "demo-team"');
+      const firstKey = first.stdout.match(/sk-sy-v1-[0-9a-f]{64}/)?.[0];
+      expect(firstKey).toBeDefined();
 
-    const workspaceId = (
-      await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).workspaces.list.query({ offset: 0, limit: 100 })
-    ).data.find((w) => w.slug === 'demo-team')!.id;
-    const before = await uniqueCounts(workspaceId);
-    expect(before).toEqual({
-      demoWorkspaces: 1,
-      members: 4, // the owner and the three demo people
-      workspaceMembers: 3, // the owner, Ada and Grace
-      budgets: 4,
-      byok: 1,
-      guardrails: 2,
-      presetVersions: 3,
-      scimMappings: 1,
-      videoJobs: 1,
-    });
+      const workspaceId = (
+        await createSwitchyardClient({ url: server.url, apiKey: server.managementKey }).workspaces.list.query({ offset: 0, limit: 100 })
+      ).data.find((w) => w.slug === 'demo-team')!.id;
+      const before = await uniqueCounts(workspaceId);
+      expect(before).toEqual({
+        demoWorkspaces: 1,
+        members: 4, // the owner and the three demo people
+        workspaceMembers: 3, // the owner, Ada and Grace
+        budgets: 4,
+        byok: 1,
+        guardrails: 2,
+        presetVersions: 3,
+        scimMappings: 1,
+        videoJobs: 1,
+      });
 
-    const second = await demo(true);
-    expect(second, second.stderr).toMatchObject({ code: 0, stderr: '' });
-    summary = JSON.parse(second.stdout) as DemoSummary;
-    expect(Object.keys(summary).sort()).toEqual(
-      [
-        'management_key',
-        'key',
-        'organization_id',
-        'workspace_id',
-        'workspace_slug',
-        'user_ids_not_in_workspace',
-        'model',
-        'model_variant',
-        'model_alias',
-        'generation_id',
-        'byok_id',
-        'guardrail_id',
-        'preset_slug',
-        'scim_mapping_id',
-        'container_id',
-        'container_file_id',
-        'video_job_id',
-      ].sort(),
-    );
-    expect(summary).toMatchObject({ management_key: server.managementKey, workspace_id: workspaceId, workspace_slug: 'demo-team' });
-    // A new key each run; everything else is the same.
-    expect(summary.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
-    expect(summary.key).not.toBe(firstKey);
-    expect(await uniqueCounts(workspaceId)).toEqual(before);
-    expect(summary.user_ids_not_in_workspace).toHaveLength(1);
-    // Two CLI runs of the whole demo (each a process and some 60 calls): a wider bound than one call's.
-  }, 180_000);
+      const second = await demo(true);
+      expect(second, second.stderr).toMatchObject({ code: 0, stderr: '' });
+      summary = JSON.parse(second.stdout) as DemoSummary;
+      expect(Object.keys(summary).sort()).toEqual(
+        [
+          'management_key',
+          'key',
+          'organization_id',
+          'workspace_id',
+          'workspace_slug',
+          'user_ids_not_in_workspace',
+          'model',
+          'model_variant',
+          'model_alias',
+          'generation_id',
+          'byok_id',
+          'guardrail_id',
+          'preset_slug',
+          'scim_mapping_id',
+          'container_id',
+          'container_file_id',
+          'video_job_id',
+        ].sort(),
+      );
+      expect(summary).toMatchObject({ management_key: server.managementKey, workspace_id: workspaceId, workspace_slug: 'demo-team' });
+      // A new key each run; everything else is the same.
+      expect(summary.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+      expect(summary.key).not.toBe(firstKey);
+      expect(await uniqueCounts(workspaceId)).toEqual(before);
+      expect(summary.user_ids_not_in_workspace).toHaveLength(1);
+      // Two CLI runs of the whole demo (each a process and some 60 calls): a wider bound than one call's.
+    },
+    scaled(180_000),
+  );
 
   describe('its JSON drives every one of the 21 operations over REST', () => {
     const call = async (path: string, key: string, init: RequestInit = {}) => {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '@switchyard/api/testing';
 import { queryRows, statement } from '@switchyard/db';
-import { organizationTables } from '@switchyard/db/testing';
+import { organizationTables, scaled } from '@switchyard/db/testing';
 import { CreateOrganizationOutputSchema, OrganizationDeletionSchema } from '@switchyard/schema';
 import { createSwitchyardClient } from '@switchyard/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -50,62 +50,66 @@ const storedFiles = async (organizationId: string) =>
   );
 
 describe('switchyard orgs delete', () => {
-  it('removes every row and byte of the organization, and nothing of another', async () => {
-    const created = await switchyard(['orgs', 'create', '--name', 'Leaving', '--owner-email', 'owner@leaving.example', '--json']);
-    expect(created, created.stderr).toMatchObject({ code: 0 });
-    const victim = CreateOrganizationOutputSchema.parse(JSON.parse(created.stdout));
-    for (const key of [server.managementKey, victim.management_key]) {
-      const demo = await switchyard(['demo', '--json'], key);
-      expect(demo, demo.stderr).toMatchObject({ code: 0, stderr: '' });
-    }
+  it(
+    'removes every row and byte of the organization, and nothing of another',
+    async () => {
+      const created = await switchyard(['orgs', 'create', '--name', 'Leaving', '--owner-email', 'owner@leaving.example', '--json']);
+      expect(created, created.stderr).toMatchObject({ code: 0 });
+      const victim = CreateOrganizationOutputSchema.parse(JSON.parse(created.stdout));
+      for (const key of [server.managementKey, victim.management_key]) {
+        const demo = await switchyard(['demo', '--json'], key);
+        expect(demo, demo.stderr).toMatchObject({ code: 0, stderr: '' });
+      }
 
-    const tables = organizationTables();
-    expect(tables.length).toBeGreaterThan(30);
-    const before = { victim: await rowsOf(victim.organization_id), other: await rowsOf(server.organizationId) };
-    // The demo made something in most of them, for both.
-    expect(Object.values(before.victim).filter((n) => n > 0).length).toBeGreaterThan(20);
-    const victimFiles = await storedFiles(victim.organization_id);
-    const otherFiles = await storedFiles(server.organizationId);
-    expect(victimFiles.length).toBeGreaterThan(0);
-    for (const file of [...victimFiles, ...otherFiles]) expect(existsSync(file), file).toBe(true);
+      const tables = organizationTables();
+      expect(tables.length).toBeGreaterThan(30);
+      const before = { victim: await rowsOf(victim.organization_id), other: await rowsOf(server.organizationId) };
+      // The demo made something in most of them, for both.
+      expect(Object.values(before.victim).filter((n) => n > 0).length).toBeGreaterThan(20);
+      const victimFiles = await storedFiles(victim.organization_id);
+      const otherFiles = await storedFiles(server.organizationId);
+      expect(victimFiles.length).toBeGreaterThan(0);
+      for (const file of [...victimFiles, ...otherFiles]) expect(existsSync(file), file).toBe(true);
 
-    const deleted = await switchyard(['orgs', 'delete', victim.organization_id, '--confirm', victim.organization_id, '--json']);
-    expect(deleted, deleted.stderr).toMatchObject({ code: 0, stderr: '' });
-    const deletion = OrganizationDeletionSchema.parse(JSON.parse(deleted.stdout));
-    expect(deletion).toMatchObject({ organization_id: victim.organization_id, status: 'succeeded', progress: { step: 'done' } });
-    expect(deletion.progress!.deleted_objects).toBe(victimFiles.length + (before.victim.documents ?? 0));
-    expect(deletion.progress!.deleted_generations).toBe(before.victim.generations);
+      const deleted = await switchyard(['orgs', 'delete', victim.organization_id, '--confirm', victim.organization_id, '--json']);
+      expect(deleted, deleted.stderr).toMatchObject({ code: 0, stderr: '' });
+      const deletion = OrganizationDeletionSchema.parse(JSON.parse(deleted.stdout));
+      expect(deletion).toMatchObject({ organization_id: victim.organization_id, status: 'succeeded', progress: { step: 'done' } });
+      expect(deletion.progress!.deleted_objects).toBe(victimFiles.length + (before.victim.documents ?? 0));
+      expect(deletion.progress!.deleted_generations).toBe(before.victim.generations);
 
-    const after = { victim: await rowsOf(victim.organization_id), other: await rowsOf(server.organizationId) };
-    // Nothing but its tombstone.
-    expect(after.victim).toEqual(Object.fromEntries(tables.map((t) => [t, t === 'organization_tombstones' ? 1 : 0])));
-    expect(after.other).toEqual(before.other);
-    for (const file of victimFiles) expect(existsSync(file), file).toBe(false);
-    for (const file of otherFiles) expect(existsSync(file), file).toBe(true);
-    expect(await server.db.organization.findUnique({ where: { id: victim.organization_id } })).toBeNull();
-    // Its owner belonged to no other organization: gone. The demo's people also belong to the other one: kept.
-    expect(await server.db.user.findUnique({ where: { id: victim.owner_user_id } })).toBeNull();
-    expect(await server.db.user.count({ where: { email: 'ada@demo.switchyard.dev' } })).toBe(1);
+      const after = { victim: await rowsOf(victim.organization_id), other: await rowsOf(server.organizationId) };
+      // Nothing but its tombstone.
+      expect(after.victim).toEqual(Object.fromEntries(tables.map((t) => [t, t === 'organization_tombstones' ? 1 : 0])));
+      expect(after.other).toEqual(before.other);
+      for (const file of victimFiles) expect(existsSync(file), file).toBe(false);
+      for (const file of otherFiles) expect(existsSync(file), file).toBe(true);
+      expect(await server.db.organization.findUnique({ where: { id: victim.organization_id } })).toBeNull();
+      // Its owner belonged to no other organization: gone. The demo's people also belong to the other one: kept.
+      expect(await server.db.user.findUnique({ where: { id: victim.owner_user_id } })).toBeNull();
+      expect(await server.db.user.count({ where: { email: 'ada@demo.switchyard.dev' } })).toBe(1);
 
-    // The tombstone: ids, totals and dates only.
-    const tombstone = await server.db.organizationTombstone.findUniqueOrThrow({ where: { organization_id: victim.organization_id } });
-    expect(Object.keys(tombstone).sort()).toEqual([
-      'created_at',
-      'credit_balance',
-      'deleted_at',
-      'deleted_by',
-      'organization_id',
-      'total_credits',
-      'total_usage',
-    ]);
-    expect(Number(tombstone.total_usage)).toBeGreaterThan(0);
+      // The tombstone: ids, totals and dates only.
+      const tombstone = await server.db.organizationTombstone.findUniqueOrThrow({ where: { organization_id: victim.organization_id } });
+      expect(Object.keys(tombstone).sort()).toEqual([
+        'created_at',
+        'credit_balance',
+        'deleted_at',
+        'deleted_by',
+        'organization_id',
+        'total_credits',
+        'total_usage',
+      ]);
+      expect(Number(tombstone.total_usage)).toBeGreaterThan(0);
 
-    // Its keys are refused; the deletion stays readable.
-    const res = await fetch(`${server.url}/api/v1/key`, { headers: { authorization: `Bearer ${victim.management_key}` } });
-    expect(res.status).toBe(401);
-    const shown = await switchyard(['orgs', 'deletion', deletion.id, '--json']);
-    expect(JSON.parse(shown.stdout)).toEqual(deletion);
-  }, 240_000);
+      // Its keys are refused; the deletion stays readable.
+      const res = await fetch(`${server.url}/api/v1/key`, { headers: { authorization: `Bearer ${victim.management_key}` } });
+      expect(res.status).toBe(401);
+      const shown = await switchyard(['orgs', 'deletion', deletion.id, '--json']);
+      expect(JSON.parse(shown.stdout)).toEqual(deletion);
+    },
+    scaled(240_000),
+  );
 
   it('refuses without the id repeated, for an unknown organization, and for any tenant key', async () => {
     const created = CreateOrganizationOutputSchema.parse(JSON.parse((await switchyard(['orgs', 'create', '--name', 'Staying', '--json'])).stdout));

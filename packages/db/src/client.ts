@@ -26,6 +26,8 @@ export interface DbOptions {
   onConnectionError?: (error: unknown) => void;
   /** Told when the pool has made a new connection (the database's health: the database answers again). */
   onConnect?: () => void;
+  /** How long making a connection may take, TCP to ready (0 or unset: no limit). */
+  connectTimeoutMs?: number;
 }
 
 /** A pool that tells `report` when a connection cannot be made (pool.query and pool.connect both come here). */
@@ -65,7 +67,7 @@ const handles = new WeakMap<Db, Handle>();
 
 /** A Prisma client over node-postgres (the driver adapter; no query engine binary). */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const config = { connectionString: databaseUrl, max: options.poolMax ?? 10 };
+  const config = { connectionString: databaseUrl, max: options.poolMax ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 0 };
   const report = options.onConnectionError;
   const pool = report ? new WatchedPool(config, report) : new pg.Pool(config);
   pool.on('error', (error) => options.onIdleError?.(error));

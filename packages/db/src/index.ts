@@ -16,7 +16,15 @@ export {
 } from './client.js';
 export { migrate, readMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from './migrate.js';
 export { startEmbeddedPostgres, embeddedBinaries, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
-export { provisionDatabase, ensureDatabaseExists, type DatabaseHandle } from './database.js';
+export {
+  checkDatabaseUrl,
+  DatabaseUrlError,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  ensureDatabaseExists,
+  maskedUrl,
+  provisionDatabase,
+  type DatabaseHandle,
+} from './database.js';
 // The generated client: PrismaClient, the Prisma namespace, enums and one type per model.
 export * from './generated/prisma/client.js';
 export { listen, LISTENER_APPLICATION_NAME, type Listener, type ListenHandlers, type ListenOptions } from './notifications.js';

@@ -64,10 +64,13 @@ interface HistoryRow {
   rolled_back_at: Date | null;
 }
 
-export async function migrate(databaseUrl: string, options: { dir?: string; log?: (m: string) => void } = {}): Promise<MigrateResult> {
+export async function migrate(
+  databaseUrl: string,
+  options: { dir?: string; log?: (m: string) => void; connectTimeoutMs?: number } = {},
+): Promise<MigrateResult> {
   const log = options.log ?? (() => undefined);
   const migrations = await readMigrations(options.dir);
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: options.connectTimeoutMs ?? 0 });
   // What a migration reports of the rows it changes (RAISE NOTICE), e.g. a value it could not
   // convert; not the runner's own statements' notices (the history table already exists).
   let running: string | undefined;
@@ -95,12 +98,16 @@ export async function migrate(databaseUrl: string, options: { dir?: string; log?
     const applied: string[] = [];
     for (const migration of migrations) {
       const done = history.get(migration.name);
-      if (done) {
-        if (done.checksum !== migration.checksum) {
-          log(`warning: migration ${migration.name} was modified after it was applied`);
-        }
-        continue;
-      }
+      if (done && done.checksum !== migration.checksum) log(`warning: migration ${migration.name} was modified after it was applied`);
+    }
+    // One line for the whole run, however many there are (a first start applies them all).
+    const pending = migrations.filter((m) => !history.has(m.name));
+    const started = Date.now();
+    if (pending.length > 0)
+      log(
+        `applying ${pending.length} migration${pending.length === 1 ? '' : 's'} (${pending[0]!.name}${pending.length > 1 ? ` to ${pending.at(-1)!.name}` : ''})...`,
+      );
+    for (const migration of pending) {
       running = migration.name;
       try {
         await client.query('BEGIN');
@@ -119,8 +126,8 @@ export async function migrate(databaseUrl: string, options: { dir?: string; log?
         throw new Error(`Migration ${migration.name} failed and was rolled back: ${(error as Error).message}`, { cause: error });
       }
       applied.push(migration.name);
-      log(`applied migration ${migration.name}`);
     }
+    if (pending.length > 0) log(`applied ${pending.length} migration${pending.length === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { applied, alreadyApplied: migrations.length - applied.length };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]).catch(() => undefined);

@@ -10,6 +10,8 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
 
+export { scaled, timeScale } from './time-scale.js';
+
 // What the vitest global setup (vitest-setup.ts) provides to every test file through inject().
 import type {} from 'vitest';
 declare module 'vitest' {

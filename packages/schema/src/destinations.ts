@@ -62,6 +62,37 @@ export const DESTINATION_SECRET_KEYS: readonly string[] = ['apiKey', 'secretKey'
 export const DESTINATION_URL_KEYS: readonly string[] = ['url', 'endpoint', 'baseUrl', 'otlpEndpoint'];
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+/**
+ * Headers a destination's `headers` may not set, because the sender owns them: the hop-by-hop and
+ * framing headers (a second Content-Length or a Transfer-Encoding beside it is what request
+ * smuggling through a proxy in front of a receiver is made of), Host (the URL names the receiver),
+ * and what the senders write themselves: Standard Webhooks' webhook-id, -timestamp and -signature,
+ * Content-Type, Content-Encoding and User-Agent. Any Proxy-* header too. Compared case-insensitively.
+ */
+export const DESTINATION_RESERVED_HEADERS: readonly string[] = [
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'expect',
+  'host',
+  'content-type',
+  'content-encoding',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
+
+/** Whether a destination's `headers` may not set this header (DESTINATION_RESERVED_HEADERS, or a Proxy-* header). */
+export function isReservedDestinationHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith('proxy-') || DESTINATION_RESERVED_HEADERS.includes(lower);
+}
 /** Extra HTTP headers sent with each delivery: names are HTTP tokens; values have no CR, LF or NUL. */
 export const DestinationHeadersSchema = z
   .record(
@@ -72,7 +103,9 @@ export const DestinationHeadersSchema = z
       .regex(/^[^\r\n\0]*$/, 'no CR, LF or NUL'),
   )
   .refine((headers) => Object.keys(headers).length <= 50, 'at most 50 headers')
-  .describe('Extra HTTP headers sent with each delivery; values are answered masked');
+  .describe(
+    'Extra HTTP headers sent with each delivery; values are answered masked. Not hop-by-hop or framing headers (Connection, Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Expect), Host, nor those the sender sets (webhook-id, webhook-timestamp, webhook-signature, Content-Type, Content-Encoding, User-Agent): 400',
+  );
 
 const configValue = (key: string) => {
   if (key === 'method') return z.enum(['POST', 'PUT']).describe('POST (default) or PUT');

@@ -81,6 +81,8 @@ export const SCOPE_RESOURCES = [
   'audit',
   // GET /export: every record of the organization above, read at once (docs/export.md).
   'export',
+  // The prompts and completions of the organization's generations (GET /generation/content).
+  'generations',
 ] as const;
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 /** Every scope: `<resource>:read` and `<resource>:write` (write implies read). */

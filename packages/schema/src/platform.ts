@@ -205,3 +205,22 @@ export const UpdateRetentionInputSchema = z.object({
     .describe('Days (1-3650); null: keep content for good (the default)'),
 });
 export type UpdateRetentionInput = z.infer<typeof UpdateRetentionInputSchema>;
+
+/**
+ * settings.pkce and settings.updatePkce (management keys): whether the organization's authorization
+ * codes (POST /auth/keys/code, POST /auth/keys) must carry an S256 code_challenge.
+ */
+export const OrganizationPkceSchema = z.object({
+  pkce_require_s256: z
+    .boolean()
+    .describe(
+      'true: a code without a code_challenge, or with code_challenge_method plain, is 400. false (the default): both are accepted (platform-api.md D10/D11)',
+    ),
+  updated_at: TimestampSchema.nullable().describe('null: never set'),
+});
+export type OrganizationPkce = z.infer<typeof OrganizationPkceSchema>;
+export const OrganizationPkceOutputSchema = z.object({ data: OrganizationPkceSchema });
+export const UpdatePkceInputSchema = z.object({
+  pkce_require_s256: z.boolean().describe('Require an S256 code_challenge of every authorization code'),
+});
+export type UpdatePkceInput = z.infer<typeof UpdatePkceInputSchema>;

@@ -64,12 +64,20 @@ export const RoutingAllowedSchema = z.object({
   explain: ExplainSchema,
 });
 
-export const RoutingRefusalStatusSchema = z.union([z.literal(401), z.literal(402), z.literal(403), z.literal(404), z.literal(429)]);
+export const RoutingRefusalStatusSchema = z.union([z.literal(401), z.literal(402), z.literal(403), z.literal(404), z.literal(429), z.literal(503)]);
+
+/**
+ * The refusal that is a state rather than a rule: what a limit needs to decide (the counter store)
+ * cannot be reached, so the decision is refused (503) with `retry_after_s` until it can be.
+ */
+export const ROUTING_LIMITS_UNAVAILABLE = 'limits_unavailable';
 
 export const RoutingRefusedSchema = z.object({
   allowed: z.literal(false),
   status: RoutingRefusalStatusSchema.describe('The HTTP status to answer the end user with'),
-  code: z.string().describe('A stable code (docs/routing.md lists them)'),
+  code: z
+    .string()
+    .describe('A stable code (docs/routing.md lists them); limits_unavailable (503): the limits cannot be checked now, ask again after retry_after_s'),
   message: z.string().describe('For the end user: names the limit and how to change it'),
   retry_after_s: z.number().int().nullable().describe('Seconds until waiting helps; null when it does not'),
   explain: ExplainSchema,

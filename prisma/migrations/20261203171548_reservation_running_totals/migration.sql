@@ -49,7 +49,7 @@ ALTER TABLE "workspace_spend_daily" ADD CONSTRAINT "workspace_spend_daily_worksp
 
 
 
--- Running totals for routing_spend() (docs/decisions/0041-reservation-running-totals.md). A
+-- Running totals for routing_spend() (docs/decisions/0043-reservation-running-totals.md). A
 -- decision used to sum, for every limit, the spend of every key the limit covers and every open
 -- reservation of the organization; under the organization's reservation lock that cost grew with
 -- the workspace's keys and the open reservations. Now each limit reads rows whose number does not
@@ -189,7 +189,11 @@ SELECT workspace_id, organization_id, sum(usage), sum(byok_usage) FROM api_keys 
 -- routing_spend(org, checks, now): for each check (as in migration "routing_decisions"), the
 -- limit's remaining amount: its `limit` less the spend recorded in its window and the spend held by
 -- reservations open at `now` (`now` = infinity: none), all read in one snapshot.
---   keys       the keys' days in the window, or their lifetime totals; their holds
+--   keys       the keys and every key minted from them, at any depth (routing_lineage, migration
+--              "minted_keys"): their days in the window, or their lifetime totals; their holds
+--   makers     (one key) the least that any maker above it with a limit has left (routing_makers):
+--              each maker's limit in its own window over the maker's own lineage, as "keys"; null
+--              when no maker above it has a limit
 --   workspace  the workspace's days, or its lifetime total; its hold
 --   guardrail  the keys it covers through its assignments (direct, or through their member) as
 --              "keys"; for the workspace's default guardrail, which also covers every key of the
@@ -198,7 +202,8 @@ SELECT workspace_id, organization_id, sum(usage), sum(byok_usage) FROM api_keys 
 -- A hold counts every reservation made and not yet deleted; those past their time, until the
 -- sweep deletes them, are taken off it here (the (organization_id, expires_at) index finds them).
 -- So a check reads a bounded number of rows: nothing that grows with generations, reservations,
--- keys or days, except a guardrail's assigned keys.
+-- keys or days, except a guardrail's assigned keys and a key's minted lineage (bounded in depth,
+-- found through api_keys_minted_by_key_id_idx).
 DROP FUNCTION routing_reserve(uuid, text, uuid, uuid, numeric, jsonb, timestamptz, timestamptz);
 DROP FUNCTION routing_spend(text, jsonb, timestamptz);
 DROP FUNCTION routing_covered_keys(jsonb);
@@ -227,9 +232,9 @@ BEGIN
       FROM c
   ), sets AS (
     -- What each check sums: its workspace's totals (base), plus the keys in `plus`, less those in `minus`.
-    SELECT c.ord, c.name, c.scope, c.since, c.byok, c.lim,
+    SELECT c.ord, c.name, c.scope, c.since, c.byok, c.lim, c.keys,
            CASE WHEN c.scope = 'workspace' OR (c.scope = 'guardrail' AND c.dflt) THEN c.ws END AS base,
-           CASE WHEN c.scope = 'keys' THEN ARRAY(SELECT jsonb_array_elements_text(c.keys)::uuid)
+           CASE WHEN c.scope = 'keys' THEN ARRAY(SELECT l.id FROM routing_lineage(ARRAY(SELECT jsonb_array_elements_text(c.keys)::uuid)) l)
                 WHEN c.scope = 'guardrail' AND NOT c.dflt THEN c.own
                 ELSE '{}'::uuid[] END AS plus,
            CASE WHEN c.scope = 'guardrail' AND c.dflt THEN ARRAY(
@@ -255,6 +260,22 @@ BEGIN
                 - CASE WHEN NOT v_holds THEN 0
                        ELSE coalesce((SELECT h.amount FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'organization' AND h.scope_id = p_org), 0)
                           - coalesce((SELECT sum(e.amount) FROM expired e), 0) END
+         WHEN s.scope = 'makers' THEN
+           -- Each limited maker's limit in its own window, over the maker's lineage (its keys, as "keys").
+           (SELECT min(m.lim
+                       - CASE WHEN ml.since IS NULL THEN coalesce((SELECT sum(k.usage + CASE WHEN m.byok THEN k.byok_usage ELSE 0 END) FROM api_keys k WHERE k.id = ANY(ml.ids)), 0)
+                              ELSE coalesce((SELECT sum(d.usage + CASE WHEN m.byok THEN d.byok_usage ELSE 0 END) FROM key_usage_daily d
+                                              WHERE d.api_key_id = ANY(ml.ids) AND d.day >= ml.since), 0) END
+                       - CASE WHEN NOT v_holds THEN 0
+                              ELSE coalesce((SELECT sum(h.amount) FROM spend_holds h WHERE h.organization_id = p_org AND h.scope = 'key' AND h.scope_id = ANY(ml.ids::text[])), 0)
+                                 - coalesce((SELECT sum(e.amount) FROM expired e WHERE e.api_key_id = ANY(ml.ids)), 0) END)
+              FROM routing_makers((s.keys->>0)::uuid) m
+             CROSS JOIN LATERAL (
+               SELECT ARRAY(SELECT l.id FROM routing_lineage(ARRAY[m.id]) l) AS ids,
+                      CASE WHEN m.reset IS NULL THEN NULL
+                           ELSE date_trunc(CASE m.reset WHEN 'daily' THEN 'day' WHEN 'weekly' THEN 'week' ELSE 'month' END, p_now AT TIME ZONE 'UTC')::date END AS since
+             ) ml
+             WHERE m.lim IS NOT NULL)
          ELSE s.lim
               - CASE WHEN s.base IS NULL THEN 0
                      WHEN s.since IS NULL THEN coalesce((SELECT w.usage + CASE WHEN s.byok THEN w.byok_usage ELSE 0 END FROM workspace_spend w WHERE w.workspace_id = s.base), 0)
@@ -287,7 +308,8 @@ END $$;
 -- amount in one snapshot, and holds the most it can up to `wanted` when every check has at least
 -- `min` left: min = wanted holds exactly that or nothing (routing.authorize); min < wanted is a
 -- partial grant. Returns whether it reserved, what it granted, and each check's remaining amount
--- (after the reservation when it reserved). With R remaining and concurrent reservations of c
+-- (after the reservation when it reserved); a check with no figure (null: a "makers" check when no
+-- maker has a limit) limits nothing. With R remaining and concurrent reservations of c
 -- (min = wanted = c), exactly floor(R / c) of them succeed.
 CREATE FUNCTION routing_reserve(p_id uuid, p_org text, p_workspace uuid, p_key uuid, p_min numeric, p_wanted numeric,
                                 p_checks jsonb, p_now timestamptz, p_expires timestamptz)

@@ -67,7 +67,7 @@ const KEY_BY_SECRET = statement(
          k.is_management_key, k.scopes, k.is_provisioning_key, k.is_free_tier, k."limit"::text AS "limit", k.limit_reset::text AS limit_reset,
          k.include_byok_in_limit, k.allowed_data_regions::text[] AS allowed_data_regions, k.free_model_daily_limit, k.expires_at,
          k.disabled, k.external_user, k.external_api_key_hash, k.deleted_at, k.usage::text AS usage, k.byok_usage::text AS byok_usage,
-         k.created_at, k.updated_at,
+         k.minted_by_key_id::text AS minted_by_key_id, k.created_at, k.updated_at,
          s.expires_at AS secret_expires_at, o.disabled_at IS NOT NULL AS organization_disabled
   FROM api_key_secrets s
   JOIN api_keys k ON k.id = s.api_key_id
@@ -101,6 +101,7 @@ const KEY_BY_SECRET = statement(
       deleted_at: z.date().nullable(),
       usage: z.string(),
       byok_usage: z.string(),
+      minted_by_key_id: z.string().nullable(),
       created_at: z.date(),
       updated_at: z.date(),
     }),
@@ -252,7 +253,7 @@ export async function authenticate(
   accessToken?: string | null,
   tokens?: AccessTokens,
 ): Promise<Caller> {
-  if (!keyHash) throw new Unauthorized('no bearer token');
+  if (!keyHash) throw new Unauthorized('missing key');
   const grant = accessToken && tokens ? await tokens.verify(accessToken, keyHash, now) : undefined;
   const found = await keys.find(db, grant ? grant.keyHash : keyHash);
   if (!found) throw new Unauthorized('unknown key');

@@ -24,6 +24,14 @@ export type AccessRule = (typeof ACCESS_RULES)[number];
  */
 export type PermissionScope = `${string}:${'read' | 'write'}`;
 
+/**
+ * The reach of an operation open to every key that no scope narrows: what a key may call about
+ * itself (GET /key) and the shared catalog as a key sees it. Every tenant operation declares a
+ * permission scope or this (the access-matrix and reach tests fail otherwise).
+ */
+export const EVERY_KEY = 'every key';
+export type OperationScope = PermissionScope | typeof EVERY_KEY;
+
 /** Whether scopes `held` grant `needed`: the scope itself, or its resource's write for a read. */
 export function grants(held: readonly string[], needed: PermissionScope): boolean {
   if (held.includes(needed)) return true;
@@ -31,29 +39,54 @@ export function grants(held: readonly string[], needed: PermissionScope): boolea
 }
 
 /**
- * The one scope rule: a management operation called by a scoped management key needs the scope it
- * declares (403 naming it otherwise). Operations open to every key of the organization (the tenant
- * rule) are not narrowed: a scoped key may do there what any key may.
+ * The one scope rule: an operation called by a scoped management key needs the scope it declares
+ * (403 naming it otherwise), whether a management operation or one open to every key of the
+ * organization (the tenant rule: a scoped key reads its whole organization there, so its scopes
+ * narrow it as they narrow management operations). EVERY_KEY operations are open to it as to any key.
  */
-function admitScope(actor: Actor, scope: PermissionScope | undefined): void {
+function admitScope(actor: Actor, scope: OperationScope | undefined): void {
   const held = actor.key.scopes;
-  if (held.length === 0) return;
+  if (held.length === 0 || scope === EVERY_KEY) return;
   if (!scope) throw new Forbidden('a scoped key on an operation that declares no scope', 'This operation needs an unscoped management key');
   if (!grants(held, scope)) throw new Forbidden(`scope ${scope} missing`, `This key lacks the scope ${scope}, which this operation needs`);
+}
+
+/** The scopes no access token's `inference` grants: the operations open to every key that hand out authority (authorization codes). */
+const AUTHORITY_SCOPES: readonly OperationScope[] = ['keys:write'];
+
+/**
+ * An access token (the token exchange's) holds what its `scope` claim and its key allow, whichever
+ * is less. Its one scope, `inference`, grants what a regular key of the key's workspace may call,
+ * except handing out authority: no management operation, no authorization code; and it reads as a
+ * regular key does (its own workspace: tenancy.ts, workspaces.ts), even when its key is a management key.
+ */
+function admitAccessToken(rule: 'tenant' | 'management', scope: OperationScope | undefined): void {
+  const why =
+    rule === 'management'
+      ? 'an access token (scope inference) calls no management operation'
+      : scope !== undefined && AUTHORITY_SCOPES.includes(scope)
+        ? `an access token (scope inference) does not hand out authority (${scope})`
+        : null;
+  if (why) throw new Forbidden(why, undefined, { reason: why });
+}
+
+/** Whether the caller reads its whole organization (a management key), not one workspace: never through an access token. */
+export function readsOrganization(actor: Actor): boolean {
+  return actor.key.is_management_key && actor.via !== 'access_token';
 }
 
 export const PLATFORM_ONLY_MESSAGE = 'Only platform keys can perform this operation';
 
 /**
- * The tenant behind a caller allowed by `rule` ('tenant' or 'management') and, for a management
- * operation, by the operation's `scope` (admitScope); 403 otherwise.
+ * The tenant behind a caller allowed by `rule` ('tenant' or 'management'), by the operation's
+ * `scope` for a scoped management key (admitScope), and by its token's scope for an access token
+ * (admitAccessToken); 403 otherwise.
  */
-export function admitTenant(caller: Caller, rule: 'tenant' | 'management', scope?: PermissionScope): Actor {
+export function admitTenant(caller: Caller, rule: 'tenant' | 'management', scope?: OperationScope): Actor {
   if (caller.kind === 'platform') throw new Forbidden('a platform key has no organization; it acts through platform operations');
-  if (rule === 'management') {
-    if (!caller.key.is_management_key) throw new Forbidden('management key required');
-    admitScope(caller, scope);
-  }
+  if (rule === 'management' && !caller.key.is_management_key) throw new Forbidden('management key required');
+  if (caller.via === 'access_token') admitAccessToken(rule, scope);
+  if (caller.key.is_management_key) admitScope(caller, scope);
   return caller;
 }
 

@@ -11,6 +11,7 @@
 // from here, and tenantValues adds their values to the statement's own.
 import { namedStatement, Prisma, type RowSchema, type Statement } from '@switchyard/db';
 import type { Actor } from './callers.js';
+import { readsOrganization } from './rules.js';
 
 /** The organization a filter is for: an Actor, or the platform naming one organization. */
 export interface Tenant {
@@ -29,7 +30,7 @@ export function tenantData(tenant: Tenant): { organization_id: string } {
 
 /** The rows a caller may see of a table with organization_id and workspace_id columns. */
 export function visibleRows(actor: Actor): { organization_id: string; workspace_id?: string } {
-  return actor.key.is_management_key ? tenantWhere(actor) : { ...tenantWhere(actor), workspace_id: actor.workspaceId };
+  return readsOrganization(actor) ? tenantWhere(actor) : { ...tenantWhere(actor), workspace_id: actor.workspaceId };
 }
 
 /** What the generation rule reads of a caller (an Actor gives it through viewerOf; the bench builds one). */
@@ -43,7 +44,7 @@ export interface Viewer extends Tenant {
 export function viewerOf(actor: Actor): Viewer {
   return {
     organizationId: actor.organizationId,
-    managementKey: actor.key.is_management_key,
+    managementKey: readsOrganization(actor),
     workspaceId: actor.workspaceId,
     userId: actor.userId,
     keyId: actor.key.id,

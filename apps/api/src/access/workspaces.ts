@@ -7,6 +7,7 @@ import { UUID_PATTERN } from '@switchyard/schema';
 import { Forbidden, NotFound } from '../lib/errors.js';
 import type { Actor } from './callers.js';
 import { tenantWhere } from './tenancy.js';
+import { readsOrganization } from './rules.js';
 
 type Reader = Db | Prisma.TransactionClient;
 
@@ -52,7 +53,7 @@ export function resolveWorkspaceOrOwn(db: Reader, actor: Actor, ref: string | un
 
 /** Whether the caller may look into this workspace: management keys any of their organization's, others their own. */
 export function canSeeWorkspace(actor: Actor, workspaceId: string): boolean {
-  return actor.key.is_management_key || actor.workspaceId === workspaceId;
+  return readsOrganization(actor) || actor.workspaceId === workspaceId;
 }
 
 /** A regular key may only look into its own workspace (403); management keys see the whole organization. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { openApiDocument } from './openapi.js';
 import { API_PREFIX } from '@switchyard/schema';
 import { appRouter } from '../router.js';
+import { BYTE_ROUTE_MOUNTS } from '../modules.js';
 
 /** openapi.json at the repository root (this file is apps/api/src/ or apps/api/dist/). */
 export const OPENAPI_FILE = fileURLToPath(new URL('../../../../openapi.json', import.meta.url));
@@ -16,7 +17,7 @@ export function openApiText(document: unknown): string {
 }
 
 async function main(args: string[]): Promise<number> {
-  const text = openApiText(openApiDocument(appRouter, API_PREFIX));
+  const text = openApiText(openApiDocument(appRouter, API_PREFIX, BYTE_ROUTE_MOUNTS));
   const current = await readFile(OPENAPI_FILE, 'utf8').catch(() => null);
   if (args.includes('--check')) {
     if (current === text) return 0;

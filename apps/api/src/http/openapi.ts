@@ -17,14 +17,12 @@ import { TOKEN_EXCHANGE } from '../raw-routes/operations.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';
+import type { ByteRouteMount } from '../modules/manifest.js';
+import type { RawRoute } from '../raw-routes/route.js';
 import { publicProcedure, router as routerOf, type ProcedureMeta } from '../trpc/init.js';
 import { proceduresOf } from '../trpc/procedures.js';
 import { InsufficientCredits } from '../lib/errors.js';
 import { ADD_CREDITS_URL } from '../modules/generations/credits.service.js';
-import { FILE_DOWNLOAD_ROUTES } from '../modules/files/files.streams.js';
-import { VIDEO_CONTENT_ROUTES } from '../modules/videos/videos.streams.js';
-import { EXPORT_ROUTES } from '../modules/export/export.stream.js';
-import { UPLOAD_ROUTES } from '../modules/files/upload.stream.js';
 import { restOperations } from './operations.js';
 import type { Statuses } from '@switchyard/schema';
 import { VERSION } from '../lib/version.js';
@@ -222,7 +220,7 @@ function documentedRouter(router: AppRouter) {
 }
 
 /** The OpenAPI document of every REST route, generated once from the router. */
-export function openApiDocument(router: AppRouter, baseUrl: string): Document {
+export function openApiDocument(router: AppRouter, baseUrl: string, byteRoutes: readonly ByteRouteMount[]): Document {
   const document = generateOpenApiDocument(documentedRouter(router), {
     title: 'Switchyard management and catalog API',
     version: VERSION,
@@ -261,7 +259,12 @@ export function openApiDocument(router: AppRouter, baseUrl: string): Document {
   });
   // Raw routes join the procedures' paths method by method (POST /files sits beside GET /files).
   const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
-  for (const [path, item] of Object.entries({ ...rawRoutePaths(), ...downloadPaths(), ...tokenExchangePaths() })) paths[path] = { ...paths[path], ...item };
+  for (const [path, item] of Object.entries({
+    ...rawRoutePaths(byteRoutes.filter((m) => m.prefix === baseUrl).flatMap((m) => m.routes)),
+    ...downloadPaths(),
+    ...tokenExchangePaths(),
+  }))
+    paths[path] = { ...paths[path], ...item };
   document.paths = paths as Document['paths'];
   // Every operation lists exactly the error statuses it declares (@switchyard/schema: statuses.ts), each with the
   // error envelope's schema, not trpc-to-openapi's own error body.
@@ -317,9 +320,9 @@ function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unk
  * Raw download routes that describe themselves (RawRoute.doc), for those downloadPaths() does not
  * write out by hand: bearer key, path and query parameters, bytes on 200, the envelope otherwise.
  */
-function rawRoutePaths(): Record<string, Json> {
+function rawRoutePaths(routes: readonly RawRoute[]): Record<string, Json> {
   const paths: Record<string, Json> = {};
-  for (const route of [...FILE_DOWNLOAD_ROUTES, ...VIDEO_CONTENT_ROUTES, ...UPLOAD_ROUTES, ...EXPORT_ROUTES]) {
+  for (const route of routes) {
     if (!route.doc) continue;
     const doc = route.doc;
     const path = route.path.replace(/:(\w+)/g, '{$1}');

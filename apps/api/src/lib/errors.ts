@@ -25,9 +25,14 @@ export class Invalid extends DomainError {
     super(400, detail, metadata ?? { reason: detail });
   }
 }
+/**
+ * 401. The message is the spec's; `reason` (error.metadata.reason) says which: a missing key, an
+ * unknown one, or the state of the caller's own key or organization. Only what the bearer's own
+ * secret already names, never anything about another organization.
+ */
 export class Unauthorized extends DomainError {
-  constructor(detail = 'missing or invalid API key') {
-    super(401, detail);
+  constructor(reason = 'missing or invalid API key') {
+    super(401, reason, { reason });
   }
 }
 export class InsufficientCredits extends DomainError {
@@ -79,8 +84,13 @@ export class TooManyRequests extends DomainError {
   }
 }
 export class Unavailable extends DomainError {
-  constructor(detail: string) {
-    super(503, detail);
+  constructor(
+    detail: string,
+    /** Seconds until trying again may help (the Retry-After header); none when unknown. */
+    readonly retryAfterS?: number,
+    metadata?: Record<string, unknown>,
+  ) {
+    super(503, detail, metadata);
   }
 }
 
@@ -91,7 +101,7 @@ export interface HttpError {
   status: ErrorStatus;
   message: string;
   metadata?: Record<string, unknown>;
-  /** A 429's Retry-After header, in seconds. */
+  /** A 429's or 503's Retry-After header, in seconds. */
   retryAfterS?: number;
   /** The error behind a 500 (or a database refusal of a caller's value), to be logged. */
   cause?: unknown;
@@ -149,7 +159,7 @@ function fromDomain(error: DomainError): HttpError {
     status: error.status,
     message: error.publicMessage ?? ERROR_MESSAGES[error.status],
     ...(error.metadata ? { metadata: error.metadata } : {}),
-    ...(error instanceof TooManyRequests ? { retryAfterS: error.retryAfterS } : {}),
+    ...((error instanceof TooManyRequests || error instanceof Unavailable) && error.retryAfterS !== undefined ? { retryAfterS: error.retryAfterS } : {}),
     ...(error.status === 500 ? { cause: error } : {}),
   };
 }

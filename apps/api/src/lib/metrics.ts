@@ -90,6 +90,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly counterStoreUp = new Gauge({
+    name: `${PREFIX}counter_store_up`,
+    help: "1 while the limiter's counter store (COUNTER_STORE_URL's Redis, or the server's database) answers, 0 while it cannot be reached; the limits' callers then do as COUNTER_STORE_FAILURE_* says",
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
   readonly refusalEvents = new Counter({
     name: `${PREFIX}refusal_events_total`,
     help: 'Routing refusals as events (the events outbox), by outcome: written (a row this process inserted), deduplicated (folded into an event of the same key, code and minute, in memory or by the unique cause), dropped (the pending map was full, or the organization is gone)',

@@ -11,22 +11,30 @@
 // replica can let through up to 1% of the limit fewer. Limits under 200 a minute take one point at a
 // time: exact. A refusal is kept until its window ends, without asking the store again.
 // docs/decisions/0033-api-rate-limits-in-allowances.md says why, with the measurements.
+//
+// While the store cannot be reached, COUNTER_STORE_FAILURE_API_RATE_LIMITS decides: open (the
+// default), requests pass uncounted (the store is asked again a second later); closed, a request
+// that needs points from the store is 503 with Retry-After (points already held are still spent).
 import type { Db } from '@switchyard/db';
 import type { Actor } from '../access/callers.js';
-import { TooManyRequests } from '../lib/errors.js';
+import { TooManyRequests, Unavailable } from '../lib/errors.js';
 import type { OrganizationLimitSettings } from '../modules/settings/limit-settings.js';
-import type { LimitRule, Limits } from './limits.js';
+import { CounterStoreUnavailable, type LimitRule, type Limits, type StoreDownMode } from './limits.js';
 
 /** The limiter's names of the two limits (their store keys, the rejections metric's `limit` label). */
 export const API_KEY_MINUTE = 'api_key_minute';
 export const API_ORGANIZATION_MINUTE = 'api_organization_minute';
 type Name = typeof API_KEY_MINUTE | typeof API_ORGANIZATION_MINUTE;
 
-/** The two rules, for Limits.open: the server's defaults per 60 s (API_REQUESTS_PER_MINUTE_PER_KEY, _PER_ORGANIZATION). */
+/**
+ * The two rules, for Limits.open: the server's defaults per 60 s (API_REQUESTS_PER_MINUTE_PER_KEY,
+ * _PER_ORGANIZATION). They fail closed in the limiter: what an absent store means (pass or 503) is
+ * decided here, by COUNTER_STORE_FAILURE_API_RATE_LIMITS.
+ */
 export function apiRateLimitRules(perMinute: { key: number; organization: number }): Record<Name, LimitRule> {
   return {
-    [API_KEY_MINUTE]: { points: perMinute.key, durationS: 60 },
-    [API_ORGANIZATION_MINUTE]: { points: perMinute.organization, durationS: 60 },
+    [API_KEY_MINUTE]: { points: perMinute.key, durationS: 60, storeDown: 'closed' },
+    [API_ORGANIZATION_MINUTE]: { points: perMinute.organization, durationS: 60, storeDown: 'closed' },
   };
 }
 
@@ -80,8 +88,10 @@ export class ApiRateLimits {
     private readonly settings: OrganizationLimitSettings,
     /** Every refusal (switchyard_limiter_rejections_total), with the limit's name. */
     private readonly rejected: (name: Name) => void,
-    /** The store failed: requests pass meanwhile (logged by the limiter's store state, once per change). */
+    /** The store failed (logged by the limiter's store state, once per change; this sees every failure). */
     private readonly storeFailed: (error: unknown) => void,
+    /** While the store cannot be reached (COUNTER_STORE_FAILURE_API_RATE_LIMITS): open, requests pass; closed, 503. */
+    private readonly storeDown: StoreDownMode = 'open',
   ) {}
 
   /**
@@ -175,6 +185,12 @@ export class ApiRateLimits {
       }
     } catch (error) {
       this.storeFailed(error);
+      if (this.storeDown === 'closed') {
+        const retryAfterS = error instanceof CounterStoreUnavailable ? error.retryAfterS : 1;
+        throw new Unavailable('the counter store is unreachable: the API rate limits cannot count', retryAfterS, {
+          reason: 'the API rate limits cannot be checked now (the counter store is unreachable); try again after Retry-After',
+        });
+      }
       held.passUntil = Date.now() + STORE_DOWN_PASS_MS;
     }
   }

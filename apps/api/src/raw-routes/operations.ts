@@ -12,7 +12,7 @@ import {
   VideoContentInputSchema,
 } from '@switchyard/schema';
 import { z } from 'zod';
-import type { PermissionScope } from '../access/rules.js';
+import type { OperationScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { answers, WHY, type OperationStatuses } from '@switchyard/schema';
@@ -30,7 +30,7 @@ export interface RawOperation<Input extends z.ZodObject = z.ZodObject> extends O
   /** What its error answers are: the envelope (default), or the OAuth error body of RFC 6749 §5.2 (POST /oauth/token). */
   errorBody?: 'envelope' | 'oauth';
   /** The permission scope it needs (access/rules.ts). */
-  scope?: PermissionScope;
+  scope?: OperationScope;
 }
 
 /** An operation that takes no query or path parameter (any given are refused as unknown). */
@@ -42,6 +42,7 @@ export const CONTAINER_FILE_CONTENT = {
   path: '/containers/{container_id}/files/{file_id}/content',
   input: ContainerFilePathInputSchema,
   body: 'none',
+  scope: 'files:read',
   statuses: answers({
     400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}`,
     404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
@@ -56,6 +57,7 @@ export const DOCUMENT_CONTENT = {
   path: '/files/{file_id}/content',
   input: DocumentInputSchema,
   body: 'none',
+  scope: 'files:read',
   statuses: answers({
     400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), an uploaded file (not downloadable), a Range past the end; ${WHY.unstorable}`,
     404: 'no such document visible to the key (another workspace for a regular key, another organization)',
@@ -70,6 +72,7 @@ export const VIDEO_CONTENT = {
   path: '/videos/{jobId}/content',
   input: VideoContentInputSchema,
   body: 'none',
+  scope: 'files:read',
   statuses: answers({
     400: `index not an integer >= 0 (or given twice), jobId over 200 characters, a Range past the end of the server's own sample; ${WHY.unstorable}`,
     404: 'no such job visible to the key, or no output at that index',
@@ -130,7 +133,7 @@ export const TOKEN_EXCHANGE = {
         'unsupported_grant_type: another grant_type; invalid_scope: a scope other than inference; ' +
         "invalid_grant: an unknown federation policy, a subject token whose signature, iss, aud, sub, exp or nbf fails the policy, issuer keys that cannot be fetched, or the policy's key deleted, disabled or expired",
       429: 'temporarily_unavailable: more than TOKEN_EXCHANGES_PER_MINUTE exchanges from the address in a minute (Retry-After)',
-      503: 'temporarily_unavailable: the signing key cannot be used (not made, or sealed with a secret key this server lacks)',
+      503: 'temporarily_unavailable: the signing key cannot be used (not made, or sealed with a secret key this server lacks); the counter store is unreachable and COUNTER_STORE_FAILURE_TOKEN_EXCHANGE is closed (Retry-After)',
     },
     'public',
   ),

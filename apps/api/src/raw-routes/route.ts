@@ -5,7 +5,7 @@
 // the handler runs. The access-matrix test reads the same declarations.
 import type { Request, Response } from 'express';
 import type { Actor, PlatformActor } from '../access/callers.js';
-import type { PermissionScope } from '../access/rules.js';
+import type { OperationScope } from '../access/rules.js';
 import type { ServiceDeps } from '../deps.js';
 
 interface RawRouteBase {
@@ -15,7 +15,7 @@ interface RawRouteBase {
   /** Its entry in the OpenAPI document (routes under /api/v1). */
   doc?: RawRouteDoc;
   /** The permission it needs (access/rules.ts); every management route declares one. */
-  scope?: PermissionScope;
+  scope?: OperationScope;
 }
 
 export interface RawRouteDoc {

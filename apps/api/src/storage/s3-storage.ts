@@ -5,6 +5,7 @@
 // only once PutObject or CompleteMultipartUpload succeeds: readers see the whole object or none. A
 // failed upload is aborted (its parts freed); one a crash abandoned is removed by the storage sweep.
 // get(): GetObject streamed, with a Range when asked for one.
+import '../lib/aws-sdk-notice.js';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {

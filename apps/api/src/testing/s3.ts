@@ -1,6 +1,7 @@
 // Test support: a real S3 protocol server on loopback (s3rver, patched: see pnpm-workspace.yaml),
 // one per test process, started on first use, its objects in a temporary directory. Each test
 // server gets a bucket of its own. s3rver is a dev dependency: only tests load it.
+import '../lib/aws-sdk-notice.js';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
+import { createEmptyDatabase, createTestDatabase, scaled } from '@switchyard/db/testing';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
@@ -19,6 +19,16 @@ export type TestStore = 'local' | 's3';
 
 /** Every store, for tests that run against each (describe.each(TEST_STORES)). */
 export const TEST_STORES: readonly TestStore[] = ['local', 's3'];
+
+/**
+ * What every process a test starts inherits of the run's environment besides PATH and HOME: the
+ * run's temporary directory, and the switches that keep tsx's and Node's compile caches out of it,
+ * so that what these processes leave behind is seen (and refused) by the run's leftover check.
+ */
+export function inheritedEnv(): Record<string, string> {
+  const names = ['TMPDIR', 'TSX_DISABLE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'] as const;
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+}
 
 export interface TestServer extends RunningServer {
   /** The bootstrap management key of the server's organization. */
@@ -120,6 +130,12 @@ export async function startTestServer(options: {
     SWITCHYARD_BOOTSTRAP_KEY: managementKey,
     SWITCHYARD_PLATFORM_KEY: platformKey,
     DATABASE_POOL_MAX: '5',
+    // The deadlines a server puts on work of its own, stretched as the tests' own limits are: a
+    // busy machine makes a test slower, and trips no deadline the test is not about. A test about
+    // one of them sets it.
+    ANALYTICS_QUERY_TIMEOUT_MS: String(scaled(60_000)),
+    DELIVERY_TIMEOUT_MS: String(Math.min(120_000, scaled(30_000))),
+    UPSTREAM_CONNECT_TIMEOUT_MS: String(scaled(30_000)),
     ...(restore ? { SWITCHYARD_SECRET_KEY: restore.secretKey } : {}),
     ...storageEnv,
     ...options.env,

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Actor, PlatformActor } from '../access/callers.js';
-import type { AccessRule, PermissionScope } from '../access/rules.js';
+import type { AccessRule, OperationScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
 import type { AppDeps, ServiceDeps } from '../deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
@@ -26,7 +26,7 @@ export type Admission = { actor: Actor } | { platform: PlatformActor };
 /** An admission made ahead of its procedure's call, with the rule and scope it was made by. */
 export interface AdmissionAhead {
   access: AccessRule;
-  scope: PermissionScope | undefined;
+  scope: OperationScope | undefined;
   admitted: Promise<Admission>;
 }
 

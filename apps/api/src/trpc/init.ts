@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
 import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
-import { admitPlatform, admitTenant, type AccessRule, type PermissionScope } from '../access/rules.js';
+import { admitPlatform, admitTenant, type AccessRule, type OperationScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';
 import type { Admission, Context } from './context.js';
 
@@ -22,7 +22,8 @@ export type ProcedureMeta = OpenApiMeta & {
   successStatus?: 200 | 201 | 202;
   /** A REST answer's Location header, from its output (D15: the job started). */
   location?: (output: never) => string;
-  scope?: PermissionScope;
+  /** The permission scope it needs (access/rules.ts); EVERY_KEY for what every key may call about itself and the catalog. */
+  scope?: OperationScope;
   /**
    * The answer's schema, for a procedure that declares no `.output()`: answers built from values a
    * schema has already parsed (rows their statement's schema parsed, catalog answers parsed once per
@@ -74,7 +75,7 @@ function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ct
 type TenantRule = 'tenant' | 'management';
 
 /** A tenant caller admitted by `rule`: 401, 403, then the API's rate limits (429), mostly without waiting (limits/api-rate-limits.ts). */
-async function admittedTenant(ctx: Context, rule: TenantRule, scope: PermissionScope | undefined): Promise<{ actor: Actor }> {
+async function admittedTenant(ctx: Context, rule: TenantRule, scope: OperationScope | undefined): Promise<{ actor: Actor }> {
   const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
   const actor = admitTenant(caller, rule, scope);
   const limited = ctx.apiRateLimits.admit(ctx.db, actor);
@@ -108,7 +109,7 @@ export function admitAhead(ctx: Context, meta: ProcedureMeta): Promise<unknown> 
  * The admission made ahead of this call (admitAhead), taken once, and only if it was made by the
  * same rule and scope as the middleware asking; undefined: none, and the middleware admits itself.
  */
-function takeAdmission<A extends Admission>(ctx: Context, access: AccessRule, scope: PermissionScope | undefined): Promise<A> | undefined {
+function takeAdmission<A extends Admission>(ctx: Context, access: AccessRule, scope: OperationScope | undefined): Promise<A> | undefined {
   const ahead = ctx.admission;
   ctx.admission = undefined;
   return ahead && ahead.access === access && ahead.scope === scope ? (ahead.admitted as Promise<A>) : undefined;

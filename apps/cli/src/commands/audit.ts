@@ -1,4 +1,5 @@
 import { optionalNumber, optionalString, type Command } from '../command.js';
+import { widenedKeysCommand } from './widened-keys.js';
 
 // The audit log (docs/audit.md): the organization's entries, newest first (one page).
 export const auditCommands: Command[] = [
@@ -35,4 +36,5 @@ export const auditCommands: Command[] = [
       return { json: page, human: { columns: ['time', 'action', 'target', 'actor', 'from'], rows } };
     },
   },
+  widenedKeysCommand,
 ];

@@ -5,6 +5,7 @@
 // adds one new regular key with its own generations (the key's secret is shown only once, so a
 // script needs a fresh one).
 import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createSwitchyardClient, SAMPLE_VIDEO_URL, SwitchyardError, writeContainerFile, type RouterInputs, type SwitchyardClient } from '@switchyard/client';
@@ -34,7 +35,21 @@ export interface DemoSummary {
 
 type CatalogModel = RouterInputs['models']['import']['models'][number];
 
-const DEFAULT_CATALOG = fileURLToPath(new URL('../../../../demo/catalog.json', import.meta.url));
+/**
+ * The default catalog: the repository's demo/catalog.json when this runs from a checkout (src/ or
+ * dist/ of apps/cli, below the workspace root), else the copy the build keeps beside dist/ (an
+ * installed CLI: a `pnpm deploy` folder or a packed tarball).
+ */
+function defaultCatalog(): string {
+  const checkout = new URL('../../../../', import.meta.url);
+  const candidates = [
+    ...(existsSync(new URL('pnpm-workspace.yaml', checkout)) ? [new URL('demo/catalog.json', checkout)] : []),
+    new URL('../demo-catalog.json', import.meta.url),
+  ].map((url) => fileURLToPath(url));
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new UsageError(`no demo catalog at ${candidates.join(' or ')}: pass --catalog <file.json> (demo/catalog.json of the repository)`);
+  return found;
+}
 const EMAIL_DOMAIN = 'demo.switchyard.dev';
 const WORKSPACE = { slug: 'demo-team', name: 'Demo team', description: 'Sample data made by `switchyard demo`' };
 const PEOPLE = [
@@ -336,7 +351,7 @@ export async function runDemo(ctx: CommandContext): Promise<DemoSummary & { cred
   const { client } = ctx;
   const platform = platformOf(ctx);
   const catalogFile = optionalString(ctx, 'catalog');
-  const catalog = await readCatalog(catalogFile ? path.resolve(ctx.cwd, catalogFile) : DEFAULT_CATALOG);
+  const catalog = await readCatalog(catalogFile ? path.resolve(ctx.cwd, catalogFile) : defaultCatalog());
   // The default is the server's own sample, which it serves from its files (no network fetch).
   const videoUrl = optionalString(ctx, 'video-url') ?? SAMPLE_VIDEO_URL;
 

@@ -32,7 +32,7 @@ export const authRouter = router({
         "The user's approval, on behalf of the user who owns the calling key: a single-use code, valid for 10 minutes, for a key with the label, limit, reset interval, expiry and workspace given. A regular key asks for its own workspace only, and for a limit no higher than its own remaining limit.",
       ),
       statuses: answers({
-        400: `callback_url not https (nor http on localhost or 127.0.0.1); code_challenge malformed, or its method without it; expires_at not in the future or without seconds; workspace_id naming no workspace of the organization; ${WHY.invalidBody}; ${WHY.unstorable}`,
+        400: `callback_url not https (nor http on localhost or 127.0.0.1 as written: 127.1, 0x7f000001, 2130706433 and [::1] are refused); code_challenge malformed, or its method without it; no S256 code_challenge while the organization requires one (pkce_require_s256); expires_at not in the future or without seconds; workspace_id naming no workspace of the organization; ${WHY.invalidBody}; ${WHY.unstorable}`,
         403: 'a regular key asking for another workspace, for more than its remaining limit, or for a resetting limit while it has one',
         409: 'the user already holds an unexpired, unused code for this application and challenge',
       }),
@@ -56,7 +56,7 @@ export const authRouter = router({
       },
       statuses: answers(
         {
-          400: `an unknown, used or expired code; a code_verifier missing (the code has a challenge) or malformed; a code_challenge_method other than the code's; ${WHY.invalidBody}; ${WHY.unstorable}`,
+          400: `an unknown, used or expired code; a code_verifier missing (the code has a challenge) or malformed; a code_challenge_method other than the code's; a code without an S256 challenge while the organization requires one (pkce_require_s256); ${WHY.invalidBody}; ${WHY.unstorable}`,
           403: "the code_verifier does not answer the code's challenge; the key that made the code, or its organization, is disabled, deleted or expired since",
         },
         'public',

@@ -5,6 +5,7 @@
 import type { FederationPolicy as PolicyRow, Prisma } from '@switchyard/db';
 import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPolicy } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
+import { assertMayActOnKey } from '../../access/ceiling.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, created } from '../audit/audit.js';
@@ -55,8 +56,13 @@ export async function createFederationPolicy(
   return deps.db.$transaction(async (tx) => {
     // The organization's row lock: two creates cannot both take the last place.
     await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${actor.organizationId} FOR UPDATE`;
-    const key = await tx.apiKey.findFirst({ where: { ...tenantWhere(actor), hash: input.key_hash, deleted_at: null }, select: { id: true } });
+    const key = await tx.apiKey.findFirst({
+      where: { ...tenantWhere(actor), hash: input.key_hash, deleted_at: null },
+      select: { id: true, is_management_key: true, scopes: true },
+    });
     if (!key) throw new NotFound('no key with that hash in the organization');
+    // The policy's tokens act as the key: naming it hands out what it holds (access/ceiling.ts).
+    assertMayActOnKey(actor, key, 'name in a federation policy');
     const held = await tx.federationPolicy.count({ where: tenantWhere(actor) });
     if (held >= MAX_POLICIES) {
       throw new Invalid(`an organization holds at most ${MAX_POLICIES} federation policies`, { parameter: 'key_hash', reason: 'too many policies' });
@@ -107,6 +113,12 @@ export async function deleteFederationPolicy(deps: Uses<'db' | Audited>, actor: 
   const { id } = input;
   if (!isUuid(id)) throw new NotFound('no federation policy with that id in the organization');
   await deps.db.$transaction(async (tx) => {
+    const policy = await tx.federationPolicy.findFirst({
+      where: { ...tenantWhere(actor), id },
+      select: { api_key: { select: { id: true, is_management_key: true, scopes: true } } },
+    });
+    // Ending a key's policy ends what its workloads can do as the key: as disabling it.
+    if (policy) assertMayActOnKey(actor, policy.api_key, 'end a federation policy of');
     const { count } = await tx.federationPolicy.deleteMany({ where: { ...tenantWhere(actor), id } });
     if (count === 0) throw new NotFound('no federation policy with that id in the organization');
     await appendAudit(tx, audit, { action: 'federationPolicies.delete', targetType: 'federation_policy', targetId: id });

@@ -4,7 +4,8 @@
 // (with the verifier, when the code carries a challenge) for a key, once, within CODE_TTL_MS; the
 // code is the credential of that exchange, so it is stored only as a hash, as keys are.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { orderedValues, rawRows, type Db } from '@switchyard/db';
+import { orderedValues, Prisma, rawRows, type Db } from '@switchyard/db';
+import { z } from 'zod';
 import {
   PKCE_VALUE,
   type AuthorizationCode,
@@ -13,6 +14,7 @@ import {
   type ExchangedKey,
 } from '@switchyard/schema';
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
+import { assertMayMakeKey, wantedKey } from '../../access/ceiling.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
@@ -33,7 +35,21 @@ const denied = (reason: string) => new Forbidden(reason, undefined, { reason });
 /** 400 naming the parameter refused, and why. */
 const refused = (parameter: string, reason: string) => new Invalid(`${parameter}: ${reason}`, { parameter, reason });
 
-/** The application a callback URL names: its origin. https, or http on the local machine (local tools); anything else is 400. */
+/** The hosts an http callback may name, as written (the spec's "localhost or 127.0.0.1"). */
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * The host of an http URL as written, before the URL parser rewrites it: WHATWG URLs turn `127.1`,
+ * `0x7f000001` and `2130706433` into `127.0.0.1`, which the spec does not allow.
+ */
+function writtenHost(callbackUrl: string): string | null {
+  const authority = /^http:\/\/([^/?#\\]*)/i.exec(callbackUrl.trim())?.[1];
+  if (authority === undefined) return null;
+  const host = authority.slice(authority.lastIndexOf('@') + 1);
+  return (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:[0-9]*$/, '')).toLowerCase();
+}
+
+/** The application a callback URL names: its origin. https, or http on localhost or 127.0.0.1 (local tools); anything else is 400. */
 function applicationOf(callbackUrl: string): { origin: string; name: string } {
   let url: URL;
   try {
@@ -41,12 +57,22 @@ function applicationOf(callbackUrl: string): { origin: string; name: string } {
   } catch {
     throw refused('callback_url', 'callback_url is not a URL');
   }
-  const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
-  if (url.protocol !== 'https:' && !local) {
+  if (url.protocol === 'http:') {
+    const host = writtenHost(callbackUrl);
+    if (host === null || !LOCAL_HOSTS.has(host)) {
+      throw refused('callback_url', `an http callback_url must name localhost or 127.0.0.1 as written (not ${host ?? url.hostname}); use https otherwise`);
+    }
+  } else if (url.protocol !== 'https:') {
     throw refused('callback_url', 'callback_url must be an https URL, or http on localhost or 127.0.0.1');
   }
   if (url.username || url.password) throw refused('callback_url', 'callback_url must not carry credentials');
   return { origin: url.origin, name: url.host };
+}
+
+/** Whether the organization requires an S256 code_challenge of every code (organization_settings.pkce_require_s256). */
+async function requiresS256(db: Db, tenant: { organizationId: string }): Promise<boolean> {
+  const row = await db.organizationSettings.findUnique({ where: tenantWhere(tenant), select: { pkce_require_s256: true } });
+  return row?.pkce_require_s256 ?? false;
 }
 
 /**
@@ -79,6 +105,8 @@ async function grantedLimit(
  */
 export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor: Actor, input: CreateAuthorizationCodeInput): Promise<AuthorizationCode> {
   const { db } = deps;
+  // A code hands out a regular key: the caller must hold what a regular key holds (the ceiling).
+  assertMayMakeKey(actor, wantedKey(false, null));
   const audit = auditOfTenant(actor, deps);
   const now = audit.at;
   const app = applicationOf(input.callback_url);
@@ -86,6 +114,14 @@ export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor:
     throw refused('code_challenge_method', 'code_challenge_method without a code_challenge');
   }
   const method = input.code_challenge ? (input.code_challenge_method ?? 'plain') : null;
+  if (method !== 'S256' && (await requiresS256(db, actor))) {
+    throw refused(
+      'code_challenge',
+      method === null
+        ? 'the organization requires PKCE with S256 (its pkce_require_s256 setting): a code_challenge is required'
+        : `the organization requires PKCE with S256 (its pkce_require_s256 setting): code_challenge_method ${method} is refused`,
+    );
+  }
   if (method === 'S256' && !/^[A-Za-z0-9_-]{43}$/.test(input.code_challenge!)) {
     throw refused('code_challenge', 'an S256 code_challenge is 43 base64url characters (the SHA-256 of the verifier, without padding)');
   }
@@ -150,6 +186,9 @@ export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor:
 
 const CODE_REFUSED = 'unknown, used or expired code';
 
+/** The maker's standing, as D11 reads it again under its row lock. */
+const MAKER_ROW = z.object({ disabled: z.boolean(), deleted_at: z.date().nullable(), expires_at: z.date().nullable() });
+
 /** Whether the verifier answers the challenge (RFC 7636 §4.6), compared in constant time. */
 function verifies(method: string, challenge: string, verifier: string): boolean {
   const made = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
@@ -175,45 +214,58 @@ export async function exchangeAuthorizationCode(
   const now = deps.now();
   const row = await db.authorizationCode.findUnique({ where: { code_hash: sha256Hex(input.code) } });
   if (!row || row.used_at || row.expires_at.getTime() <= now.getTime()) throw refused('code', CODE_REFUSED);
+  if (row.code_challenge_method !== 'S256' && (await requiresS256(db, { organizationId: row.organization_id }))) {
+    throw refused('code', 'the organization requires PKCE with S256 (its pkce_require_s256 setting), and this code was made without it');
+  }
   if (row.code_challenge && row.code_challenge_method) {
     if (input.code_challenge_method && input.code_challenge_method !== row.code_challenge_method) {
       throw refused('code_challenge_method', `the code was made with code_challenge_method ${row.code_challenge_method}`);
     }
     if (!input.code_verifier) throw refused('code_verifier', 'code_verifier is required: the code was made with a code_challenge');
     if (!PKCE_VALUE.test(input.code_verifier)) throw refused('code_verifier', 'code_verifier: 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)');
-    if (!verifies(row.code_challenge_method, row.code_challenge, input.code_verifier)) throw denied('the code_verifier does not match the code_challenge');
+    if (!verifies(row.code_challenge_method, row.code_challenge, input.code_verifier)) throw denied('the code_verifier does not answer the code_challenge');
   }
   const tenant = { organizationId: row.organization_id };
   const maker = await db.apiKey.findFirst({
     where: { ...tenantWhere(tenant), hash: row.creator_key_hash },
     include: { organization: { select: { disabled_at: true } } },
   });
-  if (!maker || maker.disabled || maker.deleted_at || (maker.expires_at && maker.expires_at <= now) || maker.organization.disabled_at) {
+  const makerEnded = (m: { disabled: boolean; deleted_at: Date | null; expires_at: Date | null }) =>
+    m.disabled || m.deleted_at !== null || (m.expires_at !== null && m.expires_at <= now);
+  if (!maker || makerEnded(maker) || maker.organization.disabled_at) {
     throw denied('the key that made the code is disabled, deleted or expired, or its organization is disabled');
   }
 
   const secret = generateApiKey();
-  const insert = createKeyQuery(
-    row.organization_id,
-    row.workspace_id,
-    row.user_id,
-    {
-      name: row.key_name,
-      limit: row.limit === null ? null : row.limit.toNumber(),
-      limit_reset: row.limit_reset,
-      expires_at: row.key_expires_at ? row.key_expires_at.toISOString() : null,
-    },
-    { id: randomUUID(), secret },
-    now,
-    auditOfAnonymous(row.organization_id, row.user_id, deps),
-    'auth.exchangeCode',
-  );
   await db.$transaction(async (tx) => {
     const claimed = await tx.authorizationCode.updateMany({
       where: { id: row.id, used_at: null, expires_at: { gt: now } },
       data: { used_at: now, key_hash: hashApiKey(secret) },
     });
     if (claimed.count === 0) throw refused('code', CODE_REFUSED);
+    // The maker's row, held until the new key is committed: a concurrent disabling, deletion or
+    // earlier expiry of the maker waits, and then reaches the new key too (api_keys_end_minted).
+    const [held] = await rawRows(tx, MAKER_ROW, Prisma.sql`SELECT disabled, deleted_at, expires_at FROM api_keys WHERE id = ${maker.id}::uuid FOR SHARE`);
+    if (!held || makerEnded(held)) throw denied('the key that made the code is disabled, deleted or expired');
+    // A minted key never outlives its maker: its expiry is at most the maker's.
+    const asked = row.key_expires_at;
+    const expiresAt = held.expires_at && (!asked || held.expires_at < asked) ? held.expires_at : asked;
+    const insert = createKeyQuery(
+      row.organization_id,
+      row.workspace_id,
+      row.user_id,
+      {
+        name: row.key_name,
+        limit: row.limit === null ? null : row.limit.toNumber(),
+        limit_reset: row.limit_reset,
+        expires_at: expiresAt ? expiresAt.toISOString() : null,
+      },
+      { id: randomUUID(), secret },
+      now,
+      auditOfAnonymous(row.organization_id, row.user_id, deps),
+      'auth.exchangeCode',
+      maker.id,
+    );
     // Through Prisma's raw API, in this transaction: the values in $n order.
     const [key] = await rawRows(tx, insert.statement.row, { text: insert.statement.text, values: orderedValues(insert.statement, insert.values) });
     // The workspace was deleted since the code was made.

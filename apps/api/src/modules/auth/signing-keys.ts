@@ -3,8 +3,13 @@
 // signing_keys), private halves sealed with the secret box, so every replica signs with the same key
 // and verifies every replica's tokens.
 //
-// - The newest unretired key signs. When it is older than the rotation period (SIGNING_KEY_ROTATION_DAYS),
-//   the first replica that needs to sign makes a new one, under an advisory lock, and retires the old.
+// - A signing key exists once the server is ready: start-up makes the first one (ensure()), so that a
+//   verifier that reads GET /oauth/jwks at its own start can verify the first tokens.
+// - A key is published before it signs: the next key is made `publishedBeforeSigningMs` before the
+//   rotation period (SIGNING_KEY_ROTATION_DAYS) ends, by the first replica that needs to sign (under
+//   an advisory lock), and the key before it keeps signing until the new one has been published that
+//   long; then the older ones are retired. Only the very first key signs from its making: no verifier
+//   can hold an older set.
 // - A retired key stays published until every token it can have signed has expired (the longest
 //   token lives ACCESS_TOKEN_MAX_S; a replica may sign with a key up to its cache time after it was
 //   retired), plus 15 minutes, so that verifiers holding a copy of our JWKS keep working.
@@ -21,6 +26,8 @@ import type { SecretBox } from '../byok/secret-box.js';
 export const ACCESS_TOKEN_MAX_S = 900;
 /** How long a retired key stays published after its last token can have expired. */
 export const PUBLISHED_AFTER_LAST_TOKEN_MS = 15 * 60 * 1000;
+/** How long a new key is published before it signs (verifiers that cached our JWKS meanwhile see it). */
+export const PUBLISHED_BEFORE_SIGNING_MS = 15 * 60 * 1000;
 /** The advisory lock under which a replica makes a new signing key (any constant no other lock uses). */
 const ROTATION_LOCK = 0x534b_4559; // "SKEY"
 
@@ -44,9 +51,15 @@ export interface Signer {
 /** The signing keys cannot be used: D12 answers 503 (temporarily_unavailable). */
 export class SigningKeyUnavailable extends Error {}
 
+interface Sealed {
+  kid: string;
+  sealed: string;
+  createdAt: Date;
+}
+
 interface Loaded {
-  /** The newest unretired key, still sealed. */
-  current: { kid: string; sealed: string; createdAt: Date } | null;
+  /** The unretired keys, newest first, still sealed. */
+  unretired: Sealed[];
   published: PublicJwk[];
 }
 
@@ -78,23 +91,53 @@ export class SigningKeys {
     return ACCESS_TOKEN_MAX_S * 1000 + this.#options.cacheTtlMs + PUBLISHED_AFTER_LAST_TOKEN_MS;
   }
 
-  /** The public keys to publish and to verify tokens with: the signing one and those retired recently. */
+  /** How long a new key is published before it signs: at most half the rotation period. */
+  get publishedBeforeSigningMs(): number {
+    return Math.min(PUBLISHED_BEFORE_SIGNING_MS + this.#options.cacheTtlMs, Math.floor(this.#options.rotationMs / 2));
+  }
+
+  /** The public keys to publish and to verify tokens with: the next one, the signing one and those retired recently. */
   async published(): Promise<PublicJwk[]> {
     return (await this.#load()).published;
   }
 
-  /** The key to sign with, made (or rotated) first when none is current. */
+  /**
+   * Makes the first signing key when there is none, and the next one when it is due: the server
+   * calls it before it is ready, so that GET /oauth/jwks publishes a key from the first start.
+   */
+  async ensure(): Promise<void> {
+    await this.#prepare(this.#options.now());
+  }
+
+  /** The key to sign with: the newest one published for publishedBeforeSigningMs (the first key at once). */
   async signer(): Promise<Signer> {
     const now = this.#options.now();
-    let { current } = await this.#load();
-    if (!current || now.getTime() - current.createdAt.getTime() >= this.#options.rotationMs) {
-      await this.#rotate(now);
-      this.#loaded.clear();
-      ({ current } = await this.#load());
-    }
+    const { unretired } = await this.#prepare(now);
+    const ripe = unretired.find((key) => now.getTime() - key.createdAt.getTime() >= this.publishedBeforeSigningMs);
+    // No key published long enough: the oldest unretired one (the first key, before any other exists).
+    const current = ripe ?? unretired[unretired.length - 1];
     if (!current) throw new SigningKeyUnavailable('no signing key could be made');
+    if (unretired.some((key) => key.createdAt < current.createdAt)) {
+      await this.#options.db.signingKey.updateMany({ where: { retired_at: null, created_at: { lt: current.createdAt } }, data: { retired_at: now } });
+      this.#loaded.clear();
+    }
     if (this.#opened?.kid !== current.kid) this.#opened = await this.#open(current.kid, current.sealed);
     return this.#opened;
+  }
+
+  /** The keys as loaded, after making the next one when none exists or the newest is due for rotation. */
+  async #prepare(now: Date): Promise<Loaded> {
+    const loaded = await this.#load();
+    const newest = loaded.unretired[0];
+    if (newest && now.getTime() - newest.createdAt.getTime() < this.#nextDueMs) return loaded;
+    await this.#rotate(now);
+    this.#loaded.clear();
+    return this.#load();
+  }
+
+  /** How old the newest key is when the next one is made (published ahead of signing). */
+  get #nextDueMs(): number {
+    return this.#options.rotationMs - this.publishedBeforeSigningMs;
   }
 
   /**
@@ -136,9 +179,8 @@ export class SigningKeys {
         where: { OR: [{ retired_at: null }, { retired_at: { gt: since } }] },
         orderBy: { created_at: 'desc' },
       });
-      const current = rows.find((row) => row.retired_at === null) ?? null;
       return {
-        current: current ? { kid: current.kid, sealed: current.private_jwk, createdAt: current.created_at } : null,
+        unretired: rows.filter((row) => row.retired_at === null).map((row) => ({ kid: row.kid, sealed: row.private_jwk, createdAt: row.created_at })),
         published: rows.map((row) => row.public_jwk as unknown as PublicJwk),
       };
     });
@@ -159,9 +201,12 @@ export class SigningKeys {
     return { kid, key: (await importJWK(jwk, 'ES256')) as CryptoKey };
   }
 
-  /** Makes a new signing key and retires the others, unless another replica just did. */
+  /**
+   * Makes the next signing key, unless another replica just did. The keys before it are retired by
+   * signer() once the new one signs, not here: until then they sign, and all are published.
+   */
   async #rotate(now: Date): Promise<void> {
-    const { db, secrets, rotationMs } = this.#options;
+    const { db, secrets } = this.#options;
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
@@ -170,8 +215,7 @@ export class SigningKeys {
     await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK})`;
       const current = await tx.signingKey.findFirst({ where: { retired_at: null }, orderBy: { created_at: 'desc' } });
-      if (current && now.getTime() - current.created_at.getTime() < rotationMs) return;
-      await tx.signingKey.updateMany({ where: { retired_at: null }, data: { retired_at: now } });
+      if (current && now.getTime() - current.created_at.getTime() < this.#nextDueMs) return;
       // Keys past their publication are of no further use.
       await tx.signingKey.deleteMany({ where: { retired_at: { lt: new Date(now.getTime() - this.publishedForMs) } } });
       await tx.signingKey.create({

@@ -8,7 +8,7 @@ import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, 
 import type { Db } from '@switchyard/db';
 import { isUuid } from '../../access/workspaces.js';
 import { Upstream } from '../../lib/errors.js';
-import type { Limits } from '../../limits/limits.js';
+import { CounterStoreUnavailable, type Limits } from '../../limits/limits.js';
 import type { MediaDeps } from '../../storage/media.js';
 import { upstreamFetch, upstreamPolicyOf, type UpstreamPolicy } from '../../upstream/index.js';
 import { ACCESS_TOKEN_MAX_S, SigningKeyUnavailable } from './signing-keys.js';
@@ -71,7 +71,22 @@ export async function exchangeToken(deps: ExchangeDeps, form: URLSearchParams, c
   const scope = field('scope');
   if (scope !== undefined && scope !== TOKEN_SCOPE) throw new OAuthError(400, 'invalid_scope', `scope, when given, must be ${TOKEN_SCOPE}`);
 
-  const limit = await deps.limits.consume(TOKEN_EXCHANGE_LIMIT, client);
+  // While the counter store is away: COUNTER_STORE_FAILURE_TOKEN_EXCHANGE, closed (the default) a
+  // 503 to try again, open an exchange that counts nothing.
+  let limit;
+  try {
+    limit = await deps.limits.consume(TOKEN_EXCHANGE_LIMIT, client);
+  } catch (error) {
+    if (error instanceof CounterStoreUnavailable) {
+      throw new OAuthError(
+        503,
+        'temporarily_unavailable',
+        'the exchange limit cannot be checked now (the counter store is unreachable); try again later',
+        error.retryAfterS,
+      );
+    }
+    throw error;
+  }
   if (!limit.allowed) {
     throw new OAuthError(429, 'temporarily_unavailable', 'too many token exchanges from this address; try again later', limit.retry_after_s ?? 60);
   }
@@ -105,7 +120,9 @@ export async function exchangeToken(deps: ExchangeDeps, form: URLSearchParams, c
     throw invalidGrant("the federation policy's key is deleted, disabled or expired, or its organization is disabled");
   }
   const nowS = Math.floor(now.getTime() / 1000);
-  const exp = Math.min(nowS + ACCESS_TOKEN_MAX_S, subjectExp);
+  // A token never outlives the key it acts as: not past the key's expiry either.
+  const keyExp = key.expires_at ? Math.floor(key.expires_at.getTime() / 1000) : Number.POSITIVE_INFINITY;
+  const exp = Math.min(nowS + ACCESS_TOKEN_MAX_S, subjectExp, keyExp);
   if (exp <= nowS) throw invalidGrant('the subject token expires now');
   let accessToken: string;
   try {

@@ -4,6 +4,7 @@
 // Delivery (events/delivery.ts) opens them to send; byok.resealSecrets re-encrypts them after a key
 // rotation.
 import type { Db, ObservabilityDestination as DestinationRow, Prisma } from '@switchyard/db';
+import { isReservedDestinationHeader } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import type { SecretBox } from '../byok/secret-box.js';
@@ -30,6 +31,14 @@ export function plaintextConfig(box: SecretBox, row: DestinationRow): Config {
   for (const [key, value] of Object.entries(secrets)) if (key !== 'headers') config[key] = value;
   if (secrets.headers) config.headers = { ...secrets.headers };
   return config;
+}
+
+/**
+ * The config's headers a sender may send: without those the sender owns (hop-by-hop, framing, Host,
+ * its own), which a row written before writes refused them may still hold.
+ */
+export function sendableHeaders(config: { headers?: Record<string, string> }): Record<string, string> {
+  return Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => !isReservedDestinationHeader(name)));
 }
 
 /** A webhook destination's signing secret in plaintext (delivery signs with it); null when it has none. */

@@ -144,8 +144,9 @@ export const destinationsRouter = router({
     .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx.db, ctx.actor, input) })),
 
   // tRPC only (not part of the REST contract): a webhook destination's Standard Webhooks signing secret.
+  // A write scope's: whoever holds it can sign the organization's alerts, so no read scope answers it.
   secret: managementProcedure
-    .meta({ scope: 'destinations:read' })
+    .meta({ scope: 'destinations:write' })
     .input(GetDestinationInputSchema)
     .output(DestinationSecretOutputSchema)
     .query(({ ctx, input }) => destinationSecret(ctx, ctx.actor, input)),

@@ -22,6 +22,7 @@ import {
   DESTINATION_SECRET_KEYS,
   DESTINATION_URL_KEYS,
   destinationConfigSchema,
+  isReservedDestinationHeader,
   type CreateDestinationInput,
   type Destination,
   type DestinationType,
@@ -91,6 +92,24 @@ function parseConfig(schema: z.ZodType, config: unknown): Config {
     throw new Invalid(`config refused: ${issues.map((i) => i.path).join(', ')}`, { issues });
   }
   return result.data.config as Config;
+}
+
+/**
+ * 400 for a header the caller's `headers` may not set (hop-by-hop, framing, Host, or one the sender
+ * writes itself), naming it. Only the headers a request gives are judged: a row written before the
+ * rule keeps what it holds, and the senders drop it.
+ */
+function assertSendableHeaders(config: unknown): void {
+  const headers = config && typeof config === 'object' ? (config as { headers?: unknown }).headers : undefined;
+  if (!headers || typeof headers !== 'object' || Array.isArray(headers)) return;
+  for (const name of Object.keys(headers)) {
+    if (!isReservedDestinationHeader(name)) continue;
+    const parameter = `config.headers.${name}`;
+    throw new Invalid(`${parameter}: a header the sender owns`, {
+      parameter,
+      reason: `header ${name} may not be set: hop-by-hop and framing headers, Host, and the headers the sender writes itself (webhook-id, webhook-timestamp, webhook-signature, Content-Type, Content-Encoding, User-Agent) are the sender's`,
+    });
+  }
 }
 
 /** Validates a whole config of `type` (400 naming config.<key>) and its URLs (`allowedHosts`: UPSTREAM_ALLOWED_HOSTS, the loopback hosts an http URL may name). */
@@ -203,6 +222,7 @@ function audited(destination: Destination): Record<string, unknown> {
 export async function createDestination(deps: Uses<'db' | 'secrets' | 'media' | Audited>, actor: Actor, input: CreateDestinationInput): Promise<Destination> {
   const audit = auditOfTenant(actor, deps);
   const { db, secrets: box } = deps;
+  assertSendableHeaders(input.config);
   const config = validConfig(input.type, { ...CONFIG_DEFAULTS[input.type], ...input.config }, deps.media.upstreamAllowedHosts);
   assertFilterRules(input.filter_rules);
   const workspace = await workspaceOf(db, actor, input.workspace_id);
@@ -286,6 +306,7 @@ export async function updateDestination(deps: Uses<'db' | 'secrets' | 'media' | 
       const type = current.type as DestinationType;
       // The keys given, on their own, first: errors name what the caller sent.
       parseConfig(destinationConfigSchema(type).partial(), configPatch);
+      assertSendableHeaders(configPatch);
       const merged = validConfig(type, patchedConfig(plaintextConfig(box, current), current.config as Config, configPatch), deps.media.upstreamAllowedHosts);
       const { shown, secrets } = splitConfig(merged);
       configData = { config: shown as Prisma.InputJsonValue, secrets_ciphertext: secrets ? box.seal(JSON.stringify(secrets), current.id) : null };

@@ -34,7 +34,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstream/index.js';
 import type { SecretBox } from '../byok/secret-box.js';
-import { openSigningSecret, plaintextConfig } from '../destinations/destinations-secrets.js';
+import { openSigningSecret, plaintextConfig, sendableHeaders } from '../destinations/destinations-secrets.js';
 import { isConnectionLost } from '../../lib/db-errors.js';
 import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSource } from './generation-traces.js';
 import { AttemptFailed, Undeliverable } from './attempt-errors.js';
@@ -195,9 +195,6 @@ type Outcome = { error: string; final: boolean } | null;
 export function webhookBody(event: { type: string; created_at: Date; payload: unknown }): string {
   return JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.payload });
 }
-
-/** Headers a destination's config may not replace. */
-const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent']);
 
 export class DeliveryWorker {
   readonly #deps: DeliveryDeps;
@@ -437,7 +434,7 @@ export class DeliveryWorker {
     if (!secret) throw new AttemptFailed('the destination has no signing secret');
     const body = webhookBody(event);
     const at = this.#deps.now();
-    const extra = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase())));
+    const extra = sendableHeaders(config);
     let answer;
     try {
       answer = await upstreamFetch(this.#deps.policy, String(config.url), {

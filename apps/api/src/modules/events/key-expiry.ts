@@ -7,7 +7,7 @@ import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 
 export const KEY_EXPIRING = 'key.expiring';
-/** The payload's version: a change of its shape is a new version (docs/events.md). */
+/** The payload's version: fields are only added within it; a field removed or changed in meaning is a new version (docs/events.md). */
 export const KEY_EXPIRING_VERSION = 1;
 /** The advisory lock of the job (any constant no other lock of this database uses). */
 export const KEY_EXPIRY_LOCK = 0x4b45_5850; // "KEXP"
@@ -21,7 +21,7 @@ const EMIT = statement(
           jsonb_build_object(
             'version', ${KEY_EXPIRING_VERSION},
             'notice', n.notice,
-            'api_key', jsonb_build_object('id', k.id, 'hash_prefix', left(k.hash, 12), 'name', k.name),
+            'api_key', jsonb_build_object('id', k.id, 'hash', k.hash, 'hash_prefix', left(k.hash, 12), 'name', k.name),
             'workspace_id', k.workspace_id,
             'expires_at', to_char(k.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
           $1::timestamptz

@@ -26,7 +26,7 @@ import { TRACE_EVENTS_SQL } from './generation-traces.js';
 
 export const LIMIT_THRESHOLD_CROSSED = 'limit.threshold_crossed';
 export const CREDITS_LOW = 'credits.low';
-/** The payloads' version: a change of their shape is a new version (docs/events.md). */
+/** The payloads' version: fields are only added within it; a field removed or changed in meaning is a new version (docs/events.md). */
 export const LIMIT_ALERTS_VERSION = 1;
 /** Thresholds of an organization without a settings row (the column's default). */
 export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
@@ -44,18 +44,18 @@ const ALERTS = namedStatement(
       WHERE o.id = ANY(:organizations::text[])
    ), limits AS (
      SELECT k.organization_id, k.workspace_id, 'key' AS kind, k.id, coalesce(k.limit_reset::text, 'lifetime') AS period,
-            k."limit" AS amount, k.include_byok_in_limit AS byok, NULL::boolean AS is_default
+            k."limit" AS amount, k.include_byok_in_limit AS byok, NULL::boolean AS is_default, k.hash AS key_hash, k.name AS key_name
        FROM api_keys k
       WHERE k.id = ANY(:keys::uuid[]) AND k."limit" > 0 AND k.deleted_at IS NULL
      UNION ALL
-     SELECT b.organization_id, b.workspace_id, 'budget', b.id, b.reset_interval::text, b.limit_usd, w.include_byok_in_budgets, NULL
+     SELECT b.organization_id, b.workspace_id, 'budget', b.id, b.reset_interval::text, b.limit_usd, w.include_byok_in_budgets, NULL, NULL, NULL
        FROM budgets b JOIN workspaces w ON w.id = b.workspace_id
       WHERE b.workspace_id = ANY(:workspaces::uuid[]) AND b.limit_usd > 0 AND w.deleted_at IS NULL
      UNION ALL
      -- The guardrails that may cover a key of the batch (only their spend changed): assigned to it
      -- or to its member, and the workspace's default guardrail (routing_spend() decides which keys
      -- it covers). Not every guardrail of the workspace: a workspace may have hundreds.
-     SELECT g.organization_id, g.workspace_id, 'guardrail', g.id, g.reset_interval::text, g.limit_usd, g.include_byok_in_budgets, g.id = d.default_id
+     SELECT g.organization_id, g.workspace_id, 'guardrail', g.id, g.reset_interval::text, g.limit_usd, g.include_byok_in_budgets, g.id = d.default_id, NULL, NULL
        FROM guardrails g JOIN unnest(:workspaces::uuid[], :default_guardrails::uuid[]) AS d(workspace_id, default_id) ON d.workspace_id = g.workspace_id
       WHERE g.reset_interval IS NOT NULL AND g.limit_usd > 0
         AND (g.id = d.default_id
@@ -90,6 +90,8 @@ const ALERTS = namedStatement(
               'version', ${LIMIT_ALERTS_VERSION},
               'kind', s.kind,
               'id', s.id,
+              -- The key as the API names it (GET/PATCH/DELETE /keys/{hash}); null for a budget or a guardrail.
+              'api_key', CASE WHEN s.kind = 'key' THEN jsonb_build_object('id', s.id, 'hash', s.key_hash, 'hash_prefix', left(s.key_hash, 12), 'name', s.key_name) END,
               'threshold_percent', t.percent,
               'limit', trim_scale(s.amount),
               'spent', trim_scale(s.spent),

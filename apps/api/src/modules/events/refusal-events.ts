@@ -32,7 +32,7 @@ export interface NotedRefusal {
   message: string;
 }
 
-/** The key a refusal was for: never its secret (the row holds only the SHA-256's first characters). */
+/** The key a refusal was for: its id and its hash (the key's public id in /keys/{hash}), never its secret. */
 export type RefusedKey = Pick<ApiKey, 'id' | 'hash' | 'organization_id' | 'workspace_id'>;
 
 interface Entry {
@@ -48,7 +48,7 @@ interface Entry {
   state: 'pending' | 'writing' | 'written';
 }
 
-/** How many characters of a key's hash an event carries: enough to tell keys apart in a list, no more. */
+/** The short form of a key's hash an event carries beside the whole (the CLI's prefix lookup takes it). */
 const HASH_PREFIX = 12;
 
 export class RefusalEvents {
@@ -144,7 +144,7 @@ export class RefusalEvents {
               status: entry.refusal.status,
               message: entry.refusal.message,
               model: entry.model,
-              api_key: { id: entry.key.id, hash_prefix: entry.key.hash.slice(0, HASH_PREFIX) },
+              api_key: { id: entry.key.id, hash: entry.key.hash, hash_prefix: entry.key.hash.slice(0, HASH_PREFIX) },
               workspace_id: entry.key.workspace_id,
               bucket: { start: new Date(entry.bucket).toISOString(), end: new Date(entry.bucket + this.#bucketMs).toISOString() },
               first_at: entry.at.toISOString(),

@@ -13,6 +13,7 @@
 // sockets connect only to the addresses checked (an agent with pinnedLookup): a tenant's URL cannot
 // reach the platform's network, nor move there by a second DNS answer. Neither library follows
 // redirects. What the sender's error says is what status shows: never a URL, a header or a key.
+import '../../lib/aws-sdk-notice.js';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -24,6 +25,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { guardedAddresses, pinnedLookup, RefusedUpstream, type UpstreamPolicy } from '../../upstream/index.js';
+import { sendableHeaders } from '../destinations/destinations-secrets.js';
 import { AttemptFailed } from './attempt-errors.js';
 import { GENERATION_RECORDED, GENERATION_TRACE_VERSION, regionOf, type TraceSource } from './generation-traces.js';
 import {
@@ -227,7 +229,8 @@ export async function sendOtlpTraces(policy: UpstreamPolicy, config: OtlpDestina
   const url = otlpTracesUrl(config.endpoint);
   const exporter = new OTLPTraceExporter({
     url: url.href,
-    headers: config.headers ?? {},
+    // Not the headers the exporter owns (Host, framing, its Content-Type), which an old row may hold.
+    headers: sendableHeaders(config),
     timeoutMillis: timeoutMs,
     httpAgentOptions: await pinnedAgentOptions(policy, url),
   });

@@ -25,6 +25,7 @@ import { answers, WHY } from '@switchyard/schema';
 export const filesRouter = router({
   containerFiles: authedProcedure
     .meta({
+      scope: 'files:read',
       openapi: {
         method: 'GET',
         path: '/containers/{container_id}/files',
@@ -44,6 +45,7 @@ export const filesRouter = router({
 
   containerFile: authedProcedure
     .meta({
+      scope: 'files:read',
       openapi: {
         method: 'GET',
         path: '/containers/{container_id}/files/{file_id}',
@@ -64,6 +66,7 @@ export const filesRouter = router({
 
   promote: authedProcedure
     .meta({
+      scope: 'files:write',
       openapi: {
         method: 'POST',
         path: '/containers/{container_id}/files/{file_id}/promote',
@@ -90,6 +93,7 @@ export const filesRouter = router({
 
   documents: authedProcedure
     .meta({
+      scope: 'files:read',
       openapi: {
         method: 'GET',
         path: '/files',
@@ -113,6 +117,7 @@ export const filesRouter = router({
 
   document: authedProcedure
     .meta({
+      scope: 'files:read',
       openapi: {
         method: 'GET',
         path: '/files/{file_id}',
@@ -133,6 +138,7 @@ export const filesRouter = router({
 
   deleteDocument: authedProcedure
     .meta({
+      scope: 'files:write',
       openapi: {
         method: 'DELETE',
         path: '/files/{file_id}',

@@ -30,6 +30,7 @@ export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: expressPath(CONTAINER_FILE_CONTENT),
     access: 'tenant',
+    scope: CONTAINER_FILE_CONTENT.scope,
     doc: {
       operationId: 'files-content',
       summary: "Download a container file's bytes",
@@ -51,6 +52,7 @@ export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: expressPath(DOCUMENT_CONTENT),
     access: 'tenant',
+    scope: DOCUMENT_CONTENT.scope,
     doc: {
       operationId: 'files-documentContent',
       summary: "Download a workspace document's bytes",

@@ -179,6 +179,7 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
     method: 'post',
     path: expressPath(DOCUMENT_UPLOAD),
     access: 'tenant',
+    scope: DOCUMENT_UPLOAD.scope,
     doc: {
       operationId: 'files-upload',
       summary: 'Upload a workspace document',

@@ -40,6 +40,7 @@ function batchAnswer(ctx: Pick<Context, 'logger'>, outcomes: RecordingOutcome[])
 export const generationsRouter = router({
   get: authedProcedure
     .meta({
+      scope: 'analytics:read',
       openapi: {
         method: 'GET',
         path: '/generation',
@@ -61,6 +62,7 @@ export const generationsRouter = router({
 
   content: authedProcedure
     .meta({
+      scope: 'generations:read',
       openapi: {
         method: 'GET',
         path: '/generation/content',

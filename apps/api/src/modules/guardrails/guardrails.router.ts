@@ -78,6 +78,7 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx, ctx.actor, input)),
   keyAssignments: authedProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi(
         'GET',
         '/guardrails/{id}/assignments/keys',
@@ -95,6 +96,7 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx, ctx.actor, input)),
   memberAssignments: authedProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi(
         'GET',
         '/guardrails/{id}/assignments/members',
@@ -112,6 +114,7 @@ export const guardrailsRouter = router({
     .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx, ctx.actor, input)),
   list: authedProcedure
     .meta({
+      scope: 'guardrails:read',
       ...openapi(
         'GET',
         '/guardrails',

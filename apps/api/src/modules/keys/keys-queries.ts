@@ -121,10 +121,10 @@ const CREATE_KEY = tenantStatement(
   (tenant) => `
   WITH k AS (
   INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, is_management_key, "limit", limit_reset,
-                        include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at, scopes)
+                        include_byok_in_limit, expires_at, external_user, external_api_key_hash, created_at, updated_at, scopes, minted_by_key_id)
   SELECT :key_id::uuid, o.id, w.id, :creator_user_id, :hash, :label, :name, :is_management_key, :limit::numeric, :limit_reset::limit_reset,
          :include_byok_in_limit, :expires_at::timestamptz, :external_user, :external_api_key_hash, :now::timestamptz, :now::timestamptz,
-         :scopes::text[]
+         :scopes::text[], :minted_by_key_id::uuid
   FROM organizations o
   JOIN workspaces w ON w.id = coalesce(:workspace_id::uuid, o.default_workspace_id) AND w.organization_id = o.id AND w.deleted_at IS NULL
   WHERE o.id = ${tenant.organizationId}
@@ -137,7 +137,9 @@ const CREATE_KEY = tenantStatement(
     targetId: 'k.hash',
     changes: `jsonb_build_object('after', jsonb_build_object('name', k.name, 'label', k.label, 'workspace_id', k.workspace_id,
       'is_management_key', k.is_management_key, 'limit', k."limit", 'limit_reset', k.limit_reset, 'include_byok_in_limit', k.include_byok_in_limit,
-      'expires_at', k.expires_at, 'creator_user_id', k.creator_user_id, 'external_user', k.external_user, 'scopes', coalesce(k.scopes, '{}')))`,
+      'expires_at', k.expires_at, 'creator_user_id', k.creator_user_id, 'external_user', k.external_user, 'scopes', coalesce(k.scopes, '{}'))
+      || CASE WHEN k.minted_by_key_id IS NULL THEN '{}'::jsonb
+              ELSE jsonb_build_object('minted_by', (SELECT m.hash FROM api_keys m WHERE m.id = k.minted_by_key_id)) END)`,
   })}
   )
   SELECT ${KEY_SELECT} FROM k`,
@@ -178,6 +180,8 @@ export function createKeyQuery(
   now: Date,
   audit: Audit,
   action: string,
+  /** The key that minted this one through an authorization code (its id); null for POST /keys. */
+  mintedBy: string | null = null,
 ) {
   return {
     statement: CREATE_KEY,
@@ -201,6 +205,7 @@ export function createKeyQuery(
         external_api_key_hash: input.external?.api_key ? hashApiKey(input.external.api_key) : null,
         now: now.toISOString(),
         scopes: scopesOf(input),
+        minted_by_key_id: mintedBy,
         ...auditValues(audit, action),
       },
     ),

@@ -1,3 +1,4 @@
+import { EVERY_KEY } from '../../access/rules.js';
 import {
   CreateKeyInputSchema,
   CreateKeyOutputSchema,
@@ -22,6 +23,7 @@ const tags = ['API Keys'];
 export const keysRouter = router({
   current: authedProcedure
     .meta({
+      scope: EVERY_KEY,
       openapi: {
         method: 'GET',
         path: '/key',

@@ -16,6 +16,7 @@ import { appendAudit, auditInsertSql, auditOfPlatform, auditOfTenant, auditValue
 import { createKeyQuery, KEY_COLUMNS, KEY_SELECT, keysPageQuery, usageOf } from './keys-queries.js';
 import { limitAndUsageOf, managedKeyOf, NO_USAGE, withLimit } from './keys-rows.js';
 import { keepingManagementKey } from './management-key-guard.js';
+import { assertMayActOnKey, assertMayMakeKey, assertMayRescopeKey, holdsEverything, wantedKey } from '../../access/ceiling.js';
 
 const RATE_LIMIT_NOTE = 'This field is deprecated and safe to ignore. Rate limits are not expressed per key.';
 
@@ -119,6 +120,29 @@ async function managedKey(db: Db, row: ApiKey, now: Date): Promise<ManagedKey> {
 /** A key of the caller's organization that is not deleted; 404 otherwise (another organization's too). */
 const liveKey = (actor: Actor, hash: string) => ({ hash, ...tenantWhere(actor), deleted_at: null });
 
+const KEY_AUTHORITY = z.object({ id: z.string(), is_management_key: z.boolean(), scopes: z.array(z.string()) });
+
+/**
+ * The authority of a live key of the caller's organization, locked until the transaction ends (so
+ * that what the ceiling checked is what the change acts on); undefined when there is none.
+ */
+async function lockedAuthority(tx: Prisma.TransactionClient, actor: Actor, hash: string): Promise<z.infer<typeof KEY_AUTHORITY> | undefined> {
+  const [row] = await rawRows(
+    tx,
+    KEY_AUTHORITY,
+    Prisma.sql`SELECT id::text AS id, is_management_key, coalesce(scopes, '{}') AS scopes
+      FROM api_keys WHERE ${tenantSql(actor)} AND hash = ${hash} AND deleted_at IS NULL FOR UPDATE`,
+  );
+  return row;
+}
+
+/** The ceiling of an act on a key (access/ceiling.ts), checked on its locked row; an unscoped management key needs no read. */
+async function checkedAct(tx: Prisma.TransactionClient, actor: Actor, hash: string, action: string): Promise<void> {
+  if (holdsEverything(actor)) return;
+  const target = await lockedAuthority(tx, actor, hash);
+  if (target) assertMayActOnKey(actor, target, action);
+}
+
 /**
  * POST /keys: a key in the named workspace (default: the organization's default workspace). Its
  * creator is the member named, or the caller key's creator. The secret is returned once.
@@ -127,6 +151,8 @@ export async function createKey(deps: Uses<'db' | Audited>, actor: Actor, input:
   const { db } = deps;
   const audit = auditOfTenant(actor, deps);
   const now = audit.at;
+  // Never more than the caller holds (access/ceiling.ts): 403 before anything is read or made.
+  assertMayMakeKey(actor, wantedKey(input.is_management_key === true, input.scopes));
   // A key that expired before it was made could never be used.
   if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) {
     throw new Invalid('expires_at is not in the future', { reason: 'expires_at in the past' });
@@ -213,6 +239,11 @@ export async function updateKey(deps: Uses<'db' | 'keys' | Audited>, actor: Acto
       FROM api_keys WHERE ${tenantSql(actor)} AND hash = ${hash} AND deleted_at IS NULL FOR UPDATE`,
     );
     if (!before) return [];
+    if (!holdsEverything(actor)) {
+      const target = await lockedAuthority(tx, actor, hash);
+      if (target && newScopes !== undefined) assertMayRescopeKey(actor, target, newScopes);
+      else if (target) assertMayActOnKey(actor, target, 'change');
+    }
     const rows = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: changes });
     // Scopes are for management keys only (checked on the row, in the same transaction: nothing changes otherwise).
     if (rows[0] && !rows[0].is_management_key && (newScopes?.length ?? 0) > 0) {
@@ -226,8 +257,9 @@ export async function updateKey(deps: Uses<'db' | 'keys' | Audited>, actor: Acto
     return rows;
   };
   // Disabling or scoping may take the organization's last unscoped management key: that is
-  // checked, under its lock. Scopes on a regular key roll the update back.
-  const guarded = changes.disabled === true || (newScopes?.length ?? 0) > 0;
+  // checked, under its lock. Scopes on a regular key roll the update back. A caller below the
+  // ceiling has the target checked on its locked row (access/ceiling.ts).
+  const guarded = changes.disabled === true || (newScopes?.length ?? 0) > 0 || !holdsEverything(actor);
   if (!guarded) {
     // Anything else is one statement: the row stays locked for it alone.
     const given = { ...rest, ...(newScopes === undefined ? {} : { scopes: newScopes }) } as Record<string, unknown>;
@@ -266,6 +298,7 @@ export async function rotateKey(deps: Uses<'db' | 'keys' | Audited>, actor: Acto
   const secret = generateApiKey();
   const ends = new Date(now.getTime() + (input.grace_period_seconds ?? 0) * 1000);
   const row = await db.$transaction(async (tx) => {
+    await checkedAct(tx, actor, input.hash, 'rotate');
     const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, input.hash), data: { label: maskApiKey(secret) } });
     if (!key) return undefined;
     // Secrets already ending sooner keep their end: a rotation never lengthens a grace period.
@@ -322,6 +355,7 @@ export async function deleteKey(deps: Uses<'db' | 'keys' | Audited>, actor: Acto
   const now = audit.at;
   const deleted = await deps.db.$transaction((tx) =>
     keepingManagementKey(tx, actor, now, async (tx) => {
+      await checkedAct(tx, actor, hash, 'delete');
       const [key] = await tx.apiKey.updateManyAndReturn({ where: liveKey(actor, hash), data: { deleted_at: now, disabled: true } });
       if (!key) return false;
       await tx.guardrailKeyAssignment.deleteMany({ where: { api_key_id: key.id } });

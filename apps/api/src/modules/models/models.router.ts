@@ -1,3 +1,4 @@
+import { EVERY_KEY } from '../../access/rules.js';
 import {
   CountModelsInputSchema,
   CountModelsOutputSchema,
@@ -189,6 +190,7 @@ export const modelsRouter = router({
 
   get: authedProcedure
     .meta({
+      scope: EVERY_KEY,
       openapi: {
         method: 'GET',
         path: '/model/{author}/{slug}',
@@ -211,6 +213,7 @@ export const modelsRouter = router({
 
   embeddings: authedProcedure
     .meta({
+      scope: EVERY_KEY,
       openapi: {
         method: 'GET',
         path: '/embeddings/models',
@@ -243,7 +246,7 @@ export const modelsRouter = router({
         404: "the key's workspace no longer exists",
       }),
       listed: [401, 403, 404, 500],
-      scope: 'models:read',
+      scope: EVERY_KEY,
     })
     .input(ListUserModelsInputSchema)
     .output(ListUserModelsOutputSchema)

@@ -13,6 +13,7 @@ import type {
 import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantValues, tenantWhere } from '../../access/tenancy.js';
+import { assertMayActOnMember, assertMayGrantRole } from '../../access/ceiling.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 import { MEMBERS_PAGE, membersByIdQuery } from './members-queries.js';
@@ -64,6 +65,8 @@ export async function createOrganizationMember(
   input: CreateOrganizationMemberInput,
 ): Promise<OrganizationMember> {
   const { db } = deps;
+  // Nobody grants a role above their own (access/ceiling.ts).
+  if (input.role === 'org:admin') assertMayGrantRole(actor, 'org:admin');
   const audit = auditOfTenant(actor, deps);
   const email = input.email.toLowerCase();
   const created = await db.$transaction(async (tx) => {
@@ -95,6 +98,8 @@ export async function updateOrganizationMember(deps: Uses<'db' | Audited>, actor
   return deps.db.$transaction(async (tx) => {
     const where = { ...tenantWhere(actor), user_id: input.user_id };
     const before = await tx.organizationMember.findFirst({ where, include: { user: { select: { email: true } } } });
+    if (input.role === 'org:admin') assertMayGrantRole(actor, 'org:admin');
+    if (before) assertMayActOnMember(actor, orgRoleOf(before.role), 'change');
     const [row] = await tx.organizationMember.updateManyAndReturn({
       where,
       data: { role: input.role && roleOf(input.role), first_name: input.first_name, last_name: input.last_name },
@@ -118,6 +123,8 @@ export async function removeOrganizationMember(deps: Uses<'db' | 'memberOrder' |
   if (input.user_id === actor.userId) throw new Invalid('a key cannot remove the member who created it');
   try {
     await deps.db.$transaction(async (tx) => {
+      const member = await tx.organizationMember.findFirst({ where: { ...tenantWhere(actor), user_id: input.user_id }, select: { role: true } });
+      if (member) assertMayActOnMember(actor, orgRoleOf(member.role), 'remove');
       const { count } = await tx.organizationMember.deleteMany({
         where: { ...tenantWhere(actor), user_id: input.user_id },
       });

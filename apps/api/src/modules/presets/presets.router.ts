@@ -60,6 +60,7 @@ const fromRequest = (path: `/${string}`, body: string, refused: string) => ({
 export const presetsRouter = router({
   list: authedProcedure
     .meta({
+      scope: 'presets:read',
       ...openapi('/presets', 'List presets', 'Lists the presets, most recently updated first. A regular key sees its own workspace only.'),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.unstorable}`,
@@ -71,6 +72,7 @@ export const presetsRouter = router({
     .query(({ ctx, input }) => listPresets(ctx, ctx.actor, input)),
   get: authedProcedure
     .meta({
+      scope: 'presets:read',
       ...openapi('/presets/{slug}', 'Get a preset', 'Returns a preset with the version in force (designated_version, or null).'),
       statuses: answers({
         400: `${WHY.longId}; ${WHY.unstorable}`,
@@ -83,6 +85,7 @@ export const presetsRouter = router({
     .query(async ({ ctx, input }) => ({ data: await getPreset(ctx, ctx.actor, input) })),
   versions: authedProcedure
     .meta({
+      scope: 'presets:read',
       ...openapi(
         '/presets/{slug}/versions',
         'List versions of a preset',
@@ -99,6 +102,7 @@ export const presetsRouter = router({
     .query(({ ctx, input }) => listPresetVersions(ctx, ctx.actor, input)),
   version: authedProcedure
     .meta({
+      scope: 'presets:read',
       ...openapi(
         '/presets/{slug}/versions/{version}',
         'Get a version of a preset',

@@ -6,7 +6,11 @@ import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import type { WorkspaceRouting } from './routing.service.js';
 import { type Interval, type LimitCheck, sinceOf } from './spend.js';
 
-/** The spend limits that apply, narrowest first: the key's, each guardrail's, each budget, the credit balance. */
+/**
+ * The spend limits that apply, narrowest first: the key's (its spend and that of the keys minted
+ * from it), its makers' (a minted key spends from every limit above it), each guardrail's, each
+ * budget, the credit balance.
+ */
 export function limitChecks(
   key: ApiKey,
   guardrails: Awaited<ReturnType<GuardrailCache['applicable']>>,
@@ -26,6 +30,10 @@ export function limitChecks(
       limit: key.limit.toString(),
       interval,
     });
+  }
+  if (key.minted_by_key_id !== null) {
+    // The makers' own limits and windows are read with the spend (routing_spend, scope "makers").
+    checks.push({ name: 'makers', scope: 'makers', keys: [key.id], since: null, byok: false, limit: '0', interval: 'lifetime' });
   }
   for (const g of guardrails) {
     if (g.reset_interval === null) continue;

@@ -3,7 +3,7 @@
 // are checked: when several would refuse, the answer names the first (docs/routing.md).
 
 export interface Refusal {
-  status: 401 | 402 | 403 | 404 | 429;
+  status: 401 | 402 | 403 | 404 | 429 | 503;
   code: RefusalCode;
   message: string;
   retry_after_s: number | null;
@@ -47,7 +47,9 @@ const REFUSALS = {
   key_limit: [
     403,
     (d) =>
-      `This key's ${d.window} spending limit of ${d.limit} USD is reached (${d.remaining} USD left). An organization admin can raise it (PATCH /api/v1/keys/{hash}, limit).`,
+      d.maker
+        ? `The spending limit of the key that minted this key is reached (${d.remaining} USD left): a key minted through an authorization code spends from its maker's limit. An organization admin can raise that limit (PATCH /api/v1/keys/{hash}, limit).`
+        : `This key's ${d.window} spending limit of ${d.limit} USD is reached (${d.remaining} USD left). An organization admin can raise it (PATCH /api/v1/keys/{hash}, limit).`,
   ],
   guardrail_limit: [
     403,
@@ -63,12 +65,15 @@ const REFUSALS = {
     402,
     (d) => `The organization's credit balance is exhausted (${d.remaining} USD available). Add credits to use paid models; free models still work.`,
   ],
+  // Not a rule but a state: what a limit needs to decide cannot be reached (the counter store), so
+  // the decision is refused where that limit is checked, until it can be. Not in REFUSAL_ORDER.
+  limits_unavailable: [503, (d) => `This request cannot be checked against its limits right now (${d.what} cannot be reached). Try again in ${d.retry} s.`],
 } as const satisfies Record<string, readonly [Refusal['status'], (details: Details) => string]>;
 
 export type RefusalCode = keyof typeof REFUSALS;
 
-/** The order of the checks: the first that refuses is the answer. */
-export const REFUSAL_ORDER = Object.keys(REFUSALS) as RefusalCode[];
+/** The order of the checks: the first that refuses is the answer (limits_unavailable is a state, answered where a limit cannot be checked). */
+export const REFUSAL_ORDER = (Object.keys(REFUSALS) as RefusalCode[]).filter((code) => code !== 'limits_unavailable');
 
 export function refusal(code: RefusalCode, details: Details = {}, retryAfterS: number | null = null): Refusal {
   const [status, message] = REFUSALS[code];

@@ -133,11 +133,14 @@ function spendRefusal(
   short: (check: LimitCheck, left: number) => boolean = (_, left) => (needed > 0 ? left < needed : left <= 0),
 ): Refusal | null {
   for (const check of checks) {
-    const left = remaining.get(check.name) ?? 0;
+    // A check with no figure limits nothing (a minted key none of whose makers has a limit).
+    if (!remaining.has(check.name)) continue;
+    const left = remaining.get(check.name)!;
     if (!short(check, left)) continue;
     const details = { window: check.interval, limit: check.limit, remaining: Math.max(0, left).toFixed(6), guardrail: check.guardrail_id ?? '' };
     const retry = secondsUntil(windowEnd(check.interval, now), now);
     if (check.scope === 'keys') return refusal('key_limit', details, retry);
+    if (check.scope === 'makers') return refusal('key_limit', { ...details, maker: 1 }, null);
     if (check.scope === 'guardrail') return refusal('guardrail_limit', details, retry);
     if (check.scope === 'workspace') return refusal('budget_exhausted', details, retry);
     return refusal('credits_exhausted', details, null);
@@ -254,20 +257,32 @@ async function decide(
 
     // Counted now, in the limiter's store (exact across replicas); given back if a later rule refuses.
     const minute = await deps.freeQuota.take(db, key);
+    if ('unavailable' in minute) {
+      said(
+        'free:minute',
+        () => `the counter store cannot be reached: refused (COUNTER_STORE_FAILURE_FREE_MODELS=closed); try again in ${minute.retry_after_s} s`,
+      );
+      return refused(refusal('limits_unavailable', { what: 'the counter store', retry: minute.retry_after_s }, minute.retry_after_s));
+    }
+    if (!minute.counted) {
+      said('free:minute', () => 'the counter store cannot be reached: allowed, not counted (COUNTER_STORE_FAILURE_FREE_MODELS=open)');
+    }
     const setting =
       minute.source === 'organization'
         ? 'free_model_requests_per_minute setting'
         : "free_model_requests_per_minute setting (unset: the platform's FREE_MODEL_REQUESTS_PER_MINUTE)";
-    said(
-      'free:minute',
-      () =>
-        `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
-    );
+    if (minute.counted)
+      said(
+        'free:minute',
+        () =>
+          `${minute.allowed ? `${minute.limit - minute.remaining} of ${minute.limit}` : `all ${minute.limit}`} free-model requests of this key's minute made (until ${minute.resets_at.toISOString()}; the limit from ${minute.source === 'organization' ? "the organization's settings row" : 'FREE_MODEL_REQUESTS_PER_MINUTE'})`,
+      );
     if (!minute.allowed) {
       return refused(refusal('free_model_per_minute', { limit: minute.limit, retry: minute.retry_after_s ?? 0, setting }, minute.retry_after_s));
     }
     undo.push(() => deps.freeQuota.refund(minute));
-    remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
+    // Uncounted (the store away, failing open): no count to report.
+    if (minute.counted) remaining.push({ limit: 'free:minute', remaining: minute.remaining, resets_at: minute.resets_at.toISOString() });
   }
 
   if (!free) said('free:daily', () => 'not a free model');
@@ -293,7 +308,8 @@ async function decide(
     if (why) return refused(why);
   }
   for (const check of checks) {
-    remaining.push({ limit: check.name, remaining: left.get(check.name) ?? 0, resets_at: resetsAtOf(check.interval, now) });
+    if (!left.has(check.name)) continue;
+    remaining.push({ limit: check.name, remaining: left.get(check.name)!, resets_at: resetsAtOf(check.interval, now) });
   }
   if (checks.length === 0) said('limits', () => 'none applies');
   said('decision', () => (reservationId ? `allowed; ${cost} USD held as ${reservationId}` : 'allowed; nothing held'));
@@ -325,10 +341,11 @@ async function hold(
   const id = randomUUID();
   const reserve = reserveQuery(id, key, range, checks, now, deps.reservationTtlMs);
   const rows = await queryRows(deps.db, reserve.statement, reserve.values);
-  const remaining = new Map(rows.filter((r) => r.name !== null).map((r) => [r.name!, Number(r.remaining)]));
+  // A check with no figure (a "makers" check when no maker has a limit) limits nothing: absent.
+  const remaining = new Map(rows.filter((r) => r.name !== null && r.remaining !== null).map((r) => [r.name!, Number(r.remaining)]));
   deps.spend.forgetOrganization(key.organization_id);
   if (rows[0]?.reserved) return { held: true, reservationId: id, granted: Number(rows[0].granted), remaining };
-  const exact = new Map(rows.map((r) => [r.name, new Prisma.Decimal(r.remaining ?? '0')]));
+  const exact = new Map(rows.filter((r) => r.remaining !== null).map((r) => [r.name, new Prisma.Decimal(r.remaining!)]));
   const needed = new Prisma.Decimal(range.min);
   const why = spendRefusal(checks, remaining, range.min, now, (check) => (exact.get(check.name) ?? new Prisma.Decimal(0)).lessThan(needed));
   return { held: false, refusal: why ?? refusal('credits_exhausted', { remaining: '0' }), remaining };
@@ -376,7 +393,9 @@ export async function grant(
     granted: true,
     reservation_id: held.reservationId,
     amount: held.granted,
-    remaining: checks.map((check) => ({ limit: check.name, remaining: held.remaining.get(check.name) ?? 0, resets_at: resetsAtOf(check.interval, now) })),
+    remaining: checks
+      .filter((check) => held.remaining.has(check.name))
+      .map((check) => ({ limit: check.name, remaining: held.remaining.get(check.name)!, resets_at: resetsAtOf(check.interval, now) })),
   };
 }
 

@@ -14,9 +14,13 @@ export type Interval = 'daily' | 'weekly' | 'monthly' | 'lifetime';
 
 /** One limit to check, as routing_spend() reads it. */
 export interface LimitCheck {
-  /** key, budget:<interval>, guardrail:<id>, credits */
+  /** key, makers, budget:<interval>, guardrail:<id>, credits */
   name: string;
-  scope: 'keys' | 'workspace' | 'guardrail' | 'credits';
+  /**
+   * keys: the keys in `keys` and every key minted from them; makers: the limits of the makers above
+   * the one key in `keys` (its remaining amount is the least of theirs; none when none has a limit).
+   */
+  scope: 'keys' | 'makers' | 'workspace' | 'guardrail' | 'credits';
   keys?: string[];
   workspace_id?: string;
   guardrail_id?: string;
@@ -70,14 +74,17 @@ export function resetsAtOf(interval: Interval, now: Date): string | null {
 
 const SPEND = statement(
   `SELECT name, remaining::text AS remaining FROM routing_spend($1, $2::jsonb, $3::timestamptz)`,
-  z.object({ name: z.string(), remaining: z.string() }),
+  z.object({ name: z.string(), remaining: z.string().nullable() }),
 );
 
-/** What is left of each limit now: its amount less recorded spend in its window and spend held. */
+/**
+ * What is left of each limit now: its amount less recorded spend in its window and spend held. A
+ * check with no figure (a "makers" check when no maker has a limit) is absent: nothing limits it.
+ */
 export async function remainingOf(db: Db, organizationId: string, checks: readonly LimitCheck[], now: Date): Promise<Map<string, number>> {
   if (checks.length === 0) return new Map();
   const rows = await queryRows(db, SPEND, [organizationId, JSON.stringify(checks.map(sqlCheck)), now]);
-  return new Map(rows.map((r) => [r.name, Number(r.remaining)]));
+  return new Map(rows.filter((r) => r.remaining !== null).map((r) => [r.name, Number(r.remaining)]));
 }
 
 /** The check as routing_spend() reads it (without what only messages need). */

@@ -8,6 +8,7 @@ import type { ScimToken, ScimTokenIdInput } from '@switchyard/schema';
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
+import { assertWithinScopes, SCIM_TOKEN_SCOPES } from '../../access/ceiling.js';
 import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../lib/errors.js';
 import { hashApiKey } from '../keys/key-format.js';
@@ -30,6 +31,8 @@ function tokenOf(row: TokenRow): ScimToken {
  * audit entry names it by id and masked label, never by the token or its hash).
  */
 export async function createScimToken(deps: Uses<'db' | Audited>, actor: Actor): Promise<{ token: string; data: ScimToken }> {
+  // A token writes the organization's members and groups: no more than the caller holds (access/ceiling.ts).
+  assertWithinScopes(actor, SCIM_TOKEN_SCOPES, 'a SCIM token');
   const audit = auditOfTenant(actor, deps);
   const secret = randomBytes(32).toString('hex');
   const token = SCIM_TOKEN_PREFIX + secret;
@@ -62,6 +65,7 @@ export async function listScimTokens(deps: Uses<'db'>, actor: Actor): Promise<{ 
 
 /** Revokes (deletes) the organization's token: it authenticates nothing from the next request on. */
 export async function revokeScimToken(deps: Uses<'db' | Audited>, actor: Actor, input: ScimTokenIdInput): Promise<{ deleted: true }> {
+  assertWithinScopes(actor, SCIM_TOKEN_SCOPES, 'a SCIM token (to revoke it)');
   const audit = auditOfTenant(actor, deps);
   if (!isUuid(input.id)) throw new NotFound(`scim token ${input.id}`);
   const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };

@@ -11,6 +11,7 @@ import type {
 import { Conflict, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
+import { assertMayGrantRole } from '../../access/ceiling.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
@@ -60,6 +61,8 @@ export async function getScimGroupMapping(deps: Uses<'db'>, actor: Actor, input:
  */
 export async function createScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {
   const { db } = deps;
+  // A mapping grants its role to the group's members: nobody grants a role above their own (access/ceiling.ts).
+  if (input.role === 'admin') assertMayGrantRole(actor, 'workspace:admin');
   const audit = auditOfTenant(actor, deps);
   const now = audit.at;
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
@@ -127,6 +130,8 @@ export async function updateScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>
     const where = { id: input.id.toLowerCase(), ...tenantWhere(actor) };
     // Read under the organization's lock: no other mapping write runs between this and the update.
     const before = await tx.scimGroupMapping.findFirst({ where });
+    // Granting admin, or taking it from a group's members, is an admin's act.
+    if (input.role === 'admin' || before?.role === 'admin') assertMayGrantRole(actor, 'workspace:admin');
     const [row] = before ? await tx.scimGroupMapping.updateManyAndReturn({ where, data: { role: input.role, updated_at: now } }) : [];
     if (!before || !row) throw new NotFound(`scim group mapping ${input.id}`);
     await appendAudit(tx, audit, {

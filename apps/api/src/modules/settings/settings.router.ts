@@ -1,13 +1,22 @@
-import { AlertSettingsInputSchema, OrganizationAlertsOutputSchema, OrganizationRetentionOutputSchema, UpdateRetentionInputSchema } from '@switchyard/schema';
+import {
+  AlertSettingsInputSchema,
+  OrganizationAlertsOutputSchema,
+  OrganizationPkceOutputSchema,
+  OrganizationRetentionOutputSchema,
+  UpdatePkceInputSchema,
+  UpdateRetentionInputSchema,
+} from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getAlertSettings, updateAlertSettings } from './alerts.service.js';
+import { getPkce, updatePkce } from './pkce.service.js';
 import { getRetention, updateRetention } from './retention.service.js';
 
 // The organization's own settings that its management keys set (tRPC only; decision 0026): the
 // thresholds of its spend alerts. Setting them takes the budgets scope: whoever may set the
 // organization's budgets may set when it hears about them. How long its generation content is
 // kept (docs/operations.md#retention) takes the analytics scope, the scope of the generations'
-// records and feedback (docs/scopes.md).
+// records and feedback (docs/scopes.md). Whether authorization codes must use PKCE with S256 takes
+// the keys scope: codes make keys.
 export const settingsRouter = router({
   alerts: managementProcedure
     .meta({ scope: 'budgets:read' })
@@ -30,4 +39,15 @@ export const settingsRouter = router({
     .input(UpdateRetentionInputSchema)
     .output(OrganizationRetentionOutputSchema)
     .mutation(({ ctx, input }) => updateRetention(ctx, ctx.actor, input)),
+
+  pkce: managementProcedure
+    .meta({ scope: 'keys:read' })
+    .output(OrganizationPkceOutputSchema)
+    .query(({ ctx }) => getPkce(ctx, ctx.actor)),
+
+  updatePkce: managementProcedure
+    .meta({ scope: 'keys:write' })
+    .input(UpdatePkceInputSchema)
+    .output(OrganizationPkceOutputSchema)
+    .mutation(({ ctx, input }) => updatePkce(ctx, ctx.actor, input)),
 });

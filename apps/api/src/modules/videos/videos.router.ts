@@ -33,6 +33,7 @@ function statusRecordOf(job: PolledVideoJob, apiBaseUrl: string): VideoJobStatus
 export const videosRouter = router({
   get: authedProcedure
     .meta({
+      scope: 'files:read',
       openapi: {
         method: 'GET',
         path: '/videos/{jobId}',

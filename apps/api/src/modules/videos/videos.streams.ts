@@ -22,6 +22,7 @@ export const VIDEO_CONTENT_ROUTES: readonly RawRoute[] = [
     method: 'get',
     path: expressPath(VIDEO_CONTENT),
     access: 'tenant',
+    scope: VIDEO_CONTENT.scope,
     doc: {
       operationId: 'videos-content',
       summary: "Download a video job's output",

@@ -58,6 +58,7 @@ export const workspacesRouter = router({
 
   members: authedProcedure
     .meta({
+      scope: 'members:read',
       openapi: {
         method: 'GET',
         path: '/workspaces/{id}/members',

@@ -1,0 +1,152 @@
+// The ceiling of authority: what a caller may make, change, rotate, disable, delete or hand out is
+// never more than it holds itself (docs/scopes.md#the-ceiling). Every operation that hands out
+// authority asks here: keys (create, update, rotate, delete), federation policies (the key they name,
+// whose access tokens act as it), SCIM tokens, authorization codes, and role grants (members, SCIM
+// group mappings). The rules:
+// - what a key holds is a set of scopes: an unscoped management key every scope, a scoped one its
+//   scopes, a regular key REGULAR_KEY_SCOPES (in its own workspace only, which is less);
+// - a caller may make or change only keys whose scopes its own grant, never an unscoped management
+//   key (unless it is one), and never its own scopes (unless it is unscoped);
+// - it may not rotate, disable, delete, or name in a federation policy a key holding a scope it lacks;
+// - granting an admin role (org:admin, or a workspace's admin) needs an unscoped management key; so
+//   does changing or removing an org:admin member;
+// - an access token holds what its `scope` claim grants and its key holds, whichever is less: its
+//   `inference` scope hands out nothing, so it passes none of these checks.
+import { SCOPES } from '@switchyard/schema';
+import { Forbidden } from '../lib/errors.js';
+import type { Actor } from './callers.js';
+import { grants, type PermissionScope } from './rules.js';
+
+/**
+ * What a regular key may call, as scopes: the scopes of the operations open to every key of an
+ * organization (the tenant rule), each of which a regular key calls in its own workspace. A key that
+ * makes a regular key hands out all of them (the reach test checks this list against the router).
+ */
+export const REGULAR_KEY_SCOPES: readonly PermissionScope[] = [
+  'analytics:read',
+  'files:write',
+  'generations:read',
+  'guardrails:read',
+  'keys:write',
+  'members:read',
+  'presets:write',
+];
+
+/**
+ * What a SCIM token lets the organization's identity provider do (/scim/v2): add and deactivate
+ * members, and place them in groups, which the group mappings turn into workspace roles.
+ */
+export const SCIM_TOKEN_SCOPES: readonly PermissionScope[] = ['members:write', 'scim:write'];
+
+/** A key's row, as far as its authority goes. */
+export interface KeyAuthority {
+  is_management_key: boolean;
+  /** Empty (or null) on a management key: unscoped, every scope. */
+  scopes: readonly string[] | null;
+}
+
+/** Whether a key is an unscoped management key: it holds every scope. */
+export function isUnscoped(key: KeyAuthority): boolean {
+  return key.is_management_key && (key.scopes ?? []).length === 0;
+}
+
+/** The scopes a key holds (see the top of this file). */
+export function scopesOf(key: KeyAuthority): readonly string[] {
+  if (!key.is_management_key) return REGULAR_KEY_SCOPES;
+  return isUnscoped(key) ? SCOPES : (key.scopes ?? []);
+}
+
+/** Whether the caller holds every scope, as an unscoped management key does, and not through an access token. */
+export function holdsEverything(actor: Actor): boolean {
+  return actor.via !== 'access_token' && isUnscoped(actor.key);
+}
+
+/** The scopes of `wanted` the caller does not hold (an access token holds none that hand out authority). */
+export function lackedScopes(actor: Actor, wanted: readonly string[]): string[] {
+  if (holdsEverything(actor)) return [];
+  if (actor.via === 'access_token') return [...wanted];
+  const held = scopesOf(actor.key);
+  return wanted.filter((scope) => !grants(held, scope as PermissionScope));
+}
+
+/** 403 with the contract's text and why in error.metadata.reason. */
+function refused(reason: string): Forbidden {
+  return new Forbidden(reason, undefined, { reason });
+}
+
+/**
+ * The ceiling itself: 403 unless the caller holds every scope of `wanted` (what it is about to make,
+ * or hand out). `what` names it in the reason ("a key with these scopes", "a SCIM token").
+ */
+export function assertWithinScopes(actor: Actor, wanted: readonly string[], what: string): void {
+  if (actor.via === 'access_token') throw refused(`an access token (scope inference) cannot make or hand out ${what}`);
+  const lacked = lackedScopes(actor, wanted);
+  if (lacked.length > 0) throw refused(`${what} would hold ${lacked.join(', ')}, which the calling key lacks`);
+}
+
+/** What a key would hold: a management key with these scopes (none: unscoped), or a regular key. */
+export function wantedKey(isManagementKey: boolean, scopes: readonly string[] | null | undefined): KeyAuthority {
+  return { is_management_key: isManagementKey, scopes: scopes ?? [] };
+}
+
+/** A key may be made with this authority by the caller: within its scopes, never an unscoped management key unless the caller is one. */
+export function assertMayMakeKey(actor: Actor, made: KeyAuthority): void {
+  if (isUnscoped(made) && !holdsEverything(actor)) {
+    throw refused('an unscoped management key can be made only by an unscoped management key');
+  }
+  assertWithinScopes(actor, scopesOf(made), made.is_management_key ? 'a management key with these scopes' : 'a regular key');
+}
+
+/**
+ * The caller may change, rotate, disable, delete, or name in a federation policy this key: it holds
+ * no scope the caller lacks. `action` names the act in the reason.
+ */
+export function assertMayActOnKey(actor: Actor, target: KeyAuthority & { id: string }, action: string): void {
+  if (holdsEverything(actor)) return;
+  if (actor.via === 'access_token') throw refused(`an access token (scope inference) cannot ${action} a key`);
+  if (isUnscoped(target)) throw refused(`only an unscoped management key can ${action} an unscoped management key`);
+  const lacked = lackedScopes(actor, scopesOf(target));
+  if (lacked.length > 0) throw refused(`the key holds ${lacked.join(', ')}, which the calling key lacks: it cannot ${action} it`);
+}
+
+/**
+ * A change of a key's scopes (PATCH scopes): the caller may act on the key, may make a key with
+ * the new scopes, and is not changing its own (a scoped key cannot widen or narrow itself).
+ */
+export function assertMayRescopeKey(actor: Actor, target: KeyAuthority & { id: string }, scopes: readonly string[]): void {
+  if (holdsEverything(actor)) return;
+  if (target.id === actor.key.id) throw refused('a scoped key cannot change its own scopes');
+  assertMayActOnKey(actor, target, 'change');
+  assertMayMakeKey(actor, wantedKey(target.is_management_key, target.is_management_key ? scopes : null));
+}
+
+/** A role an operation grants: of the organization, or of a workspace. */
+export type GrantedRole = 'org:admin' | 'org:member' | 'workspace:admin' | 'workspace:member';
+
+/** The admin roles: granting one, or acting on a member holding org:admin, needs an unscoped management key. */
+const ADMIN_ROLES: readonly GrantedRole[] = ['org:admin', 'workspace:admin'];
+
+/**
+ * Nobody grants a role above their own: an admin role (org:admin, a workspace's admin) is granted
+ * only by an unscoped management key, whose authority is an admin's; a scoped key holding the
+ * operation's scope grants member roles.
+ */
+export function assertMayGrantRole(actor: Actor, role: GrantedRole): void {
+  if (!ADMIN_ROLES.includes(role) || holdsEverything(actor)) return;
+  throw refused(`granting ${role} needs an unscoped management key`);
+}
+
+/**
+ * The same rule for a caller that is a person with a role (a console session): it grants roles up
+ * to its own, an org:admin any role, a workspace admin that workspace's roles, a member none above member.
+ */
+export function assertRoleWithin(granter: GrantedRole, role: GrantedRole): void {
+  const rank = (r: GrantedRole) => (r === 'org:admin' ? 3 : r === 'workspace:admin' ? 2 : 1);
+  if (rank(role) > rank(granter)) throw refused(`a caller holding ${granter} cannot grant ${role}`);
+}
+
+/** Changing or removing a member who holds org:admin is acting on authority above a scoped key's: unscoped keys only. */
+export function assertMayActOnMember(actor: Actor, memberRole: 'org:admin' | 'org:member', action: string): void {
+  if (memberRole !== 'org:admin' || holdsEverything(actor)) return;
+  throw refused(`only an unscoped management key can ${action} a member holding org:admin`);
+}

@@ -1,0 +1,68 @@
+// The application's one list of modules, in the order the app router lists their routers. The
+// merged router (router.ts), the app's byte-route mounts (app.ts), the OpenAPI document and the
+// tests that must see every route read it; a new module joins the application here and nowhere else.
+import { accountModule } from './modules/account/index.js';
+import { analyticsModule } from './modules/analytics/index.js';
+import { auditModule } from './modules/audit/index.js';
+import { authModule } from './modules/auth/index.js';
+import { budgetsModule } from './modules/budgets/index.js';
+import { byokModule } from './modules/byok/index.js';
+import { destinationsModule } from './modules/destinations/index.js';
+import { exportModule } from './modules/export/index.js';
+import { filesModule } from './modules/files/index.js';
+import { generationsModule } from './modules/generations/index.js';
+import { guardrailsModule } from './modules/guardrails/index.js';
+import { keysModule } from './modules/keys/index.js';
+import type { ByteRouteMount, ModuleManifest } from './modules/manifest.js';
+import { modelsModule } from './modules/models/index.js';
+import { organizationModule } from './modules/organization/index.js';
+import { organizationsModule } from './modules/organizations/index.js';
+import { presetsModule } from './modules/presets/index.js';
+import { routingModule } from './modules/routing/index.js';
+import { scimModule } from './modules/scim/index.js';
+import { settingsModule } from './modules/settings/index.js';
+import { videosModule } from './modules/videos/index.js';
+import { workspacesModule } from './modules/workspaces/index.js';
+
+export const MODULES = [
+  keysModule,
+  modelsModule,
+  generationsModule,
+  organizationModule,
+  organizationsModule,
+  workspacesModule,
+  budgetsModule,
+  byokModule,
+  guardrailsModule,
+  presetsModule,
+  scimModule,
+  analyticsModule,
+  accountModule,
+  filesModule,
+  videosModule,
+  routingModule,
+  authModule,
+  destinationsModule,
+  settingsModule,
+  auditModule,
+  exportModule,
+] as const satisfies readonly ModuleManifest[];
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** Every module's routers in one record, as the app router takes them. */
+export type ModuleRouters = Intersection<(typeof MODULES)[number]['routers']>;
+
+export const moduleRouters = (): ModuleRouters => Object.assign({}, ...MODULES.map((m) => m.routers)) as ModuleRouters;
+
+/**
+ * The byte-stream routes of every module, one group per mount prefix (one express router each), in
+ * the modules' order: the app mounts these, and the tests that must see every route read them.
+ */
+export const BYTE_ROUTE_MOUNTS: readonly ByteRouteMount[] = (() => {
+  const byPrefix = new Map<string, ByteRouteMount['routes'][number][]>();
+  for (const mount of MODULES.flatMap((m): readonly ByteRouteMount[] => ('byteRoutes' in m ? m.byteRoutes : []))) {
+    byPrefix.set(mount.prefix, [...(byPrefix.get(mount.prefix) ?? []), ...mount.routes]);
+  }
+  return [...byPrefix].map(([prefix, routes]) => ({ prefix, routes }));
+})();

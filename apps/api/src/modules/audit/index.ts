@@ -1,0 +1,7 @@
+import { auditRouter } from './audit.router.js';
+import { defineModule } from '../manifest.js';
+
+export const auditModule = defineModule({
+  name: 'audit',
+  routers: { audit: auditRouter },
+});

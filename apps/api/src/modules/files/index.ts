@@ -1,0 +1,14 @@
+import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
+import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './files.streams.js';
+import { UPLOAD_ROUTES } from './upload.stream.js';
+import { filesRouter } from './files.router.js';
+import { defineModule } from '../manifest.js';
+
+export const filesModule = defineModule({
+  name: 'files',
+  routers: { files: filesRouter },
+  byteRoutes: [
+    { prefix: API_PREFIX, routes: [...FILE_DOWNLOAD_ROUTES, ...UPLOAD_ROUTES] },
+    { prefix: INTERNAL_PREFIX, routes: SANDBOX_WRITER_ROUTES },
+  ],
+});

@@ -1,0 +1,7 @@
+import { scimRouter } from './scim.router.js';
+import { defineModule } from '../manifest.js';
+
+export const scimModule = defineModule({
+  name: 'scim',
+  routers: { scim: scimRouter },
+});
