@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,8 @@ const USAGE = `pnpm bench [options]
   --log-level <level>       the server's LOG_LEVEL (default info, as deployed; its log goes to a file)
   --only <a,b>              run only the scenarios whose names contain one of these words
   --cpu-prof <dir>          run the server under node --cpu-prof; its .cpuprofile lands in <dir> when it stops
+  --explain                 after each reserving routing scenario, one reservation statement under auto_explain
+                            (ANALYZE, BUFFERS, nested statements), its plans written beside the results file
   --smoke                   small size, 1 s per scenario, no warm-up, an 8 MiB file: checks the harness
   --help`;
 
@@ -84,6 +87,7 @@ interface Options {
   only: string[];
   smoke: boolean;
   cpuProf: string | undefined;
+  explain: boolean;
 }
 
 function options(): Options {
@@ -102,6 +106,7 @@ function options(): Options {
       only: { type: 'string', default: '' },
       smoke: { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      explain: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -134,6 +139,7 @@ function options(): Options {
       .filter(Boolean),
     smoke,
     cpuProf: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
+    explain: values.explain,
   };
 }
 
@@ -339,6 +345,8 @@ interface Scenario {
    * so that every recording also emits a generation trace that is delivered.
    */
   alerts?: AlertsTarget;
+  /** Made before the scenario's floors and its run; what it returns undoes it after them. */
+  prepare?: () => Promise<() => Promise<void>>;
 }
 
 type AlertsTarget = 'none' | 'live' | 'dead' | 'traces';
@@ -585,7 +593,33 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
 const routingNames = (opts: Options) => ({
   free: `routing.authorize, no reservation (${opts.connections} client callers)`,
   settled: `routing.authorize with a reservation, settled through the batch recorder (${opts.connections} client callers)`,
+  crowded: `routing.authorize with a reservation beside ${OPEN_RESERVATIONS.toLocaleString('en-US')} open reservations, settled through the batch recorder (${opts.connections} client callers, large size only)`,
 });
+
+/** The open reservations of the crowded routing scenario (large size): other keys' requests under way. */
+const OPEN_RESERVATIONS = 10_000;
+
+/**
+ * Makes OPEN_RESERVATIONS open reservations of the organization, spread over its seeded keys, each
+ * holding a millionth of a dollar for an hour (the limits stay far away), as a busy organization's
+ * routers have; returns what deletes them.
+ */
+async function openReservations(stack: Stack): Promise<() => Promise<void>> {
+  const started = performance.now();
+  const made = await stack.db.$executeRawUnsafe(
+    `INSERT INTO spend_reservations (id, organization_id, workspace_id, api_key_id, amount, created_at, expires_at)
+     SELECT gen_random_uuid(), k.organization_id, k.workspace_id, k.id, 0.000001, now(), now() + interval '1 hour'
+       FROM generate_series(1, $2::int) AS i
+       JOIN (SELECT id, organization_id, workspace_id, row_number() OVER (ORDER BY id) - 1 AS n, count(*) OVER () AS keys
+               FROM api_keys WHERE organization_id = $1 AND name LIKE 'bench key %') k ON k.n = i % k.keys`,
+    stack.organizationId,
+    OPEN_RESERVATIONS,
+  );
+  log(`  ${made.toLocaleString('en-US')} open reservations made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return async () => {
+    await stack.db.$executeRawUnsafe(`DELETE FROM spend_reservations WHERE organization_id = $1 AND amount = 0.000001`, stack.organizationId);
+  };
+}
 
 const selected = (opts: Options, name: string) => !opts.only.length || opts.only.some((word) => name.toLowerCase().includes(word.toLowerCase()));
 
@@ -612,7 +646,7 @@ async function routingKey(stack: Stack): Promise<string> {
 }
 
 /** The routing scenarios (issue 36's "Speed"), for the key `keyHash`. */
-async function routingScenarios(stack: Stack, keyHash: string, opts: Options): Promise<Scenario[]> {
+async function routingScenarios(stack: Stack, keyHash: string, opts: Options, size: 'small' | 'large'): Promise<Scenario[]> {
   const platform = { authorization: `Bearer ${stack.platformKey}` };
   const spec = { method: 'POST' as const, path: '/trpc/routing.authorize?batch=1', headers: { ...platform, 'content-type': 'application/json' } };
   const names = routingNames(opts);
@@ -626,18 +660,67 @@ async function routingScenarios(stack: Stack, keyHash: string, opts: Options): P
     ttlMs: RESERVATION_TTL_MS,
   });
   const reservationId = reserve.values.reservation_id;
+  const statement = floorStatement(reserve, {
+    fresh: [reservationId],
+    release: { text: 'DELETE FROM spend_reservations WHERE id = ANY($1::uuid[])', value: reservationId },
+  });
   return [
     { name: names.free, kind: 'authorize', spec },
-    {
-      name: names.settled,
-      kind: 'authorize-settle',
-      spec,
-      statement: floorStatement(reserve, {
-        fresh: [reservationId],
-        release: { text: 'DELETE FROM spend_reservations WHERE id = ANY($1::uuid[])', value: reservationId },
-      }),
-    },
+    { name: names.settled, kind: 'authorize-settle', spec, statement },
+    ...(size === 'large' ? [{ name: names.crowded, kind: 'authorize-settle', spec, statement, prepare: () => openReservations(stack) }] : []),
   ].filter((scenario) => selected(opts, scenario.name)) as Scenario[];
+}
+
+/**
+ * One reservation statement of the routing key, as the server makes it, under auto_explain
+ * (ANALYZE, BUFFERS, every statement nested in routing_reserve() and routing_spend()), in a
+ * transaction rolled back: the plans, as the database's notices, into `file`.
+ */
+async function explainReservation(stack: Stack, keyHash: string, file: string): Promise<void> {
+  const reserve = await reservationQuery(stack.db, keyHash, {
+    id: randomUUID(),
+    cost: ROUTING_COST_USD,
+    paid: true,
+    now: new Date(),
+    ttlMs: RESERVATION_TTL_MS,
+  });
+  const { text, values } = floorStatement(reserve);
+  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
+  const pg = requireFromDb('pg') as {
+    Client: new (options: {
+      connectionString: string;
+    }) => {
+      connect(): Promise<void>;
+      query(text: string, values?: unknown[]): Promise<unknown>;
+      on(event: 'notice', listener: (notice: { message?: string }) => void): void;
+      end(): Promise<void>;
+    };
+  };
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  const notices: string[] = [];
+  client.on('notice', (notice) => notices.push(notice.message ?? ''));
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`LOAD 'auto_explain'`);
+    for (const setting of ['log_min_duration = 0', 'log_analyze = on', 'log_buffers = on', 'log_nested_statements = on', "log_level = 'notice'"]) {
+      await client.query(`SET LOCAL auto_explain.${setting}`);
+    }
+    // Twice: the first call plans (generic plans are made on first use); the second is what each decision pays.
+    await client.query(text, values);
+    notices.length = 0;
+    const started = performance.now();
+    await client.query(
+      text,
+      values.map((v) => (v === reserve.values.reservation_id ? randomUUID() : v)),
+    );
+    const ms = performance.now() - started;
+    await client.query('ROLLBACK');
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await fsp.writeFile(file, `-- ${ms.toFixed(2)} ms under auto_explain (its own instrumentation included)\n\n${notices.join('\n\n')}\n`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** routing.authorize's input in a routing scenario: estimated_cost 0 holds nothing. */
@@ -943,7 +1026,7 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       yield* scenarios(stack, size, download, opts, memberIds);
       if (Object.values(routingNames(opts)).some((name) => selected(opts, name))) {
         extras.routingKeyHash = await routingKey(stack);
-        yield* await routingScenarios(stack, extras.routingKeyHash, opts);
+        yield* await routingScenarios(stack, extras.routingKeyHash, opts, size);
       }
     }
     for await (const scenario of all()) {
@@ -968,6 +1051,7 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
         continue;
       }
       if (scenario.kind === 'upload') extras.upload ??= await writeUploadFile(tmp, opts.fileMiB);
+      const undo = scenario.prepare ? await scenario.prepare() : undefined;
       const bodyFile = scenario.kind === 'download' ? null : path.join(tmp, 'answer.bin');
       const probe = recordInput(stack, `${size}-probe`)(0);
       const routing = scenario.kind === 'authorize' || scenario.kind === 'authorize-settle';
@@ -1007,7 +1091,7 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
         }
         // What the floor reserved and had not let go of yet (nothing else holds any now).
         if (mode === 'database' && scenario.kind === 'authorize-settle') {
-          await stack.db.$executeRaw`DELETE FROM spend_reservations WHERE organization_id = ${stack.organizationId}`;
+          await stack.db.$executeRaw`DELETE FROM spend_reservations WHERE organization_id = ${stack.organizationId} AND amount <> 0.000001`;
         }
       }
       const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
@@ -1023,6 +1107,12 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       const rss = sampleRss(stack.pid);
       const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, extras);
       const peakRss = rss.stop();
+      if (opts.explain && scenario.kind === 'authorize-settle') {
+        const file = path.join(resultsDir, `explain-${size}-${scenario.name === routingNames(opts).crowded ? 'crowded' : 'settled'}.txt`);
+        await explainReservation(stack, extras.routingKeyHash!, file);
+        log(`  its reservation statement under auto_explain: ${path.relative(process.cwd(), file)}`);
+      }
+      await undo?.();
       let visibleMs: number | null | undefined;
       if (recording) {
         visibleMs = await spendVisibleAfter(spendOf, usageBefore + (measured.recorded ?? 0) * 0.0001);

@@ -247,6 +247,17 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
         .join('; ') || 'not run',
   });
 
+  // The reservation's own lines: its database CPU, and what one organization's lock allows.
+  lines.push({
+    item: "R3. a reservation <= 1 ms of database CPU, and its statement's database floor >= 1,000/s for one organization, at every size",
+    met: settled.length
+      ? settled.every(({ s }) => s.dbCpuMsPerRequest != null && s.dbCpuMsPerRequest <= 1 && s.floors.database!.requestsPerSecond >= 1000)
+      : null,
+    detail:
+      settled.map(({ run, s }) => `${tag(run, s)} ${dbCpu(s)} ms of database CPU, floor ${rate(s.floors.database!.requestsPerSecond)}/s`).join('; ') ||
+      'not run',
+  });
+
   // Issue 37's fairness line: another organization's GET /key beside one organization's analytics share.
   const fair = all.filter(({ s }) => s.fairness) as { run: SizeRun; s: ScenarioResult & { fairness: NonNullable<ScenarioResult['fairness']> } }[];
   const fairLarge = fair.filter(({ run }) => run.size === 'large');

@@ -20,7 +20,7 @@ import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import { limitChecks } from './limit-checks.js';
 import { evaluatePolicy, type Region } from './policy.js';
 import { refusal, type Refusal } from './refusals.js';
-import { reserveQuery } from './routing-queries.js';
+import { type HoldRange, reserveQuery } from './routing-queries.js';
 import { type Interval, type LimitCheck, resetsAtOf, windowEnd } from './spend.js';
 
 /** What routing decides by per workspace: its budgets, its BYOK credentials and its settings. */
@@ -105,7 +105,7 @@ type RoutingDeps = Uses<Decides>;
 type AuthorizeInput = z.output<typeof RoutingAuthorizeInputSchema>;
 
 /** 401 refusals: the key and its organization, as authenticate() decides them for the API. */
-async function keyRefusal(deps: RoutingDeps, hash: string, now: Date): Promise<{ refusal: Refusal; key?: ApiKey } | { key: ApiKey }> {
+async function keyRefusal(deps: Uses<'db' | 'keys'>, hash: string, now: Date): Promise<{ refusal: Refusal; key?: ApiKey } | { key: ApiKey }> {
   const found = await deps.keys.find(deps.db, hash);
   if (found?.kind !== 'tenant') return { refusal: refusal('key_unknown') };
   const key = found.key;
@@ -292,21 +292,14 @@ async function decide(
   let reservationId: string | null = null;
   let left: Map<string, number>;
   if (cost > 0 && checks.length > 0) {
-    const id = randomUUID();
-    const reserve = reserveQuery(id, key, cost, checks, now, deps.reservationTtlMs);
-    const rows = await queryRows(db, reserve.statement, reserve.values);
-    left = new Map(rows.filter((r) => r.name !== null && r.remaining !== null).map((r) => [r.name!, Number(r.remaining)]));
-    deps.spend.forgetOrganization(key.organization_id);
+    const held = await hold(deps, key, checks, { min: cost, wanted: cost }, now);
+    left = held.remaining;
     for (const check of checks)
-      said(check.name, () => `${left.get(check.name)} USD left${rows[0]?.reserved ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
-    if (rows[0]?.reserved) {
-      reservationId = id;
+      said(check.name, () => `${left.get(check.name)} USD left${held.held ? ' after holding' : ''}, ${cost} needed (${check.interval})`);
+    if (held.held) {
+      reservationId = held.reservationId;
     } else {
-      // routing_reserve() held nothing: the first check it found short (in exact decimals) refuses.
-      const exact = new Map(rows.filter((r) => r.remaining !== null).map((r) => [r.name, new Prisma.Decimal(r.remaining!)]));
-      const needed = new Prisma.Decimal(cost);
-      const why = spendRefusal(checks, left, cost, now, (check) => (exact.get(check.name) ?? new Prisma.Decimal(0)).lessThan(needed));
-      return refused(why ?? refusal('credits_exhausted', { remaining: '0' }));
+      return refused(held.refusal);
     }
   } else {
     left = await deps.spend.remaining(db, key.organization_id, checks, now);
@@ -329,6 +322,102 @@ async function decide(
     remaining,
     ...explained,
   };
+}
+
+/**
+ * Holds an amount against every check, in routing_reserve()'s one statement: exactly `min` when
+ * min = wanted, else the most between min and wanted that every check has left. When it holds
+ * nothing, the refusal is the first check found short of `min` (in exact decimals).
+ */
+async function hold(
+  deps: Uses<'db' | 'spend' | 'reservationTtlMs'>,
+  key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,
+  checks: readonly LimitCheck[],
+  range: HoldRange,
+  now: Date,
+): Promise<
+  { held: true; reservationId: string; granted: number; remaining: Map<string, number> } | { held: false; refusal: Refusal; remaining: Map<string, number> }
+> {
+  const id = randomUUID();
+  const reserve = reserveQuery(id, key, range, checks, now, deps.reservationTtlMs);
+  const rows = await queryRows(deps.db, reserve.statement, reserve.values);
+  // A check with no figure (a "makers" check when no maker has a limit) limits nothing: absent.
+  const remaining = new Map(rows.filter((r) => r.name !== null && r.remaining !== null).map((r) => [r.name!, Number(r.remaining)]));
+  deps.spend.forgetOrganization(key.organization_id);
+  if (rows[0]?.reserved) return { held: true, reservationId: id, granted: Number(rows[0].granted), remaining };
+  const exact = new Map(rows.filter((r) => r.remaining !== null).map((r) => [r.name, new Prisma.Decimal(r.remaining!)]));
+  const needed = new Prisma.Decimal(range.min);
+  const why = spendRefusal(checks, remaining, range.min, now, (check) => (exact.get(check.name) ?? new Prisma.Decimal(0)).lessThan(needed));
+  return { held: false, refusal: why ?? refusal('credits_exhausted', { remaining: '0' }), remaining };
+}
+
+/** What a partial grant answers: what it holds and each limit's remaining amount after it, or why it holds nothing. */
+export type Grant =
+  | { granted: true; reservation_id: string; amount: number; remaining: { limit: string; remaining: number; resets_at: string | null }[] }
+  | { granted: false; refusal: Refusal };
+
+/**
+ * A partial grant, for the edge decider's leases: for the key `api_key_hash` (a paid model's spend
+ * when `paid`, which the credit balance also limits), holds the most that every limit that applies
+ * has left, up to `wanted` and at least `min` (USD, 0 < min <= wanted), in routing_reserve()'s one
+ * statement: one snapshot of every limit, under the organization's reservation lock, so that the
+ * grants and decisions of every replica never hold more than a limit has left. The grant is a
+ * reservation: recording settles it (reservation_id), routing.release frees it, giveBack frees a
+ * part of it, and it expires after RESERVATION_TTL_MS. Refuses as routing.authorize does (the key's
+ * refusals, then the first limit short of `min`). Not an API operation yet: a service for the
+ * platform's own callers (SERVER_ACTOR or a platform key).
+ */
+export async function grant(
+  deps: Uses<'db' | 'keys' | 'guardrails' | 'workspaceRouting' | 'spend' | 'reservationTtlMs' | 'now'>,
+  _actor: PlatformActor,
+  input: { api_key_hash: string; paid: boolean; min: number; wanted: number },
+): Promise<Grant> {
+  if (!(input.min > 0) || !(input.wanted >= input.min) || !Number.isFinite(input.wanted)) {
+    throw new RangeError(`a grant needs 0 < min <= wanted (got min ${input.min}, wanted ${input.wanted})`);
+  }
+  const now = deps.now();
+  const who = await keyRefusal(deps, input.api_key_hash, now);
+  if ('refusal' in who) return { granted: false, refusal: who.refusal };
+  const key = who.key;
+  const actor = { kind: 'tenant' as const, key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
+  const [guardrails, workspace] = await Promise.all([
+    deps.guardrails.applicable(deps.db, actor),
+    deps.workspaceRouting.of(deps.db, key.organization_id, key.workspace_id),
+  ]);
+  if (!workspace) return { granted: false, refusal: refusal('key_deleted') };
+  const checks = limitChecks(key, guardrails, workspace, input.paid, now);
+  if (checks.length === 0) throw new RangeError('no limit applies to this key: there is nothing to lease');
+  const held = await hold(deps, key, checks, { min: input.min, wanted: input.wanted }, now);
+  if (!held.held) return { granted: false, refusal: held.refusal };
+  return {
+    granted: true,
+    reservation_id: held.reservationId,
+    amount: held.granted,
+    remaining: checks
+      .filter((check) => held.remaining.has(check.name))
+      .map((check) => ({ limit: check.name, remaining: held.remaining.get(check.name)!, resets_at: resetsAtOf(check.interval, now) })),
+  };
+}
+
+const GIVE_BACK = statement(
+  `SELECT organization_id, held::text AS held FROM routing_give_back($1::uuid, $2::numeric)`,
+  z.object({ organization_id: z.string(), held: z.string() }),
+);
+
+/**
+ * Gives back `amount` (USD, > 0) of what the reservation holds: it keeps the rest (deleted once it
+ * holds nothing), and the amount given back is free at once for every limit it held against.
+ * Returns what it still holds, or null when it was gone (settled, released or expired).
+ */
+export async function giveBack(
+  deps: Uses<'db' | 'spend'>,
+  _actor: PlatformActor,
+  input: { reservation_id: string; amount: number },
+): Promise<{ held: number | null }> {
+  if (!(input.amount > 0) || !Number.isFinite(input.amount)) throw new RangeError(`a give-back needs an amount above 0 (got ${input.amount})`);
+  const [row] = await queryRows(deps.db, GIVE_BACK, [input.reservation_id, String(input.amount)]);
+  if (row) deps.spend.forgetOrganization(row.organization_id);
+  return { held: row ? Number(row.held) : null };
 }
 
 const RELEASE = statement(`DELETE FROM spend_reservations WHERE id = $1::uuid RETURNING organization_id`, z.object({ organization_id: z.string() }));
