@@ -176,15 +176,17 @@ describe('BYOK credentials', () => {
     // The secret is in no log.
     expect(JSON.stringify(env.server.logs)).not.toContain(secret);
 
+    // A write reaches the routing cache through its announcement (LISTEN/NOTIFY), not in the
+    // write's own request: wait for it.
+    const openaiRoutes = async () =>
+      (await allowed({ api_key_hash: hash, model: 'openai/gpt-4o' })).endpoints.filter((e) => e.provider === 'openai').map((e) => e.byok?.id ?? null);
     await ok(env.server, 'byok.update', { id: credential.data.id, is_byok_only: true });
-    const only = await allowed({ api_key_hash: hash, model: 'openai/gpt-4o' });
-    expect(only.endpoints.filter((e) => e.provider === 'openai').map((e) => e.byok?.id ?? null)).toEqual([credential.data.id]);
+    await until(async () => JSON.stringify(await openaiRoutes()) === JSON.stringify([credential.data.id]), { what: 'BYOK-only to drop the shared capacity' });
 
     // Restricted to other keys: this key gets the shared capacity again.
     const elsewhere = await newKey({ workspace_id: workspace.data.id });
     await ok(env.server, 'byok.update', { id: credential.data.id, allowed_api_key_hashes: [elsewhere.hash] });
-    const shared = await allowed({ api_key_hash: hash, model: 'openai/gpt-4o' });
-    expect(shared.endpoints.every((e) => e.byok === null)).toBe(true);
+    await until(async () => (await openaiRoutes()).every((id) => id === null), { what: 'the shared capacity for a key the credential no longer serves' });
   });
   it("a credential for every workspace (workspace_id null) serves each workspace's keys after the workspace's own, and no other organization's", async () => {
     const workspace = await ok(env.server, 'workspaces.create', { slug: `all-${randomUUID().slice(0, 8)}`, name: 'Every' });
