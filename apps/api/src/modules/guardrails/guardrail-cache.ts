@@ -16,7 +16,7 @@ import type { CacheCounter } from '../../lib/metrics.js';
 /**
  * The guardrails that apply to a key: those of its workspace assigned to the key or to its user;
  * a key with neither is governed by its workspace's default guardrail (:default_guardrail_id), once that exists
- * (admin-api.md A14, A16), as routing_covered_keys() counts its spend.
+ * (admin-api.md A14, A16), as routing_spend() counts its spend.
  */
 const APPLICABLE_GUARDRAILS = tenantStatement(
   'organization',
