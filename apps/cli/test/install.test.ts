@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { inheritedEnv, startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { VERSION } from '../src/cli.js';
 
@@ -57,8 +57,9 @@ describe('docs/cli.md: installing the CLI on its own', () => {
       PATH,
       HOME: home,
       npm_config_store_dir: store,
-      ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
-      ...(process.env.TSX_DISABLE_CACHE ? { TSX_DISABLE_CACHE: process.env.TSX_DISABLE_CACHE } : {}),
+      // pnpm turns Node's compile cache on for itself: without the run's switch it would write one
+      // into the run's temporary directory.
+      ...inheritedEnv(),
     };
     const installed = await exec('bash', ['-eo', 'pipefail', '-c', block.join('\n')], { cwd: root, env, timeout: 540_000 }).catch(
       (e: { stdout: string; stderr: string; code: number }) => {
