@@ -437,3 +437,65 @@ describe('20261127084124_catalog_media_and_limits', () => {
     for (const id of ['a/extra', 'a/list', 'a/words']) expect(notices.some((m) => m.includes(`model ${id}: per_request_limits`))).toBe(true);
   });
 });
+
+describe('20261203171539_minted_keys', () => {
+  const NAME = '20261203171539_minted_keys';
+
+  it("gives keys minted before it their maker from the code that made them, and ends those whose maker's state already ends them", async () => {
+    const db = await emptyDatabase();
+    await migrate(db.url, { dir: await migrationsBeforeOf(NAME) });
+    const key = (id: string, hash: string, state: string) =>
+      `('${id}', 'org_a', '00000000-0000-4000-8000-0000000000a1', 'user_a', '${hash}', 'sk-...${hash}', '${hash}', ${state}, now())`;
+    const code = (n: number, maker: string, minted: string | null) =>
+      `('00000000-0000-4000-8000-0000000000c${n}', 'org_a', '00000000-0000-4000-8000-0000000000a1', 1, 'code-${n}', 'user_a', '${maker}',
+        'http://localhost:3000/cb', 'minted', now() + interval '5 minutes', now(), ${minted === null ? 'NULL' : `'${minted}'`})`;
+    const keyId = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+    await query(
+      db.url,
+      `INSERT INTO organizations (id, name, updated_at) VALUES ('org_a', 'A', now());
+       INSERT INTO users (id, email, updated_at) VALUES ('user_a', 'a@example.com', now());
+       INSERT INTO workspaces (id, organization_id, slug, name, updated_at) VALUES ('00000000-0000-4000-8000-0000000000a1', 'org_a', 'default', 'Default', now());
+       INSERT INTO oauth_apps (id, organization_id, origin, name) VALUES (1, 'org_a', 'http://localhost:3000', 'app');
+       INSERT INTO api_keys (id, organization_id, workspace_id, creator_user_id, hash, label, name, disabled, deleted_at, expires_at, updated_at) VALUES
+         ${[
+           key(keyId(1), 'maker-live', 'false, NULL, NULL'),
+           key(keyId(2), 'minted-of-live', 'false, NULL, NULL'),
+           key(keyId(3), 'maker-disabled', 'true, NULL, NULL'),
+           key(keyId(4), 'minted-of-disabled', 'false, NULL, NULL'),
+           key(keyId(5), 'maker-deleted', "true, '2026-11-30T00:00:00Z', NULL"),
+           key(keyId(6), 'minted-of-deleted', 'false, NULL, NULL'),
+           key(keyId(7), 'maker-expiring', "false, NULL, '2027-01-01T00:00:00Z'"),
+           key(keyId(8), 'minted-of-expiring', "false, NULL, '2027-06-01T00:00:00Z'"),
+           key(keyId(9), 'made-by-post-keys', 'false, NULL, NULL'),
+         ].join(',\n')};
+       INSERT INTO authorization_codes (id, organization_id, workspace_id, app_id, code_hash, user_id, creator_key_hash, callback_url, key_name,
+                                        expires_at, used_at, key_hash) VALUES
+         ${[
+           code(1, 'maker-live', 'minted-of-live'),
+           code(2, 'maker-disabled', 'minted-of-disabled'),
+           code(3, 'maker-deleted', 'minted-of-deleted'),
+           code(4, 'maker-expiring', 'minted-of-expiring'),
+           code(5, 'maker-live', null),
+         ].join(',\n')};`,
+    );
+    expect((await migrate(db.url, { dir: await migrationsThrough(NAME) })).applied).toEqual([NAME]);
+
+    const rows = await query<{ hash: string; maker: string | null; disabled: boolean; deleted: boolean; expires_at: Date | null }>(
+      db.url,
+      `SELECT k.hash, m.hash AS maker, k.disabled, k.deleted_at IS NOT NULL AS deleted, k.expires_at
+       FROM api_keys k LEFT JOIN api_keys m ON m.id = k.minted_by_key_id WHERE k.hash LIKE 'minted-%' OR k.hash = 'made-by-post-keys' ORDER BY k.hash`,
+    );
+    expect(rows).toEqual([
+      { hash: 'made-by-post-keys', maker: null, disabled: false, deleted: false, expires_at: null },
+      { hash: 'minted-of-deleted', maker: 'maker-deleted', disabled: true, deleted: true, expires_at: null },
+      { hash: 'minted-of-disabled', maker: 'maker-disabled', disabled: true, deleted: false, expires_at: null },
+      { hash: 'minted-of-expiring', maker: 'maker-expiring', disabled: false, deleted: false, expires_at: new Date('2027-01-01T00:00:00Z') },
+      { hash: 'minted-of-live', maker: 'maker-live', disabled: false, deleted: false, expires_at: null },
+    ]);
+
+    // From now on the maker's end reaches what it minted, through the trigger.
+    await query(db.url, `UPDATE api_keys SET disabled = true WHERE hash = 'maker-live'`);
+    const [live] = await query<{ disabled: boolean }>(db.url, `SELECT disabled FROM api_keys WHERE hash = 'minted-of-live'`);
+    expect(live?.disabled).toBe(true);
+  });
+});
