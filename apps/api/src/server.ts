@@ -9,12 +9,13 @@ import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions, type Listener } from '@switchyard/db';
+import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions } from '@switchyard/db';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
 import { withoutRequest } from './deps.js';
 import type { Logger } from './lib/logger.js';
+import { Resources } from './lib/resources.js';
 import { Metrics, metricsServer } from './lib/metrics.js';
 import { VERSION } from './lib/version.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
@@ -231,17 +232,9 @@ export async function startServer(
     log: (message) => logger.info({ component: 'postgres' }, message),
     connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
+  const resources = new Resources();
+  resources.defer(() => database.close());
   let db: Db | undefined;
-  let listener: Listener | undefined;
-  let sweeper: StorageSweeper | undefined;
-  let jobs: JobRunner | undefined;
-  let deliveries: DeliveryWorker | undefined;
-  let metricsListener: Server | undefined;
-  let limits: Limits | undefined;
-  let analyticsWorkers: AnalyticsWorkers | undefined;
-  let refusalEvents: RefusalEvents | undefined;
-  let byokReveals: ByokReveals | undefined;
-  let secretUses: { stop(): Promise<void> } | undefined;
   // The background work that stops while the database is gone and starts again once it is back
   // (set once everything is built; the changes are applied one after another).
   let background: { stop(): Promise<void>; start(): void } | undefined;
@@ -274,16 +267,19 @@ export async function startServer(
   });
   try {
     await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message), connectTimeoutMs: config.databaseConnectTimeoutMs });
-    db = createDb(database.url, {
-      poolMax: config.databasePoolMax,
-      connectTimeoutMs: config.databaseConnectTimeoutMs,
-      onIdleError: (error) => {
-        if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
-      },
-      onConnectionError: (error) => databaseHealth.report(error),
-      onConnect: () => databaseHealth.connected(),
-      ...(options.onQuery ? { onQuery: options.onQuery } : {}),
-    });
+    db = resources.hold(
+      createDb(database.url, {
+        poolMax: config.databasePoolMax,
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        onIdleError: (error) => {
+          if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
+        },
+        onConnectionError: (error) => databaseHealth.report(error),
+        onConnect: () => databaseHealth.connected(),
+        ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+      }),
+      (opened) => opened.$disconnect(),
+    );
 
     const boot = await bootstrap(withoutRequest({ db }), SERVER_ACTOR, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
     if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});
@@ -309,7 +305,7 @@ export async function startServer(
     const metrics = new Metrics(() => poolStats(openDb));
     const limitLog = logger.child({ component: 'limits' });
     const storeKind = config.counterStoreUrl ? 'redis' : 'postgres';
-    limits = await Limits.open({
+    const limits = await Limits.open({
       store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
       rules: {
         [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute, config.counterStoreFailure.freeModels),
@@ -333,13 +329,13 @@ export async function startServer(
         } else limitLog.info('the counter store is reachable again: the limits count again');
       },
     });
+    resources.hold(limits, (opened) => opened.close().catch(() => undefined));
     metrics.counterStoreUp.set({ store: storeKind }, limits.available ? 1 : 0);
     metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
     metrics.limiterRejections.inc({ limit: API_KEY_MINUTE }, 0);
     metrics.limiterRejections.inc({ limit: API_ORGANIZATION_MINUTE }, 0);
     limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
-    const openLimits = limits;
     const limitSettings = new OrganizationLimitSettings(config.cacheTtlMs, metrics.cache('organization_settings'));
     const caches = {
       keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
@@ -366,15 +362,18 @@ export async function startServer(
         config.counterStoreFailure.apiRateLimits,
       ),
     };
-    listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
+    // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
+    resources.defer(() => caches.apiRateLimits.clear());
+    const listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
+    resources.hold(listener, (opened) => opened.close().catch(() => undefined));
     // Secrets' last uses (noted in memory by authentication, at most once a minute per secret), written off the request path.
-    const openSecretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) => {
+    const secretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) => {
       if (!databaseHealth.report(error)) logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded");
     });
-    secretUses = openSecretUses;
-    sweeper = new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger);
+    resources.hold(secretUses, (opened) => opened.stop());
+    const sweeper = resources.hold(new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger), (opened) => opened.stop());
     sweeper.start();
-    jobs = new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
+    const jobs = resources.hold(new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs }), (opened) => opened.stop());
     // Expired reservations count against no limit; deleting them keeps the table small (one replica a round).
     // The sweep and the open reservations' figure are work no request started.
     const reservationsDeps = withoutRequest({ db: openDb, now });
@@ -419,7 +418,7 @@ export async function startServer(
     metrics.reservations(() => openReservations(reservationsDeps, SERVER_ACTOR));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.
-    const openDeliveries = new DeliveryWorker({
+    const deliveries = new DeliveryWorker({
       db,
       secrets: secrets.box,
       policy: upstreamPolicyOf(media),
@@ -430,24 +429,25 @@ export async function startServer(
       timeoutMs: config.deliveryTimeoutMs,
       pollMs: config.deliveryPollMs,
     });
-    deliveries = openDeliveries;
+    resources.hold(deliveries, (opened) => opened.stop());
     const dispatchJob = {
       name: 'event dispatch',
       intervalMs: config.deliveryPollMs,
       lock: DISPATCH_LOCK,
       run: async () => {
         const made = await dispatchEvents(openDb, now());
-        if (made.deliveries > 0) openDeliveries.wake();
+        if (made.deliveries > 0) deliveries.wake();
         return made;
       },
     };
     jobs.periodic(dispatchJob);
     metrics.outbox(() => outboxState(openDb), now);
-    refusalEvents = new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) });
-    const openRefusalEvents = refusalEvents;
+    // Closed after the drain: no request notes a refusal any more, and what is pending is written then.
+    const refusalEvents = resources.hold(new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) }), (opened) =>
+      opened.close(),
+    );
     // BYOK secrets revealed by routing.authorize: one audit entry per credential per hour, written off the request path.
-    byokReveals = new ByokReveals({ db, now, logger: logger.child({ component: 'byok-reveals' }) });
-    const openByokReveals = byokReveals;
+    const byokReveals = resources.hold(new ByokReveals({ db, now, logger: logger.child({ component: 'byok-reveals' }) }), (opened) => opened.close());
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -455,8 +455,9 @@ export async function startServer(
     const heavyOperations = new AnalyticsLimit(config.heavyOperationsConcurrency, 'request');
     metrics.slots('heavy', () => heavyOperations.state);
     // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
-    analyticsWorkers = new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads);
-    const openAnalyticsWorkers = analyticsWorkers;
+    const analyticsWorkers = resources.hold(new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads), (opened) =>
+      opened.close().catch(() => undefined),
+    );
     const identity = workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs });
     // Signing keys sealed with an older SWITCHYARD_SECRET_KEY move to the current one (decision 0022).
     const sealing = await identity.signingKeys.resealAll();
@@ -504,92 +505,64 @@ export async function startServer(
     );
 
     // Metrics listen on their own port (if any), so that they are never public by accident.
+    let metricsUrl: string | undefined;
     if (config.metrics) {
-      metricsListener = metricsServer(metrics);
+      const metricsListener = metricsServer(metrics);
       await listen(metricsListener, config.metrics.port, config.metrics.host, 'METRICS_PORT');
-      logger.info({ url: `${urlOf(metricsListener, config.metrics.host)}/metrics` }, 'serving metrics');
+      resources.defer(() => drain(metricsListener));
+      metricsUrl = `${urlOf(metricsListener, config.metrics.host)}/metrics`;
+      logger.info({ url: metricsUrl }, 'serving metrics');
     }
     // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
     // No Host header: the envelope from the app (requireHost), not Node's bare 400.
     const server = createServer({ requireHostHeader: false }, app);
     answerClientErrors(server, logger);
     await listen(server, config.port, config.host, 'PORT');
+    resources.defer(() => drain(server));
     server.keepAliveTimeout = 65_000;
     const url = urlOf(server, config.host);
     logger.info({ version: VERSION, url }, 'listening');
 
-    const openListener = listener;
-    const openSweeper = sweeper;
-    const openJobs = jobs;
-    openJobs.start();
-    openDeliveries.start();
+    jobs.start();
+    deliveries.start();
     // While the database is gone, the job runner, the delivery worker and the storage sweep stop
     // (each would only fail, round after round); they start again once it is back. The cache
     // listener reconnects by itself (notifications.ts), and the flushers of secret uses, refusal
     // events and BYOK reveals keep what they hold and write it at their next tick after recovery.
     background = {
       async stop() {
-        await Promise.all([openJobs.stop(), openDeliveries.stop(), openSweeper.stop()]);
+        await Promise.all([jobs.stop(), deliveries.stop(), sweeper.stop()]);
       },
       start() {
-        openJobs.start();
-        openDeliveries.start();
-        openSweeper.start();
+        jobs.start();
+        deliveries.start();
+        sweeper.start();
       },
     };
-    const openMetrics = metricsListener;
-    let closing: Promise<void> | undefined;
     return {
       url,
       port: portOf(server),
-      metricsUrl: openMetrics && `${urlOf(openMetrics, config.metrics!.host)}/metrics`,
+      metricsUrl,
       db: openDb,
       databaseUrl: database.url,
       storage: media.storage,
-      sweepStorage: (sweepOptions) => openSweeper.sweep(sweepOptions),
-      jobs: openJobs,
+      sweepStorage: (sweepOptions) => sweeper.sweep(sweepOptions),
+      jobs,
       databaseHealth,
       deliveries: {
-        dispatch: () => openJobs.runPeriodic(dispatchJob) as Promise<{ events: number; deliveries: number } | null>,
-        deliverDue: () => openDeliveries.deliverDue(),
+        dispatch: () => jobs.runPeriodic(dispatchJob) as Promise<{ events: number; deliveries: number } | null>,
+        deliverDue: () => deliveries.deliverDue(),
       },
       close() {
-        closing ??= (async () => {
-          databaseHealth.close();
-          background = undefined;
-          await Promise.all([drain(server), openMetrics && drain(openMetrics)]);
-          await openSweeper.stop();
-          await openJobs.stop();
-          await openDeliveries.stop();
-          // After the drain: no request notes a refusal any more; what is pending is written now.
-          await openRefusalEvents.close();
-          await openByokReveals.close();
-          await openSecretUses.stop();
-          await openListener.close().catch(() => undefined);
-          // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
-          await caches.apiRateLimits.clear();
-          await openLimits.close().catch(() => undefined);
-          await openAnalyticsWorkers.close().catch(() => undefined);
-          await openDb.$disconnect();
-          await database.close();
-        })();
-        return closing;
+        // The health watch first, so that no recovery starts the background work again meanwhile.
+        databaseHealth.close();
+        background = undefined;
+        return resources.close();
       },
     };
   } catch (error) {
     databaseHealth.close();
-    await sweeper?.stop().catch(() => undefined);
-    await jobs?.stop().catch(() => undefined);
-    await deliveries?.stop().catch(() => undefined);
-    await refusalEvents?.close().catch(() => undefined);
-    await byokReveals?.close().catch(() => undefined);
-    await secretUses?.stop().catch(() => undefined);
-    await listener?.close().catch(() => undefined);
-    await limits?.close().catch(() => undefined);
-    await analyticsWorkers?.close().catch(() => undefined);
-    if (metricsListener?.listening) await drain(metricsListener);
-    await db?.$disconnect().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    await resources.close().catch(() => undefined);
     throw error;
   }
 }
