@@ -1,4 +1,4 @@
-// Spend alerts (issue 40; decision 0026; docs/events.md): `limit.threshold_crossed` when recorded
+// Spend alerts (decision 0026; docs/events.md): `limit.threshold_crossed` when recorded
 // spend reaches a threshold percentage of a key's limit, a workspace budget or a guardrail's limit
 // in its current window, and `credits.low` when the organization's credit balance falls under the
 // settings row's `credits_low_usd`. One statement per recorded batch, run by the recorder in the

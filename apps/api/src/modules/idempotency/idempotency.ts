@@ -1,4 +1,4 @@
-// Safe retries of creating operations (issue 42, item 6; docs/idempotency.md, decision 0027).
+// Safe retries of creating operations (docs/idempotency.md, decision 0027).
 //
 // A caller sends an Idempotency-Key header (REST) or an `idempotency_key` input field (tRPC) with a
 // creating operation. The first request with a key claims it (one row of `idempotency_keys`), runs,
