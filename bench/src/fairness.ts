@@ -1,4 +1,4 @@
-// The fairness scenario (issue 37): another organization's GET /key while one organization runs its
+// The fairness scenario: another organization's GET /key while one organization runs its
 // full share of the heaviest analytics query. Its floor is the same GET /key load beside an
 // unrelated CPU-bound process (this machine has 2 cores: the server's thread gets the other), so
 // that the ratio says what one tenant's analytics cost another beyond taking a core's worth of CPU.

@@ -1,6 +1,6 @@
 // `pnpm bench`: starts the real server (apps/api/dist/main.js, in its own process) over a fresh
-// embedded PostgreSQL, seeds an organization with set-based SQL, and drives every scenario of
-// issues 7 and 17 with autocannon (or, for recording, with @switchyard/client) beside two floors measured
+// embedded PostgreSQL, seeds an organization with set-based SQL, and drives every scenario (bench/README.md)
+// with autocannon (or, for recording, with @switchyard/client) beside two floors measured
 // in the same run: a bare node:http server and an express app answering the same bytes; for the
 // reads and POST /keys that make one statement per answer, a third: the express app making that
 // statement before answering.
@@ -149,7 +149,7 @@ const log = (line: string) => console.log(line);
 const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
 const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
-/** Issue 37's fairness scenario (bench/src/fairness.ts). */
+/** The fairness scenario (bench/src/fairness.ts). */
 const FAIRNESS_NAME = "fairness: another organization's GET /key while one runs its analytics share";
 
 /** The server's DATABASE_POOL_MAX (its default), and the database floor's pool. */
@@ -338,7 +338,7 @@ interface Scenario {
   /** The statement (and values) the server makes per answer, for the database floor. */
   statement?: Omit<StatementFile, 'databaseUrl' | 'poolMax'>;
   /**
-   * Recording only (issue 40): records for keys of their own with small limits, so that each crosses
+   * Recording only: records for keys of their own with small limits, so that each crosses
    * 50, 80 and 100 percent during the run (three limit.threshold_crossed alerts a key), with no
    * destination, a webhook destination whose receiver answers, or one whose receiver never answers;
    * or (traces) with the workspace's broadcast on and an otel-collector destination that answers,
@@ -388,7 +388,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   const regular = { authorization: `Bearer ${stack.regularKey}` };
   const management = { authorization: `Bearer ${stack.managementKey}` };
   const platform = { authorization: `Bearer ${stack.platformKey}` };
-  // The heaviest analytics query (issue 37): a scenario of its own, and the fairness scenario's load.
+  // The heaviest analytics query: a scenario of its own, and the fairness scenario's load.
   const hourlyP99ByProvider: LoadSpec = {
     method: 'POST',
     path: '/api/v1/analytics/query',
@@ -418,7 +418,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
   };
   const newKey = { name: 'bench key', limit: 10, limit_reset: 'monthly' as const };
   // The management key's user created the regular key, so it is the creator POST /keys records.
-  // POST /keys' statement appends its audit entry (issue 41): the floor writes one too.
+  // POST /keys' statement appends its audit entry: the floor writes one too.
   const benchAudit = {
     actor: { kind: 'management_key' as const, keyHash: null, label: 'bench', userId: stack.regularUserId, organizationId: stack.organizationId },
     requestId: null,
@@ -497,7 +497,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
     },
     {
       // Renames the regular key (a new name every request, so every request changes the row and
-      // announces it): what an admin's edit costs, audit entry included (issue 41).
+      // announces it): what an admin's edit costs, audit entry included.
       name: 'PATCH /keys/{hash}',
       kind: 'write',
       spec: {
@@ -541,7 +541,7 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       spec: hourlyP99ByProvider,
     },
     {
-      // Issue 37: GET /key of another organization while this one runs the query above, two at a
+      // Fairness: GET /key of another organization while this one runs the query above, two at a
       // time (its share of ANALYTICS_CONCURRENCY), against the same GET /key beside a CPU-bound
       // process (bench/src/fairness.ts). spec: the analytics query.
       name: FAIRNESS_NAME,
@@ -645,7 +645,7 @@ async function routingKey(stack: Stack): Promise<string> {
   return created.data.hash;
 }
 
-/** The routing scenarios (issue 36's "Speed"), for the key `keyHash`. */
+/** The routing scenarios (the budget's lines R1 to R3), for the key `keyHash`. */
 async function routingScenarios(stack: Stack, keyHash: string, opts: Options, size: 'small' | 'large'): Promise<Scenario[]> {
   const platform = { authorization: `Bearer ${stack.platformKey}` };
   const spec = { method: 'POST' as const, path: '/trpc/routing.authorize?batch=1', headers: { ...platform, 'content-type': 'application/json' } };

@@ -1,4 +1,4 @@
-// `pnpm bench:replicas`: the figures of issue 16, measured on real processes.
+// `pnpm bench:replicas`: what several replicas share, measured on real processes (bench/README.md#replicas).
 //   1. Memory: a --file-mib (1024) MiB container file written through PUT /internal/... into the
 //      store (--store s3, the default, or local), then downloaded and promoted, while the server's
 //      VmRSS (/proc/<pid>/status) is sampled every 20 ms. The bytes are generated as they are sent

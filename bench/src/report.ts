@@ -1,4 +1,4 @@
-// The printed table and the budget of issues 17 and 36, computed from the figures (reported, never enforced).
+// The printed table and the budget (bench/README.md#the-budget), computed from the figures (reported, never enforced).
 import type { Measurement } from './load.js';
 import type { SeedSize } from './seed.js';
 
@@ -133,7 +133,7 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   const all = runs.flatMap((run) => run.scenarios.map((s) => ({ run, s })));
   const tag = (run: SizeRun, s: ScenarioResult) => `${s.name} [${run.size}]`;
 
-  // Reads always have floors. Issue 17's budget: ratios to the floors measured in the same run.
+  // Reads always have floors. The budget's lines for reads: ratios to the floors measured in the same run.
   const reads = all.filter(({ s }) => s.kind === 'read') as { run: SizeRun; s: ScenarioResult & { floors: NonNullable<ScenarioResult['floors']> } }[];
   const wanted = (s: ScenarioResult) => (HALF_FLOOR.includes(s.name) ? 0.5 : 0.4);
   const slowReads = reads.filter(({ s }) => s.requestsPerSecond < wanted(s) * s.floors.express.requestsPerSecond);
@@ -219,7 +219,7 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
   lines.push(recording('record', '4. recording >= 1,500/s and GET /key shows the spend within 1 s', 1500));
   lines.push(recording('record-batch', '4b. batch recording (client recorder) >= 15,000 generations/s and GET /key shows the spend within 1 s', 15_000));
 
-  // Issue 36's "Speed": routing.authorize through @switchyard/client against the floors beside it.
+  // The routing lines (R1 to R3): routing.authorize through @switchyard/client against the floors beside it.
   const routing = (kind: ScenarioResult['kind']) =>
     all.filter(({ s }) => s.kind === kind && s.floors) as { run: SizeRun; s: ScenarioResult & { floors: NonNullable<ScenarioResult['floors']> } }[];
   const free = routing('authorize');
@@ -258,7 +258,7 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
       'not run',
   });
 
-  // Issue 37's fairness line: another organization's GET /key beside one organization's analytics share.
+  // The fairness line (F): another organization's GET /key beside one organization's analytics share.
   const fair = all.filter(({ s }) => s.fairness) as { run: SizeRun; s: ScenarioResult & { fairness: NonNullable<ScenarioResult['fairness']> } }[];
   const fairLarge = fair.filter(({ run }) => run.size === 'large');
   lines.push({

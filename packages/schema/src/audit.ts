@@ -1,4 +1,4 @@
-// The audit log (issue 41 item 1; docs/audit.md): GET /api/v1/audit-logs and the platform's audit.platformList.
+// The audit log (docs/audit.md): GET /api/v1/audit-logs and the platform's audit.platformList.
 import { z } from 'zod';
 import { TimestampSchema } from './common.js';
 

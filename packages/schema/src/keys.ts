@@ -179,7 +179,7 @@ export type UpdateKeyInput = z.infer<typeof UpdateKeyInputSchema>;
 /** The longest grace period a rotation may give the secret it replaces: 7 days. */
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
-/** POST /keys/{hash}/rotate (issue 41): a new secret for the same key. */
+/** POST /keys/{hash}/rotate: a new secret for the same key. */
 export const RotateKeyInputSchema = z.object({
   hash: KeyHashSchema,
   grace_period_seconds: z

@@ -53,8 +53,8 @@ export function viewerOf(actor: Actor): Viewer {
 
 /**
  * The generations a caller may read: a management key its organization's; a regular key those of
- * its own workspace made by its own user or by itself (issue 37: keys a management key makes share
- * its user, so the user alone would let one workspace's key read another's).
+ * its own workspace made by its own user or by itself (keys a management key makes share its user,
+ * so the user alone would let one workspace's key read another's).
  */
 export function generationWhere(viewer: Viewer): Prisma.GenerationWhereInput {
   if (viewer.managementKey) return tenantWhere(viewer);

@@ -1,4 +1,4 @@
-// Whether the database is there, and since when (issue 37, item 3; decision 0032).
+// Whether the database is there, and since when (decision 0032).
 //
 // - It learns that the database is gone from connection-class failures (db-errors.ts
 //   isConnectionLost), which the pool reports for every query, request or background, so that

@@ -1,4 +1,4 @@
-// The job runner (issue 40 owns it): the one place background work runs, on every replica, each
+// The job runner: the one place background work runs, on every replica, each
 // job on one replica at a time.
 //
 // - Periodic jobs (`periodic()`): every replica tries each one every interval (75-125% of it, so

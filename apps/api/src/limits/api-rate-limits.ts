@@ -1,4 +1,4 @@
-// The API's rate limits (issue 37; docs/rate-limits.md): requests per minute per tenant key, and per
+// The API's rate limits (docs/rate-limits.md): requests per minute per tenant key, and per
 // organization for all its keys together. Platform keys are not limited. The counts are the
 // limiter's (limits.ts), in the counter store every replica shares, under two names of their own.
 //

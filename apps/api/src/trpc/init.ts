@@ -129,14 +129,12 @@ function tenant(rule: TenantRule) {
   });
 }
 
-/** Anyone, key or not: reads of the shared catalog. The procedure never sees a caller. */
-export const catalogProcedure = t.procedure.meta({ access: 'public' });
-
 /**
- * Anyone, key or not, for an operation whose input is its own credential (the exchange of an
- * authorization code for a key): a key, if sent, is not read.
+ * Anyone, key or not: reads of the shared catalog, and the operations whose input is their own
+ * credential or that publish what anyone may read (the exchange of an authorization code for a
+ * key, the token exchange's signing keys). A key, if sent, is not read: the procedure never sees a caller.
  */
-export const keylessProcedure = t.procedure.meta({ access: 'public' });
+export const catalogProcedure = t.procedure.meta({ access: 'public' });
 
 /** Any valid, enabled, unexpired tenant key. ctx.actor is the key with its organization and workspace. */
 export const authedProcedure = tenant('tenant');

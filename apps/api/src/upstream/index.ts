@@ -1,4 +1,4 @@
-// The one policy for every request the server makes to a URL it was given (issue 40): video
+// The one policy for every request the server makes to a URL it was given: video
 // upstreams (GET /videos/{jobId}/content), webhook deliveries, JWKS fetches. UPSTREAM_ALLOWED_HOSTS
 // (config.ts: media.upstreamAllowedHosts) is its one setting. Names kept stable for callers:
 //

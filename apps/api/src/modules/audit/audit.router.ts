@@ -1,4 +1,4 @@
-// The audit log's reads (issue 41 item 1; docs/audit.md).
+// The audit log's reads (docs/audit.md).
 import { AuditLogPageSchema, ListAuditLogsInputSchema, PlatformListAuditLogsInputSchema } from '@switchyard/schema';
 import { managementProcedure, platformProcedure, router } from '../../trpc/init.js';
 import { answers, WHY } from '@switchyard/schema';
@@ -21,7 +21,7 @@ export const auditRouter = router({
         400: `actor not a 64-hex key hash; action not <resource>.<verb>; target_id without target_type; since or until not ISO 8601; limit not 1..100; cursor not one of this listing; ${WHY.unstorable}`,
         403: WHY.managementOnly,
       }),
-      // Not in the spec (issue 41's addition): it lists what it answers.
+      // Not in the spec (this API's addition): it lists what it answers.
       listed: [400, 401, 403, 500],
     })
     .input(ListAuditLogsInputSchema)

@@ -1,4 +1,4 @@
-// The audit log's writer (issue 41 item 1; docs/audit.md, decision 0024): every state-changing
+// The audit log's writer (docs/audit.md, decision 0024): every state-changing
 // operation appends one entry in the same transaction as its change, through appendAudit (a Prisma
 // transaction's client) or auditInsertSql (a CTE of the change's own statement). Who acted and from
 // where is an Audit, made once per request from its context (auditOfTenant, auditOfPlatform).

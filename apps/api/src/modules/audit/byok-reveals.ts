@@ -1,4 +1,4 @@
-// The bounded audit of BYOK secrets revealed (issue 41 item 1; docs/audit.md "byok.reveal"):
+// The bounded audit of BYOK secrets revealed (docs/audit.md "byok.reveal"):
 // routing.authorize answers the routing service with the plaintext of each BYOK credential it routes
 // to, on the data plane, many times a second. Each reveal is not an entry: one entry per credential
 // per hour (the bucket) is, naming the platform key that asked, the credential, and when it was first

@@ -12,7 +12,7 @@ import {
   ListFederationPoliciesOutputSchema,
 } from '@switchyard/schema';
 import { answers, WHY } from '@switchyard/schema';
-import { authedProcedure, keylessProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, catalogProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { ANONYMOUS } from '../../access/callers.js';
 import { routesOf } from '../../trpc/route.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
@@ -43,7 +43,7 @@ export const authRouter = router({
     .output(CreateAuthorizationCodeOutputSchema)
     .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx, ctx.actor, input) })),
 
-  exchangeCode: keylessProcedure
+  exchangeCode: catalogProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -67,7 +67,7 @@ export const authRouter = router({
     .output(ExchangedKeySchema)
     .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx, ANONYMOUS, input)),
 
-  jwks: keylessProcedure
+  jwks: catalogProcedure
     .meta({
       openapi: {
         method: 'GET',

@@ -1,4 +1,4 @@
-// Federation policies (issue 39): which external JWTs the token exchange (D12) trusts, and which key
+// Federation policies: which external JWTs the token exchange (D12) trusts, and which key
 // of the organization their access tokens act as. An organization's management keys manage its own
 // policies (tRPC federationPolicies.*, `switchyard federation-policies`); a policy names a key of the
 // same organization, never a platform key (platform keys are another table: no policy can name one).

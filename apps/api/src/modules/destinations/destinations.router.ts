@@ -123,7 +123,7 @@ export const destinationsRouter = router({
     .input(GetDestinationInputSchema)
     .output(DeletedOutputSchema)
     .mutation(({ ctx, input }) => deleteDestination(ctx, ctx.actor, input)),
-  // This API's addition (issue 40): how delivery to a destination is going (decision 0025).
+  // This API's addition: how delivery to a destination is going (decision 0025).
   status: managementProcedure
     .meta({
       ...route(

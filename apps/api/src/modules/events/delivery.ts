@@ -1,4 +1,4 @@
-// Delivery of the events outbox to destinations (issue 40; decision 0025, docs/events.md#delivery).
+// Delivery of the events outbox to destinations (decision 0025, docs/events.md#delivery).
 //
 // - Dispatch (a periodic job of the runner, one replica a round under DISPATCH_LOCK): each event not
 //   yet dispatched becomes one event_deliveries row per destination that receives it, and is marked

@@ -1,7 +1,7 @@
 // The events outbox (table `events`, migration "events_outbox"; decision 0018): an event is emitted
 // exactly once, as one row per cause. `cause` is unique, and every write is an INSERT ... ON
 // CONFLICT (cause) DO NOTHING: a second emit of the same cause, by another transaction or another
-// replica, is a no-op that keeps the first row and its id. Issue 40 delivers these rows (at least
+// replica, is a no-op that keeps the first row and its id. delivery.ts delivers these rows (at least
 // once, always with the row's id); nothing here delivers.
 import { randomUUID } from 'node:crypto';
 import { type Db, namedStatement, Prisma, queryRows, rawRows } from '@switchyard/db';

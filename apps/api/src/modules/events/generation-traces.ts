@@ -1,4 +1,4 @@
-// Generation traces (issue 40 item 2; decision 0035; docs/events.md#generation-traces): each
+// Generation traces (decision 0035; docs/events.md#generation-traces): each
 // recorded generation, as one trace, to the `otel-collector` and `s3` destinations of its workspace.
 //
 // - Emitted once: the recorder's batch transaction writes one `generation.recorded` event per

@@ -1,4 +1,4 @@
-// `key.expiring` (issue 40): an event 7 days and again 1 day before a key's `expires_at`, emitted into
+// `key.expiring`: an event 7 days and again 1 day before a key's `expires_at`, emitted into
 // the events outbox by a periodic job of the job runner (one replica a round). Each notice is
 // emitted once: its cause, `key.expiring:<key id>:<expires_at>:<7d|1d>`, is unique in the outbox, so
 // rounds that see the key again, on any replica, write nothing. A key whose expiry changes gets the

@@ -1,4 +1,4 @@
-// Spend alerts (issue 40; decision 0026; docs/events.md): `limit.threshold_crossed` when recorded
+// Spend alerts (decision 0026; docs/events.md): `limit.threshold_crossed` when recorded
 // spend reaches a threshold percentage of a key's limit, a workspace budget or a guardrail's limit
 // in its current window, and `credits.low` when the organization's credit balance falls under the
 // settings row's `credits_low_usd`. One statement per recorded batch, run by the recorder in the
@@ -35,6 +35,15 @@ export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
  * :keys the batch's keys, :workspaces their workspaces, :default_guardrails each workspace's default
  * guardrail id, :organizations their organizations, :windows each interval's window { since, start,
  * end } (spend.ts), :now; and TRACE_EVENTS_SQL's, each generation's id, organization and workspace.
+ *
+ * - limits: the batch's keys, their workspaces' budgets, and the guardrails that may cover a key of
+ *   the batch (only their spend changed): assigned to it or to its member, and the workspace's
+ *   default guardrail (routing_spend() decides which keys it covers). Not every guardrail of the
+ *   workspace: a workspace may have hundreds.
+ * - checks: each limit as routing/limit-checks.ts limitChecks() builds it for routing_spend().
+ * - alerts: a key's `api_key` names it as the API does (GET/PATCH/DELETE /keys/{hash}); null for a
+ *   budget or a guardrail.
+ * - traces: the batch's generation traces (generation-traces.ts), in the same statement.
  */
 const ALERTS = namedStatement(
   `WITH settings AS (
@@ -52,9 +61,6 @@ const ALERTS = namedStatement(
        FROM budgets b JOIN workspaces w ON w.id = b.workspace_id
       WHERE b.workspace_id = ANY(:workspaces::uuid[]) AND b.limit_usd > 0 AND w.deleted_at IS NULL
      UNION ALL
-     -- The guardrails that may cover a key of the batch (only their spend changed): assigned to it
-     -- or to its member, and the workspace's default guardrail (routing_spend() decides which keys
-     -- it covers). Not every guardrail of the workspace: a workspace may have hundreds.
      SELECT g.organization_id, g.workspace_id, 'guardrail', g.id, g.reset_interval::text, g.limit_usd, g.include_byok_in_budgets, g.id = d.default_id, NULL, NULL
        FROM guardrails g JOIN unnest(:workspaces::uuid[], :default_guardrails::uuid[]) AS d(workspace_id, default_id) ON d.workspace_id = g.workspace_id
       WHERE g.reset_interval IS NOT NULL AND g.limit_usd > 0
@@ -64,7 +70,6 @@ const ALERTS = namedStatement(
                         AND (EXISTS (SELECT 1 FROM guardrail_key_assignments a WHERE a.api_key_id = k.id AND a.guardrail_id = g.id)
                           OR EXISTS (SELECT 1 FROM guardrail_member_assignments m WHERE m.guardrail_id = g.id AND m.user_id = k.creator_user_id))))
    ), checks AS (
-     -- As routing/limit-checks.ts limitChecks() builds them for routing_spend().
      SELECT l.*, l.kind || ':' || l.id AS name, :windows::jsonb -> l.period AS win,
             jsonb_strip_nulls(jsonb_build_object(
               'name', l.kind || ':' || l.id,
@@ -90,7 +95,6 @@ const ALERTS = namedStatement(
               'version', ${LIMIT_ALERTS_VERSION},
               'kind', s.kind,
               'id', s.id,
-              -- The key as the API names it (GET/PATCH/DELETE /keys/{hash}); null for a budget or a guardrail.
               'api_key', CASE WHEN s.kind = 'key' THEN jsonb_build_object('id', s.id, 'hash', s.key_hash, 'hash_prefix', left(s.key_hash, 12), 'name', s.key_name) END,
               'threshold_percent', t.percent,
               'limit', trim_scale(s.amount),
@@ -116,7 +120,6 @@ const ALERTS = namedStatement(
        FROM settings st
       WHERE st.credit_balance < st.credits_low_usd
    ), traces AS (
-     -- The batch's generation traces (generation-traces.ts), in the same statement.
      ${TRACE_EVENTS_SQL}
    )
    INSERT INTO events (id, organization_id, workspace_id, type, cause, payload, created_at)

@@ -1,4 +1,4 @@
-// Routing refusals as events (issue 36 §4), written off the request path: routing.authorize calls
+// Routing refusals as events, written off the request path: routing.authorize calls
 // note() on every refusal, which only touches a map in memory; a timer writes what is pending in
 // one batched statement per tick (emitEvents). One event per key, code and minute (the bucket): the
 // cause `routing.refused:<key id>:<code>:<bucket start ISO>` is unique in the outbox, so replicas

@@ -1,4 +1,4 @@
-// The organization export (issue 42 item 3; docs/export.md, decision 0031): every record of the
+// The organization export (docs/export.md, decision 0031): every record of the
 // caller's organization that its operations answer with, as a stream of records in the API's own
 // shapes. The records are read page by page (never the whole organization at once) through the
 // same services the list operations use, so an export shows exactly what the API shows and filters

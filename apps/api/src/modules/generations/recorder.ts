@@ -56,6 +56,12 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/**
+ * A batch of generations in one statement. `settled`: a generation settles its key's reservation,
+ * the spend it held now recorded. `org_locks` is taken for BYOK spend alone too: every batch that
+ * adds spend an alert counts waits there for the one before it to commit, so that the alerts
+ * statement after it sees both (events/limit-alerts.ts).
+ */
 const RECORD_BATCH = statement(
   `
   WITH ins AS (
@@ -68,7 +74,6 @@ const RECORD_BATCH = statement(
     JOIN jsonb_to_recordset($2::jsonb) AS x(id text, byok numeric, day date, content jsonb, reservation uuid) ON x.id = ins.id
     JOIN organizations o ON o.id = ins.organization_id
   ), settled AS (
-    -- A generation settles its key's reservation: the spend it held is now recorded.
     DELETE FROM spend_reservations r USING new WHERE r.id = new.reservation AND r.api_key_id = new.api_key_id
   ), content AS (
     INSERT INTO generation_contents (generation_id, organization_id, input, completion, reasoning, error, created_at)
@@ -107,8 +112,6 @@ const RECORD_BATCH = statement(
   ), org_sums AS (
     SELECT organization_id, sum(usage) AS usage FROM new GROUP BY organization_id HAVING sum(usage) <> 0 OR sum(byok) <> 0
   ), org_locks AS MATERIALIZED (
-    -- Also for BYOK spend alone: every batch that adds spend an alert counts waits here for the one
-    -- before it to commit, so the alerts statement after it sees both (events/limit-alerts.ts).
     SELECT id FROM organizations WHERE id IN (SELECT organization_id FROM org_sums) ORDER BY id FOR NO KEY UPDATE
   ), credits AS (
     UPDATE organizations o SET credit_balance = o.credit_balance - s.usage, total_usage = o.total_usage + s.usage, updated_at = $3

@@ -1,4 +1,4 @@
-// Safe retries of creating operations (issue 42, item 6; docs/idempotency.md, decision 0027).
+// Safe retries of creating operations (docs/idempotency.md, decision 0027).
 //
 // A caller sends an Idempotency-Key header (REST) or an `idempotency_key` input field (tRPC) with a
 // creating operation. The first request with a key claims it (one row of `idempotency_keys`), runs,
@@ -57,13 +57,13 @@ export interface IdempotencyContext {
 
 type WithKey = { idempotency_key?: string | undefined };
 
+/** Claims a key: a new row, or one free again (its answer past 24 hours, or the same request's first run never finished). */
 const CLAIM = namedStatement(
   `INSERT INTO idempotency_keys AS k (owner, key, organization_id, fingerprint, response, locked_until, created_at)
    VALUES (:owner, :key, :organization, :fingerprint, NULL, :locked_until, :now)
    ON CONFLICT (owner, key) DO UPDATE
      SET organization_id = EXCLUDED.organization_id, fingerprint = EXCLUDED.fingerprint, response = NULL,
          locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at
-     -- Free again: its answer is past 24 hours, or the same request's first run never finished.
      WHERE k.created_at <= :kept_since
         OR (k.response IS NULL AND k.locked_until <= :now AND k.fingerprint = EXCLUDED.fingerprint)
    RETURNING k.owner`,

@@ -158,7 +158,7 @@ export const keysRouter = router({
         403: WHY.managementOnly,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
-      // Not in the spec (issue 41's addition): it lists what it answers.
+      // Not in the spec (this API's addition): it lists what it answers.
       listed: [400, 401, 403, 404, 500],
     })
     .input(RotateKeyInputSchema.extend(IdempotencyField))

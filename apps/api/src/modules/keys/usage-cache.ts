@@ -1,5 +1,5 @@
 // The spend figures GET /key shows, kept in memory for at most USAGE_CACHE_MS (250 ms by default,
-// 1 s at most: issue 17 asks that GET /key show a recorded generation's spend within a second).
+// 1 s at most: GET /key shows a recorded generation's spend within a second, docs/hot-paths.md).
 // Read from PostgreSQL on every request, they were GET /key's only query and cost as much CPU in
 // the database as the rest of the answer in the server (docs/decisions/0010-key-usage-cache.md). A
 // generation recorded through this process forgets its key's entry before its call is answered, so

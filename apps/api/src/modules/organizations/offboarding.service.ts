@@ -1,4 +1,4 @@
-// Offboarding (issue 42, item 1; docs/operations.md#offboarding): the platform deletes an
+// Offboarding (docs/operations.md#offboarding): the platform deletes an
 // organization with everything it owns. The organization is disabled at once (every key refused),
 // then a queued job of the job runner removes, in this order:
 //   1. its stored bytes (container files and documents) from the configured store;

@@ -1,4 +1,4 @@
-// The organization's alert thresholds (issue 40; decision 0026; docs/events.md), in its settings row
+// The organization's alert thresholds (decision 0026; docs/events.md), in its settings row
 // (organization_settings): set by the platform (organizations.updateSettings) and by the
 // organization's own management keys (settings.alerts, settings.updateAlerts). Thresholds change
 // only the organization's own notifications: they decide nothing about its spend or its requests.

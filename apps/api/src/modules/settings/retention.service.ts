@@ -1,5 +1,5 @@
-// How long an organization's stored generation content is kept (issue 42 item 2;
-// docs/operations.md#retention): content_retention_days in its settings row, set by its own
+// How long an organization's stored generation content is kept
+// (docs/operations.md#retention): content_retention_days in its settings row, set by its own
 // management keys (settings.retention, settings.updateRetention) and by the platform
 // (organizations.settings, organizations.updateSettings). null, the default, keeps content for good.
 // A periodic job of the job runner (one replica a round) deletes the generation_contents rows of

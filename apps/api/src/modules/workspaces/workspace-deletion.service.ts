@@ -1,4 +1,4 @@
-// A workspace's data goes with it (issue 42 item 1; docs/operations.md#offboarding). DELETE
+// A workspace's data goes with it (docs/operations.md#offboarding). DELETE
 // /workspaces/{id} marks the workspace deleted at once (workspaces.service.ts: its keys refused, its
 // budgets, guardrails and memberships gone) and, in the same transaction, queues a job of the job
 // runner (`workspace.delete`, one per workspace: workspace-deletion-job.ts) that removes, in this order:
