@@ -1,6 +1,9 @@
 // The application's one list of modules, in the order the app router lists their routers. The
-// merged router (router.ts), the app's byte-route mounts (app.ts), the OpenAPI document and the
-// tests that must see every route read it; a new module joins the application here and nowhere else.
+// merged router (router.ts), the app's byte-route mounts (app.ts), the OpenAPI document, the tests
+// that must see every route, and the server's start and stop (createModules) read it; a new module
+// joins the application here and nowhere else.
+import type { Config } from './config.js';
+import type { Resources } from './lib/resources.js';
 import { accountModule } from './modules/account/index.js';
 import { analyticsModule } from './modules/analytics/index.js';
 import { auditModule } from './modules/audit/index.js';
@@ -13,7 +16,7 @@ import { filesModule } from './modules/files/index.js';
 import { generationsModule } from './modules/generations/index.js';
 import { guardrailsModule } from './modules/guardrails/index.js';
 import { keysModule } from './modules/keys/index.js';
-import type { ByteRouteMount, ModuleManifest } from './modules/manifest.js';
+import type { ByteRouteMount, ModuleManifest, ModuleShared } from './modules/manifest.js';
 import { modelsModule } from './modules/models/index.js';
 import { organizationModule } from './modules/organization/index.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -54,6 +57,35 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
 export type ModuleRouters = Intersection<(typeof MODULES)[number]['routers']>;
 
 export const moduleRouters = (): ModuleRouters => Object.assign({}, ...MODULES.map((m) => m.routers)) as ModuleRouters;
+
+type ProvidedBy<M> = M extends { create(...args: never[]): infer I } ? (Awaited<I> extends { deps: infer D } ? D : never) : never;
+
+/** What the modules' `create` functions add to the app's dependencies, together. */
+export type ModuleDeps = Intersection<ProvidedBy<(typeof MODULES)[number]>>;
+
+/**
+ * Builds every module that runs something, in the list's order, registering each one's stop with
+ * `resources` (so that they stop in reverse, after the server's drain, also when a later step of
+ * the start fails). Answers what they add to the app's dependencies, and a start for their
+ * background work once the server listens.
+ */
+export async function createModules(config: Config, shared: ModuleShared, resources: Resources): Promise<{ deps: ModuleDeps; start(): void }> {
+  const deps: Record<string, unknown> = {};
+  const starts: (() => void)[] = [];
+  for (const module of MODULES as readonly ModuleManifest[]) {
+    if (!module.create) continue;
+    const instance = await module.create(config, shared);
+    if (instance.stop) resources.defer(() => instance.stop?.());
+    if (instance.start) starts.push(() => instance.start?.());
+    Object.assign(deps, instance.deps);
+  }
+  return {
+    deps: deps as ModuleDeps,
+    start: () => {
+      for (const start of starts) start();
+    },
+  };
+}
 
 /**
  * The byte-stream routes of every module, one group per mount prefix (one express router each), in

@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions } from '@switchyard/db';
 import { createApp } from './app.js';
+import { createModules } from './modules.js';
 import { answerClientErrors } from './http/client-error.js';
 import type { Config } from './config.js';
 import { withoutRequest } from './deps.js';
@@ -38,7 +39,6 @@ import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js'
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
 import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
 import { upstreamPolicyOf } from './upstream/index.js';
-import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './modules/audit/retention.js';
 import { CONTENT_RETENTION_LOCK, sweepContentRetention } from './modules/settings/retention.service.js';
 import { SpendCache } from './modules/routing/spend.js';
 import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
@@ -48,7 +48,6 @@ import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
 import { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
-import { ByokReveals } from './modules/audit/byok-reveals.js';
 import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
 
 export interface RunningServer {
@@ -399,15 +398,6 @@ export async function startServer(
       lock: IDEMPOTENCY_EXPIRY_LOCK,
       run: () => expireIdempotencyKeys(openDb, now()),
     });
-    // The audit log's entries past AUDIT_RETENTION_DAYS go (docs/audit.md; one replica a round).
-    if (config.auditRetentionDays > 0) {
-      jobs.periodic({
-        name: 'audit log retention',
-        intervalMs: config.auditSweepIntervalMs,
-        lock: AUDIT_RETENTION_LOCK,
-        run: () => sweepAuditLog(openDb, now(), config.auditRetentionDays),
-      });
-    }
     // Generation content past its organization's content_retention_days goes (docs/operations.md#retention; one replica a round).
     jobs.periodic({
       name: 'content retention',
@@ -446,8 +436,8 @@ export async function startServer(
     const refusalEvents = resources.hold(new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) }), (opened) =>
       opened.close(),
     );
-    // BYOK secrets revealed by routing.authorize: one audit entry per credential per hour, written off the request path.
-    const byokReveals = resources.hold(new ByokReveals({ db, now, logger: logger.child({ component: 'byok-reveals' }) }), (opened) => opened.close());
+    // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
+    const modules = await createModules(config, { db, now, logger, metrics, jobs }, resources);
     const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
     const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
@@ -487,7 +477,7 @@ export async function startServer(
         identity,
         reservationTtlMs: config.reservationTtlMs,
         refusalEvents,
-        byokReveals,
+        ...modules.deps,
         trustProxy: config.trustProxy,
         analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
         analyticsLimit,
@@ -525,6 +515,7 @@ export async function startServer(
 
     jobs.start();
     deliveries.start();
+    modules.start();
     // While the database is gone, the job runner, the delivery worker and the storage sweep stop
     // (each would only fail, round after round); they start again once it is back. The cache
     // listener reconnects by itself (notifications.ts), and the flushers of secret uses, refusal
