@@ -1,13 +1,17 @@
 // The ceiling (access/ceiling.ts, docs/scopes.md): a key never makes, changes or hands out more than
 // it holds. Each path by which a keys:write key took over its organization, each read of content by
-// a key whose scopes do not name it, the signing secret answered to a read scope, and role grants
-// above the granter's, on the real server; an unscoped management key keeps every power it had.
+// a key whose scopes do not name it, the signing secret answered to a read scope, role grants above
+// the granter's (and taking one away, as a SCIM mapping's deletion does), and keys disabled by a
+// mapping's deletion beyond the caller's, on the real server; an unscoped management key keeps every
+// power it had.
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assertRoleWithin, REGULAR_KEY_SCOPES } from '../src/access/ceiling.js';
 import { record } from './fixtures-catalog.js';
 import { useServer } from './fixtures.js';
-import { errorOf, rest } from './fixtures-admin.js';
+import { createWorkspace, errorOf, rest } from './fixtures-admin.js';
+import { createScimGroup, createScimUser, email, keyOfPerson, scimToken } from './fixtures-scim.js';
 import { AUDIENCE, exchange, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 import { ok, trpc, trpcRaw } from './fixtures-trpc.js';
 
@@ -33,6 +37,20 @@ function expectCeiling(answer: { status: number; body: unknown }, reason: RegExp
   expect(error.message).toBe('Only management keys can perform this operation');
   expect(error.metadata?.reason).toMatch(reason);
 }
+
+/** A person of the SCIM directory, granted `role` in a new workspace by a group mapping, with a key of theirs there (an unscoped management key, or a regular key). */
+async function mappedPerson(role: 'admin' | 'member', management = false) {
+  const token = await scimToken(env.server);
+  const ws = (await createWorkspace(env.server, `mapped-${randomUUID().slice(0, 8)}`)).id;
+  const user = await createScimUser(env.server, token, email('mapped'));
+  const person = (await env.server.db.user.findUniqueOrThrow({ where: { email: user.userName.toLowerCase() } })).id;
+  const group = await createScimGroup(env.server, token, `mapped ${role}`, [user.id]);
+  const mapping = (await ok(env.server, 'scim.createGroupMapping', { scim_group_id: group.id, workspace_id: ws, role })).data.id;
+  const key = await keyOfPerson(env.server, env.server.organizationId, ws, person, management);
+  return { ws, person, key, mapping };
+}
+const membership = (userId: string, workspaceId: string) =>
+  env.server.db.workspaceMember.findFirst({ where: { user_id: userId, workspace_id: workspaceId }, select: { role: true, scim_granted: true } });
 
 beforeAll(async () => {
   idp = await identityProvider();
@@ -210,6 +228,64 @@ describe('role grants and SCIM tokens are authority too', () => {
     const id = (made.body as { data: { id: string } }).data.id;
     expectCeiling(await rest(env.server, `/scim/group-mappings/${id}`, { method: 'PATCH', json: { role: 'admin' }, key: directory.key }), /workspace:admin/);
     expect((await map('admin')).status).toBe(201);
+  });
+
+  it('a scim:write key cannot delete an admin mapping either (nor keep its members): nothing changes', async () => {
+    const { ws, person, key, mapping } = await mappedPerson('admin');
+    const directory = await scoped(['scim:write']);
+    for (const keep of ['false', 'true']) {
+      const refused = await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=${keep}`, { method: 'DELETE', key: directory.key });
+      expectCeiling(refused, /granting workspace:admin needs an unscoped management key/);
+    }
+    expect(await env.server.db.scimGroupMapping.count({ where: { id: mapping } })).toBe(1);
+    expect(await membership(person, ws)).toEqual({ role: 'admin', scim_granted: true });
+    expect((await rest(env.server, '/key', { key })).status).toBe(200);
+    // The unscoped key deletes it: the grant goes, and the member's key there with it.
+    expect((await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=false`, { method: 'DELETE' })).status).toBe(200);
+    expect(await membership(person, ws)).toBeNull();
+    expect((await rest(env.server, '/key', { key })).status).toBe(401);
+  });
+
+  it("deleting a member mapping disables only keys the caller may disable: an unscoped key's holder stays, whole", async () => {
+    const { ws, person, key, mapping } = await mappedPerson('member', true);
+    const directory = await scoped(['scim:write']);
+    const refused = await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=false`, { method: 'DELETE', key: directory.key });
+    expectCeiling(refused, /only an unscoped management key can disable an unscoped management key/);
+    expect(await env.server.db.scimGroupMapping.count({ where: { id: mapping } })).toBe(1);
+    expect(await membership(person, ws)).toEqual({ role: 'member', scim_granted: true });
+    expect((await rest(env.server, '/keys', { key })).status).toBe(200);
+    // keep_members=true disables nothing: the scoped key may.
+    expect((await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=true`, { method: 'DELETE', key: directory.key })).status).toBe(200);
+    expect(await membership(person, ws)).toEqual({ role: 'member', scim_granted: false });
+    expect((await rest(env.server, '/keys', { key })).status).toBe(200);
+  });
+
+  it("a member mapping whose member holds a regular key: deleted by a key holding a regular key's scopes, not by scim:write alone", async () => {
+    const { ws, person, key, mapping } = await mappedPerson('member');
+    const directory = await scoped(['scim:write']);
+    const refused = await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=false`, { method: 'DELETE', key: directory.key });
+    expectCeiling(refused, /the key holds .*analytics:read.*which the calling key lacks: it cannot disable it/);
+    expect(await membership(person, ws)).toEqual({ role: 'member', scim_granted: true });
+    const holder = await scoped(['scim:write', ...(REGULAR_KEY_SCOPES as Scope[])]);
+    expect((await rest(env.server, `/scim/group-mappings/${mapping}?keep_members=false`, { method: 'DELETE', key: holder.key })).status).toBe(200);
+    expect(await membership(person, ws)).toBeNull();
+    expect((await rest(env.server, '/key', { key })).status).toBe(401);
+  });
+
+  it("the console grants by the same rule, with a person's role for the key: up to its own", () => {
+    const grants = (granter: Parameters<typeof assertRoleWithin>[0], role: Parameters<typeof assertRoleWithin>[1]) => {
+      try {
+        assertRoleWithin(granter, role);
+        return 'granted';
+      } catch (error) {
+        return (error as { metadata?: { reason?: string } }).metadata?.reason;
+      }
+    };
+    for (const role of ['org:admin', 'workspace:admin', 'org:member', 'workspace:member'] as const) expect(grants('org:admin', role)).toBe('granted');
+    expect(grants('workspace:admin', 'workspace:admin')).toBe('granted');
+    expect(grants('workspace:admin', 'org:admin')).toBe('a caller holding workspace:admin cannot grant org:admin');
+    expect(grants('org:member', 'workspace:member')).toBe('granted');
+    expect(grants('workspace:member', 'workspace:admin')).toBe('a caller holding workspace:member cannot grant workspace:admin');
   });
 
   it('a SCIM token needs scim:write and members:write: it writes members and groups', async () => {

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, OAuthErrorBodySchema, type ErrorStatus } from '@switchyard/schema';
+import { ERROR_MESSAGES, ERROR_STATUSES, ErrorEnvelopeSchema, OAuthErrorBodySchema, WHY, type ErrorStatus } from '@switchyard/schema';
+import { EVERY_KEY } from '../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { openApiDocument, pathShape } from '../src/http/openapi.js';
 import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } from '../src/http/operations.js';
@@ -13,7 +14,7 @@ import { COMMON } from '@switchyard/schema';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
 import { appRouter } from '../src/router.js';
 import type { TestServer } from '../src/testing/server.js';
-import { accessRuleOf, testServer } from './fixtures.js';
+import { accessRuleOf, routerProcedures, testServer } from './fixtures.js';
 
 const operations = restOperations(appRouter);
 
@@ -84,6 +85,28 @@ describe('declared statuses', () => {
       for (const status of Object.keys(op.statuses)) expect(ERROR_STATUSES, op.path).toContain(Number(status));
       for (const status of op.listed) expect(ERROR_STATUSES).toContain(status);
     }
+  });
+
+  it("declare the 403 of a scoped key lacking the operation's scope, and of an access token on a management operation", () => {
+    const meta = new Map(routerProcedures().map((p) => [p.path, p.meta]));
+    const raw = new Map(
+      BYTE_ROUTE_MOUNTS.flatMap(({ prefix, routes }) =>
+        routes.map((r) => [`${r.method.toUpperCase()} ${prefix}${r.path.replace(/:(\w+)/g, '{$1}')}`, r] as const),
+      ),
+    );
+    let narrowed = 0;
+    for (const op of operations) {
+      const declared = op.procedure ? meta.get(op.procedure) : raw.get(`${op.method} ${op.path}`);
+      const access = declared?.access;
+      const scope = declared && 'scope' in declared ? declared.scope : undefined;
+      if (access === 'management') expect(op.statuses[403]?.startsWith(WHY.managementOnly), `${op.method} ${op.path}`).toBe(true);
+      if (access === 'tenant' && scope !== undefined && scope !== EVERY_KEY) {
+        expect(op.statuses[403], `${op.method} ${op.path}`).toContain(WHY.scopedKey);
+        narrowed++;
+      }
+    }
+    // Every tenant operation but GET /key and the catalog as a key sees it (20 procedures, 4 byte routes, the code).
+    expect(narrowed).toBe(25);
   });
 
   it('an undeclared status becomes the declared substitute a client handles best, else stays', () => {

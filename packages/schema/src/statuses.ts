@@ -20,7 +20,11 @@ export interface OperationStatuses {
 export const WHY = {
   unauthenticated: 'no Authorization header, or an unknown, disabled or expired key',
   managementOnly:
-    "a regular key: management key required (the spec's Authentication, rule 4); a scoped management key without the operation's scope (docs/scopes.md)",
+    "a regular key: management key required (the spec's Authentication, rule 4); a scoped management key without the operation's scope (docs/scopes.md); an access token of the token exchange (it calls no management operation)",
+  /** For operations open to every key that a scope narrows (docs/scopes.md's reach table). */
+  scopedKey: "a scoped management key without the operation's scope (docs/scopes.md)",
+  /** For operations that make, change, rotate, disable or delete authority (docs/scopes.md, "The ceiling"). */
+  ceiling: 'a scoped management key acting beyond its own scopes (docs/scopes.md, "The ceiling"; why in error.metadata.reason)',
   platformKey: "a platform key: it has no organization, and calls only the platform's operations",
   tenantKey: 'a key of an organization: platform key required (message "Only platform keys can perform this operation")',
   tooLongForNode: "URL and headers over 16 KB, refused by Node's HTTP parser before the operation runs",

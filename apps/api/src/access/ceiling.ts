@@ -8,8 +8,9 @@
 // - a caller may make or change only keys whose scopes its own grant, never an unscoped management
 //   key (unless it is one), and never its own scopes (unless it is unscoped);
 // - it may not rotate, disable, delete, or name in a federation policy a key holding a scope it lacks;
-// - granting an admin role (org:admin, or a workspace's admin) needs an unscoped management key; so
-//   does changing or removing an org:admin member;
+// - nobody grants a role above their own (assertRoleWithin, for keys and for a person's role alike):
+//   granting an admin role (org:admin, or a workspace's admin), or taking one away, needs an
+//   unscoped management key; so does changing or removing an org:admin member;
 // - an access token holds what its `scope` claim grants and its key holds, whichever is less: its
 //   `inference` scope hands out nothing, so it passes none of these checks.
 import { SCOPES } from '@switchyard/schema';
@@ -123,30 +124,41 @@ export function assertMayRescopeKey(actor: Actor, target: KeyAuthority & { id: s
 /** A role an operation grants: of the organization, or of a workspace. */
 export type GrantedRole = 'org:admin' | 'org:member' | 'workspace:admin' | 'workspace:member';
 
-/** The admin roles: granting one, or acting on a member holding org:admin, needs an unscoped management key. */
-const ADMIN_ROLES: readonly GrantedRole[] = ['org:admin', 'workspace:admin'];
+/** How high a role stands: an org:admin above a workspace's admin, above either member role. */
+const RANK: Record<GrantedRole, number> = { 'org:admin': 3, 'workspace:admin': 2, 'org:member': 1, 'workspace:member': 1 };
 
 /**
- * Nobody grants a role above their own: an admin role (org:admin, a workspace's admin) is granted
- * only by an unscoped management key, whose authority is an admin's; a scoped key holding the
- * operation's scope grants member roles.
+ * Who grants a role: a key (the API's callers) or a person's role (a console session). A key stands
+ * for an admin only when it is an unscoped management key (not through an access token): its
+ * authority is the organization's whole; any other key's, or a token's, is a member's.
  */
-export function assertMayGrantRole(actor: Actor, role: GrantedRole): void {
-  if (!ADMIN_ROLES.includes(role) || holdsEverything(actor)) return;
-  throw refused(`granting ${role} needs an unscoped management key`);
+export type Granter = Actor | GrantedRole;
+
+function roleOf(granter: Granter): GrantedRole {
+  if (typeof granter === 'string') return granter;
+  return holdsEverything(granter) ? 'org:admin' : 'org:member';
 }
 
 /**
- * The same rule for a caller that is a person with a role (a console session): it grants roles up
- * to its own, an org:admin any role, a workspace admin that workspace's roles, a member none above member.
+ * The one rule for role grants: nobody grants a role above their own. An org:admin grants any role,
+ * a workspace's admin any but org:admin (in its workspace: the caller resolves which), a member only
+ * member roles. So an admin role (org:admin, a workspace's admin) is granted by an unscoped
+ * management key only; a scoped key holding the operation's scope grants member roles. Taking an
+ * admin role away is granting it too (the same authority decides who holds it).
  */
-export function assertRoleWithin(granter: GrantedRole, role: GrantedRole): void {
-  const rank = (r: GrantedRole) => (r === 'org:admin' ? 3 : r === 'workspace:admin' ? 2 : 1);
-  if (rank(role) > rank(granter)) throw refused(`a caller holding ${granter} cannot grant ${role}`);
+export function assertRoleWithin(granter: Granter, role: GrantedRole): void {
+  const held = roleOf(granter);
+  if (RANK[role] <= RANK[held]) return;
+  throw refused(typeof granter === 'string' ? `a caller holding ${held} cannot grant ${role}` : `granting ${role} needs an unscoped management key`);
 }
 
-/** Changing or removing a member who holds org:admin is acting on authority above a scoped key's: unscoped keys only. */
-export function assertMayActOnMember(actor: Actor, memberRole: 'org:admin' | 'org:member', action: string): void {
-  if (memberRole !== 'org:admin' || holdsEverything(actor)) return;
-  throw refused(`only an unscoped management key can ${action} a member holding org:admin`);
+/** Changing or removing a member is acting on their role: the same rule, for the role the member holds. */
+export function assertMayActOnMember(granter: Granter, memberRole: 'org:admin' | 'org:member', action: string): void {
+  const held = roleOf(granter);
+  if (RANK[memberRole] <= RANK[held]) return;
+  throw refused(
+    typeof granter === 'string'
+      ? `a caller holding ${held} cannot ${action} a member holding ${memberRole}`
+      : `only an unscoped management key can ${action} a member holding ${memberRole}`,
+  );
 }

@@ -45,6 +45,7 @@ export const CONTAINER_FILE_CONTENT = {
   scope: 'files:read',
   statuses: answers({
     400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
     404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
     503: 'the stored bytes cannot be read',
   }),
@@ -60,6 +61,7 @@ export const DOCUMENT_CONTENT = {
   scope: 'files:read',
   statuses: answers({
     400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), an uploaded file (not downloadable), a Range past the end; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
     404: 'no such document visible to the key (another workspace for a regular key, another organization)',
     503: 'the stored bytes cannot be read',
   }),
@@ -75,6 +77,7 @@ export const VIDEO_CONTENT = {
   scope: 'files:read',
   statuses: answers({
     400: `index not an integer >= 0 (or given twice), jobId over 200 characters, a Range past the end of the server's own sample; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
     404: 'no such job visible to the key, or no output at that index',
     502: 'the provider failed (an error status, a connection or idle timeout, a refused connection, a trickle below UPSTREAM_MIN_BYTES_PER_SECOND before the headers) or the upstream rules refused its address or redirect',
   }),
@@ -112,7 +115,7 @@ export const DOCUMENT_UPLOAD = {
     400:
       'not a multipart/form-data body, or not exactly one part named "file" with a filename (no part, two parts, a form field, a malformed or cut-off body, ' +
       `a filename with control characters or over 255 bytes); an empty file; content of no supported type; the upload aborted by the client; provider given (only the platform's own storage); ${WHY.unknownWorkspace}; ${WHY.unstorable}`,
-    403: 'a regular key asking for another workspace',
+    403: `a regular key asking for another workspace; ${WHY.scopedKey}`,
     413: 'the file exceeds MAX_FILE_BYTES (100 MiB by default), or the workspace storage quota would be exceeded (nothing stored)',
     503: 'storage cannot be written (nothing stored)',
   }),

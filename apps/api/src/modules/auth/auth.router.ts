@@ -33,7 +33,7 @@ export const authRouter = router({
       ),
       statuses: answers({
         400: `callback_url not https (nor http on localhost or 127.0.0.1 as written: 127.1, 0x7f000001, 2130706433 and [::1] are refused); code_challenge malformed, or its method without it; no S256 code_challenge while the organization requires one (pkce_require_s256); expires_at not in the future or without seconds; workspace_id naming no workspace of the organization; ${WHY.invalidBody}; ${WHY.unstorable}`,
-        403: 'a regular key asking for another workspace, for more than its remaining limit, or for a resetting limit while it has one',
+        403: `a regular key asking for another workspace, for more than its remaining limit, or for a resetting limit while it has one; ${WHY.scopedKey}, or without every scope of the regular key a code hands out (docs/scopes.md, "The ceiling"); an access token of the token exchange (it hands out no authority)`,
         409: 'the user already holds an unexpired, unused code for this application and challenge',
       }),
       listed: [400, 401, 403, 409, 500],

@@ -36,6 +36,7 @@ export const filesRouter = router({
       },
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.unstorable}; after not a container file id; ${WHY.longId}; a container_id naming no container visible to the key (404 is not listed)`,
+        403: WHY.scopedKey,
       }),
       listed: [400, 401, 403, 429, 500, 503],
     })
@@ -56,6 +57,7 @@ export const filesRouter = router({
       },
       statuses: answers({
         400: `container_id or file_id refused; ${WHY.unstorable}`,
+        403: WHY.scopedKey,
         404: 'no such container or file visible to the key',
       }),
       listed: [400, 401, 403, 404, 429, 500, 503],
@@ -79,6 +81,7 @@ export const filesRouter = router({
       },
       statuses: answers({
         400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}; a body that is not a JSON object`,
+        403: WHY.scopedKey,
         404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
         413: 'the file exceeds MAX_FILE_BYTES, the workspace storage quota would be exceeded, or a body over 1 MB',
         503: 'storage cannot be read or written, or the copy failed its checksum (nothing stored, nothing charged)',
@@ -107,7 +110,7 @@ export const filesRouter = router({
       },
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.unstorable}; provider, before_id or order=desc (platform storage lists forward only); a cursor or after id that names no file of the workspace; ${WHY.unknownWorkspace}`,
-        403: 'a regular key asking for another workspace',
+        403: `a regular key asking for another workspace; ${WHY.scopedKey}`,
       }),
       listed: [400, 401, 403, 429, 500, 502, 503],
     })
@@ -127,7 +130,7 @@ export const filesRouter = router({
         description: "The File record itself (bare), in the request's shape. Its bytes: GET /files/{file_id}/content.",
       },
       statuses: answers({
-        403: 'a regular key asking for another workspace',
+        403: `a regular key asking for another workspace; ${WHY.scopedKey}`,
         404: `no such document in the workspace; ${WHY.namesNothing}`,
       }),
       listed: [401, 403, 404, 429, 500, 502, 503],
@@ -148,7 +151,7 @@ export const filesRouter = router({
         description: "Irreversible. Frees the file's share of the workspace storage quota at once, and its stored bytes.",
       },
       statuses: answers({
-        403: 'a regular key asking for another workspace',
+        403: `a regular key asking for another workspace; ${WHY.scopedKey}`,
         404: `no such document in the workspace; ${WHY.namesNothing}`,
       }),
       listed: [401, 403, 404, 429, 500, 502, 503],

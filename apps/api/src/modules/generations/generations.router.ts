@@ -51,6 +51,7 @@ export const generationsRouter = router({
       },
       statuses: answers({
         402: "the organization's credit balance is negative (the message carries the link to add credits)",
+        403: WHY.scopedKey,
         404: `no generation with that id visible to the key (a regular key sees its own workspace's, made by its user or by itself), or no id, or the id given twice; ${WHY.namesNothing}`,
       }),
       listed: [401, 402, 404, 429, 500, 502, 524, 529],
@@ -72,6 +73,7 @@ export const generationsRouter = router({
         description: 'The stored prompt, completion and error content of a generation.',
       },
       statuses: answers({
+        403: WHY.scopedKey,
         404: `no generation with that id visible to the key, or its content was not stored; or no id, or the id given twice; ${WHY.namesNothing}`,
       }),
       listed: [401, 403, 404, 429, 500, 502, 524, 529],

@@ -87,6 +87,7 @@ export const guardrailsRouter = router({
       ),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.scopedKey,
         404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
       }),
       listed: [401, 404, 500],
@@ -105,6 +106,7 @@ export const guardrailsRouter = router({
       ),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
+        403: WHY.scopedKey,
         404: "no guardrail with that id in the key's organization (for a regular key: in its workspace), including ids that are no UUID",
       }),
       listed: [401, 404, 500],
@@ -123,6 +125,7 @@ export const guardrailsRouter = router({
       ),
       statuses: answers({
         400: `${WHY.invalidPage}, or workspace_id over 200 characters; ${WHY.unstorable} (not listed: no listed status fits)`,
+        403: WHY.scopedKey,
       }),
       listed: [401, 500],
     })

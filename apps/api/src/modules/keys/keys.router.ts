@@ -52,7 +52,7 @@ export const keysRouter = router({
       successStatus: 201,
       statuses: answers({
         400: `name, limit, limit_reset, expires_at (seconds required, in the future) or external.api_key refused; creator_user_id not a member; scopes unknown, or on a regular key; ${WHY.unknownWorkspace}; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
       }),
       listed: [400, 401, 403, 429, 500],
     })
@@ -112,7 +112,7 @@ export const keysRouter = router({
       },
       statuses: answers({
         400: `name, limit, limit_reset, include_byok_in_limit or scopes refused; scopes on a regular key; disabling or scoping the organization's last enabled, unscoped management key; ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
       listed: [400, 401, 404, 429, 500],
@@ -133,7 +133,7 @@ export const keysRouter = router({
       },
       statuses: answers({
         400: "deleting the organization's last enabled management key (unlisted; once declared, it also answers a hash no key can have: too long, NUL, a lone surrogate, a malformed percent-encoding)",
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
       listed: [401, 404, 429, 500],
@@ -155,7 +155,7 @@ export const keysRouter = router({
       scope: 'keys:write',
       statuses: answers({
         400: `grace_period_seconds not an integer from 0 to 604800; a hash that is not 64 lowercase hex characters; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "no key with that hash in the key's organization, or a deleted one",
       }),
       // Not in the spec (this API's addition): it lists what it answers.

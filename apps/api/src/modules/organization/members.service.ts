@@ -13,7 +13,7 @@ import type {
 import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantValues, tenantWhere } from '../../access/tenancy.js';
-import { assertMayActOnMember, assertMayGrantRole } from '../../access/ceiling.js';
+import { assertMayActOnMember, assertRoleWithin } from '../../access/ceiling.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 import { MEMBERS_PAGE, membersByIdQuery } from './members-queries.js';
@@ -66,7 +66,7 @@ export async function createOrganizationMember(
 ): Promise<OrganizationMember> {
   const { db } = deps;
   // Nobody grants a role above their own (access/ceiling.ts).
-  if (input.role === 'org:admin') assertMayGrantRole(actor, 'org:admin');
+  if (input.role === 'org:admin') assertRoleWithin(actor, 'org:admin');
   const audit = auditOfTenant(actor, deps);
   const email = input.email.toLowerCase();
   const created = await db.$transaction(async (tx) => {
@@ -98,7 +98,7 @@ export async function updateOrganizationMember(deps: Uses<'db' | Audited>, actor
   return deps.db.$transaction(async (tx) => {
     const where = { ...tenantWhere(actor), user_id: input.user_id };
     const before = await tx.organizationMember.findFirst({ where, include: { user: { select: { email: true } } } });
-    if (input.role === 'org:admin') assertMayGrantRole(actor, 'org:admin');
+    if (input.role === 'org:admin') assertRoleWithin(actor, 'org:admin');
     if (before) assertMayActOnMember(actor, orgRoleOf(before.role), 'change');
     const [row] = await tx.organizationMember.updateManyAndReturn({
       where,

@@ -50,6 +50,7 @@ const fromRequest = (path: `/${string}`, body: string, refused: string) => ({
   scope: 'presets:write' as const,
   statuses: answers({
     400: `a slug that is not 1 to 100 URL-safe characters; ${refused}; a field of the wrong type (error.metadata names it); ${WHY.invalidBody}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
+    403: WHY.scopedKey,
     404: "the slug names a preset the key cannot write: another workspace's (for a regular key), or one whose workspace was deleted (presets themselves cannot be deleted)",
     409: 'a concurrent call created the same new preset first; nothing was written, and retrying adds the next version',
   }),
@@ -64,6 +65,7 @@ export const presetsRouter = router({
       ...openapi('/presets', 'List presets', 'Lists the presets, most recently updated first. A regular key sees its own workspace only.'),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.unstorable}`,
+        403: WHY.scopedKey,
       }),
       listed: [400, 401, 500],
     })
@@ -76,6 +78,7 @@ export const presetsRouter = router({
       ...openapi('/presets/{slug}', 'Get a preset', 'Returns a preset with the version in force (designated_version, or null).'),
       statuses: answers({
         400: `${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.scopedKey,
         404: "no preset with that slug in the key's organization (for a regular key: in its workspace)",
       }),
       listed: [400, 401, 404, 500],
@@ -93,6 +96,7 @@ export const presetsRouter = router({
       ),
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.scopedKey,
         404: "no preset with that slug in the key's organization (for a regular key: in its workspace)",
       }),
       listed: [400, 401, 404, 500],
@@ -110,6 +114,7 @@ export const presetsRouter = router({
       ),
       statuses: answers({
         400: `version not a positive integer; ${WHY.longId}; ${WHY.unstorable}`,
+        403: WHY.scopedKey,
         404: 'no preset with that slug visible to the key, or a version it never had',
       }),
       listed: [400, 401, 404, 500],

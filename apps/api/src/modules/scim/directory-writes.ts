@@ -9,9 +9,11 @@
 //   workspace are disabled; its role follows the mapping's;
 // - a membership made by hand (scim_granted false) is never changed or removed by a mapping.
 // A change that would leave the organization without an enabled management key is refused whole
-// (400) by the keys module's check.
+// (400) by the keys module's check. A change of the mappings made by a key disables only keys that
+// key may disable (access/ceiling.ts), or is refused whole (403).
 import type { Db, Prisma } from '@switchyard/db';
-import type { KeyCache } from '../../access/callers.js';
+import type { Actor, KeyCache } from '../../access/callers.js';
+import { assertMayActOnKey, type KeyAuthority } from '../../access/ceiling.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { Invalid } from '../../lib/errors.js';
 import { keepingManagementKey } from '../keys/management-key-guard.js';
@@ -29,16 +31,21 @@ export function forgetDisabledKeys(keys: KeyCache, effects: WriteEffects): void 
   for (const hash of effects.disabledKeyHashes) keys.forget(hash);
 }
 
+/** A check of each key a write is about to disable; it throws to refuse the whole write. */
+export type MayDisable = (key: KeyAuthority & { id: string }) => void;
+
 /**
  * Runs `write` in a transaction under the organization's row lock, then applies the mappings again
- * and disables the keys of memberships lost. A key disabled is checked by the keys module's rule (the
- * organization keeps an enabled management key), which refuses the whole write otherwise.
+ * and disables the keys of memberships lost. A key disabled is checked by `mayDisable` (when given)
+ * and by the keys module's rule (the organization keeps an enabled management key), which refuse the
+ * whole write otherwise.
  */
 export async function directoryWrite<T>(
   db: Db,
   tenant: Tenant,
   now: Date,
   write: (tx: Tx, losses: Loss[]) => Promise<T>,
+  mayDisable?: MayDisable,
 ): Promise<{ result: T; effects: WriteEffects }> {
   try {
     return await db.$transaction(
@@ -47,7 +54,7 @@ export async function directoryWrite<T>(
         const losses: Loss[] = [];
         const result = await write(tx, losses);
         losses.push(...(await reconcile(tx, tenant)));
-        const disabledKeyHashes = await disableKeys(tx, tenant, now, losses);
+        const disabledKeyHashes = await disableKeys(tx, tenant, now, losses, mayDisable);
         return { result, effects: { disabledKeyHashes } };
       },
       { timeout: 30_000, maxWait: 30_000 },
@@ -63,8 +70,8 @@ export async function directoryWrite<T>(
 /** What lost its access: a person's keys everywhere (deactivated), or in one workspace (a grant removed). */
 export type Loss = { userId: string; workspaceId: string | null };
 
-/** Disables the live, enabled keys of each loss, under the keys module's management-key rule. */
-async function disableKeys(tx: Tx, tenant: Tenant, now: Date, losses: Loss[]): Promise<string[]> {
+/** Disables the live, enabled keys of each loss, each one checked by `mayDisable`, under the keys module's management-key rule. */
+async function disableKeys(tx: Tx, tenant: Tenant, now: Date, losses: Loss[], mayDisable?: MayDisable): Promise<string[]> {
   if (losses.length === 0) return [];
   const where = {
     ...tenantWhere(tenant),
@@ -72,8 +79,9 @@ async function disableKeys(tx: Tx, tenant: Tenant, now: Date, losses: Loss[]): P
     deleted_at: null,
     OR: losses.map((loss) => (loss.workspaceId === null ? { creator_user_id: loss.userId } : { creator_user_id: loss.userId, workspace_id: loss.workspaceId })),
   };
-  const keys = await tx.apiKey.findMany({ where, select: { id: true, hash: true } });
+  const keys = await tx.apiKey.findMany({ where, select: { id: true, hash: true, is_management_key: true, scopes: true } });
   if (keys.length === 0) return [];
+  if (mayDisable) for (const key of keys) mayDisable(key);
   await keepingManagementKey(tx, tenant, now, (tx) => tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { disabled: true } }));
   return keys.map((k) => k.hash);
 }
@@ -145,12 +153,14 @@ export async function deactivate(tx: Tx, tenant: Tenant, userId: string, losses:
 }
 
 /**
- * A change of the mappings (A28 create, A30 role change, A31 delete): applied to the groups'
- * current members at once. Runs `change` under the same lock as the directory's writes.
- * keep_members=true (A31) first marks the memberships the mapping granted as made by hand.
+ * A change of the mappings (A28 create, A30 role change, A31 delete) by a key: applied to the
+ * groups' current members at once. Runs `change` under the same lock as the directory's writes.
+ * keep_members=true (A31) first marks the memberships the mapping granted as made by hand. The keys
+ * it disables are the caller's act: each must be one the caller may disable (the ceiling), or
+ * nothing changes (403).
  */
-export async function changeMappings<T>(db: Db, tenant: Tenant, now: Date, change: (tx: Tx) => Promise<T>): Promise<{ result: T; effects: WriteEffects }> {
-  return directoryWrite(db, tenant, now, change);
+export async function changeMappings<T>(db: Db, actor: Actor, now: Date, change: (tx: Tx) => Promise<T>): Promise<{ result: T; effects: WriteEffects }> {
+  return directoryWrite(db, actor, now, change, (key) => assertMayActOnKey(actor, key, 'disable'));
 }
 
 /** Marks the memberships this mapping grants (its workspace, its group's members) as kept by hand. */

@@ -46,7 +46,7 @@ export const scimRouter = router({
       successStatus: 201,
       statuses: answers({
         400: `scim_group_id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.idempotencyKey}; ${WHY.unstorable}; ${WHY.bodyTooLarge}`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "workspace_id names no workspace of the key's organization",
         409: 'another role for a group already mapped to the workspace',
       }),
@@ -101,7 +101,7 @@ export const scimRouter = router({
       ),
       statuses: answers({
         400: `id not a UUID, role not admin or member; ${WHY.invalidBody}; ${WHY.unstorable}; a body over 1 MB (413 is not listed)`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "no mapping with that id in the key's organization",
       }),
       listed: [400, 401, 404, 500],
@@ -120,7 +120,7 @@ export const scimRouter = router({
       ),
       statuses: answers({
         400: `keep_members missing or not true or false; ${WHY.longId}; ${WHY.unstorable}`,
-        403: WHY.managementOnly,
+        403: `${WHY.managementOnly}; ${WHY.ceiling}`,
         404: "no mapping with that id in the key's organization",
       }),
       listed: [400, 401, 404, 500],

@@ -11,7 +11,7 @@ import type {
 import { Conflict, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import { assertMayGrantRole } from '../../access/ceiling.js';
+import { assertRoleWithin } from '../../access/ceiling.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
@@ -62,7 +62,7 @@ export async function getScimGroupMapping(deps: Uses<'db'>, actor: Actor, input:
 export async function createScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: CreateScimGroupMappingInput): Promise<ScimGroupMapping> {
   const { db } = deps;
   // A mapping grants its role to the group's members: nobody grants a role above their own (access/ceiling.ts).
-  if (input.role === 'admin') assertMayGrantRole(actor, 'workspace:admin');
+  if (input.role === 'admin') assertRoleWithin(actor, 'workspace:admin');
   const audit = auditOfTenant(actor, deps);
   const now = audit.at;
   const workspace = await resolveWorkspace(db, actor, input.workspace_id);
@@ -106,8 +106,14 @@ function auditedMapping(row: MappingRow): Record<string, unknown> {
 export async function deleteScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>, actor: Actor, input: DeleteScimGroupMappingInput) {
   const { db } = deps;
   const audit = auditOfTenant(actor, deps);
-  const row = await findMapping(db, actor, input.id);
+  const found = await findMapping(db, actor, input.id);
   const { effects } = await changeMappings(db, actor, audit.at, async (tx) => {
+    // Read under the organization's lock, as updateScimGroupMapping does: its role is the one deleted.
+    const row = await tx.scimGroupMapping.findFirst({ where: { id: found.id, ...tenantWhere(actor) } });
+    if (!row) throw new NotFound(`scim group mapping ${input.id}`);
+    // Deleting an admin mapping takes admin from the group's members, or (keep_members) makes their
+    // admin role one the directory no longer governs: an admin's act, as changing its role is.
+    if (row.role === 'admin') assertRoleWithin(actor, 'workspace:admin');
     if (input.keep_members === 'true') await keepMappingMembers(tx, actor, row);
     const { count } = await tx.scimGroupMapping.deleteMany({ where: { id: row.id } });
     if (count === 0) throw new NotFound(`scim group mapping ${input.id}`);
@@ -131,7 +137,7 @@ export async function updateScimGroupMapping(deps: Uses<'db' | 'keys' | Audited>
     // Read under the organization's lock: no other mapping write runs between this and the update.
     const before = await tx.scimGroupMapping.findFirst({ where });
     // Granting admin, or taking it from a group's members, is an admin's act.
-    if (input.role === 'admin' || before?.role === 'admin') assertMayGrantRole(actor, 'workspace:admin');
+    if (input.role === 'admin' || before?.role === 'admin') assertRoleWithin(actor, 'workspace:admin');
     const [row] = before ? await tx.scimGroupMapping.updateManyAndReturn({ where, data: { role: input.role, updated_at: now } }) : [];
     if (!before || !row) throw new NotFound(`scim group mapping ${input.id}`);
     await appendAudit(tx, audit, {

@@ -45,6 +45,7 @@ export const videosRouter = router({
           'Regular keys see the jobs of their own workspace, management keys those of the whole organization.',
       },
       statuses: answers({
+        403: WHY.scopedKey,
         404: `no video job with that id visible to the key; ${WHY.namesNothing}`,
       }),
       listed: [401, 403, 404, 500],

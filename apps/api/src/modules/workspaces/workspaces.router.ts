@@ -69,7 +69,7 @@ export const workspacesRouter = router({
       },
       statuses: answers({
         400: `${WHY.invalidPage}; ${WHY.longId}; ${WHY.unstorable} (not listed: no listed status fits a bad page)`,
-        403: 'a regular key asking for another workspace of its organization',
+        403: `a regular key asking for another workspace of its organization; ${WHY.scopedKey}`,
         404: "no workspace with that UUID or slug in the key's organization",
       }),
       listed: [401, 403, 404, 500],
