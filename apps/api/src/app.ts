@@ -27,9 +27,6 @@ export { API_PREFIX };
 /** The most calls one tRPC batch request may carry. */
 export const TRPC_MAX_BATCH_SIZE = 100;
 
-/** The plain express routes (not procedures): every module's byte-stream routes, by mount prefix. */
-export const RAW_ROUTE_MOUNTS = BYTE_ROUTE_MOUNTS;
-
 /** The SCIM 2.0 endpoints (their own credential: SCIM tokens), mounted at SCIM_PREFIX. */
 export const SCIM_ROUTE_MOUNT: { prefix: string; routes: readonly ScimRoute[] } = { prefix: SCIM_PREFIX, routes: SCIM_ROUTES };
 
@@ -115,7 +112,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   );
 
   // Byte streams: their own express routes.
-  for (const { prefix, routes } of RAW_ROUTE_MOUNTS) app.use(prefix, rawRoutes(deps, routes));
+  for (const { prefix, routes } of BYTE_ROUTE_MOUNTS) app.use(prefix, rawRoutes(deps, routes));
   // The SCIM 2.0 service provider: its own credential (SCIM tokens), formats and errors.
   app.use(SCIM_ROUTE_MOUNT.prefix, scimRoutes(deps));
   app.use(sampleVideoRoutes());

@@ -35,6 +35,7 @@ import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
 import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
+import { restRequest } from './fixtures-admin.js';
 
 type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
 const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];
@@ -364,25 +365,6 @@ const outcomeOf = (status: number): Outcome | number =>
   status >= 200 && status < 300 ? 'ok' : status === 401 || status === 403 || status === 404 ? status : status;
 
 const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
-
-/** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET, DELETE) or JSON body. */
-function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {
-  const rest: Record<string, unknown> = { ...((input ?? {}) as Record<string, unknown>) };
-  const path = openapi.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = rest[name];
-    delete rest[name];
-    return encodeURIComponent(String(value));
-  });
-  if (openapi.method === 'GET' || openapi.method === 'DELETE') {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(rest)) for (const v of [value].flat()) query.append(name, String(v));
-    return { url: `${API_PREFIX}${path}${query.size ? `?${query}` : ''}`, init: { method: openapi.method } };
-  }
-  return {
-    url: `${API_PREFIX}${path}`,
-    init: { method: openapi.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(rest) },
-  };
-}
 
 const env = useServer('Other');
 let fx: Fixture;

@@ -2,12 +2,13 @@
 // item 1; docs/audit.md): every tRPC mutation is audited (a sample here performs it once and finds
 // exactly one entry, by the request's X-Request-Id, with its action, actor and target), or excluded
 // with its reason (docs/audit.md's exclusions). A new mutation in neither fails the first test.
-// The raw writes (express routes that are no procedure: the app's RAW_ROUTE_MOUNTS and the SCIM 2.0
+// The raw writes (express routes that are no procedure: the modules' BYTE_ROUTE_MOUNTS and the SCIM 2.0
 // endpoints, every method but GET) are derived from the app's own mounts the same way: each is
 // audited (a sample request finds exactly one entry) or excluded with its reason.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RAW_ROUTE_MOUNTS, SCIM_ROUTE_MOUNT } from '../src/app.js';
+import { SCIM_ROUTE_MOUNT } from '../src/app.js';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { SCIM_PREFIX } from '../src/modules/scim/scim-v2.routes.js';
 import { hashApiKey } from '../src/modules/keys/key-format.js';
@@ -343,11 +344,11 @@ describe('audit coverage', () => {
   }
 });
 
-// ---- Raw writes: the express routes that are no procedure (RAW_ROUTE_MOUNTS, SCIM 2.0) ----------
+// ---- Raw writes: the express routes that are no procedure (BYTE_ROUTE_MOUNTS, SCIM 2.0) ---------
 
 /** "<METHOD> <full express path>" of every raw route that writes (any method but GET), from the app's own mounts. */
 const rawWrites = [
-  ...RAW_ROUTE_MOUNTS.flatMap(({ prefix, routes }) => routes.map((r) => ({ method: r.method, path: `${prefix}${r.path}` }))),
+  ...BYTE_ROUTE_MOUNTS.flatMap(({ prefix, routes }) => routes.map((r) => ({ method: r.method, path: `${prefix}${r.path}` }))),
   ...SCIM_ROUTE_MOUNT.routes.map((r) => ({ method: r.method, path: `${SCIM_ROUTE_MOUNT.prefix}${r.path}` })),
 ]
   .filter((r) => r.method !== 'get')

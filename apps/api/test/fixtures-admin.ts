@@ -1,6 +1,6 @@
 // Helpers for the administration tests: REST calls, error-envelope checks, keys, members and
 // workspaces made through the API (tRPC calls go through fixtures-trpc.ts).
-import { ERROR_MESSAGES, ErrorEnvelopeSchema, listOf, type ErrorStatus } from '@switchyard/schema';
+import { API_PREFIX, ERROR_MESSAGES, ErrorEnvelopeSchema, listOf, type ErrorStatus } from '@switchyard/schema';
 import { z } from 'zod';
 import { expect } from 'vitest';
 import type { TestServer } from '../src/testing/server.js';
@@ -14,6 +14,25 @@ export async function rest(server: TestServer, path: string, init: RequestInit &
     json === undefined ? rest : { ...rest, headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) },
   );
   return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
+}
+
+/** The REST request trpc-to-openapi maps an input to: path parameters, then query (GET, DELETE) or JSON body. */
+export function restRequest(openapi: { method: string; path: string }, input: unknown): { url: string; init: RequestInit } {
+  const rest: Record<string, unknown> = { ...((input ?? {}) as Record<string, unknown>) };
+  const path = openapi.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = rest[name];
+    delete rest[name];
+    return encodeURIComponent(String(value));
+  });
+  if (openapi.method === 'GET' || openapi.method === 'DELETE') {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(rest)) for (const v of [value].flat()) query.append(name, String(v));
+    return { url: `${API_PREFIX}${path}${query.size ? `?${query}` : ''}`, init: { method: openapi.method } };
+  }
+  return {
+    url: `${API_PREFIX}${path}`,
+    init: { method: openapi.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(rest) },
+  };
 }
 
 /** The answer is the spec's envelope for this status. */

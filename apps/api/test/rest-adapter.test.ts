@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { API_PREFIX, ERROR_MESSAGES } from '@switchyard/schema';
 import { getPathParameters, getPathRegExp, normalizePath } from 'trpc-to-openapi';
-import { RAW_ROUTE_MOUNTS } from '../src/app.js';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { appRouter } from '../src/router.js';
 import { metaOf, proceduresOf } from '../src/trpc/procedures.js';
 import { createCallerFactory, publicProcedure, router } from '../src/trpc/init.js';
@@ -189,7 +189,7 @@ describe("the app's REST operations", () => {
   });
 
   it('match no byte-stream route of their prefix, which the app mounts after them', () => {
-    const streams = RAW_ROUTE_MOUNTS.filter(({ prefix }) => prefix === API_PREFIX).flatMap(({ routes }) => routes);
+    const streams = BYTE_ROUTE_MOUNTS.filter(({ prefix }) => prefix === API_PREFIX).flatMap(({ routes }) => routes);
     expect(streams.length).toBeGreaterThan(0);
     const matches = streams.flatMap((stream) => {
       const path = stream.path.replace(/:(\w+)/g, 'x1');

@@ -52,7 +52,7 @@ function admitScope(actor: Actor, scope: OperationScope | undefined): void {
 }
 
 /** The scopes no access token's `inference` grants: the operations open to every key that hand out authority (authorization codes). */
-const AUTHORITY_SCOPES: readonly OperationScope[] = ['keys:write'];
+export const AUTHORITY_SCOPES: readonly OperationScope[] = ['keys:write'];
 
 /**
  * An access token (the token exchange's) holds what its `scope` claim and its key allow, whichever
