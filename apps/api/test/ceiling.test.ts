@@ -179,7 +179,7 @@ describe('content needs a scope that names it', () => {
     }
     const code = await rest(env.server, '/auth/keys/code', { method: 'POST', json: { callback_url: 'https://app.example/cb' }, key: auditor.key });
     expect(code.status).toBe(403);
-    expect(errorOf(code).message).toContain('keys:write');
+    expect(errorOf(code).metadata?.reason).toContain('keys:write');
     // generations:read names generation content.
     const reader = await scoped(['generations:read']);
     const content = await rest(env.server, `/generation/content?id=${generation}`, { key: reader.key });
@@ -194,7 +194,7 @@ describe('secrets are never answered to a read scope', () => {
     const reader = await scoped(['destinations:read']);
     const refused = await trpc(env.server, 'destinations.secret', { id: destination.data.id }, { key: reader.key, query: true });
     expect(refused.status).toBe(403);
-    expect(refused.error?.message).toContain('destinations:write');
+    expect(refused.error?.data.metadata?.reason).toContain('destinations:write');
     expect((await trpc(env.server, 'destinations.get', { id: destination.data.id }, { key: reader.key, query: true })).status).toBe(200);
     const writer = await scoped(['destinations:write']);
     const secret = await trpc(env.server, 'destinations.secret', { id: destination.data.id }, { key: writer.key, query: true });

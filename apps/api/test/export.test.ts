@@ -197,7 +197,16 @@ describe('GET /api/v1/export', () => {
       scopes: ['keys:read', 'workspaces:read', 'analytics:read'],
     });
     const refused = await asJson(exportOf(lacking.key));
-    expect(refused).toMatchObject({ status: 403, body: { error: { code: 403, message: 'This key lacks the scope export:read, which this operation needs' } } });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: {
+        error: {
+          code: 403,
+          message: 'Only management keys can perform this operation',
+          metadata: { reason: 'this key lacks the scope export:read, which this operation needs' },
+        },
+      },
+    });
     const holding = await ok(env.server, 'keys.create', { name: 'exporter', is_management_key: true, scopes: ['export:read'] });
     const { res, text } = await exportOf(holding.key);
     expect(res.status).toBe(200);

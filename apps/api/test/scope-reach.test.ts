@@ -16,7 +16,17 @@ import { API_PREFIX, ERROR_MESSAGES, SCOPES, type Scope } from '@switchyard/sche
 import pLimit from 'p-limit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGULAR_KEY_SCOPES } from '../src/access/ceiling.js';
-import { AUTHORITY_SCOPES, EVERY_KEY, grants, PLATFORM_ONLY_MESSAGE, type AccessRule, type OperationScope, type PermissionScope } from '../src/access/rules.js';
+import {
+  AUTHORITY_SCOPES,
+  EVERY_KEY,
+  grants,
+  PLATFORM_ONLY_MESSAGE,
+  SCOPE_MISSING_REASON,
+  UNSCOPED_ONLY_REASON,
+  type AccessRule,
+  type OperationScope,
+  type PermissionScope,
+} from '../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { routerProcedures, useServer } from './fixtures.js';
 import { rest, restRequest } from './fixtures-admin.js';
@@ -103,7 +113,8 @@ interface Answer {
  */
 function admissionRefused({ message, metadata }: Answer): boolean {
   const reason = String(metadata?.reason ?? '');
-  if (message?.startsWith('This key lacks the scope') || message === PLATFORM_ONLY_MESSAGE || reason.startsWith('an access token')) return true;
+  if (reason.startsWith(SCOPE_MISSING_REASON) || reason === UNSCOPED_ONLY_REASON || message === PLATFORM_ONLY_MESSAGE || reason.startsWith('an access token'))
+    return true;
   return message === ERROR_MESSAGES[403] && metadata?.reason === undefined;
 }
 

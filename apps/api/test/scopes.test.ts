@@ -38,10 +38,15 @@ describe('scopes on management keys', () => {
     expect((await rest(env.server, '/keys', { method: 'POST', json: { name: 'regular' }, key })).status).toBe(403);
     const refused = await rest(env.server, '/workspaces', { key });
     expect(refused.status).toBe(403);
-    expect(errorOf(refused)).toMatchObject({ code: 403, message: 'This key lacks the scope workspaces:read, which this operation needs' });
+    expect(errorOf(refused)).toMatchObject({
+      code: 403,
+      message: 'Only management keys can perform this operation',
+      metadata: { reason: 'this key lacks the scope workspaces:read, which this operation needs' },
+    });
     const overTrpc = await trpc(env.server, 'organization.createMember', { email: 'scoped@example.com' }, { key });
     expect(overTrpc.status).toBe(403);
-    expect(overTrpc.error?.message).toContain('members:write');
+    expect(overTrpc.error?.message).toBe('Only management keys can perform this operation');
+    expect(overTrpc.error?.data.metadata?.reason).toContain('members:write');
     // What every key may do, a scoped key may too.
     expect((await rest(env.server, '/key', { key })).status).toBe(200);
 
@@ -49,7 +54,7 @@ describe('scopes on management keys', () => {
     expect((await rest(env.server, '/keys', { key: reader.key })).status).toBe(200);
     const write = await rest(env.server, '/keys', { method: 'POST', json: { name: 'refused' }, key: reader.key });
     expect(write.status).toBe(403);
-    expect(errorOf(write).message).toContain('keys:write');
+    expect(errorOf(write).metadata?.reason).toContain('keys:write');
   });
 
   it('change by PATCH, at once for the next request; null makes the key unscoped again', async () => {

@@ -32,6 +32,11 @@ export type PermissionScope = `${string}:${'read' | 'write'}`;
 export const EVERY_KEY = 'every key';
 export type OperationScope = PermissionScope | typeof EVERY_KEY;
 
+/** The start of the reason of a 403 for a scoped key that lacks the operation's scope (the scope follows). */
+export const SCOPE_MISSING_REASON = 'this key lacks the scope';
+/** The reason of a 403 for a scoped key on an operation that declares no scope. */
+export const UNSCOPED_ONLY_REASON = 'this operation needs an unscoped management key';
+
 /** Whether scopes `held` grant `needed`: the scope itself, or its resource's write for a read. */
 export function grants(held: readonly string[], needed: PermissionScope): boolean {
   if (held.includes(needed)) return true;
@@ -47,8 +52,10 @@ export function grants(held: readonly string[], needed: PermissionScope): boolea
 function admitScope(actor: Actor, scope: OperationScope | undefined): void {
   const held = actor.key.scopes;
   if (held.length === 0 || scope === EVERY_KEY) return;
-  if (!scope) throw new Forbidden('a scoped key on an operation that declares no scope', 'This operation needs an unscoped management key');
-  if (!grants(held, scope)) throw new Forbidden(`scope ${scope} missing`, `This key lacks the scope ${scope}, which this operation needs`);
+  // The contract fixes a 403's message; what is missing goes in the reason.
+  if (!scope) throw new Forbidden('a scoped key on an operation that declares no scope', undefined, { reason: UNSCOPED_ONLY_REASON });
+  if (!grants(held, scope))
+    throw new Forbidden(`scope ${scope} missing`, undefined, { reason: `${SCOPE_MISSING_REASON} ${scope}, which this operation needs` });
 }
 
 /** The scopes no access token's `inference` grants: the operations open to every key that hand out authority (authorization codes). */
