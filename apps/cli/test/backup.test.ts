@@ -15,7 +15,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
 import { embeddedBinaries, findPgTools, serverFacts } from '@switchyard/db';
-import { startTestServer, testS3, type TestServer } from '@switchyard/api/testing';
+import { inheritedEnv, startTestServer, testS3, type TestServer } from '@switchyard/api/testing';
 import { createSwitchyardClient } from '@switchyard/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { DemoSummary } from '../src/commands/demo.js';
@@ -59,7 +59,7 @@ async function switchyard(args: string[], env: Record<string, string | undefined
   const code = await run(args, {
     stdout: (t) => (stdout += `${t}\n`),
     stderr: (t) => (stderr += `${t}\n`),
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...inheritedEnv(), ...env },
     cwd: process.cwd(),
   });
   return { code, stdout, stderr };
