@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
+import { createEmptyDatabase, createTestDatabase, scaled } from '@switchyard/db/testing';
 import { embeddedBinaries, findPgTools, serverFacts } from '@switchyard/db';
 import { inheritedEnv, startTestServer, testS3, type TestServer } from '@switchyard/api/testing';
 import { createSwitchyardClient } from '@switchyard/client';
@@ -325,6 +325,6 @@ describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
       expect(file.status).toBe(200);
       expect(await file.text()).toContain('# Weekly report');
     },
-    240_000,
+    scaled(240_000),
   );
 });
