@@ -72,14 +72,15 @@ describe('the `pnpm deploy` folder', () => {
       const dataDir = path.join(work, 'data');
       // From the workspace lockfile, with the workspace packages copied in (injected): no registry
       // lookups, so it works offline and as fast as the store (docs/deployment.md).
+      const deployLimit = scaled(180_000);
       await exec('pnpm', ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder], {
         cwd: root,
         maxBuffer: 64 * 1024 * 1024,
-        timeout: scaled(180_000),
+        timeout: deployLimit,
       }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
         // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
         const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
-        throw new Error(`pnpm deploy failed or took over 180 s:\n${said.join('\n').slice(-8000)}`);
+        throw new Error(`pnpm deploy failed or took over ${deployLimit / 1000} s:\n${said.join('\n').slice(-8000)}`);
       });
       // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
       expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
@@ -109,7 +110,7 @@ describe('the `pnpm deploy` folder', () => {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       const proc = { child, output: () => out, exited };
       try {
-        const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, 120_000);
+        const url = await waitFor(proc, /"url":"(http:\/\/[^"]+)","msg":"listening"/, scaled(120_000));
         const health = await fetch(`${url}/healthz`);
         expect(health.status).toBe(200);
         expect(await health.json()).toEqual({ status: 'ok', version: VERSION });

@@ -1,5 +1,6 @@
-// The documentation tree: every relative link in README.md, docs/**/*.md and bench/README.md
-// resolves (the file exists and, for a #fragment, the target has that heading, as GitHub slugs it),
+// The documentation tree: every relative link in the repository root's Markdown files (README.md,
+// CONTRIBUTING.md, CHANGELOG.md), docs/**/*.md and bench/README.md resolves (the file exists and,
+// for a #fragment, the target has that heading, as GitHub slugs it),
 // and docs/spec/ holds what the specs beside the repository hold (../shared/spec/, copied by
 // `pnpm spec:copy`), or, without them, what docs/spec/SHA256SUMS recorded at copy time.
 import { createHash } from 'node:crypto';
@@ -16,9 +17,10 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const specCopies = path.join(root, 'docs', 'spec');
 const specSource = path.resolve(root, '../shared/spec');
 
-/** README.md, bench/README.md and every .md file under docs/, as paths relative to the root. */
+/** The root's .md files, bench/README.md and every .md file under docs/, as paths relative to the root. */
 function markdownFiles(): string[] {
-  const files = ['README.md', 'bench/README.md'];
+  const files = readdirSync(root).filter((name) => name.endsWith('.md') && statSync(path.join(root, name)).isFile());
+  files.push('bench/README.md');
   const walk = (dir: string) => {
     for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const rel = path.posix.join(dir, entry.name);
@@ -118,15 +120,24 @@ describe('the link check', () => {
 describe('the documentation tree', () => {
   const files = markdownFiles();
 
-  it('has the README, the docs index and the pages the README links to', () => {
-    for (const page of ['README.md', 'docs/README.md', 'docs/api.md', 'docs/decisions/README.md', 'docs/spec/README.md', 'bench/README.md']) {
+  it('has the README, CONTRIBUTING and CHANGELOG, the docs index and the pages the README links to', () => {
+    for (const page of [
+      'README.md',
+      'CONTRIBUTING.md',
+      'CHANGELOG.md',
+      'docs/README.md',
+      'docs/api.md',
+      'docs/decisions/README.md',
+      'docs/spec/README.md',
+      'bench/README.md',
+    ]) {
       expect(files, page).toContain(page);
     }
     const readmeLinks = parsedFile(path.join(root, 'README.md')).links.filter((link) => !external(link.url));
     expect(readmeLinks.length).toBeGreaterThan(20);
   });
 
-  it('every relative link in README.md, docs/ and bench/README.md resolves, #fragments included', () => {
+  it("every relative link in the root's Markdown files, docs/ and bench/README.md resolves, #fragments included", () => {
     const broken: string[] = [];
     for (const file of files) {
       for (const { url, line } of parsedFile(path.join(root, file)).links) {

@@ -103,7 +103,7 @@ export async function startRedis(timeoutMs = scaled(30_000)): Promise<TestRedis>
       if (alive(running)) {
         running.proc.kill('SIGTERM');
         // SIGTERM ends it at once (no persistence to write); SIGKILL if it has not within 10 s.
-        const late = setTimeout(() => running.proc.kill('SIGKILL'), 10_000);
+        const late = setTimeout(() => running.proc.kill('SIGKILL'), scaled(10_000));
         await running.exited;
         clearTimeout(late);
       }

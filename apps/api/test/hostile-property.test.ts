@@ -479,7 +479,7 @@ function send(request: HostileRequest): Promise<Answer> {
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${scaled(30_000) / 1000} s`)));
     req.on('error', reject);
     req.end(request.body);
   });

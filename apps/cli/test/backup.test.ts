@@ -13,9 +13,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createEmptyDatabase, createTestDatabase } from '@switchyard/db/testing';
+import { createEmptyDatabase, createTestDatabase, scaled } from '@switchyard/db/testing';
 import { embeddedBinaries, findPgTools, serverFacts } from '@switchyard/db';
-import { startTestServer, testS3, type TestServer } from '@switchyard/api/testing';
+import { inheritedEnv, startTestServer, testS3, type TestServer } from '@switchyard/api/testing';
 import { createSwitchyardClient } from '@switchyard/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { DemoSummary } from '../src/commands/demo.js';
@@ -59,7 +59,7 @@ async function switchyard(args: string[], env: Record<string, string | undefined
   const code = await run(args, {
     stdout: (t) => (stdout += `${t}\n`),
     stderr: (t) => (stderr += `${t}\n`),
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...inheritedEnv(), ...env },
     cwd: process.cwd(),
   });
   return { code, stdout, stderr };
@@ -325,6 +325,6 @@ describe.each(scenarios)('backup and restore of $name', ({ path: kind }) => {
       expect(file.status).toBe(200);
       expect(await file.text()).toContain('# Weekly report');
     },
-    240_000,
+    scaled(240_000),
   );
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inheritedEnv, startTestServer, type TestServer } from '@switchyard/api/testing';
+import { scaled } from '@switchyard/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { VERSION } from '../src/cli.js';
 
@@ -44,46 +45,50 @@ afterAll(async () => {
 });
 
 describe('docs/cli.md: installing the CLI on its own', () => {
-  it('works as written, with a HOME that has no ~/.local/bin and a PATH without it; the installed demo finds its catalog', async () => {
-    const block = shellBlockUnder(await fs.readFile(path.join(root, 'docs', 'cli.md'), 'utf8'), 'Installing it on its own');
-    expect(block.at(-1)).toBe('switchyard --version');
-    expect(existsSync(path.join(home, '.local', 'bin'))).toBe(false);
-    const localBins = new Set([path.join(home, '.local', 'bin'), path.join(os.homedir(), '.local', 'bin')]);
-    const PATH = (process.env.PATH ?? '')
-      .split(':')
-      .filter((dir) => !localBins.has(dir))
-      .join(':');
-    const env = {
-      PATH,
-      HOME: home,
-      npm_config_store_dir: store,
-      // pnpm turns Node's compile cache on for itself: without the run's switch it would write one
-      // into the run's temporary directory.
-      ...inheritedEnv(),
-    };
-    const installed = await exec('bash', ['-eo', 'pipefail', '-c', block.join('\n')], { cwd: root, env, timeout: 540_000 }).catch(
-      (e: { stdout: string; stderr: string; code: number }) => {
-        throw new Error(`the documented install failed (${e.code}):\n${e.stdout}\n${e.stderr}`.slice(-8000));
-      },
-    );
-    expect(installed.stdout.trimEnd().split('\n').at(-1)).toBe(VERSION);
-    expect((await fs.lstat(path.join(home, '.local', 'bin', 'switchyard'))).isSymbolicLink()).toBe(true);
+  it(
+    'works as written, with a HOME that has no ~/.local/bin and a PATH without it; the installed demo finds its catalog',
+    async () => {
+      const block = shellBlockUnder(await fs.readFile(path.join(root, 'docs', 'cli.md'), 'utf8'), 'Installing it on its own');
+      expect(block.at(-1)).toBe('switchyard --version');
+      expect(existsSync(path.join(home, '.local', 'bin'))).toBe(false);
+      const localBins = new Set([path.join(home, '.local', 'bin'), path.join(os.homedir(), '.local', 'bin')]);
+      const PATH = (process.env.PATH ?? '')
+        .split(':')
+        .filter((dir) => !localBins.has(dir))
+        .join(':');
+      const env = {
+        PATH,
+        HOME: home,
+        npm_config_store_dir: store,
+        // pnpm turns Node's compile cache on for itself: without the run's switch it would write one
+        // into the run's temporary directory.
+        ...inheritedEnv(),
+      };
+      const installed = await exec('bash', ['-eo', 'pipefail', '-c', block.join('\n')], { cwd: root, env, timeout: scaled(540_000) }).catch(
+        (e: { stdout: string; stderr: string; code: number }) => {
+          throw new Error(`the documented install failed (${e.code}):\n${e.stdout}\n${e.stderr}`.slice(-8000));
+        },
+      );
+      expect(installed.stdout.trimEnd().split('\n').at(-1)).toBe(VERSION);
+      expect((await fs.lstat(path.join(home, '.local', 'bin', 'switchyard'))).isSymbolicLink()).toBe(true);
 
-    // From outside the checkout, the PATH as the page leaves it (its export line), the installed demo.
-    const exports = block.filter((line) => line.startsWith('export '));
-    expect(exports.length).toBeGreaterThan(0);
-    const elsewhere = await fs.mkdtemp(path.join(home, 'work-'));
-    const demo = await exec('bash', ['-eo', 'pipefail', '-c', [...exports, 'switchyard demo --json'].join('\n')], {
-      cwd: elsewhere,
-      env: { ...env, SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, SWITCHYARD_PLATFORM_KEY: server.platformKey },
-      timeout: 120_000,
-    }).catch((e: { stdout: string; stderr: string; code: number }) => {
-      throw new Error(`the installed switchyard demo failed (${e.code}):\n${e.stderr}`.slice(-8000));
-    });
-    // Its catalog: the one of the repository, copied by the build.
-    const catalog = JSON.parse(await fs.readFile(path.join(root, 'demo', 'catalog.json'), 'utf8')) as { models: { id: string }[] };
-    const summary = JSON.parse(demo.stdout) as { workspace_slug: string; model: string };
-    expect(summary.workspace_slug).toBe('demo-team');
-    expect(catalog.models.map((m) => m.id)).toContain(summary.model);
-  }, 600_000);
+      // From outside the checkout, the PATH as the page leaves it (its export line), the installed demo.
+      const exports = block.filter((line) => line.startsWith('export '));
+      expect(exports.length).toBeGreaterThan(0);
+      const elsewhere = await fs.mkdtemp(path.join(home, 'work-'));
+      const demo = await exec('bash', ['-eo', 'pipefail', '-c', [...exports, 'switchyard demo --json'].join('\n')], {
+        cwd: elsewhere,
+        env: { ...env, SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey, SWITCHYARD_PLATFORM_KEY: server.platformKey },
+        timeout: scaled(120_000),
+      }).catch((e: { stdout: string; stderr: string; code: number }) => {
+        throw new Error(`the installed switchyard demo failed (${e.code}):\n${e.stderr}`.slice(-8000));
+      });
+      // Its catalog: the one of the repository, copied by the build.
+      const catalog = JSON.parse(await fs.readFile(path.join(root, 'demo', 'catalog.json'), 'utf8')) as { models: { id: string }[] };
+      const summary = JSON.parse(demo.stdout) as { workspace_slug: string; model: string };
+      expect(summary.workspace_slug).toBe('demo-team');
+      expect(catalog.models.map((m) => m.id)).toContain(summary.model);
+    },
+    scaled(600_000),
+  );
 });

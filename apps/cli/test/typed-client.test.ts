@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type TestServer } from '@switchyard/api/testing';
+import { inheritedEnv, startTestServer, type TestServer } from '@switchyard/api/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { run } from '../src/cli.js';
 
@@ -24,10 +24,10 @@ afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-/** The script under node, in `cwd`, with only PATH, HOME and `env`. */
+/** The script under node, in `cwd`, with only PATH, HOME, the run's temporary settings (inheritedEnv) and `env`. */
 function typedClient(env: Record<string, string>, cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: dir, ...inheritedEnv(), ...env } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
