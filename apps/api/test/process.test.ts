@@ -1,6 +1,6 @@
 // The server as a process: embedded PostgreSQL by default, data that survives restarts, recovery
-// after SIGKILL, DATABASE_URL, and configuration errors. Runs src/main.ts the way `pnpm start`
-// runs the build, through tsx.
+// after SIGKILL, DATABASE_URL, and configuration errors. Runs the build's dist/main.js the way
+// `pnpm start` runs it (fixtures-process.ts).
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import fs from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { AWS_SDK_NOTICE } from '../src/lib/aws-sdk-notice.js';
 import { VERSION } from '../src/lib/version.js';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
-import { launch, launchWith, start, waitFor } from './fixtures-process.js';
+import { assertBuilt, launch, launchWith, mainArgs, start, waitFor } from './fixtures-process.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -205,7 +205,7 @@ describe('server process on embedded PostgreSQL', () => {
       const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
       // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
-      const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
+      const command = `exec ${process.execPath} ${mainArgs().join(' ')}`;
       const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
         DATA_DIR: dataDir,
         DATABASE_URL: database.url,
@@ -402,16 +402,14 @@ describe('server process on embedded PostgreSQL', () => {
       launchWith(
         process.execPath,
         [
-          '--conditions=@switchyard/source',
-          '--import',
-          'tsx',
           '--input-type=module',
           '-e',
           `${prelude} const { S3Client } = await import('@aws-sdk/client-s3'); new S3Client({ region: 'us-east-1' }); new S3Client({ region: 'eu-west-1' }); console.log('made two');`,
         ],
         {},
       );
-    const quiet = makeClients("await import('./src/storage/s3-storage.ts');");
+    assertBuilt();
+    const quiet = makeClients("await import('./dist/storage/s3-storage.js');");
     expect(await quiet.exited).toBe(0);
     expect(quiet.output()).toContain('made two');
     expect(quiet.output()).not.toContain('NodeVersionSupportWarning');
