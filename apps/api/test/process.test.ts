@@ -1,6 +1,6 @@
 // The server as a process: embedded PostgreSQL by default, data that survives restarts, recovery
-// after SIGKILL, DATABASE_URL, and configuration errors. Runs src/main.ts the way `pnpm start`
-// runs the build, through tsx.
+// after SIGKILL, DATABASE_URL, and configuration errors. Runs the build's dist/main.js the way
+// `pnpm start` runs it (fixtures-process.ts).
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import fs from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { AWS_SDK_NOTICE } from '../src/lib/aws-sdk-notice.js';
 import { VERSION } from '../src/lib/version.js';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
 import { until } from './fixtures.js';
-import { launch, launchWith, start, waitFor } from './fixtures-process.js';
+import { assertBuilt, launch, launchWith, mainArgs, start, waitFor } from './fixtures-process.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -51,6 +51,17 @@ async function processesUsing(dir: string): Promise<number[]> {
     if (cmdline.includes(dir) && (await alive(Number(entry)))) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** loadConfig's refusal of `env` (with the defaults for the rest): its message. */
+function refused(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(Object.keys(env))}`);
 }
 
 describe('server process on embedded PostgreSQL', () => {
@@ -205,7 +216,7 @@ describe('server process on embedded PostgreSQL', () => {
       const database = await createTestDatabase(inject('pgAdminUrl'), inject('pgTemplate'));
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-proc-'));
       // script(1) runs the server on a pseudo-terminal, as a person at a shell would.
-      const command = `exec ${process.execPath} ${NODE_FLAGS.join(' ')} --conditions=@switchyard/source --import tsx src/main.ts`;
+      const command = `exec ${process.execPath} ${mainArgs().join(' ')}`;
       const proc = launchWith('script', ['-qfec', command, '/dev/null'], {
         DATA_DIR: dataDir,
         DATABASE_URL: database.url,
@@ -228,6 +239,8 @@ describe('server process on embedded PostgreSQL', () => {
     scaled(180_000),
   );
 
+  // Each rule's message from loadConfig itself; the process's part (it prints that message, exits 1,
+  // makes nothing) is the same for every ConfigError (main.ts), and is checked once, below.
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],
@@ -235,25 +248,23 @@ describe('server process on embedded PostgreSQL', () => {
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['STORAGE_URL', 'ftp://files.example.com/blobs'],
     ['S3_FORCE_PATH_STYLE', 'yes'],
-  ])('refuses to start with a clear message for %s=%s', async (name, value) => {
-    const proc = launch({ [name]: value, DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') });
+  ])('refuses to start with a clear message for %s=%s', (name, value) => {
+    const message = refused({ [name]: value, DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') });
+    expect(message).toContain('Invalid configuration');
+    expect(message).toContain(`${name}="${value}"`);
+    expect(message).toContain(CONFIG_FIX);
+  });
+
+  it('prints the configuration refusal and exits 1, before making DATA_DIR', async () => {
+    const env = { PORT: 'abc', DATA_DIR: path.join(os.tmpdir(), 'switchyard-never-created') };
+    const proc = launch(env);
     expect(await proc.exited).toBe(1);
-    expect(proc.output()).toContain('Invalid configuration');
-    expect(proc.output()).toContain(`${name}="${value}"`);
-    expect(proc.output()).toContain(CONFIG_FIX);
+    expect(proc.output()).toContain(refused(env));
+    expect(proc.output()).toContain('PORT="abc"');
     expect(existsSync(path.join(os.tmpdir(), 'switchyard-never-created'))).toBe(false);
   });
 
   it('never prints a secret setting: its length and the rule instead, and URLs with their passwords masked', async () => {
-    const refused = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-      } catch (error) {
-        if (error instanceof ConfigError) return error.message;
-        throw error;
-      }
-      throw new Error(`accepted ${JSON.stringify(Object.keys(env))}`);
-    };
     const secrets = [
       ['SWITCHYARD_SECRET_KEY', 'mysupersecretvalue123', 'must be 32 bytes as 64 hex characters or base64'],
       ['SWITCHYARD_BOOTSTRAP_KEY', 'sk-sy-v1-notquiteasecret', 'must be sk-sy-v1- followed by 64 lowercase hex characters'],
@@ -405,16 +416,14 @@ describe('server process on embedded PostgreSQL', () => {
       launchWith(
         process.execPath,
         [
-          '--conditions=@switchyard/source',
-          '--import',
-          'tsx',
           '--input-type=module',
           '-e',
           `${prelude} const { S3Client } = await import('@aws-sdk/client-s3'); new S3Client({ region: 'us-east-1' }); new S3Client({ region: 'eu-west-1' }); console.log('made two');`,
         ],
         {},
       );
-    const quiet = makeClients("await import('./src/storage/s3-storage.ts');");
+    assertBuilt();
+    const quiet = makeClients("await import('./dist/storage/s3-storage.js');");
     expect(await quiet.exited).toBe(0);
     expect(quiet.output()).toContain('made two');
     expect(quiet.output()).not.toContain('NodeVersionSupportWarning');

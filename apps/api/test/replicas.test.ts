@@ -1,4 +1,4 @@
-// Several replicas: two server processes (src/main.ts, as `pnpm start` runs it) share one PostgreSQL
+// Several replicas: two server processes (dist/main.js, as `pnpm start` runs it) share one PostgreSQL
 // database and one S3 bucket (on the test process's S3 server), and nothing else. They keep what
 // they read for CACHE_TTL_MS = 60 s, so whatever one sees of the other's writes within the tests'
 // own timeouts came through LISTEN/NOTIFY. The figures are printed, never asserted.
