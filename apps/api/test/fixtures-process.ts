@@ -33,6 +33,9 @@ function newestFile(dir: string): { file: string; mtimeMs: number } {
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
+    // Prisma's generated client is no input of the build (turbo.json leaves it out too): turbo
+    // rewrites it whenever it replays the generate task, after the build it came from.
+    if (file.includes(`${path.sep}src${path.sep}generated${path.sep}`)) continue;
     const { mtimeMs } = statSync(file);
     if (mtimeMs > newest.mtimeMs) newest = { file: path.relative(repoRoot, file), mtimeMs };
   }
