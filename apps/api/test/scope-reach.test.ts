@@ -21,7 +21,7 @@ import { UPLOAD_ROUTES } from '../src/modules/files/upload.stream.js';
 import { VIDEO_CONTENT_ROUTES } from '../src/modules/videos/videos.streams.js';
 import { routerProcedures, useServer } from './fixtures.js';
 import { rest } from './fixtures-admin.js';
-import { AUDIENCE, exchange, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
+import { accessToken, AUDIENCE, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
 const started = Date.now();
@@ -93,21 +93,6 @@ async function scopedKey(scopes: string[], name = scopes.join(' ')): Promise<{ k
   return { key: made.key, hash: made.data.hash };
 }
 
-/** An access token acting as `keyHash`, under a policy the unscoped key makes. */
-async function accessToken(keyHash: string): Promise<string> {
-  const subject = `reach-${randomUUID().slice(0, 8)}`;
-  const policy = await ok(env.server, 'federationPolicies.create', {
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    subject,
-    jwks: idp.jwks as { keys: [{ kty: 'EC' }] },
-    key_hash: keyHash,
-  });
-  const res = await exchange(env.server, exchangeForm(policy.id, await idp.sign(subject, { aud: AUDIENCE })));
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 beforeAll(async () => {
   idp = await identityProvider();
   ownerHash = (await env.server.db.apiKey.findFirstOrThrow({ where: { organization_id: env.server.organizationId, is_management_key: true } })).hash;
@@ -115,7 +100,7 @@ beforeAll(async () => {
   for (const scope of SCOPES) keyOf.set(scope, (await scopedKey([scope])).key);
   // The token of an unscoped management key: what the token may do is its scope's, not the key's.
   const unscoped = await ok(env.server, 'keys.create', { name: 'reach unscoped', is_management_key: true });
-  keyOf.set('access token', await accessToken(unscoped.data.hash));
+  keyOf.set('access token', await accessToken(env.server, idp, unscoped.data.hash));
 });
 
 describe('the scope table', () => {
