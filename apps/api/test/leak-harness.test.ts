@@ -498,7 +498,7 @@ describe('the leak harness', () => {
     });
   }
 
-  // Last (tests run in order): the harness is not blind. Each caller's own answers showed every kind
+  // After every read (tests run in order): the harness is not blind. Each caller's own answers showed every kind
   // of its world's data that its key may read, so the same data of the other world would be seen.
   it("each caller's own answers showed every kind of its own data", () => {
     const missing: string[] = [];
