@@ -10,6 +10,9 @@
 //   platform key                             2xx     403        403          2xx
 //   scoped management key lacking the scope  2xx     403 / 2xx  403          403
 //   scoped management key holding the scope  2xx     2xx        2xx          403
+//   access token of an unscoped mgmt. key    2xx     2xx        403          403
+//   access token of a scoped key             2xx     2xx / 403  403          403
+//   access token of a regular key            2xx     2xx        403          403
 //
 // (404 when the sample names a resource of the owning organization, "scoped"; else the other
 // organization acts on its own data, 2xx.) A procedure or route without a rule, or without a sample
@@ -19,11 +22,15 @@
 // destinations:read for an audit operation), and its 403 names the scope the operation needs; the
 // key "holding" it has exactly that scope, and what the operation hands out (CEILING_EXTRA: the
 // ceiling of docs/scopes.md). Samples that make or act on keys name keys within keys:write's ceiling.
+// An access token (the token exchange's) has the rights of its scope claim, `inference`, and of its
+// key, whichever is less (rules.ts): no management operation and no authorization code (keys:write,
+// which hands out authority), and of the tenant operations those its key's scopes grant (TOKEN_KEYS:
+// the scoped key's token gets 403 naming the scope it lacks where they do not).
 import { randomUUID } from 'node:crypto';
-import { ERROR_MESSAGES, SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { ERROR_MESSAGES, SAMPLE_VIDEO_URL, type Scope } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGULAR_KEY_SCOPES } from '../src/access/ceiling.js';
-import { EVERY_KEY, type AccessRule } from '../src/access/rules.js';
+import { AUTHORITY_SCOPES, EVERY_KEY, grants, type AccessRule, type OperationScope, type PermissionScope } from '../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
 import { declaredAnswer } from '../src/raw-routes/statuses.js';
@@ -34,11 +41,24 @@ import { createOrganization, routerProcedures, useServer, type OrgFixture } from
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { BOUNDARY, multipart } from './fixtures-upload.js';
 import { ok, trpcRaw, type InputOf, type ProcedurePath } from './fixtures-trpc.js';
-import { AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 import { restRequest } from './fixtures-admin.js';
+import { accessToken, AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 
-type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding';
-const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding'];
+/** The access tokens that are callers, by the key each acts as. */
+type TokenCaller = 'token of management' | 'token of scoped' | 'token of regular';
+type Caller = 'none' | 'regular' | 'management' | 'other' | 'platform' | 'lacking' | 'holding' | TokenCaller;
+/**
+ * What the key of each access-token caller holds (null: not narrowed by scopes, an unscoped
+ * management key or a regular key). The scoped key's scopes grant some tenant operations and not
+ * others (files, and generation content, but not a generation's record, presets, guardrails or members).
+ */
+const TOKEN_KEYS: Record<TokenCaller, readonly Scope[] | null> = {
+  'token of management': null,
+  'token of scoped': ['files:write', 'generations:read'],
+  'token of regular': null,
+};
+const isToken = (caller: Caller): caller is TokenCaller => caller in TOKEN_KEYS;
+const CALLERS: Caller[] = ['none', 'regular', 'management', 'other', 'platform', 'lacking', 'holding', ...(Object.keys(TOKEN_KEYS) as TokenCaller[])];
 
 interface Fixture {
   server: TestServer;
@@ -318,6 +338,12 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
   if (rule === 'platform') return caller === 'platform' ? 'ok' : 403;
   if (caller === 'platform') return 403;
   if (caller === 'regular') return rule === 'tenant' ? 'ok' : 403;
+  if (isToken(caller)) {
+    // Its scope's rights and its key's, whichever is less.
+    if (rule !== 'tenant' || (scope !== undefined && AUTHORITY_SCOPES.includes(scope as OperationScope))) return 403;
+    const held = TOKEN_KEYS[caller];
+    return held === null || scope === EVERY_KEY || grants(held, scope as PermissionScope) ? 'ok' : 403;
+  }
   if (caller === 'other') return scoped ? 404 : 'ok';
   if (caller === 'lacking') return rule === 'management' || (rule === 'tenant' && scope !== EVERY_KEY) ? 403 : 'ok';
   return 'ok';
@@ -410,7 +436,20 @@ beforeAll(async () => {
   };
   fx.destinationId = await destination(fx);
   fx.documentId = await document(fx);
-  keys = { none: null, regular: regular.key, management: server.managementKey, other: other.managementKey, platform: server.platformKey };
+  // Tokens acting as the server's own management key, a scoped key, and the regular key: all of
+  // the default workspace, where the samples' resources are.
+  const scoped = await ok(server, 'keys.create', { name: 'token scoped', is_management_key: true, scopes: [...TOKEN_KEYS['token of scoped']!] });
+  const tokenOf = (hash: string) => accessToken(server, fx.idp, hash);
+  keys = {
+    none: null,
+    regular: regular.key,
+    management: server.managementKey,
+    other: other.managementKey,
+    platform: server.platformKey,
+    'token of management': await tokenOf(managementHash),
+    'token of scoped': await tokenOf(scoped.data.hash),
+    'token of regular': await tokenOf(regular.hash),
+  };
 });
 
 describe('the access matrix', () => {
@@ -447,8 +486,16 @@ describe('the access matrix', () => {
         const key = await keyOf(caller, rule, def.meta?.scope, path);
         const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
-        // The refusal of a scoped key names the scope it lacks.
-        if (caller === 'lacking' && rule !== 'platform' && want[`trpc ${caller}`] === 403) expect(called.error?.message).toContain(def.meta!.scope!);
+        // The refusal of a scoped key keeps the contract's message and names the scope it lacks in its reason.
+        if (caller === 'lacking' && rule !== 'platform' && want[`trpc ${caller}`] === 403) {
+          expect(called.error?.message).toBe(ERROR_MESSAGES[403]);
+          expect(called.error?.data.metadata?.reason).toContain(def.meta!.scope!);
+        }
+        // A management key's access token is refused for its scope's sake, or for the scope its key
+        // lacks, and says which (a regular key's token is refused management operations as its key is).
+        if (isToken(caller) && caller !== 'token of regular' && rule !== 'platform' && want[`trpc ${caller}`] === 403) {
+          expect(`${called.error?.message} ${called.error?.data.metadata?.reason}`).toMatch(new RegExp(`an access token|${def.meta!.scope!}`));
+        }
         if (def.meta?.openapi) {
           // Over REST, an operation answers the declared status that stands for the natural one (http/statuses.ts).
           want[`rest ${caller}`] = restOutcome(def.meta as ProcedureMeta, want[`trpc ${caller}`]!);

@@ -1,10 +1,12 @@
 // A local identity provider for the token exchange (D12): an ES256 key pair made here, its public
 // key as a JWK set (inline in a policy, or served over HTTP on loopback), and subject tokens it signs.
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { GRANT_TYPE, JWT_TOKEN_TYPE } from '../src/modules/auth/token-exchange.js';
 import type { TestServer } from '../src/testing/server.js';
+import { ok } from './fixtures-trpc.js';
 
 export const ISSUER = 'https://idp.example.test';
 export const AUDIENCE = 'switchyard-test';
@@ -74,4 +76,22 @@ export function exchange(server: TestServer, form: string, headers: Record<strin
     body: form,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   });
+}
+
+/**
+ * An access token acting as the key `keyHash`: a policy of the key's organization (made by
+ * `managementKey`, the server's own unless given) trusting `provider` for a subject of its own, and
+ * its exchange.
+ */
+export async function accessToken(server: TestServer, provider: IdentityProvider, keyHash: string, managementKey?: string): Promise<string> {
+  const subject = `workload-${randomUUID().slice(0, 8)}`;
+  const policy = await ok(
+    server,
+    'federationPolicies.create',
+    { issuer: ISSUER, audience: AUDIENCE, subject, jwks: provider.jwks as { keys: [{ kty: 'EC' }] }, key_hash: keyHash },
+    managementKey ? { key: managementKey } : {},
+  );
+  const res = await exchange(server, exchangeForm(policy.id, await provider.sign(subject)));
+  if (res.status !== 200) throw new Error(`the token exchange answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
 }

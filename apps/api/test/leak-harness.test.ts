@@ -1,22 +1,38 @@
 // The leak harness (issue 43), derived from the router as the access matrix is: every read
-// procedure (every tRPC query, and the reads served as mutations listed in READ_MUTATIONS) is called
-// by each caller of a pair, with inputs derived from its input schema and the caller's own world,
-// and again with the other caller's world; no answer may carry any of the other world's data (its
-// unique tag, which every name and content of it holds, or any of its ids). Pairs:
+// procedure (every tRPC query, and the reads served as mutations listed in READ_MUTATIONS) and every
+// raw read route (GET: file, document and video content, the export) is called by each caller of a
+// pair, with inputs derived from its input schema (a route's path parameters) and the caller's own
+// world, and again with the other caller's world; no answer may carry any of the other world's data
+// (its unique tag, which every name and content of it holds, or any of its ids). With its own world's
+// input, each caller gets the answer its key's rights give (rules.ts, as `admits` below reads them):
+// 200 where they admit the read, 403 where they do not. Pairs:
 // - two organizations (their management keys);
 // - two workspaces of one organization and one user (regular keys a management key made, so
-//   they share its user: issue 37's workspace rule).
+//   they share its user: issue 37's workspace rule);
+// - two organizations' scoped management keys, holding every read scope;
+// - two organizations' management keys holding only audit:read, whose answers must carry no
+//   content of their own organization either (generation prompts and completions, file and
+//   document bytes): they read the audit log and what every key may, and nothing else;
+// - two organizations' access tokens (the token exchange's), in three pairs: tokens acting as an
+//   unscoped management key, as a scoped key (every read scope) and as a regular key;
+// - a workspace's regular key and another workspace's access token of a management key: a token
+//   reads its key's workspace only, as a regular key does.
+// Then every write (a mutation not in READ_MUTATIONS) whose input the harness derives from the
+// other caller's world, naming its records, is called by each caller of each pair: it is refused
+// (403 or 404), so no caller changes the other's data.
 // A new query is covered without a test of its own: its input is derived from its schema by the
 // field names below. One whose input cannot be derived fails the harness until it is listed in
 // UNDERIVABLE with the reason.
 import { randomUUID } from 'node:crypto';
-import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
+import { SAMPLE_VIDEO_URL, SCOPES, type Scope } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type { AccessRule } from '../src/access/rules.js';
+import { EVERY_KEY, grants, type AccessRule, type OperationScope, type PermissionScope } from '../src/access/rules.js';
+import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { demoCatalog, record } from './fixtures-catalog.js';
 import { fileIdOf, openContainer, putFile } from './fixtures-files.js';
 import { routerProcedures, until, useServer, type RouterProcedure } from './fixtures.js';
+import { accessToken, identityProvider } from './fixtures-identity.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
 /** What one caller owns: every id a read may name, and the tag every name and content holds. */
@@ -52,6 +68,11 @@ function markersOf(world: World, sameOrganization: boolean): string[] {
     ...(sameOrganization ? [workspaceId] : [organizationId, workspaceId]),
     ...(memberUserId && !sameOrganization ? [memberUserId] : []),
   ].filter((v): v is string => typeof v === 'string' && v.length > 0);
+}
+
+/** The content of a world (what the content scopes guard): its generation's prompt and completion, its file's and its document's bytes. */
+function contentOf(world: World): string[] {
+  return ['prompt', 'completion', 'file', 'document'].map((what) => `${world.tag} ${what}`);
 }
 
 /** The world's id a field named `id` stands for, by the procedure's namespace. */
@@ -125,6 +146,30 @@ const UNDERIVABLE: Record<string, string> = {
 type ProcedureDef = RouterProcedure;
 const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
 const reads = procedures.filter((p) => p.def.type === 'query' || READ_MUTATIONS[p.path]);
+const writes = procedures.filter((p) => p.def.type === 'mutation' && !READ_MUTATIONS[p.path]);
+/** The raw routes that read (GET), each with its full path: byte streams and the export. */
+const rawReads = BYTE_ROUTE_MOUNTS.flatMap(({ prefix, routes }) =>
+  routes.filter((r) => r.method === 'get').map((route) => ({ route, name: `GET ${prefix}${route.path}`, prefix })),
+);
+
+/** The world's id a raw route's path parameter names (a file in a container, else a document). */
+function rawParam(world: World, name: string, path: string): string | undefined {
+  if (name === 'container_id') return world.containerId;
+  if (name === 'file_id') return path.includes(':container_id') ? world.fileId : world.documentId;
+  if (name === 'jobId') return world.videoJobId;
+  return undefined;
+}
+
+/** A raw read's URL for a world; null when a path parameter cannot be derived. */
+function rawUrl(prefix: string, path: string, world: World): string | null {
+  let underived = false;
+  const url = path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = rawParam(world, name, path);
+    if (value === undefined) underived = true;
+    return encodeURIComponent(value ?? '');
+  });
+  return underived ? null : `${prefix}${url}`;
+}
 
 /** The object schema inside optional/pipe/default wrappers, or null when the input is not an object. */
 function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | null {
@@ -158,15 +203,59 @@ function deriveInput(path: string, def: ProcedureDef, world: World): { input: un
 
 const env = useServer('Leak other');
 
+/** What a caller's key holds, as the access rules read it (rules.ts admitTenant). */
+interface Holder {
+  management: boolean;
+  /** A management key's scopes; null: unscoped (or a regular key, which scopes do not narrow). */
+  scopes: readonly Scope[] | null;
+  /** An access token acting as the key: scope `inference`. */
+  token: boolean;
+}
+
+/** The scopes an access token's `inference` never grants: those that hand out authority (authorization codes). */
+const AUTHORITY_SCOPES: readonly string[] = ['keys:write'];
+
+/**
+ * Whether rules.ts admits this caller to an operation of `rule` needing `scope`: public ones
+ * anyone; platform ones no tenant; management ones a management key (never through an access
+ * token); and a scoped key only where its scopes grant the operation's (or it is open to every key).
+ */
+function admits(holder: Holder, rule: AccessRule | undefined, scope: OperationScope | undefined): boolean {
+  if (rule === 'public') return true;
+  if (rule !== 'tenant' && rule !== 'management') return false;
+  if (rule === 'management' && (!holder.management || holder.token)) return false;
+  if (holder.token && scope !== undefined && AUTHORITY_SCOPES.includes(scope)) return false;
+  if (!holder.management || holder.scopes === null || scope === EVERY_KEY) return true;
+  return scope !== undefined && grants(holder.scopes, scope as PermissionScope);
+}
+
+/**
+ * What of its own world a caller's reads show (the harness is not blind to it): a management key
+ * its organization's (every record), a regular key or an access token its workspace's (not the
+ * management records: BYOK, destinations, SCIM), a key holding only audit:read no record of it.
+ */
+type Sight = 'organization' | 'workspace' | 'none';
+
 interface Caller {
   name: string;
   world: World;
-  /** What the caller's key may call: management keys all tenant reads, regular keys the tenant rule's. */
-  allowed: (rule: AccessRule | undefined) => boolean;
+  holds: Holder;
+  sight: Sight;
+  /** Markers of its own world its answers must never carry: content its scopes do not reach. */
+  unreadable: string[];
   /** The markers of its own world its own answers showed (the harness can see each kind of data). */
   found: Set<string>;
 }
 const pairs: { name: string; sameOrganization: boolean; callers: [Caller, Caller] }[] = [];
+
+const UNSCOPED: Holder = { management: true, scopes: null, token: false };
+const REGULAR: Holder = { management: false, scopes: null, token: false };
+/** Every read scope: the scoped keys that read the most, so that their leaks would show. */
+const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
+
+function caller(name: string, world: World, holds: Holder, sight: Sight, unreadable: string[] = []): Caller {
+  return { name, world, holds, sight, unreadable, found: new Set() };
+}
 
 /** A world: one of each resource, in `workspaceId` of the organization of `managementKey`, named with a fresh tag. */
 async function buildWorld(
@@ -249,18 +338,68 @@ beforeAll(async () => {
     await ok(server, 'generations.addCredits', { organization_id: organizationId, amount: 10 });
   const mine = { managementKey: server.managementKey, organizationId: server.organizationId };
   const theirs = { managementKey: other.managementKey, organizationId: other.organizationId };
-  const management = (rule: AccessRule | undefined) => rule !== 'platform';
-  const regular = (rule: AccessRule | undefined) => rule === 'tenant' || rule === 'public';
   const a = await buildWorld('a', mine, server.workspaceId, null);
   const b = await buildWorld('b', theirs, other.workspaceId, null);
   pairs.push({
     name: 'two organizations',
     sameOrganization: false,
     callers: [
-      { name: 'organization A', world: { ...a, key: server.managementKey }, allowed: management, found: new Set() },
-      { name: 'organization B', world: { ...b, key: other.managementKey }, allowed: management, found: new Set() },
+      caller('organization A', { ...a, key: server.managementKey }, UNSCOPED, 'organization'),
+      caller('organization B', { ...b, key: other.managementKey }, UNSCOPED, 'organization'),
     ],
   });
+  // Management keys of each organization with these scopes, in its default workspace.
+  const scopedOf = async (org: { managementKey: string }, workspaceId: string, scopes: readonly Scope[]) => {
+    const made = await ok(
+      server,
+      'keys.create',
+      { name: `leak ${scopes.join(' ')}`, workspace_id: workspaceId, is_management_key: true, scopes: [...scopes] },
+      { key: org.managementKey },
+    );
+    return { key: made.key, hash: made.data.hash };
+  };
+  const [readerA, readerB] = [await scopedOf(mine, server.workspaceId, READ_SCOPES), await scopedOf(theirs, other.workspaceId, READ_SCOPES)];
+  const readers: Holder = { management: true, scopes: READ_SCOPES, token: false };
+  pairs.push({
+    name: 'two organizations, keys holding every read scope',
+    sameOrganization: false,
+    callers: [caller('reader A', { ...a, key: readerA.key }, readers, 'organization'), caller('reader B', { ...b, key: readerB.key }, readers, 'organization')],
+  });
+  const auditors: Holder = { management: true, scopes: ['audit:read'], token: false };
+  const [auditorA, auditorB] = [await scopedOf(mine, server.workspaceId, ['audit:read']), await scopedOf(theirs, other.workspaceId, ['audit:read'])];
+  pairs.push({
+    name: 'two organizations, keys holding only audit:read',
+    sameOrganization: false,
+    callers: [
+      caller('auditor A', { ...a, key: auditorA.key }, auditors, 'none', contentOf(a)),
+      caller('auditor B', { ...b, key: auditorB.key }, auditors, 'none', contentOf(b)),
+    ],
+  });
+  // Access tokens: each acting as a key of its organization's default workspace, with a world of
+  // its own there (its generation is its key's, its guardrail assigned to its key).
+  const idp = await identityProvider();
+  const tokenWorld = async (label: string, org: typeof mine, workspaceId: string, key: { hash: string }) => {
+    const token = await accessToken(server, idp, key.hash, org.managementKey);
+    return buildWorld(label, org, workspaceId, { key: token, hash: key.hash });
+  };
+  const unscopedOf = async (org: typeof mine, workspaceId: string) =>
+    (await ok(server, 'keys.create', { name: 'leak unscoped', workspace_id: workspaceId, is_management_key: true }, { key: org.managementKey })).data;
+  const regularOf = async (org: typeof mine, workspaceId: string) =>
+    (await ok(server, 'keys.create', { name: 'leak regular', workspace_id: workspaceId }, { key: org.managementKey })).data;
+  const tokenKinds: [string, Holder, (org: typeof mine, workspaceId: string) => Promise<{ hash: string }>][] = [
+    ['an unscoped management key', { ...UNSCOPED, token: true }, unscopedOf],
+    ['a key holding every read scope', { ...readers, token: true }, (org, workspaceId) => scopedOf(org, workspaceId, READ_SCOPES)],
+    ['a regular key', { ...REGULAR, token: true }, regularOf],
+  ];
+  for (const [kind, holds, keyOf] of tokenKinds) {
+    const ta = await tokenWorld('ta', mine, server.workspaceId, await keyOf(mine, server.workspaceId));
+    const tb = await tokenWorld('tb', theirs, other.workspaceId, await keyOf(theirs, other.workspaceId));
+    pairs.push({
+      name: `two organizations, access tokens of ${kind}`,
+      sameOrganization: false,
+      callers: [caller(`token A (${kind})`, ta, holds, 'workspace'), caller(`token B (${kind})`, tb, holds, 'workspace')],
+    });
+  }
   // Two workspaces of the server's organization, with a regular key each, both made by the
   // management key (so both keys' user is its user).
   const second = await ok(server, 'workspaces.create', { slug: `leak-${randomUUID().slice(0, 8)}`, name: 'Second' });
@@ -273,12 +412,58 @@ beforeAll(async () => {
   pairs.push({
     name: 'two workspaces of one user',
     sameOrganization: true,
-    callers: [
-      { name: 'workspace 1', world: w1, allowed: regular, found: new Set() },
-      { name: 'workspace 2', world: w2, allowed: regular, found: new Set() },
-    ],
+    callers: [caller('workspace 1', w1, REGULAR, 'workspace'), caller('workspace 2', w2, REGULAR, 'workspace')],
+  });
+  // An access token of an unscoped management key of the second workspace reads that workspace
+  // only, as a regular key of it does: not the first workspace's (whose key shares its user).
+  const tw = await tokenWorld('tw', mine, second.data.id, await unscopedOf(mine, second.data.id));
+  pairs.push({
+    name: "a workspace's regular key and another workspace's access token of a management key",
+    sameOrganization: true,
+    callers: [caller('workspace 1', w1, REGULAR, 'workspace'), caller('token of workspace 2', tw, { ...UNSCOPED, token: true }, 'workspace')],
   });
 });
+
+/** An answer: its status and everything it carries, as text. */
+type Answer = { status: number; text: string };
+
+/**
+ * Every caller of every pair reads with its own world's input and the other's: no answer carries
+ * the other world's markers, nor any marker of its own world it must not read; with its own input,
+ * the status is the one its key's rights give.
+ */
+async function sweep(rule: AccessRule | undefined, scope: OperationScope | undefined, read: (world: World, key: string) => Promise<Answer | null>) {
+  expect(pairs.length).toBe(PAIRS);
+  const leaks: string[] = [];
+  const wrong: string[] = [];
+  for (const pair of pairs) {
+    for (const [me, them] of [pair.callers, [pair.callers[1], pair.callers[0]]] as const) {
+      const foreign = markersOf(them.world, pair.sameOrganization);
+      for (const [inputs, world] of [
+        ['own', me.world],
+        ['theirs', them.world],
+      ] as const) {
+        const called = await read(world, me.world.key);
+        if (!called) continue;
+        const seen = foreign.filter((marker) => called.text.includes(marker));
+        if (seen.length > 0) leaks.push(`${pair.name}: ${me.name} with ${inputs} input got ${them.name}'s ${seen.join(', ')} (status ${called.status})`);
+        const unread = me.unreadable.filter((marker) => called.text.includes(marker));
+        if (unread.length > 0) leaks.push(`${pair.name}: ${me.name} with ${inputs} input got its own content ${unread.join(', ')} (status ${called.status})`);
+        if (inputs !== 'own') continue;
+        for (const marker of markersOf(me.world, pair.sameOrganization)) if (called.text.includes(marker)) me.found.add(marker);
+        // With its own world's input: an admitted caller is answered (the derived input is a real
+        // one), and a refused one gets 403.
+        const want = admits(me.holds, rule, scope) ? 200 : 403;
+        if (called.status !== want) wrong.push(`${pair.name}: ${me.name} got ${called.status}, not ${want}: ${called.text.slice(0, 200)}`);
+      }
+    }
+  }
+  expect(leaks).toEqual([]);
+  expect(wrong).toEqual([]);
+}
+
+/** The pairs beforeAll makes: a sweep that finds fewer ran before it. */
+const PAIRS = 8;
 
 describe('the leak harness', () => {
   it('derives an input for every read, or lists why not', () => {
@@ -289,46 +474,41 @@ describe('the leak harness', () => {
     expect(Object.keys(READ_MUTATIONS).filter((path) => !procedures.some((p) => p.path === path && p.def.type === 'mutation'))).toEqual([]);
   });
 
+  it('derives the URL of every raw read', () => {
+    const world = pairs[0]!.callers[0].world;
+    expect(rawReads.filter((r) => rawUrl(r.prefix, r.route.path, world) === null).map((r) => r.name)).toEqual([]);
+  });
+
   for (const { path, def } of reads.filter((p) => !UNDERIVABLE[p.path])) {
     it(`${path} (${def.meta?.access}) answers no caller with the other's data`, async () => {
-      expect(pairs.length).toBe(2);
-      const leaks: string[] = [];
-      const refused: string[] = [];
-      for (const pair of pairs) {
-        for (const [me, them] of [pair.callers, [pair.callers[1], pair.callers[0]]] as const) {
-          const foreign = markersOf(them.world, pair.sameOrganization);
-          for (const [inputs, world] of [
-            ['own', me.world],
-            ['theirs', them.world],
-          ] as const) {
-            const derived = deriveInput(path, def, world)!;
-            const called = await trpcRaw(env.server, path, derived.input, { key: me.world.key, query: def.type === 'query' });
-            const text = JSON.stringify(called.data ?? called.error ?? null);
-            const seen = foreign.filter((marker) => text.includes(marker));
-            if (inputs === 'own') for (const marker of markersOf(me.world, pair.sameOrganization)) if (text.includes(marker)) me.found.add(marker);
-            if (seen.length > 0) leaks.push(`${pair.name}: ${me.name} with ${inputs} input got ${them.name}'s ${seen.join(', ')} (status ${called.status})`);
-            // With its own world's input, an allowed caller is answered: the derived input is a real one.
-            if (inputs === 'own' && me.allowed(def.meta?.access) && called.status !== 200) {
-              refused.push(`${pair.name}: ${me.name} got ${called.status} ${JSON.stringify(called.error?.message)}`);
-            }
-          }
-        }
-      }
-      expect(leaks).toEqual([]);
-      expect(refused).toEqual([]);
+      await sweep(def.meta?.access, def.meta?.scope, async (world, key) => {
+        const called = await trpcRaw(env.server, path, deriveInput(path, def, world)!.input, { key, query: def.type === 'query' });
+        return { status: called.status, text: JSON.stringify(called.data ?? called.error ?? null) };
+      });
     });
   }
 
-  // Last (tests run in order): the harness is not blind. Each caller's own answers showed every kind
+  for (const { route, name, prefix } of rawReads) {
+    const scope = 'scope' in route ? (route.scope as OperationScope | undefined) : undefined;
+    it(`${name} (${route.access}) answers no caller with the other's data`, async () => {
+      await sweep(route.access, scope, async (world, key) => {
+        const res = await env.server.request(rawUrl(prefix, route.path, world)!, { key });
+        return { status: res.status, text: await res.text() };
+      });
+    });
+  }
+
+  // After every read (tests run in order): the harness is not blind. Each caller's own answers showed every kind
   // of its world's data that its key may read, so the same data of the other world would be seen.
   it("each caller's own answers showed every kind of its own data", () => {
     const missing: string[] = [];
     for (const pair of pairs) {
-      for (const me of pair.callers) {
+      for (const me of pair.callers.filter((c) => c.sight !== 'none')) {
         const { key, byokId, destinationId, scimMappingId, syncJobId, ...readable } = me.world;
-        const wanted = pair.sameOrganization
-          ? { ...readable, byokId: '', destinationId: '', scimMappingId: '', syncJobId: '' }
-          : { ...readable, byokId, destinationId, scimMappingId, syncJobId };
+        const wanted =
+          me.sight === 'workspace'
+            ? { ...readable, byokId: '', destinationId: '', scimMappingId: '', syncJobId: '' }
+            : { ...readable, byokId, destinationId, scimMappingId, syncJobId };
         for (const [kind, marker] of Object.entries(wanted)) {
           if (typeof marker === 'string' && marker && markersOf(me.world, pair.sameOrganization).includes(marker) && !me.found.has(marker)) {
             missing.push(`${pair.name}: ${me.name} never saw its own ${kind}`);
@@ -337,5 +517,34 @@ describe('the leak harness', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  // After the reads (a write let through would change what they see).
+  it("no caller changes the other's data: every write naming it is refused", async () => {
+    const changed: string[] = [];
+    const tried = new Set<string>();
+    for (const pair of pairs) {
+      for (const [me, them] of [pair.callers, [pair.callers[1], pair.callers[0]]] as const) {
+        const foreign = markersOf(them.world, pair.sameOrganization);
+        for (const { path, def } of writes) {
+          const derived = deriveInput(path, def, them.world);
+          // Writes whose input names nothing of the other world act on the caller's own. A preset's
+          // slug is a name within an organization, not a reference: a write naming the other's slug
+          // makes or changes the caller's own preset of that name.
+          const named = JSON.stringify(derived?.input ?? null).replaceAll(them.world.presetSlug, '');
+          if (!derived || !foreign.some((marker) => named.includes(marker))) continue;
+          tried.add(path);
+          const called = await trpcRaw(env.server, path, derived.input, { key: me.world.key });
+          if (called.status !== 403 && called.status !== 404) {
+            changed.push(
+              `${pair.name}: ${me.name} called ${path} on ${them.name}'s data: ${called.status} ${JSON.stringify(called.data ?? called.error).slice(0, 200)}`,
+            );
+          }
+        }
+      }
+    }
+    expect(changed).toEqual([]);
+    console.log(`leak harness: ${tried.size} writes tried on the other's data: ${[...tried].sort().join(', ')}`);
+    expect(tried.size).toBeGreaterThan(0);
   });
 });

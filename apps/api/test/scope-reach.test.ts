@@ -30,7 +30,7 @@ import {
 import { BYTE_ROUTE_MOUNTS } from '../src/modules.js';
 import { routerProcedures, useServer } from './fixtures.js';
 import { rest, restRequest } from './fixtures-admin.js';
-import { AUDIENCE, exchange, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
+import { accessToken, AUDIENCE, identityProvider, ISSUER, type IdentityProvider } from './fixtures-identity.js';
 import { ok, trpcRaw } from './fixtures-trpc.js';
 
 const started = Date.now();
@@ -148,26 +148,11 @@ async function scopedKey(scopes: readonly string[], name = scopes.join(' ')): Pr
   return { key: made.key, hash: made.data.hash };
 }
 
-/** An access token acting as `keyHash`, under a policy the unscoped key makes. */
-async function accessToken(keyHash: string): Promise<string> {
-  const subject = `reach-${randomUUID().slice(0, 8)}`;
-  const policy = await ok(env.server, 'federationPolicies.create', {
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    subject,
-    jwks: idp.jwks as { keys: [{ kty: 'EC' }] },
-    key_hash: keyHash,
-  });
-  const res = await exchange(env.server, exchangeForm(policy.id, await idp.sign(subject, { aud: AUDIENCE })));
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 /** The key (or access token) a caller sends: a key of the caller's kind and scopes (made by the unscoped key), or a token of it. */
 async function credentialOf(caller: Caller): Promise<string> {
   const scopes = caller.scopes.length > 0 ? { scopes: [...caller.scopes] } : {};
   const made = await ok(env.server, 'keys.create', { name: `reach ${caller.name}`, ...(caller.management ? { is_management_key: true, ...scopes } : {}) });
-  return caller.token ? accessToken(made.data.hash) : made.key;
+  return caller.token ? accessToken(env.server, idp, made.data.hash) : made.key;
 }
 
 beforeAll(async () => {
