@@ -18,7 +18,7 @@ const unique = () => randomUUID().slice(0, 8);
 
 async function get(server: TestServer, query: string, key: string | null = server.managementKey) {
   const res = await server.request(`/api/v1/audit-logs${query}`, { key });
-  return { status: res.status, body: (await res.json()) as AuditLogPage & { error?: { code: number; message: string } } };
+  return { status: res.status, body: (await res.json()) as AuditLogPage & { error?: { code: number; message: string; metadata?: { reason?: string } } } };
 }
 
 describe('GET /api/v1/audit-logs', () => {
@@ -114,7 +114,8 @@ describe('GET /api/v1/audit-logs', () => {
     const keysOnly = await ok(env.server, 'keys.create', { name: 'keys only', is_management_key: true, scopes: ['keys:write'] });
     const refused = await get(env.server, '', keysOnly.key);
     expect(refused.status).toBe(403);
-    expect(refused.body.error?.message).toContain('audit:read');
+    expect(refused.body.error?.message).toBe('Only management keys can perform this operation');
+    expect(refused.body.error?.metadata?.reason).toContain('audit:read');
     const reader = await ok(env.server, 'keys.create', { name: 'auditor', is_management_key: true, scopes: ['audit:read'] });
     expect((await get(env.server, '', reader.key)).status).toBe(200);
   });

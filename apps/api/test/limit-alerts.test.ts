@@ -365,6 +365,6 @@ describe('the thresholds in the settings row', () => {
     expect((await trpcRaw(env.server, 'settings.alerts', undefined, { key: readOnly.key, query: true })).status).toBe(200);
     const refused = await trpcRaw(env.server, 'settings.updateAlerts', { credits_low_usd: 1 }, { key: readOnly.key });
     expect(refused.status).toBe(403);
-    expect(refused.error?.message).toContain('budgets:write');
+    expect(refused.error?.data.metadata?.reason).toContain('budgets:write');
   });
 });

@@ -125,7 +125,7 @@ describe('settings.retention and settings.updateRetention', () => {
       expect((await trpcRaw(server, path, input, { key: server.platformKey, query })).status).toBe(403);
       const scoped = await trpcRaw(server, path, input, { key: budgets.key, query });
       expect(scoped.status).toBe(403);
-      expect(scoped.error?.message).toContain(query ? 'analytics:read' : 'analytics:write');
+      expect(scoped.error?.data.metadata?.reason).toContain(query ? 'analytics:read' : 'analytics:write');
     }
     expect((await trpcRaw(server, 'settings.retention', undefined, { key: readOnly.key, query: true })).status).toBe(200);
     expect((await trpcRaw(server, 'settings.updateRetention', { content_retention_days: 30 }, { key: readOnly.key })).status).toBe(403);
