@@ -349,9 +349,11 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
   return 'ok';
 }
 
+/** Operations that hand out what no scoped key holds: the holding key is an unscoped one (docs/scopes.md, the ceiling). */
+const UNSCOPED_ONLY = new Set(['scim.createToken']);
+
 /** What an operation hands out beyond its own scope: the holding key holds it too (docs/scopes.md, the ceiling). */
 const CEILING_EXTRA: Record<string, string[]> = {
-  'scim.createToken': ['members:write'],
   'scim.revokeToken': ['members:write'],
   // A code hands out a regular key, which holds what every regular key holds.
   'auth.createCode': [...REGULAR_KEY_SCOPES],
@@ -375,6 +377,7 @@ async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined
   if (caller === 'lacking') return scopedKey(unrelatedTo(scope));
   // Scopes narrow management and tenant operations: the others are called with any scoped key.
   if (caller === 'holding') {
+    if (UNSCOPED_ONLY.has(path)) return keys.management;
     const narrowed = (rule === 'management' || rule === 'tenant') && scope && scope !== EVERY_KEY;
     return narrowed ? scopedKey(...new Set([scope, ...(CEILING_EXTRA[path] ?? [])])) : scopedKey('audit:read');
   }

@@ -5,7 +5,7 @@
 // mapping's deletion beyond the caller's, on the real server; an unscoped management key keeps every
 // power it had.
 import { randomUUID } from 'node:crypto';
-import type { Scope } from '@switchyard/schema';
+import { SCOPES, type Scope } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertRoleWithin, REGULAR_KEY_SCOPES } from '../src/access/ceiling.js';
 import { record } from './fixtures-catalog.js';
@@ -288,13 +288,20 @@ describe('role grants and SCIM tokens are authority too', () => {
     expect(grants('workspace:member', 'workspace:admin')).toBe('a caller holding workspace:member cannot grant workspace:admin');
   });
 
-  it('a SCIM token needs scim:write and members:write: it writes members and groups', async () => {
+  it('a SCIM token is made by an unscoped key only (it deactivates admins and grants roles through mappings); revoking one needs scim:write and members:write', async () => {
     const directory = await scoped(['scim:write']);
-    const refused = await trpcRaw(env.server, 'scim.createToken', undefined, { key: directory.key });
-    expect(refused.status).toBe(403);
-    expect(refused.error?.data.metadata?.reason).toMatch(/members:write/);
     const both = await scoped(['scim:write', 'members:write']);
-    const made = await trpc(env.server, 'scim.createToken', undefined, { key: both.key });
+    const before = await env.server.db.scimToken.count({ where: { organization_id: env.server.organizationId } });
+    // Even every scope there is is not everything: a scope added later would not be held.
+    const every = await ok(env.server, 'keys.create', { name: 'every scope', is_management_key: true, scopes: [...SCOPES] });
+    for (const key of [directory.key, both.key, every.key]) {
+      const refused = await trpcRaw(env.server, 'scim.createToken', undefined, { key });
+      expect(refused.status).toBe(403);
+      expect(refused.error?.message).toBe('Only management keys can perform this operation');
+      expect(refused.error?.data.metadata?.reason).toMatch(/only an unscoped management key can make a SCIM token/);
+    }
+    expect(await env.server.db.scimToken.count({ where: { organization_id: env.server.organizationId } })).toBe(before);
+    const made = await trpc(env.server, 'scim.createToken', undefined);
     expect(made.status).toBe(200);
     expect((await trpcRaw(env.server, 'scim.revokeToken', { id: made.data.data.id }, { key: directory.key })).status).toBe(403);
     expect((await trpcRaw(env.server, 'scim.revokeToken', { id: made.data.data.id }, { key: both.key })).status).toBe(200);

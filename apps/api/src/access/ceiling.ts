@@ -85,6 +85,12 @@ export function assertWithinScopes(actor: Actor, wanted: readonly string[], what
   if (lacked.length > 0) throw refused(`${what} would hold ${lacked.join(', ')}, which the calling key lacks`);
 }
 
+/** 403 unless the caller holds everything: an unscoped management key (never through an access token). */
+export function assertHoldsEverything(actor: Actor, action: string): void {
+  if (holdsEverything(actor)) return;
+  throw refused(actor.via === 'access_token' ? `an access token (scope inference) cannot ${action}` : `only an unscoped management key can ${action}`);
+}
+
 /** What a key would hold: a management key with these scopes (none: unscoped), or a regular key. */
 export function wantedKey(isManagementKey: boolean, scopes: readonly string[] | null | undefined): KeyAuthority {
   return { is_management_key: isManagementKey, scopes: scopes ?? [] };

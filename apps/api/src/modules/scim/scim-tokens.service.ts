@@ -8,7 +8,7 @@ import type { ScimToken, ScimTokenIdInput } from '@switchyard/schema';
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import { assertWithinScopes, SCIM_TOKEN_SCOPES } from '../../access/ceiling.js';
+import { assertHoldsEverything, assertWithinScopes, SCIM_TOKEN_SCOPES } from '../../access/ceiling.js';
 import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../lib/errors.js';
 import { hashApiKey } from '../keys/key-format.js';
@@ -31,8 +31,10 @@ function tokenOf(row: TokenRow): ScimToken {
  * audit entry names it by id and masked label, never by the token or its hash).
  */
 export async function createScimToken(deps: Uses<'db' | Audited>, actor: Actor): Promise<{ token: string; data: ScimToken }> {
-  // A token writes the organization's members and groups: no more than the caller holds (access/ceiling.ts).
-  assertWithinScopes(actor, SCIM_TOKEN_SCOPES, 'a SCIM token');
+  // A token acts on the whole directory as an admin would: it deactivates any person, org:admin
+  // included, disables their keys, and puts people in groups whose mappings grant a workspace's
+  // admin role. No scoped key holds that much (access/ceiling.ts), so only an unscoped key makes one.
+  assertHoldsEverything(actor, 'make a SCIM token (it deactivates any person, admins included, and grants roles through group mappings)');
   const audit = auditOfTenant(actor, deps);
   const secret = randomBytes(32).toString('hex');
   const token = SCIM_TOKEN_PREFIX + secret;
