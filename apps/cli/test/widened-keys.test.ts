@@ -184,6 +184,23 @@ describe('switchyard audit widened-keys', () => {
     expect(data.map((w) => w.key)).not.toContain(reader.hash);
   });
 
+  it('reports SCIM tokens a scoped key made, not those an unscoped key made', async () => {
+    const since = new Date().toISOString();
+    const owner = createHash('sha256').update(server.managementKey).digest('hex');
+    const directory = await managementKey('directory', ['scim:write', 'members:write']);
+    let at = Date.now() + 1000;
+    const next = () => new Date(at++);
+    const byScoped = randomUUID();
+    await pastEntry(directory.hash, 'scim.createToken', { type: 'scim_token', id: byScoped }, { label: 'sy-scim-v1-abc...xyz' }, next());
+    await pastEntry(owner, 'scim.createToken', { type: 'scim_token', id: randomUUID() }, { label: 'sy-scim-v1-def...uvw' }, next());
+
+    const answer = await cli(['audit', 'widened-keys', '--since', since, '--json']);
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    const { data } = JSON.parse(answer.stdout) as { data: Widened[] };
+    expect(data.map((w) => [w.path, w.key, w.by])).toEqual([['scim-token', byScoped, directory.hash]]);
+    expect(data[0]!.why).toContain('members:write, scim:write');
+  });
+
   it('reports keys a scoped key made or changed beyond its own scopes, and a scoped key changing its own', () => {
     const at = (n: number) => `2026-01-01T00:00:0${n}.000Z`;
     const entry = (n: number, action: string, actor: string | null, target: string, after: Record<string, unknown>) => ({

@@ -14,6 +14,9 @@
 //   an unscoped one: the new secret went to the scoped key's holder.
 // - federated: a scoped management key named such a key in a federation policy
 //   (federationPolicies.create): the policy's access tokens acted as that key.
+// - scim-token: a scoped management key made a SCIM token (scim.createToken), which acts on the whole
+//   directory (it deactivates admins and grants roles through group mappings); `key` is the token's
+//   id. Revoke it and make another with an unscoped key.
 // A key's scopes and limit are those its latest keys.create or keys.update entry before the moment
 // in question gave it. A key the log does not show (the organization's first key, which is unscoped
 // and has no keys.create entry, or one made before the log's retention) is never reported as a maker;
@@ -31,7 +34,7 @@ interface Known {
 
 export interface Widened {
   at: string;
-  path: 'minted' | 'scopes' | 'rotated' | 'federated';
+  path: 'minted' | 'scopes' | 'rotated' | 'federated' | 'scim-token';
   key: string;
   by: string | null;
   why: string;
@@ -52,7 +55,15 @@ export const REGULAR_KEY_SCOPES: readonly string[] = [
 ];
 
 /** The audit actions the report reads. */
-export const WIDENING_ACTIONS = ['keys.create', 'keys.update', 'keys.rotate', 'auth.createCode', 'auth.exchangeCode', 'federationPolicies.create'] as const;
+export const WIDENING_ACTIONS = [
+  'keys.create',
+  'keys.update',
+  'keys.rotate',
+  'auth.createCode',
+  'auth.exchangeCode',
+  'federationPolicies.create',
+  'scim.createToken',
+] as const;
 
 type Changes = { before?: Record<string, unknown>; after?: Record<string, unknown> };
 
@@ -92,6 +103,15 @@ export function widenedKeys(entries: AuditEntry[]): Widened[] {
     if (entry.action === 'federationPolicies.create' && isScoped(actor) && typeof after.key_hash === 'string' && after.key_hash !== by) {
       const why = beyond(actor, keys.get(after.key_hash));
       if (why) found.push({ at: entry.created_at, path: 'federated', key: after.key_hash, by, why: `named in federation policy ${target}: ${why}` });
+    }
+    if (entry.action === 'scim.createToken' && isScoped(actor) && target) {
+      found.push({
+        at: entry.created_at,
+        path: 'scim-token',
+        key: target,
+        by,
+        why: `a SCIM token made by a key holding ${actor.scopes.join(', ')}: it deactivates admins and grants roles through group mappings; revoke it and make another with an unscoped key`,
+      });
     }
     if (!target || entry.target.type !== 'key') continue;
     if (entry.action === 'keys.rotate') {
@@ -175,7 +195,7 @@ export function widenedKeys(entries: AuditEntry[]): Widened[] {
 export const widenedKeysCommand: Command = {
   path: ['audit', 'widened-keys'],
   summary:
-    'Report keys widened beyond their maker: minted through codes with a copied limit or by a scoped key, given scopes their maker lacked, rotated or named in a federation policy by a scoped key (audit:read)',
+    'Report keys widened beyond their maker: minted through codes with a copied limit or by a scoped key, given scopes their maker lacked, rotated or named in a federation policy by a scoped key; and SCIM tokens made by a scoped key (audit:read)',
   options: { since: { type: 'string', value: '<time>', description: 'only entries made at or after this ISO 8601 time' } },
   async run(ctx) {
     const since = typeof ctx.options.since === 'string' ? ctx.options.since : undefined;
