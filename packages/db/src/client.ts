@@ -67,7 +67,16 @@ const handles = new WeakMap<Db, Handle>();
 
 /** A Prisma client over node-postgres (the driver adapter; no query engine binary). */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const config = { connectionString: databaseUrl, max: options.poolMax ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 0 };
+  // The connect timeout bounds making a connection (TCP to ready), as each client's own option. The
+  // pool's option of that name would bound the wait for a free connection as well: a burst of
+  // queries beyond the pool would fail after it instead of waiting their turn.
+  const connectTimeoutMs = options.connectTimeoutMs ?? 0;
+  class TimedClient extends pg.Client {
+    constructor(clientConfig?: pg.ClientConfig) {
+      super({ ...clientConfig, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const config = { connectionString: databaseUrl, max: options.poolMax ?? 10, Client: TimedClient };
   const report = options.onConnectionError;
   const pool = report ? new WatchedPool(config, report) : new pg.Pool(config);
   pool.on('error', (error) => options.onIdleError?.(error));
