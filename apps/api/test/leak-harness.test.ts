@@ -8,7 +8,7 @@
 // 200 where they admit the read, 403 where they do not. Pairs:
 // - two organizations (their management keys);
 // - two workspaces of one organization and one user (regular keys a management key made, so
-//   they share its user: issue 37's workspace rule);
+//   they share its user: a regular key reads its own workspace only, whoever made it);
 // - two organizations' scoped management keys, holding every read scope;
 // - two organizations' management keys holding only audit:read, whose answers must carry no
 //   content of their own organization either (generation prompts and completions, file and
