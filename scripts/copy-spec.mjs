@@ -1,7 +1,7 @@
 // `pnpm spec:copy`: copies the specs this project is built to (../shared/spec/*.md, beside the
 // repository, or the folder given as the first argument) into docs/spec/, writes their SHA-256 sums
 // to docs/spec/SHA256SUMS (`sha256sum -c SHA256SUMS` reads it) and docs/spec/README.md, the folder's
-// index. apps/api/test/docs-tree.test.ts compares docs/spec/ with the source when it exists beside
+// index. apps/api/test/project/docs-tree.test.ts compares docs/spec/ with the source when it exists beside
 // the repository, and otherwise checks the copies against SHA256SUMS.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,7 +48,7 @@ const index = `# The specs
 
 Copies of the specs Switchyard is built to, made by \`pnpm spec:copy\` (\`scripts/copy-spec.mjs\`) from
 \`../shared/spec/\` beside the repository. Do not edit them here: change the source, then copy again.
-\`SHA256SUMS\` holds their checksums at copy time; \`apps/api/test/docs-tree.test.ts\` compares the
+\`SHA256SUMS\` holds their checksums at copy time; \`apps/api/test/project/docs-tree.test.ts\` compares the
 copies with the source when it is there, and with \`SHA256SUMS\` otherwise.
 
 ${listed.map((name) => `- [\`${name}\`](${name})${ROLES[name] ? `: ${ROLES[name]}` : ''}`).join('\n')}

@@ -1,6 +1,6 @@
 // `pnpm --filter @switchyard/api service-signatures`: the parameter lists of the exported functions of
 // the services (src/modules/**/*.service.ts), and those that break the one signature
-// `(deps, actor, input)` (docs/decisions/0037). test/service-signatures.test.ts fails on a break; this
+// `(deps, actor, input)` (docs/decisions/0037). test/http/service-signatures.test.ts fails on a break; this
 // prints the count of distinct parameter lists, by name, and each break.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

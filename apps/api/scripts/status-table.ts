@@ -1,6 +1,6 @@
 // Writes the status table of docs/api.md (between its markers) from the operations' declarations:
 //   pnpm --filter @switchyard/api status-table
-// test/statuses.test.ts fails while docs/api.md and the declarations disagree.
+// test/http/statuses.test.ts fails while docs/api.md and the declarations disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } from '../src/http/operations.js';

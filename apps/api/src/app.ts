@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
 
   // The JSON REST operations, the most requested, before the other routes: express tries each mounted
   // layer in turn. A path none of them has goes on to the byte streams below, which share the prefix
-  // (no operation's path matches one of theirs: test/rest-adapter.test.ts).
+  // (no operation's path matches one of theirs: test/http/rest-adapter.test.ts).
   app.use(API_PREFIX, restHandler(appRouter, deps));
 
   // Alive unless the database has been gone longer than DATABASE_UNHEALTHY_AFTER_MS (docs/operations.md,

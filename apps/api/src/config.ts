@@ -6,7 +6,7 @@ import express from 'express';
 import { z } from 'zod';
 import { DEFAULT_CONNECT_TIMEOUT_MS, maskedUrl } from '@switchyard/db';
 import { parseSecretKeyRing } from './modules/byok/secret-box.js';
-import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './modules/keys/key-format.js';
+import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './access/key-format.js';
 import { parseAllowedHosts, type AllowedHost } from './upstream/policy.js';
 
 /** A variable read by `parse`; what it throws becomes the variable's message, with `hint`. */

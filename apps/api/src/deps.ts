@@ -1,4 +1,4 @@
-// The composition root's list: every dependency the app is built from (server.ts and testing/server.ts
+// The composition root's list: every dependency the app is built from (server.ts and testing/test-server.ts
 // build one). The tRPC context (trpc/context.ts), the REST face and the raw routes receive it; a
 // request's context adds only what is the request's own.
 //
@@ -7,7 +7,7 @@
 // platform's PlatformActor, a SCIM token's ScimCaller, the anonymous caller of a public exchange, or
 // SERVER_ACTOR for work no key started), and the input is the operation's input. A procedure's
 // context is a ServiceDeps; work no request started gives one through `withoutRequest`.
-// test/service-signatures.test.ts keeps it so.
+// test/http/service-signatures.test.ts keeps it so.
 import type { DatabaseHealth } from './health/database-health.js';
 import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
@@ -17,9 +17,9 @@ import type { GenerationRecorder } from './modules/generations/recorder.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { UsageCache } from './modules/keys/usage-cache.js';
-import type { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
+import type { FairShareLimit } from './lib/fair-share-limit.js';
 import type { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
-import type { MemberOrderCache } from './modules/organization/member-order.js';
+import type { MemberOrderCache } from './modules/members/member-order.js';
 import type { SpendCache } from './modules/routing/spend.js';
 import type { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import type { FreeModelQuota } from './modules/routing/free-quota.js';
@@ -82,13 +82,13 @@ export interface AppDeps {
   /** The time limit of one analytics query statement (ANALYTICS_QUERY_TIMEOUT_MS); unset: 10 s. */
   analyticsQueryTimeoutMs?: number;
   /** How many analytics queries run at once (ANALYTICS_CONCURRENCY); unset: no limit. */
-  analyticsLimit?: AnalyticsLimit;
+  analyticsLimit?: FairShareLimit;
   /** The worker threads analytics statements run in, with their shaping (ANALYTICS_WORKER_THREADS). */
   analyticsWorkers: AnalyticsWorkers;
   /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
-  activityLimit?: AnalyticsLimit;
+  activityLimit?: FairShareLimit;
   /** The costliest other operations' share per organization (HEAVY_OPERATIONS_CONCURRENCY, trpc/init.ts); unset: no limit. */
-  heavyOperations?: AnalyticsLimit;
+  heavyOperations?: FairShareLimit;
   /** Express's "trust proxy" setting (TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy;
 }

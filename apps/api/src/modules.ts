@@ -18,7 +18,7 @@ import { guardrailsModule } from './modules/guardrails/index.js';
 import { keysModule } from './modules/keys/index.js';
 import type { ByteRouteMount, ModuleManifest, ModuleShared } from './modules/manifest.js';
 import { modelsModule } from './modules/models/index.js';
-import { organizationModule } from './modules/organization/index.js';
+import { organizationModule } from './modules/members/index.js';
 import { organizationsModule } from './modules/organizations/index.js';
 import { presetsModule } from './modules/presets/index.js';
 import { routingModule } from './modules/routing/index.js';

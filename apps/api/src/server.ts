@@ -24,15 +24,15 @@ import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR } from './a
 import { CatalogCache } from './modules/models/catalog-cache.js';
 import { UsageCache } from './modules/keys/usage-cache.js';
 import { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
-import { AnalyticsLimit } from './modules/analytics/analytics-limit.js';
+import { FairShareLimit } from './lib/fair-share-limit.js';
 import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import { GenerationRecorder } from './modules/generations/recorder.js';
-import { MemberOrderCache } from './modules/organization/member-order.js';
+import { MemberOrderCache } from './modules/members/member-order.js';
 import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
-import { listenForCacheEvents } from './lib/cache-events.js';
+import { listenForCacheEvents } from './cache-events.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { JobRunner } from './jobs/runner.js';
 import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
@@ -46,7 +46,7 @@ import { workloadIdentity } from './modules/auth/identity.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
-import { OrganizationLimitSettings } from './modules/settings/limit-settings.js';
+import { OrganizationLimitSettings } from './limits/limit-settings.js';
 import { RefusalEvents } from './modules/events/refusal-events.js';
 import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
 
@@ -438,11 +438,11 @@ export async function startServer(
     );
     // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
     const modules = await createModules(config, { db, now, logger, metrics, jobs }, resources);
-    const analyticsLimit = new AnalyticsLimit(config.analyticsConcurrency);
-    const activityLimit = new AnalyticsLimit(config.activityConcurrency, 'GET /activity statement');
+    const analyticsLimit = new FairShareLimit(config.analyticsConcurrency);
+    const activityLimit = new FairShareLimit(config.activityConcurrency, 'GET /activity statement');
     metrics.slots('analytics', () => analyticsLimit.state);
     metrics.slots('activity', () => activityLimit.state);
-    const heavyOperations = new AnalyticsLimit(config.heavyOperationsConcurrency, 'request');
+    const heavyOperations = new FairShareLimit(config.heavyOperationsConcurrency, 'request');
     metrics.slots('heavy', () => heavyOperations.state);
     // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
     const analyticsWorkers = resources.hold(new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads), (opened) =>

@@ -3,7 +3,7 @@
 import { API_PREFIX, ERROR_MESSAGES, ErrorEnvelopeSchema, listOf, type ErrorStatus } from '@switchyard/schema';
 import { z } from 'zod';
 import { expect } from 'vitest';
-import type { TestServer } from '../src/testing/server.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import { ok } from './fixtures-trpc.js';
 
 /** A REST call's JSON answer (parse `body` with the operation's output schema, or errorOf() for an error). */

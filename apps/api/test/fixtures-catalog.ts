@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '@switchyard/db';
 import type { Catalog, RecordGenerationInput } from '@switchyard/schema';
 import { expect } from 'vitest';
-import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
-import type { TestServer } from '../src/testing/server.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/access/key-format.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import { trpc } from './fixtures-trpc.js';
 
 export const demoCatalog = JSON.parse(readFileSync(fileURLToPath(new URL('../../../demo/catalog.json', import.meta.url)), 'utf8')) as Catalog;

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { inject } from 'vitest';
-import { startTestServer, type TestServer, type TestStore } from '../src/testing/server.js';
+import { startTestServer, type TestServer, type TestStore } from '../src/testing/test-server.js';
 import { trpc } from './fixtures-trpc.js';
 
 export const testServerWith = (env: Record<string, string>, store: TestStore = 'local') =>

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { GRANT_TYPE, JWT_TOKEN_TYPE } from '../src/modules/auth/token-exchange.js';
-import type { TestServer } from '../src/testing/server.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import { ok } from './fixtures-trpc.js';
 
 export const ISSUER = 'https://idp.example.test';

@@ -2,7 +2,7 @@
 // wait there, counted and cancelled from pg_stat_activity; and the server's concurrency slots, read
 // from its /metrics. For the tests of what waits for what (analytics and GET /activity slots, the
 // analytics worker thread, the heavy operations' share per organization).
-import type { TestServer } from '../src/testing/server.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import { until } from './fixtures.js';
 import { testServerWith } from './fixtures-files.js';
 import { scaled } from '@switchyard/db/testing';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { NODE_FLAGS, START_ENV } from '../src/process/node-flags.js';
-import { inheritedEnv } from '../src/testing/server.js';
+import { inheritedEnv } from '../src/testing/test-server.js';
 import { scaled } from '@switchyard/db/testing';
 
 export { inheritedEnv };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { type RunningServer, startServer } from '../src/server.js';
-import type { TestServer } from '../src/testing/server.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import type { Requester } from './fixtures-trpc.js';
 
 export type InProcessReplica = RunningServer & Requester & { platformKey: string; managementKey: string };

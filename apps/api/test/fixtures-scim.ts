@@ -1,8 +1,8 @@
 // Helpers of the SCIM 2.0 tests: requests to /scim/v2 with a SCIM token, and people with keys.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
-import type { TestServer } from '../src/testing/server.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/access/key-format.js';
+import type { TestServer } from '../src/testing/test-server.js';
 import { ok } from './fixtures-trpc.js';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import type { TestServer } from '../src/testing/server.js';
+import type { TestServer } from '../src/testing/test-server.js';
 
 /** A zip archive of `entries` (name, text), stored (no compression). */
 export function zip(entries: Array<[string, string | Buffer]>): Buffer {

@@ -4,8 +4,8 @@
 // through platformCall() / platformPut(), so that switching them to the platform key is one edit.
 import { randomUUID } from 'node:crypto';
 import { SAMPLE_VIDEO_URL } from '@switchyard/schema';
-import type { TestServer } from '../src/testing/server.js';
-import { hashApiKey } from '../src/modules/keys/key-format.js';
+import type { TestServer } from '../src/testing/test-server.js';
+import { hashApiKey } from '../src/access/key-format.js';
 import { createOrganization, type OrgFixture } from './fixtures.js';
 import { createMember, createRegularKey, createWorkspace } from './fixtures-admin.js';
 import { demoCatalog } from './fixtures-catalog.js';

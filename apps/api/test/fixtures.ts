@@ -5,13 +5,13 @@ import { scaled } from '@switchyard/db/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import type { z } from 'zod';
-import { generateApiKey, hashApiKey, maskApiKey } from '../src/modules/keys/key-format.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../src/access/key-format.js';
 import { authenticate, KeyCache, type Actor } from '../src/access/callers.js';
 import { admitTenant, type AccessRule } from '../src/access/rules.js';
 import { appRouter } from '../src/router.js';
 import { metaOf, proceduresOf } from '../src/trpc/procedures.js';
 import type { ProcedureMeta } from '../src/trpc/init.js';
-import { startTestServer, type TestServer } from '../src/testing/server.js';
+import { startTestServer, type TestServer } from '../src/testing/test-server.js';
 
 export const testServer = () => startTestServer({ adminUrl: inject('pgAdminUrl'), template: inject('pgTemplate') });
 

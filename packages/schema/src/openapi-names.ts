@@ -3,7 +3,7 @@
 // the document uses it, so a client generated from the document gets a named type for it
 // (openapi-typescript: `components['schemas']['Key']`). That is zod 4's `.meta({ id })`, written
 // here in one list rather than on each declaration: the same registry entry, without reshaping the
-// declarations. A test (apps/api/test/openapi.test.ts) fails when an answer carries an unnamed
+// declarations. A test (apps/api/test/http/openapi.test.ts) fails when an answer carries an unnamed
 // record, and Redocly's lint runs on the document in `pnpm test`.
 import { z } from 'zod';
 import { AnalyticsDisplayFormatSchema, AnalyticsMetaSchema, AnalyticsQueryOutputSchema, AnalyticsRowSchema, AnalyticsValueTypeSchema } from './analytics.js';

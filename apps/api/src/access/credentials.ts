@@ -1,8 +1,7 @@
 // A request's bearer token as authenticate() takes it: its SHA-256 (a key's secret is never kept),
 // and the token itself only when it is shaped as an access token (a JWT), to be verified.
 import type { IncomingMessage } from 'node:http';
-import { hashApiKey } from '../modules/keys/key-format.js';
-import { looksLikeJwt } from '../modules/auth/access-tokens.js';
+import { hashApiKey, looksLikeJwt } from './key-format.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

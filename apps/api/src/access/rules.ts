@@ -1,6 +1,6 @@
 // What each kind of caller may do. Procedures and routes declare one rule each (trpc/init.ts,
 // raw-routes/route.ts); this is the only place that decides a rule. The access-matrix test
-// (test/access-matrix.test.ts) reads every procedure's and route's rule and calls it as every kind
+// (test/access/access-matrix.test.ts) reads every procedure's and route's rule and calls it as every kind
 // of caller.
 //
 // - public:     anyone, with or without a key (the shared catalog's reads: admin-api.md lists no 401

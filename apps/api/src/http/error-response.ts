@@ -1,11 +1,11 @@
 // express's own error answers: unknown paths, and errors raised outside tRPC (raw routes, express
-// itself), in the envelope (raw-routes/error-response.ts: sendError, requestErrorOf).
+// itself), in the envelope (raw-routes/send-error.ts: sendError, requestErrorOf).
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { httpErrorOf, logIfInternal } from '../lib/errors.js';
 import { NotFound } from '../lib/errors.js';
 import { loggerOf } from '../lib/request-scope.js';
-import { requestErrorOf, sendError } from '../raw-routes/error-response.js';
+import { requestErrorOf, sendError } from '../raw-routes/send-error.js';
 
 /** Unknown paths: 404 with the envelope. */
 export const notFoundHandler: RequestHandler = (_req, res) => {

@@ -1,5 +1,5 @@
 // The OpenAPI document: every REST route. trpc-to-openapi generates the procedures' operations from
-// the router; the byte-stream downloads are plain express routes (the modules' *.streams.ts), so
+// the router; the byte-stream downloads are plain express routes (the modules' *.routes.ts), so
 // their operations are written here, from the same zod schemas, with their binary media types,
 // Range / 206 and Content-Disposition. The document is committed as openapi.json at the repository root
 // (`pnpm openapi` rewrites it; a test compares it with the served one).
@@ -13,7 +13,7 @@ import {
   VideoContentQuerySchema,
   type ErrorStatus,
 } from '@switchyard/schema';
-import { TOKEN_EXCHANGE } from '../raw-routes/operations.js';
+import { TOKEN_EXCHANGE } from '../raw-routes/contracts.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from '../router.js';

@@ -7,7 +7,7 @@ import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, nor
 import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
 import { API_PREFIX } from '@switchyard/schema';
-import { RAW_OPERATIONS } from '../raw-routes/operations.js';
+import { RAW_OPERATIONS } from '../raw-routes/contracts.js';
 import { COMMON, TENANT_COMMON, type OperationStatuses } from '@switchyard/schema';
 
 export interface OperationEntry extends OperationStatuses {

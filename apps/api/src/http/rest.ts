@@ -31,7 +31,7 @@ import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/ini
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';
 import { logIfInternal } from '../lib/errors.js';
-import { requestErrorOf } from '../raw-routes/error-response.js';
+import { requestErrorOf } from '../raw-routes/send-error.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 import { declaredAnswer } from '../raw-routes/statuses.js';
 import { isSharedAnswer } from '../lib/shared-answers.js';
@@ -103,7 +103,7 @@ function routesOf(router: AnyRouter): Map<string, MethodRoutes> {
  * The route of a request's path, and its path parameters, still percent-encoded: a path without
  * parameters by lookup, then the templates with parameters in the routers' order. Paths match
  * regardless of case, as trpc-to-openapi's patterns do. No template with parameters matches the path
- * of a template without that the routers list after it (test/rest-adapter.test.ts), so looking those
+ * of a template without that the routers list after it (test/http/rest-adapter.test.ts), so looking those
  * up first changes no answer.
  */
 function routeOf(routes: MethodRoutes | undefined, path: string): { route: Route; params: Record<string, string> } | undefined {

@@ -18,7 +18,7 @@
 import type { Db } from '@switchyard/db';
 import type { Actor } from '../access/callers.js';
 import { TooManyRequests, Unavailable } from '../lib/errors.js';
-import type { OrganizationLimitSettings } from '../modules/settings/limit-settings.js';
+import type { OrganizationLimitSettings } from './limit-settings.js';
 import { CounterStoreUnavailable, type LimitRule, type Limits, type StoreDownMode } from './limits.js';
 
 /** The limiter's names of the two limits (their store keys, the rejections metric's `limit` label). */

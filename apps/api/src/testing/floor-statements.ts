@@ -12,8 +12,8 @@ export { activityDays, activityQuery } from '../modules/account/activity-queries
 export { generationQuery } from '../modules/generations/generations-queries.js';
 export { guardrailsPageQuery } from '../modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from '../modules/keys/keys-queries.js';
-export { MemberOrderCache } from '../modules/organization/member-order.js';
-export { membersByIdQuery } from '../modules/organization/members-queries.js';
+export { MemberOrderCache } from '../modules/members/member-order.js';
+export { membersByIdQuery } from '../modules/members/members-queries.js';
 export { reserveQuery };
 
 /**

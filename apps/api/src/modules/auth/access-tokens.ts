@@ -27,11 +27,6 @@ export interface TokenGrant {
   expiresAt: Date;
 }
 
-/** Whether a bearer is shaped as a JWT (three base64url parts, a JSON header), not a key's secret. */
-export function looksLikeJwt(bearer: string): boolean {
-  return bearer.startsWith('eyJ') && bearer.split('.').length === 3;
-}
-
 const VERIFIED_CACHE_MS = 60_000;
 /** An unknown `kid` reloads the published keys at most this often (a key made on another replica). */
 const RELOAD_EVERY_MS = 1_000;

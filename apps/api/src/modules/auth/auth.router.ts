@@ -14,7 +14,7 @@ import {
 import { answers, WHY } from '@switchyard/schema';
 import { authedProcedure, catalogProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { ANONYMOUS } from '../../access/callers.js';
-import { routesOf } from '../../trpc/route.js';
+import { routesOf } from '../../trpc/openapi-meta.js';
 import { createAuthorizationCode, exchangeAuthorizationCode } from './pkce.service.js';
 import { createFederationPolicy, deleteFederationPolicy, listFederationPolicies } from './federation.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';

@@ -1,5 +1,5 @@
 import { API_PREFIX } from '@switchyard/schema';
-import { OAUTH_ROUTES } from './oauth-token.route.js';
+import { OAUTH_ROUTES } from './oauth-token.routes.js';
 import { authRouter, federationPoliciesRouter } from './auth.router.js';
 import { defineModule } from '../manifest.js';
 

@@ -19,7 +19,7 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { Conflict, Forbidden, Invalid } from '../../lib/errors.js';
-import { generateApiKey, hashApiKey } from '../keys/key-format.js';
+import { generateApiKey, hashApiKey } from '../../access/key-format.js';
 import { appendAudit, auditOfAnonymous, auditOfTenant } from '../audit/audit.js';
 import { createKeyQuery, usageOf } from '../keys/keys-queries.js';
 import { limitRemainingOf } from '../keys/keys-rows.js';

@@ -11,7 +11,7 @@ import {
 } from '@switchyard/schema';
 import { answers, WHY } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { routesOf } from '../../trpc/route.js';
+import { routesOf } from '../../trpc/openapi-meta.js';
 import {
   createDestination,
   deleteDestination,

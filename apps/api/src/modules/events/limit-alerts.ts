@@ -20,7 +20,7 @@
 // that no reservation counts: an alert reports spend recorded, not held.
 import { namedStatement } from '@switchyard/db';
 import { z } from 'zod';
-import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
+import { defaultGuardrailId } from '../guardrails/default-guardrail.js';
 import { type Interval, sinceOf, windowEnd, windowStart } from '../routing/spend.js';
 import { TRACE_EVENTS_SQL } from './generation-traces.js';
 

@@ -14,7 +14,7 @@ import { listBudgets } from '../budgets/budgets.service.js';
 import { generationContentOf, generationOf } from '../generations/generations-rows.js';
 import { listAllGuardrailKeyAssignments, listAllGuardrailMemberAssignments, listGuardrails } from '../guardrails/guardrails.service.js';
 import { listKeys } from '../keys/keys.service.js';
-import { listOrganizationMembers } from '../organization/members.service.js';
+import { listOrganizationMembers } from '../members/members.service.js';
 import { listPresets, listPresetVersions } from '../presets/presets.service.js';
 import { getAlertSettings } from '../settings/alerts.service.js';
 import { getRetention } from '../settings/retention.service.js';

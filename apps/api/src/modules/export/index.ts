@@ -1,5 +1,5 @@
 import { API_PREFIX } from '@switchyard/schema';
-import { EXPORT_ROUTES } from './export.stream.js';
+import { EXPORT_ROUTES } from './export.routes.js';
 import { defineModule } from '../manifest.js';
 
 export const exportModule = defineModule({

@@ -20,8 +20,8 @@ import { getContainerFile, listContainerFiles, openContainer, promoteFile } from
 import { answers, WHY } from '@switchyard/schema';
 
 // GET /containers/{container_id}/files/{file_id}/content and GET /files/{file_id}/content stream
-// bytes, so they are plain express routes (files.streams.ts), not procedures; the sandbox runner
-// writes files through PUT /internal/containers/... (files.streams.ts).
+// bytes, so they are plain express routes (files.routes.ts), not procedures; the sandbox runner
+// writes files through PUT /internal/containers/... (files.routes.ts).
 export const filesRouter = router({
   containerFiles: authedProcedure
     .meta({

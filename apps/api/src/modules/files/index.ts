@@ -1,6 +1,6 @@
 import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
-import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './files.streams.js';
-import { UPLOAD_ROUTES } from './upload.stream.js';
+import { FILE_DOWNLOAD_ROUTES, SANDBOX_WRITER_ROUTES } from './files.routes.js';
+import { UPLOAD_ROUTES } from './upload.routes.js';
 import { filesRouter } from './files.router.js';
 import { defineModule } from '../manifest.js';
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { TtlCache } from '../../lib/cache.js';
-import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
+import { defaultGuardrailId } from './default-guardrail.js';
 import type { CacheCounter } from '../../lib/metrics.js';
 
 /**

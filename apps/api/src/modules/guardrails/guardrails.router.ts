@@ -16,7 +16,7 @@ import {
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, guardrailWriteProcedure, heavyGuardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { routesOf } from '../../trpc/route.js';
+import { routesOf } from '../../trpc/openapi-meta.js';
 import {
   assignGuardrailKeys,
   assignGuardrailMembers,

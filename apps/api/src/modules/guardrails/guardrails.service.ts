@@ -23,8 +23,8 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { canSeeWorkspace, findOwned, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
-import { lockMembers } from '../organization/member-locks.js';
-import { defaultGuardrailId } from '../workspaces/default-guardrail.js';
+import { lockMembers } from '../members/member-locks.js';
+import { defaultGuardrailId } from './default-guardrail.js';
 import { pageOf, type PageWindow } from '../pages.js';
 import { guardrailsPageQuery } from './guardrails-queries.js';
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { Invalid } from '../../lib/errors.js';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 import { auditInsertSql, auditValues, type Audit } from '../audit/audit.js';
-import { hashApiKey, maskApiKey } from './key-format.js';
+import { hashApiKey, maskApiKey } from '../../access/key-format.js';
 import type { KeyFields } from './keys-rows.js';
 import { periodStarts } from './periods.js';
 

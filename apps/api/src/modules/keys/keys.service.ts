@@ -11,7 +11,7 @@ import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
-import { generateApiKey, hashApiKey, maskApiKey } from './key-format.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../../access/key-format.js';
 import { appendAudit, auditInsertSql, auditOfPlatform, auditOfTenant, auditValues, changedFields, removed } from '../audit/audit.js';
 import { createKeyQuery, KEY_COLUMNS, KEY_SELECT, keysPageQuery, usageOf } from './keys-queries.js';
 import { limitAndUsageOf, managedKeyOf, NO_USAGE, withLimit } from './keys-rows.js';

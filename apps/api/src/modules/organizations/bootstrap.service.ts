@@ -4,7 +4,7 @@
 // server.ts runs it as SERVER_ACTOR.
 import type { PlatformActor } from '../../access/callers.js';
 import type { Uses } from '../../deps.js';
-import { generatePlatformKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
+import { generatePlatformKey, hashApiKey, maskApiKey } from '../../access/key-format.js';
 import { createOrganizationIn } from './organization-setup.js';
 
 const BOOTSTRAP_LOCK = 0x5359_0001; // "SY" 1

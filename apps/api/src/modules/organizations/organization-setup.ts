@@ -4,8 +4,8 @@ import type { Prisma } from '@switchyard/db';
 import type { CreateOrganizationInput, CreateOrganizationOutput } from '@switchyard/schema';
 import { tenantData } from '../../access/tenancy.js';
 import { newId } from '../../lib/ids.js';
-import { generateApiKey, hashApiKey, maskApiKey } from '../keys/key-format.js';
-import { userIdForEmail } from '../organization/users.js';
+import { generateApiKey, hashApiKey, maskApiKey } from '../../access/key-format.js';
+import { userIdForEmail } from '../members/users.js';
 import { organizationOf } from './organization-rows.js';
 
 /**

@@ -19,7 +19,7 @@ import {
   PresetVersionOutputSchema,
 } from '@switchyard/schema';
 import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
-import { routesOf } from '../../trpc/route.js';
+import { routesOf } from '../../trpc/openapi-meta.js';
 import {
   createPreset,
   createPresetVersion,

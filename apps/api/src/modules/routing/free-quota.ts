@@ -8,7 +8,7 @@
 // not counted.
 import type { Db } from '@switchyard/db';
 import { CounterStoreUnavailable, type LimitAnswer, type LimitRule, type Limits, type StoreDownMode } from '../../limits/limits.js';
-import type { OrganizationLimitSettings } from '../settings/limit-settings.js';
+import type { OrganizationLimitSettings } from '../../limits/limit-settings.js';
 
 /** The limiter's name of the quota (its store keys, the rejections metric's `limit` label). */
 export const FREE_MODEL_MINUTE = 'free_model_minute';

@@ -18,7 +18,7 @@ import type { SecretBox } from '../byok/secret-box.js';
 import { auditOfPlatform } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import { limitChecks } from './limit-checks.js';
-import { evaluatePolicy, type Region } from './policy.js';
+import { evaluatePolicy, type Region } from './route-policy.js';
 import { refusal, type Refusal } from './refusals.js';
 import { type HoldRange, reserveQuery } from './routing-queries.js';
 import { type Interval, type LimitCheck, resetsAtOf, windowEnd } from './spend.js';

@@ -22,7 +22,7 @@ import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../lib/errors.js';
-import { userIdForEmail } from '../organization/users.js';
+import { userIdForEmail } from '../members/users.js';
 import { appendAudit, auditOfScim, changedFields, created, removed, type Audit } from '../audit/audit.js';
 import {
   GROUP_INCLUDE,

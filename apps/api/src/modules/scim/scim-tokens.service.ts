@@ -11,7 +11,7 @@ import { isUuid } from '../../access/workspaces.js';
 import { assertHoldsEverything, assertWithinScopes, SCIM_TOKEN_SCOPES } from '../../access/ceiling.js';
 import type { Audited, Uses } from '../../deps.js';
 import { NotFound } from '../../lib/errors.js';
-import { hashApiKey } from '../keys/key-format.js';
+import { hashApiKey } from '../../access/key-format.js';
 import { appendAudit, auditOfTenant, created, removed } from '../audit/audit.js';
 
 export const SCIM_TOKEN_PREFIX = 'sy-scim-v1-';

@@ -25,7 +25,7 @@ import {
 import { groupResource, userResource, type ScimLinks } from './directory-resources.js';
 import { resourceTypes, SCIM_CONTENT_TYPE, schemas, scimErrorBody, scimErrorOf, ScimError, listResponse, serviceProviderConfig } from './scim-protocol.js';
 import { scimCallerOf, type ScimCaller } from './scim-tokens.service.js';
-import { hashApiKey } from '../keys/key-format.js';
+import { hashApiKey } from '../../access/key-format.js';
 import { requestOrigin, serviceDepsOf } from '../../trpc/context.js';
 import type { AppDeps, ServiceDeps } from '../../deps.js';
 import { logIfInternal } from '../../lib/errors.js';

@@ -17,7 +17,7 @@ import {
   UpdateScimGroupMappingInputSchema,
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
-import { routesOf } from '../../trpc/route.js';
+import { routesOf } from '../../trpc/openapi-meta.js';
 import { createScimGroupMapping, deleteScimGroupMapping, getScimGroupMapping, listScimGroupMappings, updateScimGroupMapping } from './scim.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { z } from 'zod';

@@ -8,7 +8,7 @@ import {
 } from '@switchyard/schema';
 import { managementProcedure, router } from '../../trpc/init.js';
 import { getAlertSettings, updateAlertSettings } from './alerts.service.js';
-import { getPkce, updatePkce } from './pkce.service.js';
+import { getPkce, updatePkce } from './pkce-setting.service.js';
 import { getRetention, updateRetention } from './retention.service.js';
 
 // The organization's own settings that its management keys set (tRPC only; decision 0026): the

@@ -1,5 +1,5 @@
 import { API_PREFIX } from '@switchyard/schema';
-import { VIDEO_CONTENT_ROUTES } from './videos.streams.js';
+import { VIDEO_CONTENT_ROUTES } from './videos.routes.js';
 import { videosRouter } from './videos.router.js';
 import { defineModule } from '../manifest.js';
 

@@ -3,7 +3,7 @@
 // test pattern at 64x64, 2 KB (`ffmpeg -f lavfi -i testsrc=size=64x64:rate=8:duration=1 -c:v
 // libx264 -pix_fmt yuv420p -profile:v baseline -crf 35 -movflags +faststart`).
 // - A job output whose upstream_url is `sample:video.mp4` is served from this file by
-//   GET /api/v1/videos/{jobId}/content itself (videos.streams.ts): no network fetch, so the
+//   GET /api/v1/videos/{jobId}/content itself (videos.routes.ts): no network fetch, so the
 //   demo needs no loopback exception in the upstream rules.
 // - GET /samples/video.mp4 also serves it publicly (no key, outside /api/v1), e.g. for a player.
 import { fileURLToPath } from 'node:url';

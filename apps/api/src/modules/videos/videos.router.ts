@@ -14,7 +14,7 @@ import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 // GET /videos/{jobId}/content proxies the provider's bytes, so it is a plain express route
-// (videos.streams.ts), not a procedure.
+// (videos.routes.ts), not a procedure.
 
 /**
  * A polled job's status record, with its links (the job's own URL; once completed, its content

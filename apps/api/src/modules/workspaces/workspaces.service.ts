@@ -25,9 +25,9 @@ import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, defaultWorkspaceId, resolveWorkspace } from '../../access/workspaces.js';
 import type { Audited, Uses } from '../../deps.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
-import { lockMembers } from '../organization/member-locks.js';
+import { lockMembers } from '../members/member-locks.js';
 import { pageOf } from '../pages.js';
-import { defaultGuardrailId } from './default-guardrail.js';
+import { defaultGuardrailId } from '../guardrails/default-guardrail.js';
 import { enqueueWorkspaceDeletion } from './workspace-deletion-job.js';
 
 const numberList = (value: Prisma.JsonValue | null): number[] | null => (Array.isArray(value) ? value.map(Number) : null);
