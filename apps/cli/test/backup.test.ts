@@ -1,4 +1,4 @@
-// `switchyard backup` and `switchyard restore` (issue 42, item 4; docs/operations.md, "Backup and
+// `switchyard backup` and `switchyard restore` (docs/operations.md, "Backup and
 // restore") on real servers: a server filled by `switchyard demo` is backed up while it runs, written
 // to once more, and restored into a fresh data directory (and database, and bucket); a server started
 // there answers every GET operation of the OpenAPI document as the first did before the backup, with

@@ -122,7 +122,7 @@ async function uniqueCounts(workspaceId: string) {
 
 /*
  * Two worlds: a fresh database, and the previous release's database (its demo data and stored
- * bytes) migrated to HEAD by the server's start (issue 42, item 5: upgrades). In both the demo runs
+ * bytes) migrated to HEAD by the server's start. In both the demo runs
  * and every operation of the spec answers on its data.
  */
 const release = previousRelease();

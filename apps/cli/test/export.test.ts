@@ -1,4 +1,4 @@
-// `switchyard export --out FILE` (issue 42 item 3; docs/export.md) against the real server: the file
+// `switchyard export --out FILE` (docs/export.md) against the real server: the file
 // is the whole export (header first, trailer last) and appears only when complete; an existing
 // file is kept unless --force; a refusal or an export cut short leaves no file and exits 1.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Offboarding (issue 42, item 1): the platform deletes an organization with everything it owns.
+// Offboarding: the platform deletes an organization with everything it owns.
 // Two organizations get everything the demo makes; one is deleted with `switchyard orgs delete`.
 // Every table of the Prisma schema with an organization_id column is then empty of it, and holds
 // exactly what it held of the other; its stored bytes are gone and the other's are not; a

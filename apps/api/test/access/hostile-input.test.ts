@@ -1,4 +1,4 @@
-// Issue 14's observations, one test each: input a client should be refused for is refused with the
+// Hostile input, one test per observation: input a client should be refused for is refused with the
 // spec's envelope and a status the operation documents, never with a 500, a dropped connection or a
 // body that is not JSON.
 import http from 'node:http';

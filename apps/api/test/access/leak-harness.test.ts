@@ -1,4 +1,4 @@
-// The leak harness (issue 43), derived from the router as the access matrix is: every read
+// The leak harness, derived from the router as the access matrix is: every read
 // procedure (every tRPC query, and the reads served as mutations listed in READ_MUTATIONS) and every
 // raw read route (GET: file, document and video content, the export) is called by each caller of a
 // pair, with inputs derived from its input schema (a route's path parameters) and the caller's own

@@ -1,4 +1,4 @@
-// Scoped management keys (issue 41, docs/scopes.md): scopes set on POST and PATCH /keys, checked by
+// Scoped management keys (docs/scopes.md): scopes set on POST and PATCH /keys, checked by
 // the access module for every management operation, and the invariant that an organization keeps
 // one enabled, unscoped management key. The access matrix calls every operation with scoped keys.
 import { CreateKeyOutputSchema, ManagedKeySchema, SCOPES } from '@switchyard/schema';

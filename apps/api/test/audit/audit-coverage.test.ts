@@ -1,5 +1,5 @@
-// One audit entry per change, for every state-changing operation, derived from the router (issue 41
-// item 1; docs/audit.md): every tRPC mutation is audited (a sample here performs it once and finds
+// One audit entry per change, for every state-changing operation, derived from the router
+// (docs/audit.md): every tRPC mutation is audited (a sample here performs it once and finds
 // exactly one entry, by the request's X-Request-Id, with its action, actor and target), or excluded
 // with its reason (docs/audit.md's exclusions). A new mutation in neither fails the first test.
 // The raw writes (express routes that are no procedure: the modules' BYTE_ROUTE_MOUNTS and the SCIM 2.0

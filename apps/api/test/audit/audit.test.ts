@@ -1,4 +1,4 @@
-// The audit log on the real server (issue 41 item 1; docs/audit.md): reading GET /api/v1/audit-logs
+// The audit log on the real server (docs/audit.md): reading GET /api/v1/audit-logs
 // and audit.platformList, no entry for a failed or rolled-back change, no entry seen by another
 // organization, append-only, and the retention sweep.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Workload identity (issue 39 item 3; platform-api.md D12, D13): federation policies, the token
+// Workload identity (platform-api.md D12, D13): federation policies, the token
 // exchange against a local identity provider (inline keys, and a JWKS served on loopback), access
 // tokens as bearers with exactly their key's rights, Switchyard's signing keys (rotation, publication,
 // sealing), and every refusal with its OAuth error.

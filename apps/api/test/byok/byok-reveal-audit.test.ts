@@ -1,4 +1,4 @@
-// The bounded audit of BYOK secrets revealed by routing.authorize (issue 41 item 1; docs/audit.md
+// The bounded audit of BYOK secrets revealed by routing.authorize (docs/audit.md
 // "byok.reveal"): one entry per credential per hour, actor the platform key, target the credential,
 // written off the request path (an in-process queue flushed by a timer, INSERT ... ON CONFLICT (dedupe_key)
 // DO NOTHING), visible to the credential's organization only. Waits are on conditions, with a bound.

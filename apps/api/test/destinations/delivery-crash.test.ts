@@ -1,4 +1,4 @@
-// Delivery and a crash (issue 40): the server process is killed (SIGKILL) while its webhook
+// Delivery and a crash: the server process is killed (SIGKILL) while its webhook
 // deliveries are in flight. After a restart every event is delivered, each with its own event id
 // (the one its interrupted attempt carried): none is lost.
 import { once } from 'node:events';

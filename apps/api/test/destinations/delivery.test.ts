@@ -1,4 +1,4 @@
-// Delivery of events to webhook destinations (issue 40; decision 0025) on the real server, with real
+// Delivery of events to webhook destinations (decision 0025) on the real server, with real
 // receivers on loopback: Standard Webhooks signatures verified with the `standardwebhooks` package,
 // the same event id on every attempt, the retry schedule over a driven clock (no real waiting),
 // auto-disable after 24 hours of failures, other organizations' and undeliverable destinations

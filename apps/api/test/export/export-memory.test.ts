@@ -1,4 +1,4 @@
-// The export streams (issue 42 item 3; docs/export.md): 20,000 generations with 4 KB of content
+// The export streams (docs/export.md): 20,000 generations with 4 KB of content
 // each (a file of about 100 MiB) are exported from a server process of their own, as `pnpm start`
 // runs it, while its resident memory is sampled from /proc. Holding the file, or the organization's
 // generations, anywhere would add 100 MiB or more; streaming adds a few pages and the collector's lag.

@@ -1,4 +1,4 @@
-// The organization export (issue 42 item 3; docs/export.md): GET /api/v1/export on the real server
+// The organization export (docs/export.md): GET /api/v1/export on the real server
 // and PostgreSQL. Every record type with its content, nothing of another organization, no secret;
 // who may call it; its audit entry; and, at scale (20,000 generations with content), memory that
 // stays flat while it streams and a client that leaves mid-stream stopping the database work.

@@ -1,4 +1,4 @@
-// Generation traces to otel-collector and s3 destinations (issue 40 item 2; decision 0035) on the
+// Generation traces to otel-collector and s3 destinations (decision 0035) on the
 // real server: a real OTLP/HTTP receiver on loopback (a Node server reading the exporter's JSON), the
 // S3 protocol server the tests start, recordings through generations.record. What is emitted (only
 // where broadcast is on and a trace destination exists, once per generation), who receives it

@@ -422,7 +422,7 @@ describe('GET /generation', () => {
     expect((await get(byMine)).status).toBe(200);
   });
 
-  // Issue 37: every key a management key makes shares its user, so "its user's generations" let a
+  // Every key a management key makes shares its user, so "its user's generations" let a
   // regular key of one workspace read another workspace's. The rule: its own workspace's, made by its
   // user or by itself.
   it("a regular key sees its own workspace's generations only, even its own user's, and their content", async () => {

@@ -1,4 +1,4 @@
-// Retention of stored generation content (issue 42 item 2; docs/operations.md#retention): the
+// Retention of stored generation content (docs/operations.md#retention): the
 // organization's own setting (settings.retention / settings.updateRetention, and the platform's
 // organizations.settings), and the periodic sweep on the real server: content of generations older
 // than the organization's retention goes, their records and spend stay, other organizations are

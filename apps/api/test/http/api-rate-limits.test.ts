@@ -1,4 +1,4 @@
-// The API's rate limits (issue 37; src/limits/api-rate-limits.ts, docs/rate-limits.md), on the real
+// The API's rate limits (src/limits/api-rate-limits.ts, docs/rate-limits.md), on the real
 // server and its PostgreSQL counter store: per key and per organization, 429 with Retry-After in the
 // envelope (REST, tRPC and a raw route), the settings row over the environment's defaults, platform
 // keys never limited, 401 and 403 before the limit and not counted, exactly L of N concurrent

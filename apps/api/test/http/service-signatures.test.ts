@@ -1,4 +1,4 @@
-// One service signature (issue 43 item 2, docs/decisions/0037): every exported function of a
+// One service signature (docs/decisions/0037): every exported function of a
 // service file takes `(deps, actor, input)`, or `(deps, actor)` when it has no input; `deps` is typed
 // `Uses<...>` (or ServiceDeps) and the actor is who acts. Helpers that are not services (a row's
 // shape, a statement) live beside them in files of their own. `pnpm --filter @switchyard/api

@@ -52,7 +52,7 @@ const PLATFORM_OPERATIONS = [
   'DELETE /api/v1/observability/destinations/{id}',
 ];
 
-/** The operations the project's issues add beyond the specs (issue 41: key rotation, the audit log; issue 40: delivery status; issue 42: the export). */
+/** The operations the project's issues add beyond the specs (key rotation, the audit log, delivery status, the export). */
 const ISSUE_OPERATIONS = [
   'POST /api/v1/keys/{hash}/rotate',
   'GET /api/v1/observability/destinations/{id}/status',

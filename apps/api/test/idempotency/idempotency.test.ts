@@ -1,4 +1,4 @@
-// Safe retries (issue 42, item 6; docs/idempotency.md): creating operations take an Idempotency-Key
+// Safe retries (docs/idempotency.md): creating operations take an Idempotency-Key
 // header (REST) or an idempotency_key input field (tRPC). The first answer is kept 24 hours and
 // replayed for the same key and request; another request with that key is 400; concurrent retries
 // create one thing; keys belong to the caller's key, so no other key, and no other organization,

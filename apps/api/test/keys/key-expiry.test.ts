@@ -1,4 +1,4 @@
-// key.expiring (issue 40): the 7-day and 1-day notices of a key's expiry, each emitted once, however
+// key.expiring: the 7-day and 1-day notices of a key's expiry, each emitted once, however
 // many rounds and replicas run the job; live keys only; a new expiry gets its own notices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitKeyExpiryNotices, KEY_EXPIRING } from '../../src/modules/events/key-expiry.js';

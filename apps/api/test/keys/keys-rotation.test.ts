@@ -1,4 +1,4 @@
-// Key rotation (issue 41): POST /api/v1/keys/{hash}/rotate and tRPC keys.rotate / keys.secrets. A
+// Key rotation: POST /api/v1/keys/{hash}/rotate and tRPC keys.rotate / keys.secrets. A
 // key keeps its stable hash and everything else; its old secret works until the grace period ends,
 // on every replica. The servers keep key rows for CACHE_TTL_MS = 60 s, so a replica that refuses an
 // old secret within the tests' bounds learnt it from the rotation's announcement or from the

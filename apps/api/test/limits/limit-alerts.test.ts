@@ -1,4 +1,4 @@
-// limit.threshold_crossed and credits.low (issue 40, item 4): emitted by the recorder in the batch's
+// limit.threshold_crossed and credits.low: emitted by the recorder in the batch's
 // own transaction, once per threshold, limit and window, however many recordings run at once and on
 // however many replicas; a new window fires again; a recording that rolls back emits nothing.
 import { randomUUID } from 'node:crypto';

@@ -314,7 +314,7 @@ describe('models.import with providers and endpoints', () => {
 });
 
 describe('the OpenAPI document', () => {
-  it('covers the 13 operations of issue 20, the byte download with its binary answer', async () => {
+  it('covers the 13 catalog operations, the byte download with its binary answer', async () => {
     const doc = (await (await server.request('/api/v1/openapi.json')).json()) as {
       paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>>;
     };

@@ -1,4 +1,4 @@
-// Offboarding and a crash (issue 42, item 1): the server process is killed (SIGKILL) in the middle
+// Offboarding and a crash: the server process is killed (SIGKILL) in the middle
 // of an organization's deletion, while it removes generations batch by batch. After a restart the
 // job is taken again once its lease ends, resumes, and finishes: nothing of the organization is
 // left, and the other organization is untouched.

@@ -1,4 +1,4 @@
-// Healing (issue 37, item 3; decision 0032): the server survives its database.
+// Healing (decision 0032): the server survives its database.
 // - The embedded PostgreSQL killed (SIGKILL of the postmaster) under load: requests answer 503 in the
 //   envelope, the server starts PostgreSQL again by itself, answers again, and no acknowledged
 //   recording is lost; one log line per change of state; the job runner runs again.

@@ -1,4 +1,4 @@
-// Issue 37's fair share of the server, on the real server and PostgreSQL: POST /analytics/query's
+// The fair share of the server, on the real server and PostgreSQL: POST /analytics/query's
 // statement and shaping run in a worker thread on connections of its own (never the server's pool
 // or its event loop); a query past its time is 408 and the thread goes on with another
 // organization's; and the costliest other operations (here GET /organization/members) take a share

@@ -1,4 +1,4 @@
-// Issue 36, "Speed": a decision that reserves nothing makes no database round trip. On the real
+// A decision that reserves nothing makes no database round trip. On the real
 // server and PostgreSQL, with a key that has a limit, a workspace budget and a guardrail with a
 // spend limit (so that every rule runs), every statement the server's pool sends is counted:
 // once the caches are warm, decisions with estimated_cost 0 send none of their own (the spend they

@@ -1,4 +1,4 @@
-// Which upstream URLs GET /videos/{jobId}/content may fetch (issue 13, SSRF): every hop's resolved
+// Which upstream URLs GET /videos/{jobId}/content may fetch (SSRF): every hop's resolved
 // address is checked before connecting (loopback, private, link-local, CGNAT, ... and this server
 // itself are refused), the DNS answer that was checked is the one connected to, operators allow
 // hosts with UPSTREAM_ALLOWED_HOSTS, URLs with credentials are refused when the job is created (and

@@ -1,4 +1,4 @@
-// A workspace's data goes with it (issue 42 item 1; docs/operations.md#offboarding): DELETE
+// A workspace's data goes with it (docs/operations.md#offboarding): DELETE
 // /workspaces/{id} answers as before, and its job (workspace.delete) removes every row with the
 // workspace's id, in every table of the Prisma schema with a workspace_id column, and every stored
 // byte of it; the other workspace and another organization keep everything; the organization's
