@@ -13,7 +13,9 @@ import { readFileSync } from 'node:fs';
 const root = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const workspaceDeps = Object.entries({ ...root.dependencies, ...root.devDependencies }).filter(([, range]) => String(range).startsWith('workspace:'));
 if (workspaceDeps.length > 0) {
-  console.error(`build cache: the root package.json depends on ${workspaceDeps.map(([name]) => name).join(', ')}: turbo then rebuilds everything after any edit to them; depend on them from the package that uses them`);
+  console.error(
+    `build cache: the root package.json depends on ${workspaceDeps.map(([name]) => name).join(', ')}: turbo then rebuilds everything after any edit to them; depend on them from the package that uses them`,
+  );
   process.exit(1);
 }
 
