@@ -35,6 +35,11 @@ export const ROOMS = [
   { room: 'http', rank: 8, why: 'the outermost layer of the request: the REST adapter, the mounts, OpenAPI, request log' },
   { room: 'deps.ts', rank: 9, why: "AppDeps, the composition root's list of everything a service may be given: it names the modules' classes" },
   {
+    room: 'statements.ts',
+    rank: 9,
+    why: "the package's export of the statements the services make, which the bench's database floors make too: it names the modules' builders",
+  },
+  {
     room: 'composition',
     rank: 9,
     why: 'the root files (server.ts, app.ts, router.ts, modules.ts, cache-events.ts, main.ts, index.ts): they compose the server',

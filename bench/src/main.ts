@@ -24,7 +24,7 @@ import {
   MemberOrderCache,
   membersByIdQuery,
   reservationQuery,
-} from '@switchyard/api/floor-statements';
+} from './floor-statements.js';
 import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
 import {

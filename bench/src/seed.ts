@@ -2,7 +2,7 @@
 // into the tables of prisma/schema.prisma, so that even the large size takes seconds. The bench
 // key's daily rollups (key_usage_daily) and lifetime totals (api_keys.usage) are computed from the
 // seeded generations, so GET /key agrees with what GET /generation shows.
-import { rollupCtes } from '@switchyard/api';
+import { rollupCtes } from '@switchyard/api/statements';
 import type { Db } from '@switchyard/db';
 
 export interface SeedSize {

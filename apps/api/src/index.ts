@@ -4,4 +4,3 @@ export { appRouter } from './router.js';
 export { createApp, API_PREFIX } from './app.js';
 export { startServer, type RunningServer } from './server.js';
 export { loadConfig, type Config } from './config.js';
-export { rollupCtes } from './modules/analytics/rollup.js';

@@ -1,5 +1,5 @@
 // GET /activity's statement (activity.service.ts) and its days: the last 30 completed UTC days
-// (activityDays). activityQuery is also the bench's database floor (floor-statements.ts).
+// (activityDays). activityQuery is also the bench's database floor (through statements.ts).
 import { z } from 'zod';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';
 

@@ -1,5 +1,5 @@
 // The statement GET /generation makes per answer (generations.service.ts getGeneration), built here
-// with its values so that the bench's database floor (floor-statements.ts) makes the same one.
+// with its values so that the bench's database floor (through statements.ts) makes the same one.
 import { decimalText, modelColumns, parsedJson, rowOrNulls, type Generation as GenerationRow } from '@switchyard/db';
 import { z } from 'zod';
 import { tenantStatement, tenantValues, type Viewer } from '../../access/tenancy.js';
@@ -73,7 +73,7 @@ const GENERATION_WITH_CREDIT = tenantStatement(
 /**
  * The one statement GET /generation makes per answer, with its values: a management key reads its
  * organization's generation, a regular key one of its workspace's by its user or itself
- * (generationWhere). getGeneration makes it; so does the bench's database floor (floor-statements.ts).
+ * (generationWhere). getGeneration makes it; so does the bench's database floor (through statements.ts).
  */
 export function generationQuery(viewer: Viewer, id: string) {
   return { statement: GENERATION_WITH_CREDIT, values: tenantValues(GENERATION_WITH_CREDIT, viewer, { generation_id: id }) };

@@ -1,5 +1,5 @@
 // The statement of GET /guardrails (guardrails.service.ts's listGuardrails), with its values: also
-// the bench's database floor (floor-statements.ts).
+// the bench's database floor (through statements.ts).
 import { LimitReset, modelColumns, parsedJson, rowOrNulls, type Guardrail as GuardrailRow } from '@switchyard/db';
 import { GUARDRAIL_FLAG_FIELDS } from '@switchyard/schema';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 // The keys' statements (keys.service.ts makes them): a key's usage figures from the daily rollups
 // (usageOf, also read by UsageCache and the PKCE exchange), a page of GET /keys (keysPageQuery) and
 // POST /keys' insert with its audit entry (createKeyQuery). The builders are also the bench's
-// database floor (floor-statements.ts).
+// database floor (through statements.ts).
 import { LimitReset, modelColumns, namedStatement, queryRows, type Db } from '@switchyard/db';
 import type { CreateKeyInput, ListKeysInput } from '@switchyard/schema';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // The statements of GET /organization/members (members.service.ts): a page with the total, cut in
 // the database (MEMBERS_PAGE), or the rows of a page of the order MemberOrderCache holds, by id
-// (membersByIdQuery, also the bench's database floor: floor-statements.ts).
+// (membersByIdQuery, also the bench's database floor: through statements.ts).
 import { orgRoleColumn, rowOrNulls } from '@switchyard/db';
 import { z } from 'zod';
 import { tenantStatement, tenantValues } from '../../access/tenancy.js';

@@ -1,6 +1,6 @@
 // The spend limits that apply to a request, narrowest first, as routing.authorize checks them (from
 // memory through routing_spend(), or holding a cost through routing_reserve()); the bench's database
-// floor builds the same (floor-statements.ts).
+// floor builds the same (through statements.ts).
 import type { ApiKey } from '@switchyard/db';
 import type { GuardrailCache } from '../guardrails/guardrail-cache.js';
 import type { WorkspaceRouting } from './routing.service.js';

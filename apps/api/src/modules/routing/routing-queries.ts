@@ -1,6 +1,6 @@
 // routing.authorize's reservation: the one statement (routing_reserve()) that holds an amount
 // against every limit that applies, exact across replicas, with its values; the bench's database
-// floor makes the same (floor-statements.ts). It holds an exact amount (min = wanted: a decision's
+// floor makes the same (through statements.ts). It holds an exact amount (min = wanted: a decision's
 // estimated cost) or the most it can between min and wanted (a partial grant).
 import { type ApiKey, namedStatement } from '@switchyard/db';
 import { z } from 'zod';
@@ -19,7 +19,7 @@ export interface HoldRange {
   wanted: number;
 }
 
-/** The reservation's one statement and its values (also the bench's database floor: floor-statements.ts). */
+/** The reservation's one statement and its values (also the bench's database floor, through statements.ts). */
 export function reserveQuery(
   id: string,
   key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,

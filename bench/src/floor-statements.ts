@@ -1,20 +1,22 @@
 // The statement each of these operations makes per answer, with its values, for the bench's
 // database floor: an express app that makes the same round trip through node-postgres before
 // answering fixed bytes, i.e. what any server of this schema pays at least for the answer on the
-// same machine. The services build their statements' values through these same functions.
+// same machine. The services build their statements' values through the same functions, which the
+// server's package exports for this (`@switchyard/api/statements`).
+import { GuardrailCache, limitChecks, reserveQuery, WorkspaceRoutingCache } from '@switchyard/api/statements';
 import type { Db } from '@switchyard/db';
-import { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
-import { limitChecks } from '../modules/routing/limit-checks.js';
-import { reserveQuery } from '../modules/routing/routing-queries.js';
-import { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 
-export { activityDays, activityQuery } from '../modules/account/activity-queries.js';
-export { generationQuery } from '../modules/generations/generations-queries.js';
-export { guardrailsPageQuery } from '../modules/guardrails/guardrails-queries.js';
-export { createKeyQuery, keysPageQuery } from '../modules/keys/keys-queries.js';
-export { MemberOrderCache } from '../modules/members/member-order.js';
-export { membersByIdQuery } from '../modules/members/members-queries.js';
-export { reserveQuery };
+export {
+  activityDays,
+  activityQuery,
+  createKeyQuery,
+  generationQuery,
+  guardrailsPageQuery,
+  keysPageQuery,
+  MemberOrderCache,
+  membersByIdQuery,
+  reserveQuery,
+} from '@switchyard/api/statements';
 
 /**
  * routing.authorize's reservation of `cost` for the key `hash` (a paid model, or not): its

@@ -1,0 +1,14 @@
+// The statements the services make, as the package exports them (`@switchyard/api/statements`):
+// the bench's database floors make the very statement a service makes per answer, built by the
+// same functions with the same values, so that the floor and the server differ only in the server.
+export { activityDays, activityQuery } from './modules/account/activity-queries.js';
+export { rollupCtes } from './modules/analytics/rollup.js';
+export { generationQuery } from './modules/generations/generations-queries.js';
+export { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
+export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
+export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';
+export { MemberOrderCache } from './modules/members/member-order.js';
+export { membersByIdQuery } from './modules/members/members-queries.js';
+export { limitChecks } from './modules/routing/limit-checks.js';
+export { reserveQuery } from './modules/routing/routing-queries.js';
+export { WorkspaceRoutingCache } from './modules/routing/routing.service.js';
