@@ -472,7 +472,7 @@ describe('server process on embedded PostgreSQL', () => {
       const manifest = JSON.parse(await fs.readFile(new URL(file, import.meta.url), 'utf8')) as { scripts: { start: string } };
       return manifest.scripts.start;
     };
-    for (const script of [await startScript('../../../package.json'), await startScript('../package.json')]) {
+    for (const script of [await startScript('../../../../package.json'), await startScript('../../package.json')]) {
       const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value} `);
       // exec: node takes the shell's place, so the signals pnpm passes on reach the server.
       expect(script).toContain(`${env.join('')}exec node ${NODE_FLAGS.join(' ')} `);
