@@ -4,7 +4,7 @@
 // same machine. The services build their statements' values through these same functions.
 import type { Db } from '@switchyard/db';
 import { GuardrailCache } from '../modules/guardrails/guardrail-cache.js';
-import { limitChecks } from '../modules/routing/limit-checks.js';
+import { limitChecks } from '@switchyard/rules';
 import { reserveQuery } from '../modules/routing/routing-queries.js';
 import { WorkspaceRoutingCache } from '../modules/routing/routing.service.js';
 
