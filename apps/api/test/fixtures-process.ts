@@ -24,6 +24,7 @@ const BUILDS: readonly { dist: string; sources: readonly string[] }[] = [
   { dist: 'apps/api/dist', sources: ['apps/api/src'] },
   { dist: 'packages/db/dist', sources: ['packages/db/src', 'prisma/migrations'] },
   { dist: 'packages/schema/dist', sources: ['packages/schema/src'] },
+  { dist: 'packages/rules/dist', sources: ['packages/rules/src'] },
 ];
 
 /** The newest file under `dir` (relative to the repository) and its modification time; none: 0. */

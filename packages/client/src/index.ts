@@ -2,7 +2,8 @@
 // for types only (`import type`, and a self-contained copy of the router type in the built
 // package), so installing it pulls in neither the server, Prisma nor express. The container file id
 // and the sample video URL are @switchyard/schema's definitions, which the build copies into the
-// package (scripts/inline-schema.mjs).
+// package, and so it does with @switchyard/rules, the routing decision's rules, carried (in
+// dist/rules/) for a decider in the routing service's own process (scripts/inline-packages.mjs).
 import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { containerFileId } from '@switchyard/schema/file-ids';

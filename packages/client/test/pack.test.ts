@@ -2,12 +2,13 @@
 // installed into an empty project outside the repository (from pnpm's store, the registry when
 // missing), where a call type-checks and runs against a real server. The consumer's tsconfig skips
 // library checking, as most projects do; its @ts-expect-error lines fail the compile if the
-// package's types were missing (they would be any, and the directives unused).
+// package's types were missing (they would be any, and the directives unused). The routing rules
+// the package carries (dist/rules/) run there too.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from './support.js';
@@ -50,6 +51,17 @@ try {
 console.log(JSON.stringify({ label, daily, file: file ?? null, refused, fileId: containerFileId('out/a.txt') }));
 `;
 
+/** Decides, with the rules the packed client carries, for a hash no key has. */
+const RULES_CONSUMER = (rules: string) => `
+const { decideWith, REFUSAL_ORDER } = await import(${JSON.stringify(rules)});
+const asked = [];
+const outcome = decideWith({ model: 'openai/gpt-4o', estimated_cost: 0, explain: true, now: new Date() }, (need) => {
+  asked.push(need.need);
+  return null;
+});
+console.log(JSON.stringify({ order: REFUSAL_ORDER.slice(0, 7), asked, refusal: outcome.refusal, trace: outcome.trace }));
+`;
+
 describe('@switchyard/client packed', () => {
   it('installs into an empty project outside the repository, type-checks a call there, and the call works', async () => {
     const { stdout: packed } = await exec('pnpm', ['pack', '--pack-destination', project], { cwd: packageDir });
@@ -60,6 +72,8 @@ describe('@switchyard/client packed', () => {
     const listing = (await exec('tar', ['tzf', tarball])).stdout.split('\n');
     expect(listing).toContain('package/dist/router.d.ts');
     expect(listing.some((f) => f.startsWith('package/src/'))).toBe(false);
+    // The routing rules ride along, built, for a decider in the router's own process.
+    expect(listing).toEqual(expect.arrayContaining(['package/dist/rules/index.js', 'package/dist/rules/index.d.ts', 'package/dist/rules/decide.js']));
 
     await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await exec('pnpm', ['add', '--ignore-workspace', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@20.19.43'], { cwd: project });
@@ -97,6 +111,16 @@ describe('@switchyard/client packed', () => {
       file: null,
       refused: 401,
       fileId: 'cfile_b3V0L2EudHh0',
+    });
+
+    // The rules run from the installed package alone (nothing of the workspace is installed there).
+    const rules = pathToFileURL(path.join(project, 'node_modules', '@switchyard', 'client', 'dist', 'rules', 'index.js')).href;
+    const { stdout: decided } = await exec(process.execPath, ['--input-type=module', '-e', RULES_CONSUMER(rules)], { cwd: project });
+    expect(JSON.parse(decided)).toEqual({
+      order: ['key_unknown', 'key_disabled', 'key_deleted', 'key_expired', 'organization_disabled', 'model_not_found', 'model_not_allowed'],
+      asked: ['key'],
+      refusal: { status: 401, code: 'key_unknown', message: 'This API key is not known. Check the key, or create one.', retry_after_s: null },
+      trace: [{ rule: 'decision', said: 'refused: key_unknown (401)' }],
     });
   });
 });

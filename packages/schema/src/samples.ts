@@ -1,5 +1,5 @@
 // The demo's sample video URL. Dependency-free on purpose: @switchyard/client re-exports it (its
-// build copies this module into its package: packages/client/scripts/inline-schema.mjs), so that
+// build copies this module into its package: packages/client/scripts/inline-packages.mjs), so that
 // the CLI's demo needs no other package at run time.
 
 /**

@@ -14,7 +14,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { type LimitAnswer, Limits } from '../../src/limits/limits.js';
 import { hashApiKey } from '../../src/access/key-format.js';
 import { FREE_MODEL_MINUTE } from '../../src/modules/routing/free-quota.js';
-import { REFUSAL_ORDER } from '../../src/modules/routing/refusals.js';
+import { REFUSAL_ORDER } from '@switchyard/rules';
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { addUsage, createOrganization, until } from '../fixtures.js';
 import { createKey, importDemoCatalog } from '../fixtures-catalog.js';

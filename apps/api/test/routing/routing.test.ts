@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ACTOR } from '../../src/access/callers.js';
 import { hashApiKey } from '../../src/access/key-format.js';
 import { expireReservations } from '../../src/modules/routing/routing.service.js';
-import { REFUSAL_ORDER } from '../../src/modules/routing/refusals.js';
+import { REFUSAL_ORDER } from '@switchyard/rules';
 import { defaultGuardrailId } from '../../src/modules/guardrails/default-guardrail.js';
 import { addUsage, createOrganization, until, useServer } from '../fixtures.js';
 import { createKey, generationId, importDemoCatalog, record } from '../fixtures-catalog.js';

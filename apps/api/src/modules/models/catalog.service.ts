@@ -26,7 +26,7 @@ import type {
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import type { Uses } from '../../deps.js';
 import { Invalid, NotFound } from '../../lib/errors.js';
-import { evaluatePolicy } from '../routing/route-policy.js';
+import { evaluatePolicy } from '@switchyard/rules';
 import type { CatalogSnapshot } from './catalog-cache.js';
 import { architectureOf, modelIdOf, modelNameOf, type ModelsPage } from './models-rows.js';
 import { resolveModel } from './resolve-model.js';
@@ -135,7 +135,7 @@ const USER_MODELS_DEFAULT_LIMIT = 500;
 
 /**
  * GET /models/user: the catalog as the key could route to it, in id order (B1's). Each model of the
- * requested output modalities is put to the routing policy (modules/routing/route-policy.ts), as
+ * requested output modalities is put to the routing policy (evaluatePolicy of @switchyard/rules), as
  * routing.authorize puts it, with the guardrails that apply to the key and its workspace's BYOK
  * credentials, before any request: no region and no provider preferences. So a model a guardrail
  * keeps out, or whose every endpoint the provider lists or ZDR enforcement drop, is not listed.

@@ -16,7 +16,7 @@ import type {
   UpsertAliasInput,
   UpsertVariantInput,
 } from '@switchyard/schema';
-import { evaluatePolicy } from '../routing/route-policy.js';
+import { evaluatePolicy } from '@switchyard/rules';
 import { Forbidden, Invalid, NotFound } from '../../lib/errors.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
@@ -29,7 +29,7 @@ const EMBEDDINGS_DEFAULT_LIMIT = 500;
 type Tx = Prisma.TransactionClient;
 
 /**
- * 403 when the routing policy (modules/routing/route-policy.ts) keeps the model from the key: a guardrail
+ * 403 when the routing policy (evaluatePolicy of @switchyard/rules) keeps the model from the key: a guardrail
  * that applies to it (assigned to it or to its user, else its workspace's default guardrail) has it
  * in `ignored_models`, or `allowed_models` is a list without it.
  */

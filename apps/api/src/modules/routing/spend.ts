@@ -1,76 +1,18 @@
 // Spend in the current window, for every kind of limit: a key's limit, a workspace budget, a
 // guardrail's limit, the organization's credit balance. Windows are calendar-exact UTC (daily from
-// midnight, weekly from Monday, monthly from the 1st; lifetime never resets), as GET /key counts
-// them (keys/periods.ts). The spend itself is counted in PostgreSQL by routing_spend() (migration
-// "routing_decisions"), recorded spend plus spend held by open reservations, so that the check
-// that reserves (routing_reserve()) and the one that does not count alike.
+// midnight, weekly from Monday, monthly from the 1st; lifetime never resets): the routing rules'
+// (@switchyard/rules), which GET /key counts by too. The spend itself is counted in PostgreSQL by
+// routing_spend() (migration "routing_decisions"), recorded spend plus spend held by open
+// reservations, so that the check that reserves (routing_reserve()) and the one that does not
+// count alike.
 import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../lib/metrics.js';
-import { periodStarts } from '../keys/periods.js';
+import type { LimitCheck } from '@switchyard/rules';
 
-export type Interval = 'daily' | 'weekly' | 'monthly' | 'lifetime';
-
-/** One limit to check, as routing_spend() reads it. */
-export interface LimitCheck {
-  /** key, makers, budget:<interval>, guardrail:<id>, credits */
-  name: string;
-  /**
-   * keys: the keys in `keys` and every key minted from them; makers: the limits of the makers above
-   * the one key in `keys` (its remaining amount is the least of theirs; none when none has a limit).
-   */
-  scope: 'keys' | 'makers' | 'workspace' | 'guardrail' | 'credits';
-  keys?: string[];
-  workspace_id?: string;
-  guardrail_id?: string;
-  is_default?: boolean;
-  /** The window's first UTC day (YYYY-MM-DD); null: lifetime. */
-  since: string | null;
-  byok: boolean;
-  /** USD; unused for credits (the balance is the limit). */
-  limit: string;
-  /** For messages and `resets_at`. */
-  interval: Interval;
-}
-
-/** The first UTC day of the window that contains `now`, or null for lifetime. */
-export function windowStart(interval: Interval, now: Date): Date | null {
-  if (interval === 'lifetime') return null;
-  const starts = periodStarts(now);
-  return interval === 'daily' ? starts.day : interval === 'weekly' ? starts.week : starts.month;
-}
-
-/** When the window that contains `now` ends (the next one starts), or null for lifetime. */
-export function windowEnd(interval: Interval, now: Date): Date | null {
-  const start = windowStart(interval, now);
-  if (!start) return null;
-  if (interval === 'daily') return new Date(start.getTime() + 86_400_000);
-  if (interval === 'weekly') return new Date(start.getTime() + 7 * 86_400_000);
-  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-}
-
-/** Each interval's window (first day, end) for the UTC day last asked about (every decision asks, for each limit). */
-let windows: { day: number; of: Record<Interval, { since: string | null; resetsAt: string | null }> } | undefined;
-
-function windowsOf(now: Date): Record<Interval, { since: string | null; resetsAt: string | null }> {
-  const day = Math.floor(now.getTime() / 86_400_000);
-  if (windows?.day !== day) {
-    const of = (i: Interval) => ({ since: windowStart(i, now)?.toISOString().slice(0, 10) ?? null, resetsAt: windowEnd(i, now)?.toISOString() ?? null });
-    windows = { day, of: { daily: of('daily'), weekly: of('weekly'), monthly: of('monthly'), lifetime: of('lifetime') } };
-  }
-  return windows.of;
-}
-
-/** The first UTC day (YYYY-MM-DD) of the window that contains `now`, or null for lifetime. */
-export function sinceOf(interval: Interval, now: Date): string | null {
-  return windowsOf(now)[interval].since;
-}
-
-/** When the window that contains `now` ends (ISO 8601), or null for lifetime. */
-export function resetsAtOf(interval: Interval, now: Date): string | null {
-  return windowsOf(now)[interval].resetsAt;
-}
+export type { Interval, LimitCheck } from '@switchyard/rules';
+export { resetsAtOf, sinceOf, windowEnd, windowStart } from '@switchyard/rules';
 
 const SPEND = statement(
   `SELECT name, remaining::text AS remaining FROM routing_spend($1, $2::jsonb, $3::timestamptz)`,

@@ -1,12 +1,8 @@
 // The one policy: whether a key may use a model, and through which endpoints, by the guardrails that
-// apply to it, its workspace's BYOK credentials and the request's own preferences. GET /model asks
-// it about the model alone (no endpoints); routing.authorize about the whole route; GET /models/user
-// about each model's route before any request (no region, no preferences). It is a pure
-// function of what it is given: the callers read the rows from their caches.
-import type { ByokCredential, ModelEndpoint as EndpointRow } from '@switchyard/db';
-import type { Prisma } from '@switchyard/db';
-import type { ApplicableGuardrail } from '../guardrails/guardrail-cache.js';
-import type { ResolvedModel } from '../models/resolve-model.js';
+// apply to it, its workspace's BYOK credentials and the request's own preferences (rules 7-9).
+// GET /model asks it about the model alone (no endpoints); routing.authorize about the whole route;
+// GET /models/user about each model's route before any request (no region, no preferences). It is a
+// pure function of what it is given: the callers read the rows (the server from its caches).
 import { refusal, type Refusal } from './refusals.js';
 
 export type Region = 'global' | 'europe' | 'us';
@@ -19,21 +15,69 @@ export interface ProviderPreferences {
   zdr?: boolean;
 }
 
+/** What the policy reads of a guardrail that applies (its JSON lists as stored: a list, or anything else for none). */
+export interface PolicyGuardrail {
+  id: string;
+  allowed_models: unknown;
+  ignored_models: unknown;
+  allowed_providers: unknown;
+  ignored_providers: unknown;
+  allowed_data_regions: unknown;
+  enforce_zdr: boolean;
+  enforce_zdr_anthropic: boolean | null;
+  enforce_zdr_openai: boolean | null;
+  enforce_zdr_google: boolean | null;
+  enforce_zdr_xai: boolean | null;
+  enforce_zdr_other: boolean | null;
+}
+
+/** A resolved model: the catalog's model and, when one was named, its variant (`lookup`: the lower-cased name lists match). */
+export interface PolicyModel {
+  model: { id: string; lookup: string };
+  variant: { id: string; lookup: string } | null;
+}
+
+/** A catalog endpoint of the model. */
+export interface PolicyEndpoint {
+  provider_slug: string;
+  tag: string | null;
+  zdr: boolean;
+  /** The endpoint's prices ({ prompt, completion } in USD per token), for the "price" sort. */
+  pricing: unknown;
+}
+
+/** A BYOK credential as stored (a byok_credentials row fits); `secret_ciphertext` is only tested for presence. */
+export interface PolicyCredential {
+  id: string;
+  provider: string;
+  disabled: boolean;
+  deleted_at: Date | null;
+  secret_ciphertext: string | null;
+  allowed_models: unknown;
+  allowed_user_ids: unknown;
+  allowed_api_key_hashes: unknown;
+  is_fallback: boolean;
+  is_byok_only: boolean;
+  is_required: boolean;
+  sort_order: number;
+  declared_zdr: boolean | null;
+}
+
 /** A route before its secret is opened: a catalog endpoint, through shared capacity or a credential. */
-export interface Route {
+export interface Route<C extends PolicyCredential = PolicyCredential> {
   provider: string;
   tag: string | null;
   zdr: boolean;
-  credential: ByokCredential | null;
+  credential: C | null;
 }
 
-export interface PolicyInput {
-  guardrails: readonly ApplicableGuardrail[];
-  model: ResolvedModel;
+export interface PolicyInput<C extends PolicyCredential = PolicyCredential> {
+  guardrails: readonly PolicyGuardrail[];
+  model: PolicyModel;
   /** Without endpoints, only the model's own rules are decided (GET /model). */
   route?: {
-    endpoints: readonly EndpointRow[];
-    credentials: readonly ByokCredential[];
+    endpoints: readonly PolicyEndpoint[];
+    credentials: readonly C[];
     key: { hash: string; userId: string };
     /** null: no request yet, so no region to check (GET /models/user asks what the key could route to). */
     region: Region | null;
@@ -43,18 +87,18 @@ export interface PolicyInput {
   };
 }
 
-export type PolicyVerdict = { refusal: Refusal } | { refusal: null; routes: Route[] };
+export type PolicyVerdict<C extends PolicyCredential = PolicyCredential> = { refusal: Refusal } | { refusal: null; routes: Route<C>[] };
 
-const lowerList = (value: Prisma.JsonValue | null): string[] | null =>
+const lowerList = (value: unknown): string[] | null =>
   Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase()) : null;
 
 /** The names a list entry may use for the model: the canonical model (all its variants), or the variant. */
-function modelNames({ model, variant }: ResolvedModel): string[] {
+function modelNames({ model, variant }: PolicyModel): string[] {
   return [model.lookup, ...(variant ? [variant.lookup] : [])];
 }
 
 /** The ZDR vendor of a model (its author): the enforce_zdr_<vendor> flag that governs it. */
-function zdrVendor(model: ResolvedModel['model']): 'anthropic' | 'openai' | 'google' | 'xai' | 'other' {
+function zdrVendor(model: PolicyModel['model']): 'anthropic' | 'openai' | 'google' | 'xai' | 'other' {
   const author = model.id.slice(0, model.id.indexOf('/')).toLowerCase();
   if (author === 'anthropic' || author === 'openai' || author === 'google') return author;
   if (author === 'x-ai' || author === 'xai') return 'xai';
@@ -62,7 +106,7 @@ function zdrVendor(model: ResolvedModel['model']): 'anthropic' | 'openai' | 'goo
 }
 
 /** Whether a guardrail demands zero data retention for this vendor (the deprecated enforce_zdr fills unset flags). */
-function enforcesZdr(g: ApplicableGuardrail, vendor: ReturnType<typeof zdrVendor>): boolean {
+function enforcesZdr(g: PolicyGuardrail, vendor: ReturnType<typeof zdrVendor>): boolean {
   const flag = {
     anthropic: g.enforce_zdr_anthropic,
     openai: g.enforce_zdr_openai,
@@ -74,7 +118,7 @@ function enforcesZdr(g: ApplicableGuardrail, vendor: ReturnType<typeof zdrVendor
 }
 
 /** Whether a credential may serve this key and model (admin-api.md A24). */
-function credentialApplies(c: ByokCredential, model: ResolvedModel, key: { hash: string; userId: string }): boolean {
+function credentialApplies(c: PolicyCredential, model: PolicyModel, key: { hash: string; userId: string }): boolean {
   if (c.disabled || c.deleted_at || !c.secret_ciphertext) return false;
   const models = lowerList(c.allowed_models);
   if (models && !modelNames(model).some((n) => models.includes(n))) return false;
@@ -85,7 +129,7 @@ function credentialApplies(c: ByokCredential, model: ResolvedModel, key: { hash:
   return true;
 }
 
-const priceOf = (e: EndpointRow): number => {
+const priceOf = (e: PolicyEndpoint): number => {
   const p = e.pricing as { prompt?: unknown; completion?: unknown } | null;
   return Number(p?.prompt ?? 0) + Number(p?.completion ?? 0);
 };
@@ -97,7 +141,7 @@ const priceOf = (e: EndpointRow): number => {
  * filtered by every guardrail's provider lists and ZDR flags and by the request's preferences,
  * and ordered by `provider.order`, else the workspace's default sort.
  */
-export function evaluatePolicy(input: PolicyInput): PolicyVerdict {
+export function evaluatePolicy<C extends PolicyCredential>(input: PolicyInput<C>): PolicyVerdict<C> {
   const { guardrails, model } = input;
   const names = modelNames(model);
   for (const g of guardrails) {
@@ -134,7 +178,7 @@ export function evaluatePolicy(input: PolicyInput): PolicyVerdict {
   };
 
   const usable = route.credentials.filter((c) => credentialApplies(c, model, route.key));
-  const routes: Route[] = [];
+  const routes: Route<C>[] = [];
   for (const endpoint of route.endpoints) {
     const provider = endpoint.provider_slug.toLowerCase();
     const mine = usable
@@ -157,9 +201,9 @@ export function evaluatePolicy(input: PolicyInput): PolicyVerdict {
 }
 
 /** `provider.order` first, in its order; the rest by the workspace's sort ("price": cheapest first), stable. */
-function ordered(routes: Route[], route: NonNullable<PolicyInput['route']>): Route[] {
+function ordered<C extends PolicyCredential>(routes: Route<C>[], route: NonNullable<PolicyInput<C>['route']>): Route<C>[] {
   const order = (route.preferences.order ?? []).map((p) => p.toLowerCase());
-  const rank = (r: Route) => {
+  const rank = (r: Route<C>) => {
     const i = order.indexOf(r.provider.toLowerCase());
     return i < 0 ? order.length : i;
   };
