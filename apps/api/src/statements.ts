@@ -9,6 +9,6 @@ export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js'
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';
 export { MemberOrderCache } from './modules/members/member-order.js';
 export { membersByIdQuery } from './modules/members/members-queries.js';
-export { limitChecks } from './modules/routing/limit-checks.js';
+export { limitChecks } from '@switchyard/rules';
 export { reserveQuery } from './modules/routing/routing-queries.js';
 export { WorkspaceRoutingCache } from './modules/routing/routing.service.js';

@@ -40,7 +40,7 @@ export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
  *   the batch (only their spend changed): assigned to it or to its member, and the workspace's
  *   default guardrail (routing_spend() decides which keys it covers). Not every guardrail of the
  *   workspace: a workspace may have hundreds.
- * - checks: each limit as routing/limit-checks.ts limitChecks() builds it for routing_spend().
+ * - checks: each limit as limitChecks() (@switchyard/rules) builds it for routing_spend().
  * - alerts: a key's `api_key` names it as the API does (GET/PATCH/DELETE /keys/{hash}); null for a
  *   budget or a guardrail.
  * - traces: the batch's generation traces (generation-traces.ts), in the same statement.
