@@ -291,14 +291,18 @@ describe('sign-out', () => {
 });
 
 describe('the sweep', () => {
-  it('deletes signed-out and expired sessions, and keeps live ones', async () => {
+  it('deletes signed-out and expired sessions and those of a disabled key, and keeps live ones', async () => {
     const ended = await signedIn(server.managementKey);
     await call('sessions.signOut', undefined, ended);
     const idle = await signedIn(server.managementKey);
+    const key = await newKey({ is_management_key: true });
+    const ofDisabled = await signedIn(key.key);
+    await ok(server, 'keys.update', { hash: key.data.hash, disabled: true });
     advance(IDLE_MS);
     const live = await signedIn(server.managementKey);
     const exists = (id: string) => server.db.session.count({ where: { id } });
-    await until(async () => (await exists(ended.session.id)) === 0 && (await exists(idle.session.id)) === 0, {
+    const gone = async (...ids: string[]) => (await Promise.all(ids.map(exists))).every((n) => n === 0);
+    await until(() => gone(ended.session.id, idle.session.id, ofDisabled.session.id), {
       what: 'the sweep to delete the ended sessions',
     });
     expect(await exists(live.session.id)).toBe(1);

@@ -1,7 +1,7 @@
 import { SESSION_PREFIX } from '@switchyard/schema';
 import type { Config } from '../../config.js';
 import { defineModule, type ModuleShared } from '../manifest.js';
-import { SESSION_SWEEP_LOCK, sweepSessions } from './sessions.service.js';
+import { SESSION_SWEEP_LOCK, sweepSessions } from './sweep.js';
 import { sessionsRouter } from './sessions.router.js';
 import { SIGN_IN_ROUTES } from './sign-in.routes.js';
 

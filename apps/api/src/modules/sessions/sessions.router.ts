@@ -3,7 +3,8 @@
 import { CurrentSessionSchema, SignOutSchema } from '@switchyard/schema';
 import { EVERY_KEY } from '../../access/rules.js';
 import { authedProcedure, router } from '../../trpc/init.js';
-import { currentSession, signOut, signOutEverywhere } from './sessions.service.js';
+import { currentSession } from './session-answer.js';
+import { signOut, signOutEverywhere } from './sessions.service.js';
 
 export const sessionsRouter = router({
   /** Who is calling, and with which session (its CSRF token with it, for a console that reloaded). */

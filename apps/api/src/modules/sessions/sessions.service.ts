@@ -1,31 +1,14 @@
-// People's sessions (docs/sessions.md): sign-in with a management key, who is calling, sign-out of
-// this session and of all of a person's sessions in the organization, and the sweep of ended ones.
-// How a session cookie becomes a caller is access/sessions.ts.
-import type { Db } from '@switchyard/db';
-import type { CurrentSession, Session } from '@switchyard/schema';
+// People's sessions (docs/sessions.md): sign-in with a management key, sign-out of this session and
+// of all of a person's sessions in the organization. How a session cookie becomes a caller is
+// access/sessions.ts; the answers' shape session-answer.ts; the sweep sweep.ts.
+import type { Session } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { holdsEverything, isUnscoped, lackedScopes, scopesOf } from '../../access/ceiling.js';
-import { csrfTokenOf, newSessionToken, sessionTokenHash, type SessionLifetimes, type SessionRef } from '../../access/sessions.js';
+import { csrfTokenOf, newSessionToken, sessionTokenHash, type SessionRef } from '../../access/sessions.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import { appendAudit, auditOfTenant, type RequestOrigin } from '../audit/audit.js';
-
-/** The sweep's advisory lock (jobs/runner.ts). */
-export const SESSION_SWEEP_LOCK = 0x5345_5353; // "SESS"
-
-/** A session as its answers give it. */
-function answerOf(actor: Actor, ref: SessionRef): Session {
-  return {
-    id: ref.id,
-    ...tenantData(actor),
-    user_id: actor.userId,
-    method: ref.method,
-    key_hash: ref.method === 'key' ? actor.key.hash : null,
-    created_at: ref.createdAt.toISOString(),
-    idle_expires_at: ref.idleExpiresAt.toISOString(),
-    expires_at: ref.expiresAt.toISOString(),
-    csrf_token: ref.csrfToken,
-  };
-}
+import type { Uses } from '../../trpc/context.js';
+import { appendAudit, auditOfTenant } from '../audit/audit.js';
+import { answerOf } from './session-answer.js';
 
 /**
  * Exchanges a management key (the bearer of the sign-in, `actor`, never a session or an access
@@ -33,10 +16,11 @@ function answerOf(actor: Actor, ref: SessionRef): Session {
  * the key. Answers the session and its token, for the cookie; the key is not kept anywhere.
  */
 export async function signIn(
-  deps: { db: Db; sessionLifetimes: SessionLifetimes } & RequestOrigin,
+  deps: Uses<'db' | 'sessionLifetimes' | 'requestId' | 'clientAddress' | 'now'>,
   actor: Actor,
-  secretHash: string,
+  input: { secretHash: string },
 ): Promise<{ token: string; session: Session }> {
+  const { secretHash } = input;
   const token = newSessionToken();
   const now = deps.now();
   const { idleMs, maxAgeMs } = deps.sessionLifetimes;
@@ -71,17 +55,8 @@ export async function signIn(
   return { token, session: answerOf(actor, ref) };
 }
 
-/** Who is calling: the organization, the person, and the session the call was made with (null for a key). */
-export function currentSession(actor: Actor): CurrentSession {
-  return {
-    ...tenantData(actor),
-    user_id: actor.userId,
-    session: actor.via === 'session' && actor.session ? answerOf(actor, actor.session) : null,
-  };
-}
-
 /** Ends the session the call was made with (none for a call made with a key: 0). */
-export async function signOut(deps: { db: Db; now(): Date }, actor: Actor): Promise<{ ended: number }> {
+export async function signOut(deps: Uses<'db' | 'now'>, actor: Actor): Promise<{ ended: number }> {
   if (actor.via !== 'session' || !actor.session) return { ended: 0 };
   const ended = await deps.db.$executeRaw`UPDATE sessions SET ended_at = ${deps.now()} WHERE id = ${actor.session.id}::uuid AND ended_at IS NULL`;
   return { ended };
@@ -92,7 +67,7 @@ export async function signOut(deps: { db: Db; now(): Date }, actor: Actor): Prom
  * (access/ceiling.ts): those whose key holds no scope the caller lacks, and an unscoped management
  * key's only for a caller holding everything. A session signing out everywhere ends itself too.
  */
-export async function signOutEverywhere(deps: { db: Db; now(): Date }, actor: Actor): Promise<{ ended: number }> {
+export async function signOutEverywhere(deps: Uses<'db' | 'now'>, actor: Actor): Promise<{ ended: number }> {
   const sessions = await deps.db.session.findMany({
     where: { ...tenantWhere(actor), user_id: actor.userId, ended_at: null },
     select: { id: true, api_key: { select: { is_management_key: true, scopes: true } } },
@@ -104,15 +79,4 @@ export async function signOutEverywhere(deps: { db: Db; now(): Date }, actor: Ac
   const ended = await deps.db.$executeRaw`
     UPDATE sessions SET ended_at = ${deps.now()} WHERE id = ANY(${within.map((s) => s.id)}::uuid[]) AND ended_at IS NULL`;
   return { ended };
-}
-
-/**
- * Deletes the sessions that can never be used again: signed out, past their idle or absolute end,
- * or whose key was deleted or disabled. Answers how many went.
- */
-export async function sweepSessions(db: Db, now: Date): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM sessions s
-    WHERE s.ended_at IS NOT NULL OR s.idle_expires_at <= ${now} OR s.expires_at <= ${now}
-       OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND (k.disabled OR k.deleted_at IS NOT NULL))`;
 }

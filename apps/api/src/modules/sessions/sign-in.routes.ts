@@ -40,7 +40,7 @@ export const SIGN_IN_ROUTES: readonly RawRoute[] = [
         const reason = "a rotated key's former secret cannot sign in: use its current secret";
         throw new Forbidden(reason, undefined, { reason });
       }
-      const { token, session } = await signIn(deps, actor, secretHash);
+      const { token, session } = await signIn(deps, actor, { secretHash });
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Set-Cookie', sessionCookie(token, Date.parse(session.expires_at) - deps.now().getTime(), req.secure));
       res.status(201).json({ data: session });
