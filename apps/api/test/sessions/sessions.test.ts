@@ -11,7 +11,8 @@ import { CONFIG_FIX, loadConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { inject } from 'vitest';
 import { createOrganization, until, type OrgFixture } from '../fixtures.js';
-import { ok, type TrpcError } from '../fixtures-trpc.js';
+import { inProcessReplica } from '../fixtures-replica.js';
+import { ok, type Requester, type TrpcError } from '../fixtures-trpc.js';
 
 const IDLE_MS = 10 * 60_000;
 const MAX_AGE_MS = 60 * 60_000;
@@ -71,12 +72,12 @@ interface Called {
 }
 
 /** A tRPC call made with a session cookie (no key), with the CSRF header when `csrf` is given. */
-async function call(path: string, input: unknown, as: { cookie: string; csrf?: string | null }, query = false): Promise<Called> {
+async function call(path: string, input: unknown, as: { cookie: string; csrf?: string | null }, query = false, via: Requester = server): Promise<Called> {
   const headers: Record<string, string> = { cookie: as.cookie };
   if (as.csrf) headers[CSRF_HEADER] = as.csrf;
   const res = query
-    ? await server.request(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key: null, headers })
-    : await server.request(`/trpc/${path}`, {
+    ? await via.request(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key: null, headers })
+    : await via.request(`/trpc/${path}`, {
         key: null,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
@@ -86,7 +87,7 @@ async function call(path: string, input: unknown, as: { cookie: string; csrf?: s
   return { status: res.status, data: body.result?.data, error: body.error };
 }
 
-const current = (as: SignedIn) => call('sessions.current', undefined, as, true);
+const current = (as: SignedIn, via: Requester = server) => call('sessions.current', undefined, as, true, via);
 const newKey = async (input: { name?: string; is_management_key?: boolean; scopes?: string[]; expires_at?: string } = {}) =>
   ok(server, 'keys.create', { name: `k-${randomUUID().slice(0, 8)}`, ...input } as never);
 
@@ -233,6 +234,31 @@ describe("the key's end ends its sessions at once", () => {
     expect((await current(signed)).status).toBe(200);
     advance(60_000);
     expect((await current(signed)).status).toBe(401);
+  });
+});
+
+describe('every replica', () => {
+  it("honours a sign-out at once, and the key's end as soon as it is announced (not after its cache time)", async () => {
+    // The replica keeps a key for a minute: only the key's announcement makes it read the key again.
+    const replica = await inProcessReplica(server, {
+      env: { CACHE_TTL_MS: '60000', SESSION_IDLE_TIMEOUT_MS: String(IDLE_MS), SESSION_MAX_AGE_MS: String(MAX_AGE_MS) },
+      now: () => clock,
+    });
+    try {
+      const key = await newKey({ is_management_key: true });
+      const signed = await signedIn(key.key);
+      const other = await signedIn(key.key);
+      expect((await current(signed, replica)).status).toBe(200);
+      expect((await current(other, replica)).status).toBe(200);
+      // Signed out here: refused there at the next call.
+      expect((await call('sessions.signOut', undefined, other)).data).toEqual({ ended: 1 });
+      expect((await current(other, replica)).status).toBe(401);
+      // The key disabled here: refused there once the announcement arrives.
+      await ok(server, 'keys.update', { hash: key.data.hash, disabled: true });
+      await until(async () => (await current(signed, replica)).status === 401, { what: "the replica to refuse the disabled key's session" });
+    } finally {
+      await replica.close();
+    }
   });
 });
 
