@@ -95,17 +95,10 @@ export function touchEveryMs(lifetimes: SessionLifetimes): number {
  * The caller of a session token: 401 unless the session exists, has not ended, is within its idle
  * and absolute ends, and (made from a key) its key authenticates as it did at sign-in: the same
  * key, still its current secret (a rotation ends the session, grace period or not), enabled,
- * undeleted, unexpired, its organization enabled. A state-changing call (`stateChanging`) must
- * carry the session's CSRF token in the X-CSRF-Token header (403 otherwise). A use moves the idle
- * end forward (written at most every touchEveryMs).
+ * undeleted, unexpired, its organization enabled. A use moves the idle end forward (written at
+ * most every touchEveryMs). A state-changing call then asks assertCsrf.
  */
-export async function authenticateSession(
-  deps: { db: Db; keys: KeyCache; lifetimes: SessionLifetimes },
-  token: string,
-  now: Date,
-  stateChanging: boolean,
-  csrfHeader: string | null,
-): Promise<Actor> {
+export async function authenticateSession(deps: { db: Db; keys: KeyCache; lifetimes: SessionLifetimes }, token: string, now: Date): Promise<Actor> {
   const { db, keys, lifetimes } = deps;
   const [row] = await queryRows(db, SESSION_BY_TOKEN, [sessionTokenHash(token)]);
   if (!row) throw new Unauthorized('unknown session');
@@ -125,12 +118,6 @@ export async function authenticateSession(
   if (found.secretExpiresAt !== null) throw new Unauthorized("the session's key was rotated");
   if (!caller.key.is_management_key) throw new Unauthorized("the session's key is no management key");
   const csrfToken = csrfTokenOf(token);
-  if (stateChanging && !sameToken(csrfHeader, csrfToken)) {
-    const reason = csrfHeader
-      ? 'the X-CSRF-Token header does not match the session'
-      : 'a state-changing call made with a session needs the X-CSRF-Token header';
-    throw new Forbidden(reason, undefined, { reason });
-  }
   let idleExpiresAt = row.idle_expires_at;
   if (at - row.last_seen_at.getTime() >= touchEveryMs(lifetimes)) {
     idleExpiresAt = new Date(Math.min(at + lifetimes.idleMs, row.expires_at.getTime()));
@@ -142,6 +129,13 @@ export async function authenticateSession(
     via: 'session',
     session: { id: row.id, method: row.method, createdAt: row.created_at, idleExpiresAt, expiresAt: row.expires_at, csrfToken },
   };
+}
+
+/** 403 unless a state-changing call made with a session carries its CSRF token (X-CSRF-Token). */
+export function assertCsrf(session: SessionRef, csrfHeader: string | null): void {
+  if (sameToken(csrfHeader, session.csrfToken)) return;
+  const reason = csrfHeader ? 'the X-CSRF-Token header does not match the session' : 'a state-changing call made with a session needs the X-CSRF-Token header';
+  throw new Forbidden(reason, undefined, { reason });
 }
 
 function sameToken(sent: string | null, expected: string): boolean {

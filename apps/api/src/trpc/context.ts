@@ -5,13 +5,13 @@ import type { AccessRule, OperationScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
 import { sessionTokenOf } from '../access/sessions.js';
 import type { AppDeps, ServiceDeps } from '../deps.js';
+import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 /**
  * What a service names its dependencies by (decision 0037): a procedure's context is a ServiceDeps,
  * so the modules take these types from here, beside the context they are given.
  */
 export type { ServiceDeps, Uses } from '../deps.js';
-import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 /** A request's context: its service dependencies (the request's id and client address among them) and its credential. */
 export interface Context extends ServiceDeps {
@@ -21,6 +21,8 @@ export interface Context extends ServiceDeps {
   accessToken: string | null;
   /** The session cookie's token, where sessions are accepted (/trpc) and no bearer token was sent; null otherwise. */
   sessionToken: string | null;
+  /** The session's caller, looked up once for the calls of the request (trpc/init.ts). */
+  sessionCaller: Promise<Actor> | undefined;
   /** The request's headers (e.g. promote picks its response shape from them). */
   headers: IncomingHttpHeaders;
   /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
@@ -88,6 +90,7 @@ class RequestScope {
   readonly requestId: () => string | null;
   readonly clientAddress: () => string | null;
   admission: AdmissionAhead | undefined = undefined;
+  sessionCaller: Promise<Actor> | undefined = undefined;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 

@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
 import { authenticate, type Actor, type Caller, type PlatformActor } from '../access/callers.js';
-import { authenticateSession, csrfHeaderOf } from '../access/sessions.js';
+import { assertCsrf, authenticateSession, csrfHeaderOf } from '../access/sessions.js';
 import { admitPlatform, admitTenant, type AccessRule, type OperationScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';
 import type { Admission, Context } from './context.js';
@@ -78,16 +78,14 @@ type TenantRule = 'tenant' | 'management';
 /**
  * The caller of a request: its bearer token, else its session cookie (where sessions are read:
  * context.ts), whose state-changing calls must carry the session's CSRF token; 401 with neither.
+ * The calls of one batch share their request's session lookup.
  */
-function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
+async function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
   if (ctx.keyHash === null && ctx.sessionToken !== null) {
-    return authenticateSession(
-      { db: ctx.db, keys: ctx.keys, lifetimes: ctx.sessionLifetimes },
-      ctx.sessionToken,
-      ctx.now(),
-      stateChanging,
-      csrfHeaderOf(ctx.headers),
-    );
+    ctx.sessionCaller ??= authenticateSession({ db: ctx.db, keys: ctx.keys, lifetimes: ctx.sessionLifetimes }, ctx.sessionToken, ctx.now());
+    const actor = await ctx.sessionCaller;
+    if (stateChanging && actor.session) assertCsrf(actor.session, csrfHeaderOf(ctx.headers));
+    return actor;
   }
   return authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
 }

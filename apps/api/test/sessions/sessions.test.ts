@@ -208,6 +208,13 @@ describe('CSRF', () => {
     expect(made.status).toBe(200);
     expect(await server.db.apiKey.count({ where: { name: input.name } })).toBe(1);
     expect((await call('keys.list', {}, { cookie: signed.cookie, csrf: null }, true)).status).toBe(200);
+    // The calls of a batch share the request's session.
+    const batch = await server.request(`/trpc/keys.list,sessions.current?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: {} }))}`, {
+      key: null,
+      headers: { cookie: signed.cookie },
+    });
+    expect(batch.status).toBe(200);
+    expect(((await batch.json()) as { result: { data: unknown } }[]).map((r) => r.result.data !== undefined)).toEqual([true, true]);
     // Bearer calls are unaffected.
     await ok(server, 'keys.create', { name: `bearer-${randomUUID().slice(0, 8)}` });
   });
