@@ -55,6 +55,10 @@ const EnvSchema = z.object({
   // The audit log (docs/audit.md): entries older than this many days are deleted (0: kept forever), looked for this often.
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
   AUDIT_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
+  // People's sessions (docs/sessions.md): unused this long, a session ends; used or not, it ends this long after sign-in.
+  SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(2_592_000_000).default(1_800_000),
+  SESSION_MAX_AGE_MS: z.coerce.number().int().min(1_000).max(31_536_000_000).default(43_200_000),
+  SESSION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   // Generation content past each organization's retention (docs/operations.md#retention) is looked for this often.
   CONTENT_RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   // The limiter (limits/): its counters live in PostgreSQL unless this names a Redis or Valkey server.
@@ -235,6 +239,12 @@ export interface Config {
   auditRetentionDays: number;
   /** How often the audit log's retention sweep runs (AUDIT_SWEEP_INTERVAL_MS, default an hour; 0: never). */
   auditSweepIntervalMs: number;
+  /** A session unused this long ends (SESSION_IDLE_TIMEOUT_MS, default 30 minutes). */
+  sessionIdleTimeoutMs: number;
+  /** A session ends this long after its sign-in, used or not (SESSION_MAX_AGE_MS, default 12 hours). */
+  sessionMaxAgeMs: number;
+  /** How often ended and expired sessions are deleted (SESSION_SWEEP_INTERVAL_MS, default 10 minutes; 0: never). */
+  sessionSweepIntervalMs: number;
   /** How often the content retention sweep runs (CONTENT_RETENTION_SWEEP_INTERVAL_MS, default an hour; 0: never). */
   contentRetentionSweepIntervalMs: number;
   /** Where the limiter's counters live (COUNTER_STORE_URL): a Redis or Valkey URL; undefined: PostgreSQL. */
@@ -404,6 +414,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
   // every pooled connection: then what analytics leaves but one (at least 1).
   const activityConcurrency = Math.max(1, Math.min(slots, e.DATABASE_POOL_MAX - 1 - analyticsConcurrency));
   const dataDir = path.resolve(e.DATA_DIR);
+  if (e.SESSION_IDLE_TIMEOUT_MS > e.SESSION_MAX_AGE_MS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${shownSetting('SESSION_IDLE_TIMEOUT_MS', env.SESSION_IDLE_TIMEOUT_MS)}: must be at most SESSION_MAX_AGE_MS (${e.SESSION_MAX_AGE_MS}; the idle timeout is ${e.SESSION_IDLE_TIMEOUT_MS}), since no use moves a session past its absolute end: lower it or raise SESSION_MAX_AGE_MS\n${CONFIG_FIX}`,
+    );
+  }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(
       `Invalid configuration:\n  METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (metrics are never served on the public port)\n${CONFIG_FIX}`,
@@ -434,6 +449,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     auditSweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS,
+    sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT_MS,
+    sessionMaxAgeMs: e.SESSION_MAX_AGE_MS,
+    sessionSweepIntervalMs: e.SESSION_SWEEP_INTERVAL_MS,
     contentRetentionSweepIntervalMs: e.CONTENT_RETENTION_SWEEP_INTERVAL_MS,
     counterStoreUrl: e.COUNTER_STORE_URL,
     freeModelRequestsPerMinute: e.FREE_MODEL_REQUESTS_PER_MINUTE,

@@ -13,6 +13,7 @@ import type { Db } from '@switchyard/db';
 import type { Logger } from 'pino';
 import type { SecretBox } from './modules/byok/secret-box.js';
 import type { KeyCache } from './access/callers.js';
+import type { SessionLifetimes } from './access/sessions.js';
 import type { GenerationRecorder } from './modules/generations/recorder.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   media: MediaDeps;
   /** Key rows by hash for authentication, kept up to CACHE_TTL_MS. */
   keys: KeyCache;
+  /** People's sessions' idle and absolute lifetimes (SESSION_IDLE_TIMEOUT_MS, SESSION_MAX_AGE_MS; the sessions module). */
+  sessionLifetimes: SessionLifetimes;
   /** The model catalog in memory, reloaded after CACHE_TTL_MS. */
   catalog: CatalogCache;
   /** Writes recorded generations in batches (group commit). */

@@ -23,6 +23,7 @@ import { organizationsModule } from './modules/organizations/index.js';
 import { presetsModule } from './modules/presets/index.js';
 import { routingModule } from './modules/routing/index.js';
 import { scimModule } from './modules/scim/index.js';
+import { sessionsModule } from './modules/sessions/index.js';
 import { settingsModule } from './modules/settings/index.js';
 import { videosModule } from './modules/videos/index.js';
 import { workspacesModule } from './modules/workspaces/index.js';
@@ -49,6 +50,7 @@ export const MODULES = [
   settingsModule,
   auditModule,
   exportModule,
+  sessionsModule,
 ] as const satisfies readonly ModuleManifest[];
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

@@ -2,11 +2,13 @@
 import { z } from 'zod';
 import { TimestampSchema } from './common.js';
 
-export const AUDIT_ACTOR_KINDS = ['management_key', 'regular_key', 'platform_key', 'scim_token', 'access_token', 'pkce'] as const;
+export const AUDIT_ACTOR_KINDS = ['management_key', 'regular_key', 'platform_key', 'scim_token', 'access_token', 'pkce', 'session'] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 export const AuditActorKindSchema = z
   .enum(AUDIT_ACTOR_KINDS)
-  .describe('management_key, regular_key, platform_key, scim_token, access_token (a federated token acting as a key) or pkce (an anonymous code exchange)');
+  .describe(
+    'management_key, regular_key, platform_key, scim_token, access_token (a federated token acting as a key), pkce (an anonymous code exchange) or session (a person signed in: user_id names them, key_hash the key a key-made session was signed in with)',
+  );
 
 export const AuditEntrySchema = z
   .object({

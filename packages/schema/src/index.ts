@@ -25,3 +25,4 @@ export * from './audit.js';
 export * from './export.js';
 export * from './statuses.js';
 export * from './paths.js';
+export * from './sessions.js';

@@ -8,6 +8,7 @@ import { TtlCache } from '../lib/cache.js';
 import type { CacheCounter } from '../lib/metrics.js';
 import { Unauthorized } from '../lib/errors.js';
 import type { AccessTokens } from '../modules/auth/access-tokens.js';
+import type { SessionRef } from './sessions.js';
 
 /** A tenant caller: its key (row), organization, workspace and user. */
 export interface Actor {
@@ -16,8 +17,13 @@ export interface Actor {
   organizationId: string;
   workspaceId: string;
   userId: string;
-  /** Set when a federated access token (the token exchange) acts as the key: the audit log says so. */
-  via?: 'access_token';
+  /**
+   * Set when a federated access token (the token exchange) acts as the key, or a person's session
+   * (access/sessions.ts) made from it: the audit log says so.
+   */
+  via?: 'access_token' | 'session';
+  /** The session the call was made with (via 'session'); userId is then its person. */
+  session?: SessionRef;
 }
 
 /** A platform caller: one of the platform's own services or operators. */

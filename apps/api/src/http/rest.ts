@@ -322,7 +322,8 @@ function send(res: Response, status: number, body: unknown): void {
 
 export function restHandler(router: AnyRouter, deps: AppDeps & { logger: Logger }): RequestHandler {
   const routes = routesOf(router);
-  const createContext = contextFactory(deps);
+  // The REST face is for keys: a session cookie is not read there (docs/sessions.md).
+  const createContext = contextFactory(deps, { sessions: false });
   const createCaller = createCallerFactory(router);
 
   return (req, res, next) => {

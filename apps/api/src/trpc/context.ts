@@ -3,8 +3,15 @@ import type { Logger } from 'pino';
 import type { Actor, PlatformActor } from '../access/callers.js';
 import type { AccessRule, OperationScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
+import { sessionTokenOf } from '../access/sessions.js';
 import type { AppDeps, ServiceDeps } from '../deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
+
+/**
+ * What a service names its dependencies by (decision 0037): a procedure's context is a ServiceDeps,
+ * so the modules take these types from here, beside the context they are given.
+ */
+export type { ServiceDeps, Uses } from '../deps.js';
 
 /** A request's context: its service dependencies (the request's id and client address among them) and its credential. */
 export interface Context extends ServiceDeps {
@@ -12,6 +19,10 @@ export interface Context extends ServiceDeps {
   keyHash: string | null;
   /** The bearer token when it is shaped as an access token (a JWT), to be verified; null otherwise. */
   accessToken: string | null;
+  /** The session cookie's token, where sessions are accepted (/trpc) and no bearer token was sent; null otherwise. */
+  sessionToken: string | null;
+  /** The session's caller, looked up once for the calls of the request (trpc/init.ts). */
+  sessionCaller: Promise<Actor> | undefined;
   /** The request's headers (e.g. promote picks its response shape from them). */
   headers: IncomingHttpHeaders;
   /** The origin the client reached (scheme://host[:port]), for absolute links: see requestOrigin(). */
@@ -72,18 +83,21 @@ export function serviceDepsOf(deps: AppDeps, req: IncomingMessage): ServiceDeps 
 class RequestScope {
   readonly keyHash: string | null;
   readonly accessToken: string | null;
+  readonly sessionToken: string | null;
   readonly headers: IncomingHttpHeaders;
   readonly origin: () => string;
   readonly clientGone: () => boolean;
   readonly requestId: () => string | null;
   readonly clientAddress: () => string | null;
   admission: AdmissionAhead | undefined = undefined;
+  sessionCaller: Promise<Actor> | undefined = undefined;
   readonly #req: IncomingMessage;
   readonly #logger: Logger;
 
-  constructor(req: IncomingMessage, credential: Credential, logger: Logger) {
+  constructor(req: IncomingMessage, credential: Credential, sessionToken: string | null, logger: Logger) {
     this.keyHash = credential.keyHash;
     this.accessToken = credential.accessToken;
+    this.sessionToken = sessionToken;
     this.headers = req.headers;
     this.origin = () => requestOrigin(req);
     // A function of its own (not a method): procedures pass it on as it is.
@@ -103,7 +117,11 @@ class RequestScope {
   }
 }
 
-export function contextFactory(deps: AppDeps) {
+/**
+ * `sessions`: whether a session cookie is read (docs/sessions.md): yes on /trpc (the default), not
+ * on the REST face, which opts out. A bearer token, when sent, is the credential either way.
+ */
+export function contextFactory(deps: AppDeps, options: { sessions: boolean } = { sessions: true }) {
   // The logger is the scope's getter; the rest are set once on the prototype of this app's contexts
   // (the app's dependencies do not change after start), instead of copied onto every context: the
   // request's own values are the instance's, and win over any dependency of the same name.
@@ -114,6 +132,7 @@ export function contextFactory(deps: AppDeps) {
     const credential = credentialOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = credential.keyHash;
-    return new AppScope(req, credential, logger) as RequestScope & AppDeps;
+    const sessionToken = options.sessions && credential.keyHash === null ? sessionTokenOf(req) : null;
+    return new AppScope(req, credential, sessionToken, logger) as RequestScope & AppDeps;
   };
 }

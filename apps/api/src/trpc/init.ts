@@ -5,7 +5,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { OperationStatuses } from '@switchyard/schema';
 import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
-import { authenticate, type Actor, type PlatformActor } from '../access/callers.js';
+import { authenticate, type Actor, type Caller, type PlatformActor } from '../access/callers.js';
+import { assertCsrf, authenticateSession, csrfHeaderOf } from '../access/sessions.js';
 import { admitPlatform, admitTenant, type AccessRule, type OperationScope } from '../access/rules.js';
 import { assertStorable } from '../lib/storable-input.js';
 import type { Admission, Context } from './context.js';
@@ -74,9 +75,27 @@ function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ct
 
 type TenantRule = 'tenant' | 'management';
 
-/** A tenant caller admitted by `rule`: 401, 403, then the API's rate limits (429), mostly without waiting (limits/api-rate-limits.ts). */
-async function admittedTenant(ctx: Context, rule: TenantRule, scope: OperationScope | undefined): Promise<{ actor: Actor }> {
-  const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+/**
+ * The caller of a request: its bearer token, else its session cookie (where sessions are read:
+ * context.ts), whose state-changing calls must carry the session's CSRF token; 401 with neither.
+ * The calls of one batch share their request's session lookup.
+ */
+async function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
+  if (ctx.keyHash === null && ctx.sessionToken !== null) {
+    ctx.sessionCaller ??= authenticateSession({ db: ctx.db, keys: ctx.keys, lifetimes: ctx.sessionLifetimes }, ctx.sessionToken, ctx.now());
+    const actor = await ctx.sessionCaller;
+    if (stateChanging && actor.session) assertCsrf(actor.session, csrfHeaderOf(ctx.headers));
+    return actor;
+  }
+  return authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+}
+
+/**
+ * A tenant caller admitted by `rule`: 401, 403, then the API's rate limits (429), mostly without
+ * waiting (limits/api-rate-limits.ts). `stateChanging`: a mutation (a session's needs its CSRF token).
+ */
+async function admittedTenant(ctx: Context, rule: TenantRule, scope: OperationScope | undefined, stateChanging: boolean): Promise<{ actor: Actor }> {
+  const caller = await callerOf(ctx, stateChanging);
   const actor = admitTenant(caller, rule, scope);
   const limited = ctx.apiRateLimits.admit(ctx.db, actor);
   if (limited) await limited;
@@ -84,8 +103,8 @@ async function admittedTenant(ctx: Context, rule: TenantRule, scope: OperationSc
 }
 
 /** A platform caller: 401, then 403 for every key that is not a platform key. */
-async function admittedPlatform(ctx: Context): Promise<{ platform: PlatformActor }> {
-  const caller = await authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+async function admittedPlatform(ctx: Context, stateChanging: boolean): Promise<{ platform: PlatformActor }> {
+  const caller = await callerOf(ctx, stateChanging);
   return { platform: admitPlatform(caller) };
 }
 
@@ -98,8 +117,9 @@ async function admittedPlatform(ctx: Context): Promise<{ platform: PlatformActor
 export function admitAhead(ctx: Context, meta: ProcedureMeta): Promise<unknown> | undefined {
   const { access, scope } = meta;
   let admitted: Promise<Admission> | undefined;
-  if (access === 'tenant' || access === 'management') admitted = admittedTenant(ctx, access, scope);
-  else if (access === 'platform') admitted = admittedPlatform(ctx);
+  // The REST face reads no session (context.ts): there is no CSRF token to ask for.
+  if (access === 'tenant' || access === 'management') admitted = admittedTenant(ctx, access, scope, false);
+  else if (access === 'platform') admitted = admittedPlatform(ctx, false);
   if (!admitted || !access) return undefined;
   ctx.admission = { access, scope, admitted };
   return admitted;
@@ -121,8 +141,8 @@ function takeAdmission<A extends Admission>(ctx: Context, access: AccessRule, sc
  * in meta, where the access-matrix test reads it.
  */
 function tenant(rule: TenantRule) {
-  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta }) => {
-    const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope));
+  return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta, type }) => {
+    const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope, type !== 'query'));
     // After the key (401, 403 and 429 come first), before the input's schema and any query.
     assertStorable(await getRawInput());
     return next(withCaller(ctx, caller));
@@ -173,8 +193,8 @@ export const heavyManagementProcedure = managementProcedure.use(({ ctx, next }) 
 export const heavyGuardrailWriteProcedure = guardrailWriteProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
 
 function platform(checkInput: boolean) {
-  return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput, meta }) => {
-    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx));
+  return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput, meta, type }) => {
+    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx, type !== 'query'));
     if (checkInput) assertStorable(await getRawInput());
     return next(withCaller(ctx, caller));
   });

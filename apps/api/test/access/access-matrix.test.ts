@@ -8,7 +8,7 @@
 //   management key of the owning org.        2xx     2xx        2xx          403
 //   management key of another organization   2xx     404 / 2xx  404 / 2xx    403
 //   platform key                             2xx     403        403          2xx
-//   scoped management key lacking the scope  2xx     403 / 2xx  403          403
+//   scoped management key lacking the scope  2xx     403 / 2xx  403 / 2xx    403
 //   scoped management key holding the scope  2xx     2xx        2xx          403
 //   access token of an unscoped mgmt. key    2xx     2xx        403          403
 //   access token of a scoped key             2xx     2xx / 403  403          403
@@ -32,7 +32,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REGULAR_KEY_SCOPES } from '../../src/access/ceiling.js';
 import { AUTHORITY_SCOPES, EVERY_KEY, grants, type AccessRule, type OperationScope, type PermissionScope } from '../../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
-import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
+import { API_PREFIX, INTERNAL_PREFIX, SESSION_PREFIX } from '@switchyard/schema';
 import { declaredAnswer } from '../../src/raw-routes/statuses.js';
 import type { ProcedureMeta } from '../../src/trpc/init.js';
 import type { TestServer } from '../../src/testing/test-server.js';
@@ -288,6 +288,10 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'destinations.rotateSecret': { input: (fx) => ({ id: fx.destinationId }), scoped: true },
   'audit.list': { input: () => ({ action: 'keys.create' }) },
   'audit.platformList': { input: (fx) => ({ organization_id: fx.server.organizationId, limit: 5 }) },
+  // A call made with a key: who it is (no session), and sign-outs that end the sessions its authority covers.
+  'sessions.current': { input: () => undefined },
+  'sessions.signOut': { input: () => undefined },
+  'sessions.signOutEverywhere': { input: () => undefined },
 };
 /** The samples by a path read from the router at run time (a procedure without one has none). */
 const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;
@@ -320,6 +324,8 @@ const RAW_SAMPLES: Record<string, RawSample> = {
       return { body: exchangeForm(policy.id, await fx.idp.sign(policy.subject, { aud: AUDIENCE })), contentType: 'application/x-www-form-urlencoded' };
     },
   },
+  // Every management key signs in, scoped or not (its session holds its scopes); an access token does not.
+  [`POST ${SESSION_PREFIX}/sign-in`]: { url: () => `${SESSION_PREFIX}/sign-in` },
   // Another organization's management key exports its own organization.
   [`GET ${API_PREFIX}/export`]: { url: () => `${API_PREFIX}/export` },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
@@ -345,7 +351,8 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
     return held === null || scope === EVERY_KEY || grants(held, scope as PermissionScope) ? 'ok' : 403;
   }
   if (caller === 'other') return scoped ? 404 : 'ok';
-  if (caller === 'lacking') return rule === 'management' || (rule === 'tenant' && scope !== EVERY_KEY) ? 403 : 'ok';
+  // EVERY_KEY: open to any scoped key (a management one: the sign-in, whose session holds its key's scopes).
+  if (caller === 'lacking') return (rule === 'management' || rule === 'tenant') && scope !== EVERY_KEY ? 403 : 'ok';
   return 'ok';
 }
 

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { API_PREFIX, ERROR_MESSAGES, SCOPES, type Scope } from '@switchyard/schema';
+import { API_PREFIX, ERROR_MESSAGES, SCOPES, SESSION_PREFIX, type Scope } from '@switchyard/schema';
 import pLimit from 'p-limit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGULAR_KEY_SCOPES } from '../../src/access/ceiling.js';
@@ -168,9 +168,19 @@ describe('the scope table', () => {
     expect(undeclared).toEqual([]);
     const unknown = OPERATIONS.filter((op) => op.scope && op.scope !== EVERY_KEY && !(SCOPES as readonly string[]).includes(op.scope)).map((op) => op.name);
     expect(unknown).toEqual([]);
-    // EVERY_KEY is for what a key calls about itself and the catalog as a key sees it, never a management operation.
+    // EVERY_KEY is for what a key calls about itself and the catalog as a key sees it; the one
+    // management operation among them is the sign-in, which makes a session holding exactly its key.
     const everyKey = OPERATIONS.filter((op) => op.scope === EVERY_KEY).map((op) => `${op.rule} ${op.name}`);
-    expect(everyKey.sort()).toEqual(['tenant keys.current', 'tenant models.embeddings', 'tenant models.get', 'tenant models.userModels']);
+    expect(everyKey.sort()).toEqual([
+      `management POST ${SESSION_PREFIX}/sign-in`,
+      'tenant keys.current',
+      'tenant models.embeddings',
+      'tenant models.get',
+      'tenant models.userModels',
+      'tenant sessions.current',
+      'tenant sessions.signOut',
+      'tenant sessions.signOutEverywhere',
+    ]);
   });
 
   it('a regular key holds the scopes of the tenant operations (REGULAR_KEY_SCOPES, derived from the router)', () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SCIM_ROUTE_MOUNT } from '../../src/app.js';
 import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
-import { API_PREFIX, INTERNAL_PREFIX } from '@switchyard/schema';
+import { API_PREFIX, INTERNAL_PREFIX, SESSION_PREFIX } from '@switchyard/schema';
 import { SCIM_PREFIX } from '../../src/modules/scim/scim-v2.routes.js';
 import { hashApiKey } from '../../src/access/key-format.js';
 import { createOrganization, routerProcedures, useServer } from '../fixtures.js';
@@ -29,6 +29,8 @@ export const EXCLUDED: Record<string, string> = {
   'analytics.query': 'a read (a POST for its body): changes nothing',
   'files.openContainer': "data plane: the gateway's sandbox for one session",
   'videos.createJob': 'data plane: the gateway records a video generation',
+  'sessions.signOut': 'ends the caller’s own session: it takes authority away and hands none out; the sign-in that made it is audited (sessions.signIn)',
+  'sessions.signOutEverywhere': 'ends the caller’s person’s own sessions, within its authority: it hands none out; each sign-in is audited (sessions.signIn)',
 };
 
 const env = useServer('Audit other');
@@ -387,6 +389,11 @@ const idInPath = (request: RawRequest) => request.path.split('/').at(-1)!;
 const idInBody = (_r: RawRequest, body: unknown) => (body as { id: string }).id;
 
 const RAW_AUDITED: Record<string, RawAuditedSample> = {
+  [`POST ${SESSION_PREFIX}/sign-in`]: {
+    request: () => ({ path: `${SESSION_PREFIX}/sign-in` }),
+    action: 'sessions.signIn',
+    target: { type: 'session', id: (_r, body) => (body as { data: { id: string } }).data.id },
+  },
   [`POST ${API_PREFIX}/files`]: {
     request: () => ({
       path: `${API_PREFIX}/files`,

@@ -28,9 +28,13 @@ export interface RequestOrigin {
   now(): Date;
 }
 
-/** A tenant key's Audit: a management or regular key, or a federated access token acting as one. */
+/**
+ * A tenant key's Audit: a management or regular key, a federated access token acting as one, or a
+ * person's session (its user is the person; its key, the key a key-made session was signed in with).
+ */
 export function auditOfTenant(actor: Actor, origin: RequestOrigin): Audit {
-  const kind: AuditActorKind = actor.via === 'access_token' ? 'access_token' : actor.key.is_management_key ? 'management_key' : 'regular_key';
+  const kind: AuditActorKind =
+    actor.via === 'access_token' ? 'access_token' : actor.via === 'session' ? 'session' : actor.key.is_management_key ? 'management_key' : 'regular_key';
   return {
     actor: { kind, keyHash: actor.key.hash, label: actor.key.label, userId: actor.userId, organizationId: actor.organizationId },
     requestId: origin.requestId(),
