@@ -117,7 +117,7 @@ describe('@switchyard/client packed', () => {
     const rules = pathToFileURL(path.join(project, 'node_modules', '@switchyard', 'client', 'dist', 'rules', 'index.js')).href;
     const { stdout: decided } = await exec(process.execPath, ['--input-type=module', '-e', RULES_CONSUMER(rules)], { cwd: project });
     expect(JSON.parse(decided)).toEqual({
-      order: ['key_unknown', 'key_disabled', 'key_deleted', 'key_expired', 'organization_disabled', 'model_not_found', 'model_not_allowed'],
+      order: ['key_unknown', 'key_deleted', 'key_disabled', 'key_expired', 'organization_disabled', 'model_not_found', 'model_not_allowed'],
       asked: ['key'],
       refusal: { status: 401, code: 'key_unknown', message: 'This API key is not known. Check the key, or create one.', retry_after_s: null },
       trace: [{ rule: 'decision', said: 'refused: key_unknown (401)' }],

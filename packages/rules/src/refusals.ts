@@ -13,8 +13,8 @@ type Details = Record<string, string | number>;
 
 const REFUSALS = {
   key_unknown: [401, () => 'This API key is not known. Check the key, or create one.'],
-  key_disabled: [401, () => 'This API key is disabled. An organization admin can enable it again (PATCH /api/v1/keys/{hash}).'],
   key_deleted: [401, () => 'This API key was deleted. Create a new one.'],
+  key_disabled: [401, () => 'This API key is disabled. An organization admin can enable it again (PATCH /api/v1/keys/{hash}).'],
   key_expired: [401, (d) => `This API key expired at ${d.at}. Create a new one.`],
   organization_disabled: [401, () => "This key's organization is disabled. Contact the platform's support."],
   model_not_found: [404, (d) => `Model ${d.model} is not in the catalog. List the models with GET /api/v1/models.`],

@@ -188,7 +188,6 @@ const CASES: Case[] = [
     asked: ['key'],
     message: 'This API key is not known. Check the key, or create one.',
   },
-  { code: 'key_disabled', status: 401, retry: null, given: (w) => void (w.key!.key.disabled = true), asked: ['key'] },
   {
     code: 'key_deleted',
     status: 401,
@@ -197,6 +196,7 @@ const CASES: Case[] = [
     given: (w) => void Object.assign(w.key!.key, { deleted_at: new Date('2026-03-01T00:00:00Z'), disabled: true }),
     asked: ['key'],
   },
+  { code: 'key_disabled', status: 401, retry: null, given: (w) => void (w.key!.key.disabled = true), asked: ['key'] },
   {
     code: 'key_expired',
     status: 401,

@@ -295,7 +295,7 @@ describe('spend limits, at their boundary', () => {
     await refusedWith({ api_key_hash: hash, model: 'openai/gpt-4o' }, 403, 'model_not_allowed');
     await refusedWith({ api_key_hash: hash, model: 'openai/o3' }, 403, 'key_limit');
     expect(REFUSAL_ORDER.indexOf('model_not_allowed')).toBeLessThan(REFUSAL_ORDER.indexOf('key_limit'));
-    expect(REFUSAL_ORDER.slice(0, 5)).toEqual(['key_unknown', 'key_disabled', 'key_deleted', 'key_expired', 'organization_disabled']);
+    expect(REFUSAL_ORDER.slice(0, 5)).toEqual(['key_unknown', 'key_deleted', 'key_disabled', 'key_expired', 'organization_disabled']);
   });
 });
 
