@@ -410,7 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     );
   }
   // GET /activity's short statements get slots of their own (`slots`, whatever the cores: fewer cost
-  // it 12-19% of its answers a second, decision 0040), unless the two kinds together would hold
+  // it answers a second, decision 0040), unless the two kinds together would hold
   // every pooled connection: then what analytics leaves but one (at least 1).
   const activityConcurrency = Math.max(1, Math.min(slots, e.DATABASE_POOL_MAX - 1 - analyticsConcurrency));
   const dataDir = path.resolve(e.DATA_DIR);

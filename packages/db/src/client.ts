@@ -169,17 +169,16 @@ export function orderedValues(stmt: Statement, values: StatementValues): readonl
 
 /**
  * Runs a statement on the Prisma client's own connection pool, without Prisma's query engine: for
- * the few hot paths where the engine's per-query work (about 0.3 ms of CPU, against 0.1 ms for the
- * driver alone) dominates the request. Rows come as node-postgres reads them (numeric and int8 as
+ * the few hot paths where the engine's per-query work (several times the driver's own) dominates
+ * the request. Rows come as node-postgres reads them (numeric and int8 as
  * text, timestamptz as Date, json parsed, enums as their labels: select `::text` for anything else
  * that must round-trip exactly), and each is parsed with the statement's row schema, in every
  * environment, production too: the answer is the schema's output (its transforms applied), and a
  * statement whose columns or values disagree with its schema (a renamed column, an enum label the
  * schema does not know, text where a number was expected) throws RowMismatch, a 500, instead of
- * answering a wrong shape. Measured (`pnpm --filter @switchyard/db run bench`, 2 shared cores):
- * parsing 100 rows of GET /keys (25 columns) takes ~20 µs, 100 of GET /guardrails ~15 µs, against
- * ~0.5-1 ms for the statement's round trip on loopback, so skipping it in production would save
- * a few percent of the largest pages' database time and leave production the one place unchecked.
+ * answering a wrong shape. Parsing a page of rows costs a few percent of the
+ * statement's round trip on loopback (`pnpm --filter @switchyard/db run bench`), so skipping it in
+ * production would save little and leave production the one place unchecked.
  * Outside a transaction; use Prisma for anything that must share one.
  */
 export async function queryRows<Row extends RowSchema>(db: Db, stmt: Statement<Row>, values: StatementValues): Promise<z.output<Row>[]> {

@@ -77,7 +77,7 @@ export function rowOrNulls<Always extends z.ZodRawShape, Joined extends z.ZodRaw
 /**
  * A json or jsonb column. node-postgres has parsed it (and Prisma too), so it is JSON by
  * construction: only its presence is checked. z.json() would walk the whole value again, and cost
- * ~10x the rest of a row of GET /guardrails (`pnpm --filter @switchyard/db run bench`); code that
+ * many times the rest of a row of GET /guardrails (`pnpm --filter @switchyard/db run bench`); code that
  * reads into a value checks its shape there (e.g. listOrNull).
  */
 export const parsedJson = z.custom<Prisma.JsonValue>((value) => value !== undefined);

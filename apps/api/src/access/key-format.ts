@@ -19,7 +19,7 @@ export function generatePlatformKey(): string {
 }
 
 export function hashApiKey(secret: string): string {
-  // Node's one-shot hash: 0.34 µs against createHash's 0.8 µs, on every authenticated request.
+  // Node's one-shot hash, less than half createHash's cost, on every authenticated request.
   return hash('sha256', secret, 'hex');
 }
 

@@ -4,10 +4,9 @@
 // line per request gives method, path, status, latency and the key's hash (never the key). Health
 // probes log at debug.
 //
-// Hand-written rather than pino-http, on measurement: pino-http 11 cost 0.04 ms more server CPU per
-// request than this middleware in an express app answering a constant (0.131 against 0.092 ms per
-// answer, autocannon, 32 connections), and 0.09 ms more per GET /key in `pnpm bench` (0.331 against
-// 0.242 ms): its middleware adds several properties and two child loggers to every request (one of
+// Hand-written rather than pino-http, on measurement (docs/decisions/0001-own-request-log-middleware.md): pino-http
+// cost more server CPU per request, in an express app answering a constant and on GET /key in
+// `pnpm bench`: its middleware adds several properties and two child loggers to every request (one of
 // them binding the whole request, used only when quietReqLogger is off). Here: one 'close'
 // listener, and a child logger only for a request that logs more than its line.
 import { randomUUID } from 'node:crypto';
@@ -24,8 +23,8 @@ const PROBES = new Set(['/healthz', '/readyz']);
 
 export function requestLog(logger: Logger): RequestHandler {
   // The request line is made here of six known fields, none of them a credential: it skips the
-  // redaction every other line goes through (a child's `redact: []` drops the parent's paths), 2% of
-  // GET /key's server CPU in `node --cpu-prof`.
+  // redaction every other line goes through (a child's `redact: []` drops the parent's paths), a
+  // visible share of GET /key's server CPU in `node --cpu-prof`.
   const lines = logger.child({}, { redact: [] });
   return (req: Request, res, next) => {
     const start = process.hrtime.bigint();

@@ -182,7 +182,7 @@ function decodedParams(route: Route, params: Record<string, string>): Record<str
   const decoded: Record<string, string> = {};
   for (const name of route.paramNames) {
     const value = params[name]!;
-    // Most parameters hold no escape: decodeURIComponent and its try block were 2% of GET /model's server CPU.
+    // Most parameters hold no escape: decodeURIComponent and its try block showed in GET /model's CPU profile.
     if (!value.includes('%')) {
       decoded[name] = value;
       continue;
@@ -258,10 +258,8 @@ const ITEMS_PER_PIECE = 64;
 
 /**
  * JSON.stringify(body) for an answer holding a long list in `data`, encoded ITEMS_PER_PIECE items
- * at a time, so that no string of the whole answer is made (GET /activity's are ~290 KB). Measured
- * on GET /activity at the large bench size, 32 connections, six runs each: peak RSS 228-234 MB in
- * five and 260 MB in one, against 234-256 MB with one string per answer, at the same CPU per
- * answer (docs/decisions/0005-long-lists-encoded-in-pieces.md). JSON.stringify still encodes every
+ * at a time, so that no string of the whole answer is made (GET /activity's are hundreds of KB): a
+ * lower peak RSS at the same CPU per answer (docs/decisions/0005-long-lists-encoded-in-pieces.md). JSON.stringify still encodes every
  * value; streaming serializers would answer in chunks, without a Content-Length, and encode values
  * themselves.
  */

@@ -1,7 +1,7 @@
 // How many POST /analytics/query statements a process runs at once (ANALYTICS_CONCURRENCY), the
 // others waiting in arrival order. Each one holds a pooled connection for its whole statement and
 // its groups' histograms in memory until it has answered: unbounded, 32 concurrent large queries
-// took the server past 250 MB (docs/decisions/0006-concurrency-slots-for-analytics-and-activity.md)
+// took the server past its memory budget (docs/decisions/0006-concurrency-slots-for-analytics-and-activity.md)
 // and could hold every pooled connection, which the rest of the API shares. One organization gets
 // at most half of the slots (rounded up), so that another organization's query never waits for all
 // of one tenant's. GET /activity's statements have a limit of their own of this kind (config.ts

@@ -6,12 +6,9 @@
 // --no-memory-reducer: V8's memory reducer shrinks the heap, young generation included, once the
 // process has been idle for a few seconds; under load, with short-lived garbage, the young
 // generation then grows back over tens of seconds, and until it has, scavenges come several times
-// as often. Every burst after a quiet spell paid that: in `pnpm bench`, GET /key cost 0.209 ms of
-// server CPU per answer after the large size's seeding against 0.143 ms at the small size, and
-// 0.133 ms with the flag (GET /generation 0.386 against 0.226 ms). What the flag costs is the
-// memory an idle server would have given back: a busy spell's heap is kept until the next one (in
-// the bench, peaks up to 19 MB higher in scenarios that follow heavier ones). See
-// docs/decisions/0003-no-memory-reducer.md.
+// as often. Every burst after a quiet spell paid that in server CPU per answer. What the flag costs
+// is the memory an idle server would have given back: a busy spell's heap is kept until the next
+// one. The figures: docs/decisions/0003-no-memory-reducer.md.
 export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
 
 /**
@@ -19,8 +16,7 @@ export const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
  * process starts. MALLOC_ARENA_MAX=2: glibc's malloc gives each thread that allocates (V8's
  * compiler and GC threads, libuv's pool) an arena of its own, up to 8 per core, and memory freed in
  * an arena stays resident while any of it is in use. Under the batch recorder's load the memory
- * outside V8's heap grew from about 60 to 105 MB; with two arenas, five alternating pairs of `pnpm
- * bench --only batch` peaked at 204-212 MB against 209-222 MB, at the same rate. Other C libraries
- * ignore it. See docs/decisions/0004-malloc-arena-max.md.
+ * outside V8's heap grew with the arenas; with two, the peak is lower at the same rate. Other C
+ * libraries ignore it. The figures: docs/decisions/0004-malloc-arena-max.md.
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };

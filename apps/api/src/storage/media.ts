@@ -8,7 +8,7 @@ export interface MediaDeps extends MediaConfig {
 
 /**
  * The store STORAGE_URL names: a local directory (DATA_DIR/blobs by default) or an S3 bucket. The
- * AWS SDK is loaded only for S3 (it costs about 20 MB and a few hundred ms at start).
+ * AWS SDK is loaded only for S3 (it costs memory and time at start).
  */
 export async function createStorage(config: StorageConfig): Promise<BlobStorage> {
   if (config.kind === 'local') return new LocalStorage(config.root);

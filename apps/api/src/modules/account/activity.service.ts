@@ -3,8 +3,8 @@
 // each generation. The rows read grow with keys x models x providers x days, never with the number
 // of generations. The statement and the items built from its rows take one of as many slots as
 // POST /analytics/query has (ANALYTICS_CONCURRENCY), but slots of their own, one organization at most
-// half of them: an answer is about 1,000 rows and 290 KB at the bench's large size, and 32 built at
-// once took the server past 250 MB of RSS.
+// half of them: answers are large at the bench's large size, and many built at once took the
+// server past its memory budget (decision 0006).
 import { queryRows } from '@switchyard/db';
 import type { ActivityInput, ActivityItem } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';

@@ -275,7 +275,7 @@ function planQuery(query: ValidQuery, scope: { organization_id: string; workspac
   const keys = ['date', ...dimensions.map((_, i) => `d${i}`)];
   const dateSql = granularity ? `date_trunc('${granularity.field}', ts, 'UTC')` : `'epoch'::timestamptz`;
   // Histograms are merged in the worker thread (analytics-shape.ts), not in SQL (expanding their
-  // buckets into rows and aggregating them in PostgreSQL cost 4x the rest of the query).
+  // buckets into rows and aggregating them in PostgreSQL cost several times the rest of the query).
   // As one JSON text per group (an array of the histograms), which JSON.parse reads in one pass.
   const hists = needs.map((h) => `'[' || coalesce(string_agg(${h}_hist::text, ',') FILTER (WHERE ${h}_hist <> '{}'::jsonb), '') || ']' AS ${h}_hists`);
   // The api_key_id dimension answers key hashes, as the rest of the API names keys (a key no longer

@@ -40,7 +40,7 @@ import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSou
 import { AttemptFailed, Undeliverable } from './attempt-errors.js';
 import type { OtlpDestinationConfig, S3DestinationConfig, TraceRecord } from './trace-senders.js';
 
-/** The trace senders (OpenTelemetry's exporter, the AWS SDK: 16 MB resident), loaded when a trace is first sent. */
+/** The trace senders (OpenTelemetry's exporter, the AWS SDK: megabytes resident), loaded when a trace is first sent. */
 let senders: Promise<typeof import('./trace-senders.js')> | undefined;
 const traceSenders = () => (senders ??= import('./trace-senders.js'));
 

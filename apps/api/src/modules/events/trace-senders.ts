@@ -1,7 +1,7 @@
 // Generation traces (generation-traces.ts) as sent: built from a generation for one destination
 // (traceOf), and sent to an `otel-collector` or `s3` destination through the libraries that speak
 // those protocols, under the shared upstream policy. delivery.ts loads this module when it first
-// sends a trace: its libraries take some 25 MB that a server without trace destinations never needs.
+// sends a trace: its libraries take tens of MB that a server without trace destinations never needs.
 //
 // - otel-collector: OTLP/HTTP (JSON) through OpenTelemetry's own exporter (OTLPTraceExporter), one
 //   exporter per attempt, one export of every span of the attempt. The spans are handed to it as the

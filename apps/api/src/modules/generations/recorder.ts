@@ -132,8 +132,8 @@ export interface RecorderOptions {
   /**
    * The most generations in one statement (default MAX_RECORD_BATCH, 1,000: a recordBatch call's
    * most). Each statement has a cost of its own (its plan, the rollups' and totals' upserts and
-   * locks): in batches of up to 256 the database spent 0.068-0.077 ms of CPU per generation, in
-   * batches of up to 1,000 0.059-0.063 ms (docs/decisions/0008-group-committed-recording.md).
+   * locks), so larger batches cost the database less CPU per generation
+   * (docs/decisions/0008-group-committed-recording.md).
    */
   maxBatch?: number;
   /** The most statements under way at once (default IN_FLIGHT). */

@@ -153,8 +153,8 @@ const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 export async function usageOf(db: Db, keyId: string, now: Date): Promise<KeyUsageRow | undefined> {
   const starts = periodStarts(now);
   // One key per statement: with `k.id = ANY(<an array>::uuid[])` PostgreSQL planned it afresh on
-  // every call and spent 0.23-0.27 ms of CPU on it at the bench's large size (10,000 keys), against
-  // 0.05-0.09 ms for `k.id = :key_id` (3,000 runs each on one connection). Every caller reads one key.
+  // every call, several times the CPU of `k.id = :key_id` at the bench's large size. Every caller
+  // reads one key.
   const [row] = await queryRows(db, KEYS_USAGE, {
     key_id: keyId,
     today: isoDay(starts.day),
