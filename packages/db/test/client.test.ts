@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createDb, queryRows, statement, type Db } from '../src/client.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing.js';
+import { scaled } from '../src/time-scale.js';
 
 const BACKEND = statement('SELECT pg_backend_pid() AS pid', z.object({ pid: z.number().int() }));
-const SLEEP = statement('SELECT true AS slept FROM pg_sleep(0.5)', z.object({ slept: z.boolean() }));
 
 let database: TestDatabase;
 let db: Db;
@@ -52,11 +52,15 @@ describe('createDb', () => {
   });
 
   it('lets a query wait its turn for a busy pool longer than the connect timeout, which bounds making a connection only', async () => {
-    const busy = createDb(database.url, { poolMax: 1, connectTimeoutMs: 100 });
+    // Making a connection takes longer on a busy machine: the timeout grows with the run's time
+    // factor, and the hold with it.
+    const connectTimeoutMs = scaled(100);
+    const sleep = statement(`SELECT true AS slept FROM pg_sleep(${(5 * connectTimeoutMs) / 1000})`, z.object({ slept: z.boolean() }));
+    const busy = createDb(database.url, { poolMax: 1, connectTimeoutMs });
     try {
       // The pool's one connection exists, then is held well past the connect timeout.
       const [held] = await queryRows(busy, BACKEND, []);
-      const sleeping = queryRows(busy, SLEEP, []);
+      const sleeping = queryRows(busy, sleep, []);
       const [waited] = await queryRows(busy, BACKEND, []);
       await sleeping;
       expect(waited!.pid).toBe(held!.pid);
