@@ -16,7 +16,7 @@ import { filesModule } from './modules/files/index.js';
 import { generationsModule } from './modules/generations/index.js';
 import { guardrailsModule } from './modules/guardrails/index.js';
 import { keysModule } from './modules/keys/index.js';
-import type { ByteRouteMount, ModuleManifest, ModuleShared } from './modules/manifest.js';
+import type { ByteRouteMount, ModuleInstance, ModuleManifest, ModuleShared } from './modules/manifest.js';
 import { modelsModule } from './modules/models/index.js';
 import { organizationModule } from './modules/members/index.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -66,23 +66,31 @@ export type ModuleDeps = Intersection<ProvidedBy<(typeof MODULES)[number]>>;
 /**
  * Builds every module that runs something, in the list's order, registering each one's stop with
  * `resources` (so that they stop in reverse, after the server's drain, also when a later step of
- * the start fails). Answers what they add to the app's dependencies, and a start for their
- * background work once the server listens.
+ * the start fails). Answers what they add to the app's dependencies, a start for their background
+ * work once the server listens (and again once the database is back), and a pause for it while the
+ * database is gone.
  */
-export async function createModules(config: Config, shared: ModuleShared, resources: Resources): Promise<{ deps: ModuleDeps; start(): void }> {
+export async function createModules(
+  config: Config,
+  shared: ModuleShared,
+  resources: Resources,
+): Promise<{ deps: ModuleDeps; start(): void; pause(): Promise<void> }> {
   const deps: Record<string, unknown> = {};
-  const starts: (() => void)[] = [];
+  const instances: ModuleInstance[] = [];
   for (const module of MODULES as readonly ModuleManifest[]) {
     if (!module.create) continue;
     const instance = await module.create(config, shared);
     if (instance.stop) resources.defer(() => instance.stop?.());
-    if (instance.start) starts.push(() => instance.start?.());
+    instances.push(instance);
     Object.assign(deps, instance.deps);
   }
   return {
     deps: deps as ModuleDeps,
     start: () => {
-      for (const start of starts) start();
+      for (const instance of instances) instance.start?.();
+    },
+    pause: async () => {
+      await Promise.all(instances.map((instance) => instance.pause?.()));
     },
   };
 }

@@ -19,29 +19,20 @@ import { Resources } from './lib/resources.js';
 import { Metrics, metricsServer } from './lib/metrics.js';
 import { VERSION } from './lib/version.js';
 import { loadSecretBox } from './modules/byok/secret-box.js';
-import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR, withoutRequest } from './access/callers.js';
-import { CatalogCache } from './modules/models/catalog-cache.js';
-import { UsageCache } from './modules/keys/usage-cache.js';
-import { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
+import { KeyCache, SERVER_ACTOR, withoutRequest } from './access/callers.js';
 import { FairShareLimit } from './lib/fair-share-limit.js';
-import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
-import { GenerationRecorder } from './modules/generations/recorder.js';
-import { MemberOrderCache } from './modules/members/member-order.js';
 import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
 import { createMedia } from './storage/media.js';
 import type { BlobStorage } from './storage/storage.js';
 import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 import { listenForCacheEvents } from './cache-events.js';
-import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
 import { JobRunner } from './jobs/runner.js';
 import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
 import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
 import { upstreamPolicyOf } from './upstream/index.js';
 import { CONTENT_RETENTION_LOCK, sweepContentRetention } from './modules/settings/retention.service.js';
-import { SpendCache } from './modules/routing/spend.js';
-import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
-import { workloadIdentity } from './modules/auth/identity.js';
+import { FREE_MODEL_MINUTE, freeModelMinuteRule } from './modules/routing/free-quota.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
 import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
@@ -335,53 +326,32 @@ export async function startServer(
     metrics.limiterRejections.inc({ limit: API_ORGANIZATION_MINUTE }, 0);
     limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
     const limitSettings = new OrganizationLimitSettings(config.cacheTtlMs, metrics.cache('organization_settings'));
-    const caches = {
-      keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
-      catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
-      memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
-      guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
-      workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
+    const keys = new KeyCache(config.cacheTtlMs, metrics.cache('api_keys'));
+    const apiRateLimits = new ApiRateLimits(
+      limits,
+      config.apiRequestsPerMinute,
       limitSettings,
-      // A store away is logged once, by its state above; anything else here once per refund.
-      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) => {
-        if (!(error instanceof CounterStoreUnavailable)) limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule');
-      }),
-      apiRateLimits: new ApiRateLimits(
-        limits,
-        config.apiRequestsPerMinute,
-        limitSettings,
-        (name) => metrics.limiterRejections.inc({ limit: name }),
-        // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
-        (error) => {
-          if (error instanceof CounterStoreUnavailable) return;
-          if (!config.counterStoreUrl && !databaseHealth.report(error))
-            limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
-        },
-        config.counterStoreFailure.apiRateLimits,
-      ),
-    };
+      (name) => metrics.limiterRejections.inc({ limit: name }),
+      // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
+      (error) => {
+        if (error instanceof CounterStoreUnavailable) return;
+        if (!config.counterStoreUrl && !databaseHealth.report(error))
+          limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
+      },
+      config.counterStoreFailure.apiRateLimits,
+    );
     // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
-    resources.defer(() => caches.apiRateLimits.clear());
+    resources.defer(() => apiRateLimits.clear());
+    const jobs = resources.hold(new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs }), (opened) => opened.stop());
+    const shared = { db, databaseUrl: database.url, databaseHealth, now, logger, metrics, jobs, secrets: secrets.box, media, limits, limitSettings, keys };
+    // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
+    const modules = await createModules(config, shared, resources);
+    const caches = { keys, limitSettings, apiRateLimits, ...modules.deps };
     const listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
     resources.hold(listener, (opened) => opened.close().catch(() => undefined));
-    // Secrets' last uses (noted in memory by authentication, at most once a minute per secret), written off the request path.
-    const secretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) => {
-      if (!databaseHealth.report(error)) logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded");
-    });
-    resources.hold(secretUses, (opened) => opened.stop());
     const sweeper = resources.hold(new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger), (opened) => opened.stop());
     sweeper.start();
-    const jobs = resources.hold(new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs }), (opened) => opened.stop());
-    // Expired reservations count against no limit; deleting them keeps the table small (one replica a round).
-    // The sweep and the open reservations' figure are work no request started.
-    const reservationsDeps = withoutRequest({ db: openDb, now });
-    jobs.periodic({
-      name: 'reservation expiry',
-      intervalMs: config.reservationSweepIntervalMs,
-      lock: RESERVATION_SWEEP_LOCK,
-      run: async () => metrics.reservationsExpired.inc(await expireReservations(reservationsDeps, SERVER_ACTOR)),
-    });
-    jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys: caches.keys, now }), SERVER_ACTOR));
+    jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys, now }), SERVER_ACTOR));
     jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler(withoutRequest({ db, media, now }), SERVER_ACTOR));
     jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler(withoutRequest({ db, media }), SERVER_ACTOR));
     jobs.periodic({
@@ -404,7 +374,6 @@ export async function startServer(
       lock: CONTENT_RETENTION_LOCK,
       run: () => sweepContentRetention(withoutRequest({ db: openDb, now }), SERVER_ACTOR),
     });
-    metrics.reservations(() => openReservations(reservationsDeps, SERVER_ACTOR));
     // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
     // every replica attempts due deliveries, off the request and recording paths.
     const deliveries = new DeliveryWorker({
@@ -435,61 +404,10 @@ export async function startServer(
     const refusalEvents = resources.hold(new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) }), (opened) =>
       opened.close(),
     );
-    // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
-    const modules = await createModules(config, { db, now, logger, metrics, jobs }, resources);
-    const analyticsLimit = new FairShareLimit(config.analyticsConcurrency);
-    const activityLimit = new FairShareLimit(config.activityConcurrency, 'GET /activity statement');
-    metrics.slots('analytics', () => analyticsLimit.state);
-    metrics.slots('activity', () => activityLimit.state);
     const heavyOperations = new FairShareLimit(config.heavyOperationsConcurrency, 'request');
     metrics.slots('heavy', () => heavyOperations.state);
-    // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
-    const analyticsWorkers = resources.hold(new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads), (opened) =>
-      opened.close().catch(() => undefined),
-    );
-    const identity = workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs });
-    // Signing keys sealed with an older SWITCHYARD_SECRET_KEY move to the current one (decision 0022).
-    const sealing = await identity.signingKeys.resealAll();
-    if (sealing.resealed > 0) logger.info({ resealed: sealing.resealed }, 'signing keys resealed with the current secret key');
-    if (sealing.unopenable.length > 0) {
-      logger.warn(
-        { kids: sealing.unopenable },
-        'signing keys sealed with a secret key this server lacks: token exchanges answer 503 until SWITCHYARD_SECRET_KEY holds it',
-      );
-    }
-    // GET /oauth/jwks publishes a key from the first start (a verifier may read it once, at its own start).
-    await identity.signingKeys.ensure();
     const app = createApp(
-      {
-        db,
-        databaseHealth,
-        logger,
-        now,
-        secrets: secrets.box,
-        media,
-        metrics,
-        ...caches,
-        usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
-        spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
-        limits,
-        jobs,
-        identity,
-        reservationTtlMs: config.reservationTtlMs,
-        refusalEvents,
-        ...modules.deps,
-        trustProxy: config.trustProxy,
-        analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
-        analyticsLimit,
-        analyticsWorkers,
-        activityLimit,
-        heavyOperations,
-        recorder: new GenerationRecorder(db, now, {
-          observe: ({ size, seconds, committed }) => {
-            metrics.recordingBatchSize.observe(size);
-            metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
-          },
-        }),
-      },
+      { ...shared, secrets: secrets.box, ...modules.deps, apiRateLimits, refusalEvents, heavyOperations, trustProxy: config.trustProxy },
       { corsOrigins: config.corsOrigins },
     );
 
