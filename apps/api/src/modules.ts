@@ -1,7 +1,7 @@
-// The application's one list of modules, in the order the app router lists their routers. The
-// merged router (router.ts), the app's byte-route mounts (app.ts), the OpenAPI document, the tests
-// that must see every route, and the server's start and stop (createModules) read it; a new module
-// joins the application here and nowhere else.
+// The application's one list of modules, in the order the app router lists their routers (a module
+// that only runs something, with none, comes last). The merged router (router.ts), the app's byte-route
+// mounts (app.ts), the OpenAPI document, the tests that must see every route, and the server's start
+// and stop (createModules) read it; a new module joins the application here and nowhere else.
 import type { Config } from './config.js';
 import type { Resources } from './lib/resources.js';
 import { accountModule } from './modules/account/index.js';
@@ -11,10 +11,12 @@ import { authModule } from './modules/auth/index.js';
 import { budgetsModule } from './modules/budgets/index.js';
 import { byokModule } from './modules/byok/index.js';
 import { destinationsModule } from './modules/destinations/index.js';
+import { eventsModule } from './modules/events/index.js';
 import { exportModule } from './modules/export/index.js';
 import { filesModule } from './modules/files/index.js';
 import { generationsModule } from './modules/generations/index.js';
 import { guardrailsModule } from './modules/guardrails/index.js';
+import { idempotencyModule } from './modules/idempotency/index.js';
 import { keysModule } from './modules/keys/index.js';
 import type { ByteRouteMount, ModuleInstance, ModuleManifest, ModuleShared } from './modules/manifest.js';
 import { modelsModule } from './modules/models/index.js';
@@ -49,6 +51,8 @@ export const MODULES = [
   settingsModule,
   auditModule,
   exportModule,
+  eventsModule,
+  idempotencyModule,
 ] as const satisfies readonly ModuleManifest[];
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
