@@ -6,7 +6,7 @@
 // ServiceDeps the service uses (`Uses<'db' | 'now'>`), the actor is who acts (a tenant's Actor, the
 // platform's PlatformActor, a SCIM token's ScimCaller, the anonymous caller of a public exchange, or
 // SERVER_ACTOR for work no key started), and the input is the operation's input. A procedure's
-// context is a ServiceDeps; work no request started gives one through `withoutRequest`.
+// context is a ServiceDeps; work no request started gives one through `withoutRequest` (access/callers.ts).
 // test/http/service-signatures.test.ts keeps it so.
 import type { DatabaseHealth } from './health/database-health.js';
 import type { Db } from '@switchyard/db';
@@ -111,8 +111,3 @@ export type Uses<K extends keyof ServiceDeps> = Pick<ServiceDeps, K>;
 
 /** The dependencies of an origin's keys, for a service that writes the audit log (auditOfTenant(actor, deps)). */
 export type Audited = keyof RequestOrigin;
-
-/** Dependencies for work no request started (the sweeps, the job handlers, the start-up import): no request id, no client address, no client to leave. */
-export function withoutRequest<D extends object>(deps: D): D & Pick<ServiceDeps, 'requestId' | 'clientAddress' | 'clientGone'> {
-  return { ...deps, requestId: () => null, clientAddress: () => null, clientGone: () => false };
-}

@@ -1,7 +1,7 @@
-// The application's one list of modules, in the order the app router lists their routers. The
-// merged router (router.ts), the app's byte-route mounts (app.ts), the OpenAPI document, the tests
-// that must see every route, and the server's start and stop (createModules) read it; a new module
-// joins the application here and nowhere else.
+// The application's one list of modules, in the order the app router lists their routers (a module
+// that only runs something, with none, comes last). The merged router (router.ts), the app's byte-route
+// mounts (app.ts), the OpenAPI document, the tests that must see every route, and the server's start
+// and stop (createModules) read it; a new module joins the application here and nowhere else.
 import type { Config } from './config.js';
 import type { Resources } from './lib/resources.js';
 import { accountModule } from './modules/account/index.js';
@@ -11,12 +11,14 @@ import { authModule } from './modules/auth/index.js';
 import { budgetsModule } from './modules/budgets/index.js';
 import { byokModule } from './modules/byok/index.js';
 import { destinationsModule } from './modules/destinations/index.js';
+import { eventsModule } from './modules/events/index.js';
 import { exportModule } from './modules/export/index.js';
 import { filesModule } from './modules/files/index.js';
 import { generationsModule } from './modules/generations/index.js';
 import { guardrailsModule } from './modules/guardrails/index.js';
+import { idempotencyModule } from './modules/idempotency/index.js';
 import { keysModule } from './modules/keys/index.js';
-import type { ByteRouteMount, ModuleManifest, ModuleShared } from './modules/manifest.js';
+import type { ByteRouteMount, ModuleInstance, ModuleManifest, ModuleShared } from './modules/manifest.js';
 import { modelsModule } from './modules/models/index.js';
 import { organizationModule } from './modules/members/index.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -51,6 +53,8 @@ export const MODULES = [
   auditModule,
   exportModule,
   sessionsModule,
+  eventsModule,
+  idempotencyModule,
 ] as const satisfies readonly ModuleManifest[];
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
@@ -68,23 +72,31 @@ export type ModuleDeps = Intersection<ProvidedBy<(typeof MODULES)[number]>>;
 /**
  * Builds every module that runs something, in the list's order, registering each one's stop with
  * `resources` (so that they stop in reverse, after the server's drain, also when a later step of
- * the start fails). Answers what they add to the app's dependencies, and a start for their
- * background work once the server listens.
+ * the start fails). Answers what they add to the app's dependencies, a start for their background
+ * work once the server listens (and again once the database is back), and a pause for it while the
+ * database is gone.
  */
-export async function createModules(config: Config, shared: ModuleShared, resources: Resources): Promise<{ deps: ModuleDeps; start(): void }> {
+export async function createModules(
+  config: Config,
+  shared: ModuleShared,
+  resources: Resources,
+): Promise<{ deps: ModuleDeps; start(): void; pause(): Promise<void> }> {
   const deps: Record<string, unknown> = {};
-  const starts: (() => void)[] = [];
+  const instances: ModuleInstance[] = [];
   for (const module of MODULES as readonly ModuleManifest[]) {
     if (!module.create) continue;
     const instance = await module.create(config, shared);
     if (instance.stop) resources.defer(() => instance.stop?.());
-    if (instance.start) starts.push(() => instance.start?.());
+    instances.push(instance);
     Object.assign(deps, instance.deps);
   }
   return {
     deps: deps as ModuleDeps,
     start: () => {
-      for (const start of starts) start();
+      for (const instance of instances) instance.start?.();
+    },
+    pause: async () => {
+      await Promise.all(instances.map((instance) => instance.pause?.()));
     },
   };
 }

@@ -1,54 +1,36 @@
 // Boots the whole server from a Config: database (embedded or external), migrations, bootstrap,
-// HTTP. main.ts wires it to the process; tests start it in-process.
-import { ORGANIZATION_DELETE, organizationDeletionHandler } from './modules/organizations/offboarding.service.js';
-import { workspaceDeletionHandler } from './modules/workspaces/workspace-deletion.service.js';
-import { WORKSPACE_DELETE } from './modules/workspaces/workspace-deletion-job.js';
-import { expireIdempotencyKeys, IDEMPOTENCY_EXPIRY_INTERVAL_MS, IDEMPOTENCY_EXPIRY_LOCK } from './modules/idempotency/idempotency.js';
+// the modules, HTTP. main.ts wires it to the process; tests start it in-process.
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { createDb, migrate, poolStats, provisionDatabase, type Db, type DbOptions } from '@switchyard/db';
+import { createDb, migrate, poolStats, provisionDatabase, type DatabaseHandle, type Db, type DbOptions } from '@switchyard/db';
+import type { Express } from 'express';
+import { KeyCache, SERVER_ACTOR, withoutRequest } from './access/callers.js';
 import { createApp } from './app.js';
-import { createModules } from './modules.js';
-import { answerClientErrors } from './http/client-error.js';
-import type { Config } from './config.js';
-import { withoutRequest } from './deps.js';
-import type { Logger } from './lib/logger.js';
-import { Resources } from './lib/resources.js';
-import { Metrics, metricsServer } from './lib/metrics.js';
-import { VERSION } from './lib/version.js';
-import { loadSecretBox } from './modules/byok/secret-box.js';
-import { KeyCache, KEY_USES_FLUSH_MS, recordSecretUses, SERVER_ACTOR } from './access/callers.js';
-import { CatalogCache } from './modules/models/catalog-cache.js';
-import { UsageCache } from './modules/keys/usage-cache.js';
-import { AnalyticsWorkers } from './modules/analytics/analytics-workers.js';
-import { FairShareLimit } from './lib/fair-share-limit.js';
-import { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
-import { GenerationRecorder } from './modules/generations/recorder.js';
-import { MemberOrderCache } from './modules/members/member-order.js';
-import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
-import { createMedia } from './storage/media.js';
-import type { BlobStorage } from './storage/storage.js';
-import { StorageSweeper, type SweepOptions, type SweepReport } from './storage/sweep.js';
 import { listenForCacheEvents } from './cache-events.js';
-import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './modules/routing/routing.service.js';
+import type { Config } from './config.js';
+import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
+import { answerClientErrors } from './http/client-error.js';
 import { JobRunner } from './jobs/runner.js';
-import { SCIM_SYNC, scimSyncHandler } from './modules/scim/sync-jobs.service.js';
-import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './modules/events/key-expiry.js';
-import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './modules/events/delivery.js';
-import { upstreamPolicyOf } from './upstream/index.js';
-import { CONTENT_RETENTION_LOCK, sweepContentRetention } from './modules/settings/retention.service.js';
-import { SpendCache } from './modules/routing/spend.js';
-import { FREE_MODEL_MINUTE, FreeModelQuota, freeModelMinuteRule } from './modules/routing/free-quota.js';
-import { workloadIdentity } from './modules/auth/identity.js';
-import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
-import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
+import { FairShareLimit } from './lib/fair-share-limit.js';
+import type { Logger } from './lib/logger.js';
+import { Metrics, metricsServer } from './lib/metrics.js';
+import { Resources } from './lib/resources.js';
+import { VERSION } from './lib/version.js';
 import { API_KEY_MINUTE, API_ORGANIZATION_MINUTE, ApiRateLimits, apiRateLimitRules } from './limits/api-rate-limits.js';
 import { OrganizationLimitSettings } from './limits/limit-settings.js';
-import { RefusalEvents } from './modules/events/refusal-events.js';
-import { DatabaseHealth, type DatabaseState } from './health/database-health.js';
+import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
+import { createModules } from './modules.js';
+import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
+import { loadSecretBox } from './modules/byok/secret-box.js';
+import type { Deliveries } from './modules/events/index.js';
+import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
+import { FREE_MODEL_MINUTE, freeModelMinuteRule } from './modules/routing/free-quota.js';
+import { createMedia } from './storage/media.js';
+import type { BlobStorage } from './storage/storage.js';
+import type { SweepOptions, SweepReport } from './storage/sweep.js';
 
 export interface RunningServer {
   url: string;
@@ -59,19 +41,19 @@ export interface RunningServer {
   storage: BlobStorage;
   /** Runs one storage sweep now; null when another replica holds the sweep's lock. */
   sweepStorage(options?: SweepOptions): Promise<SweepReport | null>;
-  /**
-   * Stops accepting, drains in-flight requests, writes pending refusal events, stops the storage
-   * sweep and the cache listener,
-   * closes the pool, stops embedded PostgreSQL.
-   */
   /** http://host:port/metrics when METRICS_PORT is set. */
   metricsUrl: string | undefined;
   /** The job runner (periodic and queued jobs); tests drain its queue. */
   jobs: JobRunner;
   /** Whether the database is there (tests watch it go and come back). */
   databaseHealth: DatabaseHealth;
-  /** Delivery of events to destinations: dispatch() makes the deliveries of new events, deliverDue() attempts those due (tests call both). */
-  deliveries: { dispatch(): Promise<{ events: number; deliveries: number } | null>; deliverDue(): Promise<number> };
+  /** Delivery of events to destinations (the events module's): tests dispatch and deliver with the poll off. */
+  deliveries: Deliveries;
+  /**
+   * Stops accepting, drains in-flight requests, closes the cache listener, stops the job runner,
+   * then the modules in reverse (what they hold pending is written: refusal events, secrets' last
+   * uses, BYOK reveals), the limits, then the pool and embedded PostgreSQL.
+   */
   close(): Promise<void>;
 }
 
@@ -207,38 +189,34 @@ function drain(server: Server): Promise<void> {
   });
 }
 
-export async function startServer(
-  config: Config,
-  logger: Logger,
-  options: {
-    now?: () => Date;
-    /** Told about every statement the server's pool sends (tests count them). */
-    onQuery?: DbOptions['onQuery'];
-    /**
-     * Told when the server gave up on its database (the embedded PostgreSQL could not be started
-     * again): main.ts closes the server and exits non-zero, for a supervisor to take over.
-     */
-    onFatal?: (error: Error) => void;
-  } = {},
-): Promise<RunningServer> {
-  // What can be found wrong without writing anything comes first: the ports, then the data directory.
-  await probePort(config.port, config.host, 'PORT');
-  if (config.metrics) await probePort(config.metrics.port, config.metrics.host, 'METRICS_PORT');
-  await ensureDirectory(config.dataDir, 'DATA_DIR');
-  const database = await provisionDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    log: (message) => logger.info({ component: 'postgres' }, message),
-    connectTimeoutMs: config.databaseConnectTimeoutMs,
-  });
-  const resources = new Resources();
-  resources.defer(() => database.close());
+/** Options of startServer beyond its Config. */
+export interface StartOptions {
+  now?: () => Date;
+  /** Told about every statement the server's pool sends (tests count them). */
+  onQuery?: DbOptions['onQuery'];
+  /**
+   * Told when the server gave up on its database (the embedded PostgreSQL could not be started
+   * again): main.ts closes the server and exits non-zero, for a supervisor to take over.
+   */
+  onFatal?: (error: Error) => void;
+}
+
+/** What stops while the database is gone and starts again once it is back. */
+interface Background {
+  stop(): Promise<void>;
+  start(): void;
+}
+
+/**
+ * The database's health. Its probe asks the client `connected` is given; while the database is
+ * gone, the background work set with `whileDown` stops (each round would only fail), and starts
+ * again once it is back (the changes are applied one after another).
+ */
+function watchDatabase(config: Config, logger: Logger, database: DatabaseHandle, onFatal: StartOptions['onFatal']) {
   let db: Db | undefined;
-  // The background work that stops while the database is gone and starts again once it is back
-  // (set once everything is built; the changes are applied one after another).
-  let background: { stop(): Promise<void>; start(): void } | undefined;
+  let background: Background | undefined;
   let transitions = Promise.resolve();
-  const databaseHealth = new DatabaseHealth({
+  const health = new DatabaseHealth({
     // Bounded: a connection that hangs (a firewall, something else on the port) counts as gone.
     probe: async () => {
       if (!db) throw new Error('no database client yet');
@@ -253,301 +231,225 @@ export async function startServer(
     logger,
     changed: (state: DatabaseState, error?: Error) => {
       if (state === 'given up') {
-        options.onFatal?.(error ?? new Error('the database is gone'));
+        onFatal?.(error ?? new Error('the database is gone'));
         return;
       }
       transitions = transitions.then(async () => {
         if (!background) return;
         if (state === 'down') await background.stop();
         // Still back once the stop is done (it may have gone again meanwhile: then it stays stopped).
-        else if (databaseHealth.up) background.start();
+        else if (health.up) background.start();
       });
     },
   });
-  try {
-    await migrate(database.url, { log: (message) => logger.info({ component: 'migrate' }, message), connectTimeoutMs: config.databaseConnectTimeoutMs });
-    db = resources.hold(
-      createDb(database.url, {
-        poolMax: config.databasePoolMax,
-        connectTimeoutMs: config.databaseConnectTimeoutMs,
-        onIdleError: (error) => {
-          if (!databaseHealth.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
-        },
-        onConnectionError: (error) => databaseHealth.report(error),
-        onConnect: () => databaseHealth.connected(),
-        ...(options.onQuery ? { onQuery: options.onQuery } : {}),
-      }),
-      (opened) => opened.$disconnect(),
-    );
+  return {
+    health,
+    connected: (opened: Db) => {
+      db = opened;
+    },
+    whileDown: (work: Background | undefined) => {
+      background = work;
+    },
+  };
+}
 
-    const boot = await bootstrap(withoutRequest({ db }), SERVER_ACTOR, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
-    if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});
-    if (boot.organization) {
-      const { organizationId } = boot.organization;
-      await announceKey(logger, config.dataDir, ADMIN_KEY_FILE, `organization ${organizationId}'s management key`, boot.organization, {
-        organization_id: organizationId,
-      });
-    }
+/** Migrates the database, then opens the server's pool (its failures go to the database's health). */
+async function openPool(config: Config, logger: Logger, url: string, health: DatabaseHealth, onQuery: StartOptions['onQuery'], resources: Resources) {
+  await migrate(url, { log: (message) => logger.info({ component: 'migrate' }, message), connectTimeoutMs: config.databaseConnectTimeoutMs });
+  return resources.hold(
+    createDb(url, {
+      poolMax: config.databasePoolMax,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      onIdleError: (error) => {
+        if (!health.report(error)) logger.warn({ err: error }, 'an idle database connection failed; the next query opens another');
+      },
+      onConnectionError: (error) => health.report(error),
+      onConnect: () => health.connected(),
+      ...(onQuery ? { onQuery } : {}),
+    }),
+    (opened) => opened.$disconnect(),
+  );
+}
 
-    const secrets = await loadSecretBox({ configured: config.secretKeys, dataDir: config.dataDir });
-    if (secrets.source !== 'env' && config.databaseUrl) {
-      logger.warn(
-        { file: secrets.file },
-        'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key',
-      );
-    }
-    const media = await createMedia(config.storage, config.media);
-    logger.info({ storage: media.storage.location }, 'storage');
-
-    const now = options.now ?? (() => new Date());
-    const openDb = db;
-    const metrics = new Metrics(() => poolStats(openDb));
-    const limitLog = logger.child({ component: 'limits' });
-    const storeKind = config.counterStoreUrl ? 'redis' : 'postgres';
-    const limits = await Limits.open({
-      store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl: database.url },
-      rules: {
-        [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute, config.counterStoreFailure.freeModels),
-        [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60, storeDown: config.counterStoreFailure.tokenExchange },
-        ...apiRateLimitRules(config.apiRequestsPerMinute),
-      },
-      // The API's rate limits count their refusals themselves: the store refuses an allowance once, the API every request until the window ends.
-      rejected: (name) => {
-        if (name !== API_KEY_MINUTE && name !== API_ORGANIZATION_MINUTE) metrics.limiterRejections.inc({ limit: name });
-      },
-      // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
-      // Each change is logged once (not once per request), with what the limits' callers do meanwhile.
-      storeState: (state, error) => {
-        metrics.counterStoreUp.set({ store: storeKind }, state === 'lost' ? 0 : 1);
-        if (!config.counterStoreUrl && (state === 'back' || databaseHealth.report(error))) return;
-        if (state === 'lost') {
-          limitLog.warn(
-            { err: error, while_unreachable: config.counterStoreFailure },
-            'the counter store is unreachable: until it is back, each caller of the limits fails open (allowed, uncounted) or closed (503) as COUNTER_STORE_FAILURE_* says',
-          );
-        } else limitLog.info('the counter store is reachable again: the limits count again');
-      },
+/** The platform key and the first organization's management key, made once (each generated secret to its file). */
+async function bootstrapKeys(config: Config, logger: Logger, db: Db): Promise<void> {
+  const boot = await bootstrap(withoutRequest({ db }), SERVER_ACTOR, { managementKey: config.bootstrapKey, platformKey: config.platformKey });
+  if (boot.platform) await announceKey(logger, config.dataDir, PLATFORM_KEY_FILE, 'platform key', boot.platform, {});
+  if (boot.organization) {
+    const { organizationId } = boot.organization;
+    await announceKey(logger, config.dataDir, ADMIN_KEY_FILE, `organization ${organizationId}'s management key`, boot.organization, {
+      organization_id: organizationId,
     });
-    resources.hold(limits, (opened) => opened.close().catch(() => undefined));
-    metrics.counterStoreUp.set({ store: storeKind }, limits.available ? 1 : 0);
-    metrics.limiterRejections.inc({ limit: FREE_MODEL_MINUTE }, 0);
-    metrics.limiterRejections.inc({ limit: TOKEN_EXCHANGE_LIMIT }, 0);
-    metrics.limiterRejections.inc({ limit: API_KEY_MINUTE }, 0);
-    metrics.limiterRejections.inc({ limit: API_ORGANIZATION_MINUTE }, 0);
-    limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
-    const limitSettings = new OrganizationLimitSettings(config.cacheTtlMs, metrics.cache('organization_settings'));
-    const caches = {
-      keys: new KeyCache(config.cacheTtlMs, metrics.cache('api_keys')),
-      catalog: new CatalogCache(config.cacheTtlMs, metrics.cache('catalog')),
-      memberOrder: new MemberOrderCache(config.cacheTtlMs, undefined, metrics.cache('member_order')),
-      guardrails: new GuardrailCache(config.cacheTtlMs, metrics.cache('guardrails')),
-      workspaceRouting: new WorkspaceRoutingCache(config.cacheTtlMs, metrics.cache('workspace_routing')),
-      limitSettings,
-      // A store away is logged once, by its state above; anything else here once per refund.
-      freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) => {
-        if (!(error instanceof CounterStoreUnavailable)) limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule');
-      }),
-      apiRateLimits: new ApiRateLimits(
-        limits,
-        config.apiRequestsPerMinute,
-        limitSettings,
-        (name) => metrics.limiterRejections.inc({ limit: name }),
-        // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
-        (error) => {
-          if (error instanceof CounterStoreUnavailable) return;
-          if (!config.counterStoreUrl && !databaseHealth.report(error))
-            limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
-        },
-        config.counterStoreFailure.apiRateLimits,
-      ),
-    };
-    // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
-    resources.defer(() => caches.apiRateLimits.clear());
+  }
+}
+
+/** The secret box (SWITCHYARD_SECRET_KEY, or a key file under DATA_DIR) and the store of bytes. */
+async function openSecretsAndMedia(config: Config, logger: Logger) {
+  const secrets = await loadSecretBox({ configured: config.secretKeys, dataDir: config.dataDir });
+  if (secrets.source !== 'env' && config.databaseUrl) {
+    logger.warn(
+      { file: secrets.file },
+      'SWITCHYARD_SECRET_KEY is unset: secrets are encrypted with a key file under DATA_DIR; replicas sharing DATABASE_URL need the same key',
+    );
+  }
+  const media = await createMedia(config.storage, config.media);
+  logger.info({ storage: media.storage.location }, 'storage');
+  return { secrets: secrets.box, media };
+}
+
+/**
+ * The counter store's limits (PostgreSQL, or COUNTER_STORE_URL's Redis), organizations' limit
+ * settings, and the API's rate limits, which count through them.
+ */
+async function openLimits(config: Config, logger: Logger, databaseUrl: string, metrics: Metrics, health: DatabaseHealth, resources: Resources) {
+  const limitLog = logger.child({ component: 'limits' });
+  const storeKind = config.counterStoreUrl ? 'redis' : 'postgres';
+  const limits = await Limits.open({
+    store: config.counterStoreUrl ? { kind: 'redis', url: config.counterStoreUrl } : { kind: 'postgres', databaseUrl },
+    rules: {
+      [FREE_MODEL_MINUTE]: freeModelMinuteRule(config.freeModelRequestsPerMinute, config.counterStoreFailure.freeModels),
+      [TOKEN_EXCHANGE_LIMIT]: { points: config.tokenExchangesPerMinute, durationS: 60, storeDown: config.counterStoreFailure.tokenExchange },
+      ...apiRateLimitRules(config.apiRequestsPerMinute),
+    },
+    // The API's rate limits count their refusals themselves: the store refuses an allowance once, the API every request until the window ends.
+    rejected: (name) => {
+      if (name !== API_KEY_MINUTE && name !== API_ORGANIZATION_MINUTE) metrics.limiterRejections.inc({ limit: name });
+    },
+    // With the counters in the server's own database, its loss and return are the database's (logged once, by its health).
+    // Each change is logged once (not once per request), with what the limits' callers do meanwhile.
+    storeState: (state, error) => {
+      metrics.counterStoreUp.set({ store: storeKind }, state === 'lost' ? 0 : 1);
+      if (!config.counterStoreUrl && (state === 'back' || health.report(error))) return;
+      if (state === 'lost') {
+        limitLog.warn(
+          { err: error, while_unreachable: config.counterStoreFailure },
+          'the counter store is unreachable: until it is back, each caller of the limits fails open (allowed, uncounted) or closed (503) as COUNTER_STORE_FAILURE_* says',
+        );
+      } else limitLog.info('the counter store is reachable again: the limits count again');
+    },
+  });
+  resources.hold(limits, (opened) => opened.close().catch(() => undefined));
+  metrics.counterStoreUp.set({ store: storeKind }, limits.available ? 1 : 0);
+  for (const limit of [FREE_MODEL_MINUTE, TOKEN_EXCHANGE_LIMIT, API_KEY_MINUTE, API_ORGANIZATION_MINUTE]) metrics.limiterRejections.inc({ limit }, 0);
+  limitLog.info({ store: config.counterStoreUrl ? redactedUrl(config.counterStoreUrl) : 'postgresql (the server database)' }, 'counter store');
+  const limitSettings = new OrganizationLimitSettings(config.cacheTtlMs, metrics.cache('organization_settings'));
+  const apiRateLimits = new ApiRateLimits(
+    limits,
+    config.apiRequestsPerMinute,
+    limitSettings,
+    (name) => metrics.limiterRejections.inc({ limit: name }),
+    // Requests pass meanwhile. A lost store is logged once: by its state (Redis, above) or the database's health.
+    (error) => {
+      if (error instanceof CounterStoreUnavailable) return;
+      if (!config.counterStoreUrl && !health.report(error)) limitLog.warn({ err: error }, 'the API rate limits could not count; requests pass meanwhile');
+    },
+    config.counterStoreFailure.apiRateLimits,
+  );
+  // Allowances of the API's rate limits not spent go back to the store (other replicas may use them).
+  resources.defer(() => apiRateLimits.clear());
+  return { limits, limitSettings, apiRateLimits };
+}
+
+/**
+ * Listens with the app, and with the metrics on their own port (if any), so that they are never
+ * public by accident. Both are drained first at close (registered last).
+ */
+async function serve(config: Config, logger: Logger, app: Express, metrics: Metrics, resources: Resources) {
+  let metricsUrl: string | undefined;
+  if (config.metrics) {
+    const metricsListener = metricsServer(metrics);
+    await listen(metricsListener, config.metrics.port, config.metrics.host, 'METRICS_PORT');
+    resources.defer(() => drain(metricsListener));
+    metricsUrl = `${urlOf(metricsListener, config.metrics.host)}/metrics`;
+    logger.info({ url: metricsUrl }, 'serving metrics');
+  }
+  // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
+  // No Host header: the envelope from the app (requireHost), not Node's bare 400.
+  const server = createServer({ requireHostHeader: false }, app);
+  answerClientErrors(server, logger);
+  await listen(server, config.port, config.host, 'PORT');
+  resources.defer(() => drain(server));
+  server.keepAliveTimeout = 65_000;
+  const url = urlOf(server, config.host);
+  logger.info({ version: VERSION, url }, 'listening');
+  return { url, port: portOf(server), metricsUrl };
+}
+
+/**
+ * The composition: what every module shares (the database, the secrets, the stored bytes, the
+ * limits, the job runner), then each module's create in MODULES' order, then the app. Everything
+ * opened is registered with `resources`, so that a close (or a start that failed halfway) runs in
+ * reverse: the requests drain first, then the modules write what is pending, then the pool goes,
+ * then PostgreSQL.
+ */
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  // What can be found wrong without writing anything comes first: the ports, then the data directory.
+  await probePort(config.port, config.host, 'PORT');
+  if (config.metrics) await probePort(config.metrics.port, config.metrics.host, 'METRICS_PORT');
+  await ensureDirectory(config.dataDir, 'DATA_DIR');
+  const database = await provisionDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log: (message) => logger.info({ component: 'postgres' }, message),
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
+  const resources = new Resources();
+  resources.defer(() => database.close());
+  const watch = watchDatabase(config, logger, database, options.onFatal);
+  const databaseHealth = watch.health;
+  try {
+    const db = await openPool(config, logger, database.url, databaseHealth, options.onQuery, resources);
+    watch.connected(db);
+    await bootstrapKeys(config, logger, db);
+    const { secrets, media } = await openSecretsAndMedia(config, logger);
+    const metrics = new Metrics(() => poolStats(db));
+    const { limits, limitSettings, apiRateLimits } = await openLimits(config, logger, database.url, metrics, databaseHealth, resources);
+    const keys = new KeyCache(config.cacheTtlMs, metrics.cache('api_keys'));
+    const jobs = new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
+    const now = options.now ?? (() => new Date());
+    const shared = { db, databaseUrl: database.url, databaseHealth, now, logger, metrics, jobs, secrets, media, limits, limitSettings, keys };
+    // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
+    const modules = await createModules(config, shared, resources);
+    // Stopped before the modules (registered after them): no job starts while they write what is pending.
+    resources.defer(() => jobs.stop());
+    const caches = { keys, limitSettings, apiRateLimits, ...modules.deps };
     const listener = await listenForCacheEvents(database.url, caches, logger, (error) => databaseHealth.report(error));
     resources.hold(listener, (opened) => opened.close().catch(() => undefined));
-    // Secrets' last uses (noted in memory by authentication, at most once a minute per secret), written off the request path.
-    const secretUses = recordSecretUses(db, caches.keys, KEY_USES_FLUSH_MS, (error) => {
-      if (!databaseHealth.report(error)) logger.warn({ err: error }, "could not record keys' last uses; the next uses are recorded");
-    });
-    resources.hold(secretUses, (opened) => opened.stop());
-    const sweeper = resources.hold(new StorageSweeper({ db, storage: media.storage, now }, config.storageSweepIntervalMs, logger), (opened) => opened.stop());
-    sweeper.start();
-    const jobs = resources.hold(new JobRunner({ db, logger, pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs }), (opened) => opened.stop());
-    // Expired reservations count against no limit; deleting them keeps the table small (one replica a round).
-    // The sweep and the open reservations' figure are work no request started.
-    const reservationsDeps = withoutRequest({ db: openDb, now });
-    jobs.periodic({
-      name: 'reservation expiry',
-      intervalMs: config.reservationSweepIntervalMs,
-      lock: RESERVATION_SWEEP_LOCK,
-      run: async () => metrics.reservationsExpired.inc(await expireReservations(reservationsDeps, SERVER_ACTOR)),
-    });
-    jobs.handle(SCIM_SYNC, scimSyncHandler(withoutRequest({ db, keys: caches.keys, now }), SERVER_ACTOR));
-    jobs.handle(ORGANIZATION_DELETE, organizationDeletionHandler(withoutRequest({ db, media, now }), SERVER_ACTOR));
-    jobs.handle(WORKSPACE_DELETE, workspaceDeletionHandler(withoutRequest({ db, media }), SERVER_ACTOR));
-    jobs.periodic({
-      name: 'key expiry notices',
-      intervalMs: config.keyExpiryScanIntervalMs,
-      lock: KEY_EXPIRY_LOCK,
-      run: () => emitKeyExpiryNotices(openDb, now()),
-    });
-    // Idempotency-Key answers are replayed for 24 hours (docs/idempotency.md), then forgotten.
-    jobs.periodic({
-      name: 'idempotency answers expiry',
-      intervalMs: IDEMPOTENCY_EXPIRY_INTERVAL_MS,
-      lock: IDEMPOTENCY_EXPIRY_LOCK,
-      run: () => expireIdempotencyKeys(openDb, now()),
-    });
-    // Generation content past its organization's content_retention_days goes (docs/operations.md#retention; one replica a round).
-    jobs.periodic({
-      name: 'content retention',
-      intervalMs: config.contentRetentionSweepIntervalMs,
-      lock: CONTENT_RETENTION_LOCK,
-      run: () => sweepContentRetention(withoutRequest({ db: openDb, now }), SERVER_ACTOR),
-    });
-    metrics.reservations(() => openReservations(reservationsDeps, SERVER_ACTOR));
-    // Events to destinations (decision 0025): one replica a round makes the deliveries of new events;
-    // every replica attempts due deliveries, off the request and recording paths.
-    const deliveries = new DeliveryWorker({
-      db,
-      secrets: secrets.box,
-      policy: upstreamPolicyOf(media),
-      now,
-      logger: logger.child({ component: 'delivery' }),
-      metrics,
-      concurrency: config.deliveryConcurrency,
-      timeoutMs: config.deliveryTimeoutMs,
-      pollMs: config.deliveryPollMs,
-    });
-    resources.hold(deliveries, (opened) => opened.stop());
-    const dispatchJob = {
-      name: 'event dispatch',
-      intervalMs: config.deliveryPollMs,
-      lock: DISPATCH_LOCK,
-      run: async () => {
-        const made = await dispatchEvents(openDb, now());
-        if (made.deliveries > 0) deliveries.wake();
-        return made;
-      },
-    };
-    jobs.periodic(dispatchJob);
-    metrics.outbox(() => outboxState(openDb), now);
-    // Closed after the drain: no request notes a refusal any more, and what is pending is written then.
-    const refusalEvents = resources.hold(new RefusalEvents({ db, now, metrics, logger: logger.child({ component: 'refusal-events' }) }), (opened) =>
-      opened.close(),
-    );
-    // The modules' own caches, workers and jobs (each module's create; stopped in reverse after the drain).
-    const modules = await createModules(config, { db, now, logger, metrics, jobs }, resources);
-    const analyticsLimit = new FairShareLimit(config.analyticsConcurrency);
-    const activityLimit = new FairShareLimit(config.activityConcurrency, 'GET /activity statement');
-    metrics.slots('analytics', () => analyticsLimit.state);
-    metrics.slots('activity', () => activityLimit.state);
     const heavyOperations = new FairShareLimit(config.heavyOperationsConcurrency, 'request');
     metrics.slots('heavy', () => heavyOperations.state);
-    // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
-    const analyticsWorkers = resources.hold(new AnalyticsWorkers(database.url, config.analyticsConcurrency, config.analyticsWorkerThreads), (opened) =>
-      opened.close().catch(() => undefined),
-    );
-    const identity = workloadIdentity({ db, secrets: secrets.box, now, media, rotationMs: config.signingKeyRotationMs, cacheTtlMs: config.cacheTtlMs });
-    // Signing keys sealed with an older SWITCHYARD_SECRET_KEY move to the current one (decision 0022).
-    const sealing = await identity.signingKeys.resealAll();
-    if (sealing.resealed > 0) logger.info({ resealed: sealing.resealed }, 'signing keys resealed with the current secret key');
-    if (sealing.unopenable.length > 0) {
-      logger.warn(
-        { kids: sealing.unopenable },
-        'signing keys sealed with a secret key this server lacks: token exchanges answer 503 until SWITCHYARD_SECRET_KEY holds it',
-      );
-    }
-    // GET /oauth/jwks publishes a key from the first start (a verifier may read it once, at its own start).
-    await identity.signingKeys.ensure();
-    const app = createApp(
-      {
-        db,
-        databaseHealth,
-        logger,
-        now,
-        secrets: secrets.box,
-        media,
-        metrics,
-        ...caches,
-        usage: new UsageCache(config.usageCacheMs, metrics.cache('key_usage')),
-        spend: new SpendCache(config.usageCacheMs, metrics.cache('spend')),
-        limits,
-        jobs,
-        identity,
-        reservationTtlMs: config.reservationTtlMs,
-        refusalEvents,
-        ...modules.deps,
-        trustProxy: config.trustProxy,
-        analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs,
-        analyticsLimit,
-        analyticsWorkers,
-        activityLimit,
-        heavyOperations,
-        recorder: new GenerationRecorder(db, now, {
-          observe: ({ size, seconds, committed }) => {
-            metrics.recordingBatchSize.observe(size);
-            metrics.recordingCommitDuration.observe({ outcome: committed ? 'committed' : 'failed' }, seconds);
-          },
-        }),
-      },
-      { corsOrigins: config.corsOrigins },
-    );
-
-    // Metrics listen on their own port (if any), so that they are never public by accident.
-    let metricsUrl: string | undefined;
-    if (config.metrics) {
-      const metricsListener = metricsServer(metrics);
-      await listen(metricsListener, config.metrics.port, config.metrics.host, 'METRICS_PORT');
-      resources.defer(() => drain(metricsListener));
-      metricsUrl = `${urlOf(metricsListener, config.metrics.host)}/metrics`;
-      logger.info({ url: metricsUrl }, 'serving metrics');
-    }
-    // Not app.listen(): express 5 hands a listen error to its callback, which would read as success.
-    // No Host header: the envelope from the app (requireHost), not Node's bare 400.
-    const server = createServer({ requireHostHeader: false }, app);
-    answerClientErrors(server, logger);
-    await listen(server, config.port, config.host, 'PORT');
-    resources.defer(() => drain(server));
-    server.keepAliveTimeout = 65_000;
-    const url = urlOf(server, config.host);
-    logger.info({ version: VERSION, url }, 'listening');
+    const deps = { ...shared, ...modules.deps, apiRateLimits, heavyOperations, trustProxy: config.trustProxy };
+    const { url, port, metricsUrl } = await serve(config, logger, createApp(deps, { corsOrigins: config.corsOrigins }), metrics, resources);
 
     jobs.start();
-    deliveries.start();
     modules.start();
-    // While the database is gone, the job runner, the delivery worker and the storage sweep stop
-    // (each would only fail, round after round); they start again once it is back. The cache
-    // listener reconnects by itself (notifications.ts), and the flushers of secret uses, refusal
-    // events and BYOK reveals keep what they hold and write it at their next tick after recovery.
-    background = {
-      async stop() {
-        await Promise.all([jobs.stop(), deliveries.stop(), sweeper.stop()]);
+    // While the database is gone, the job runner and the modules' workers and sweeps stop (each would
+    // only fail, round after round); they start again once it is back. The cache listener reconnects
+    // by itself (notifications.ts), and the flushers keep what they hold and write it at their next
+    // tick after recovery.
+    watch.whileDown({
+      stop: async () => {
+        await Promise.all([jobs.stop(), modules.pause()]);
       },
-      start() {
+      start: () => {
         jobs.start();
-        deliveries.start();
-        sweeper.start();
+        modules.start();
       },
-    };
+    });
     return {
       url,
-      port: portOf(server),
+      port,
       metricsUrl,
-      db: openDb,
+      db,
       databaseUrl: database.url,
       storage: media.storage,
-      sweepStorage: (sweepOptions) => sweeper.sweep(sweepOptions),
+      sweepStorage: (sweepOptions) => modules.deps.storageSweeper.sweep(sweepOptions),
       jobs,
       databaseHealth,
-      deliveries: {
-        dispatch: () => jobs.runPeriodic(dispatchJob) as Promise<{ events: number; deliveries: number } | null>,
-        deliverDue: () => deliveries.deliverDue(),
-      },
+      deliveries: modules.deps.deliveries,
       close() {
         // The health watch first, so that no recovery starts the background work again meanwhile.
         databaseHealth.close();
-        background = undefined;
+        watch.whileDown(undefined);
         return resources.close();
       },
     };

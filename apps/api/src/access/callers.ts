@@ -43,6 +43,14 @@ export type Caller = Actor | PlatformActor;
 export const SERVER_ACTOR: PlatformActor = Object.freeze({ kind: 'platform', keyId: 'server', name: 'switchyard server' });
 
 /**
+ * Dependencies for work no request started (the sweeps, the job handlers, the start-up import),
+ * as a service takes them: no request id, no client address, no client to leave.
+ */
+export function withoutRequest<D extends object>(deps: D): D & { requestId(): string | null; clientAddress(): string | null; clientGone(): boolean } {
+  return { ...deps, requestId: () => null, clientAddress: () => null, clientGone: () => false };
+}
+
+/**
  * The caller of a public operation, who shows no key: the catalog's public reads, and the exchanges
  * whose only credential is in their input (the PKCE code exchange, a SCIM token's lookup).
  */

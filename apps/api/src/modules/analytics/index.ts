@@ -1,7 +1,20 @@
+import type { Config } from '../../config.js';
+import { FairShareLimit } from '../../lib/fair-share-limit.js';
+import { defineModule, type ModuleShared } from '../manifest.js';
 import { analyticsRouter } from './analytics.router.js';
-import { defineModule } from '../manifest.js';
+import { AnalyticsWorkers } from './analytics-workers.js';
 
 export const analyticsModule = defineModule({
   name: 'analytics',
   routers: { analytics: analyticsRouter },
+  create(config: Config, { databaseUrl, metrics }: ModuleShared) {
+    const analyticsLimit = new FairShareLimit(config.analyticsConcurrency);
+    metrics.slots('analytics', () => analyticsLimit.state);
+    // Analytics statements and their shaping, in worker threads on connections of their own (decision 0034).
+    const analyticsWorkers = new AnalyticsWorkers(databaseUrl, config.analyticsConcurrency, config.analyticsWorkerThreads);
+    return {
+      deps: { analyticsLimit, analyticsWorkers, analyticsQueryTimeoutMs: config.analyticsQueryTimeoutMs },
+      stop: () => analyticsWorkers.close().catch(() => undefined),
+    };
+  },
 });
