@@ -1,5 +1,5 @@
 -- CreateEnum
-CREATE TYPE "SessionMethod" AS ENUM ('key', 'oidc');
+CREATE TYPE "session_method" AS ENUM ('key', 'oidc');
 
 -- CreateTable
 CREATE TABLE "sessions" (
@@ -7,7 +7,7 @@ CREATE TABLE "sessions" (
     "token_hash" TEXT NOT NULL,
     "organization_id" TEXT NOT NULL,
     "user_id" TEXT NOT NULL,
-    "method" "SessionMethod" NOT NULL,
+    "method" "session_method" NOT NULL,
     "api_key_id" UUID,
     "key_secret_hash" TEXT,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
