@@ -79,7 +79,7 @@ export function compareToBaseline(now: Record<string, CpuRatios>, baseline: Base
   });
 }
 
-const fixed = (n: number | null | undefined) => (n == null ? '-' : n.toFixed(2));
+const times = (n: number | null | undefined) => (n == null ? '-' : `${n.toFixed(2)}x`);
 
 /** The guard's report, one line a scenario; the first says where the baseline is from. */
 export function guardReport(lines: readonly GuardLine[], baseline: Baseline | null): string[] {
@@ -89,7 +89,7 @@ export function guardReport(lines: readonly GuardLine[], baseline: Baseline | nu
   return [
     head,
     ...lines.map((line) => {
-      const pair = (which: 'server' | 'db') => `${which} ${fixed(line.now[which])}x${baseline ? ` (was ${fixed(line.before?.[which])}x)` : ''}`;
+      const pair = (which: 'server' | 'db') => `${which} ${times(line.now[which])}${baseline ? ` (was ${times(line.before?.[which])})` : ''}`;
       const flag = line.grew.length ? `GREW ${line.grew.join(', ')}` : line.otherFloor ? 'other floor' : baseline && !line.before ? 'new' : 'ok';
       return `${flag.padEnd(16)} ${line.scenario}: ${pair('server')}, ${pair('db')} vs the ${line.now.floor} floor`;
     }),
