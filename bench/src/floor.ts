@@ -17,6 +17,12 @@
 // the new values it gave `value` since (routing.authorize's reservation: the floor lets go of what
 // it reserved in batches, as the server's recorder settles in batches, so that its reservations do
 // not pile up and slow its own statement, which sums the open ones).
+// With `record` { row, content } instead of a statement (the recording floor), each request is
+// one recording transaction as the server's recorder writes it (record-statement.ts): BEGIN, the
+// recorder's statement for the request's generations (the template row, with a new id and the
+// time now, once per call of a tRPC batch or per generation of a generations.recordBatch call),
+// the events statement of what it recorded, COMMIT. A recordBatch call of n generations is
+// answered with the answer's one result n times, as the client's recorder expects one a generation.
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -42,6 +48,8 @@ export interface StatementFile {
   vary?: { value: unknown; param: string };
   fresh?: unknown[];
   release?: { text: string; value: unknown };
+  /** The recording floor: a recorded generation's row (its non-null columns) and the content it was recorded with. */
+  record?: { row: Record<string, unknown>; content: unknown };
 }
 
 const RELEASE_EVERY_MS = 20;
@@ -62,8 +70,23 @@ function callsOf(url: string | undefined): number {
   return match ? match[1]!.split(',').length : 1;
 }
 
+/** generations.recordBatch's answer with its one result n times (a recordBatch call of n generations). */
+const recordBatchAnswers = new Map<number, Buffer>();
+function recordBatchAnswer(n: number): Buffer {
+  let answer = recordBatchAnswers.get(n);
+  if (!answer) {
+    const parsed = JSON.parse(body.toString('utf8')) as { result: { data: { results: unknown[] } } };
+    const [result] = parsed.result.data.results;
+    parsed.result.data.results = Array.from({ length: n }, () => result);
+    answer = Buffer.from(JSON.stringify(parsed));
+    recordBatchAnswers.set(n, answer);
+  }
+  return answer;
+}
+
 /** The body for this request: the answer, or the batch of n answers for a tRPC batch of n calls. */
-function answerFor(url: string | undefined): Buffer {
+function answerFor(url: string | undefined, generations?: number): Buffer {
+  if (generations !== undefined) return recordBatchAnswer(generations);
   const n = callsOf(url);
   if (!batchItem || n === 1) return body;
   let answer = batches.get(n);
@@ -98,14 +121,21 @@ if (mode === 'node') {
   // The same two settings as apps/api/src/app.ts.
   app.disable('x-powered-by');
   app.set('etag', false);
-  const before = mode === 'database' ? roundTrip(JSON.parse(fs.readFileSync(statementFile!, 'utf8')) as StatementFile) : null;
+  const spec = mode === 'database' ? (JSON.parse(fs.readFileSync(statementFile!, 'utf8')) as StatementFile) : null;
+  const before = spec ? (spec.record ? await recording(spec) : roundTrip(spec)) : null;
   app.all(/.*/, (req, res) => {
     const url = (req as { url?: string }).url;
-    const answer = () => res.status(200).type(contentType).send(answerFor(url));
-    (req as NodeJS.ReadableStream).resume();
-    (req as NodeJS.ReadableStream).on('end', () => {
+    const stream = req as NodeJS.ReadableStream;
+    // A recordBatch call's generations decide its transaction and its answer: read its body.
+    const chunks: Buffer[] | null = spec?.record && url?.includes('generations.recordBatch') ? [] : null;
+    let generations: number | undefined;
+    const answer = () => res.status(200).type(contentType).send(answerFor(url, generations));
+    if (chunks) stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    else stream.resume();
+    stream.on('end', () => {
+      if (chunks) generations = generationsOf(Buffer.concat(chunks));
       if (!before) return answer();
-      before(url).then(answer, (error: Error) => {
+      before(url, generations).then(answer, (error: Error) => {
         console.error(error.message);
         res.status(500).send(Buffer.from(error.message));
       });
@@ -128,7 +158,7 @@ function freshLike(value: unknown): string {
 }
 
 /** The statement's round trips for a request (a named prepared statement, as queryRows sends it; one per call of a batch). */
-function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<unknown> {
+function roundTrip(spec: StatementFile): (url: string | undefined, generations?: number) => Promise<unknown> {
   const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
   const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { query(q: object): Promise<unknown> } };
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
@@ -157,5 +187,38 @@ function roundTrip(spec: StatementFile): (url: string | undefined) => Promise<un
   return (url) => {
     const n = callsOf(url);
     return n === 1 ? once(url) : Promise.all(Array.from({ length: n }, () => once(url)));
+  };
+}
+
+/** The generations of a generations.recordBatch request body ({ generations: [...] }). */
+function generationsOf(requestBody: Buffer): number {
+  const parsed = JSON.parse(requestBody.toString('utf8')) as { generations?: unknown[] };
+  if (!Array.isArray(parsed.generations)) throw new Error('a recordBatch request without generations');
+  return parsed.generations.length;
+}
+
+let recordSequence = 0;
+
+/**
+ * The recording transaction for a request: the request's generations (n calls of a tRPC batch, or a
+ * recordBatch call's), each the template row with a new id and created now, written in one
+ * transaction on one connection of the pool, as the server's recorder writes a batch.
+ */
+async function recording(spec: StatementFile): Promise<(url: string | undefined, generations?: number) => Promise<unknown>> {
+  const { writeRecording } = await import('./record-statement.js');
+  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
+  type Client = { query(q: object | string): Promise<{ rows: unknown[] }>; release(): void };
+  const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { connect(): Promise<Client> } };
+  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
+  const template = spec.record!;
+  const prefix = `floor-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return async (url, generations) => {
+    const ids = Array.from({ length: generations ?? callsOf(url) }, () => `${prefix}-${++recordSequence}`);
+    const client = await pool.connect();
+    try {
+      await writeRecording(client, template, ids, new Date());
+    } finally {
+      client.release();
+    }
   };
 }

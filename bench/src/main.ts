@@ -48,7 +48,9 @@ import {
   type Measurement,
   type ScenarioResult,
   type SizeRun,
+  type TopStatement,
 } from './report.js';
+import { compareToBaseline, guardReport, ratiosOf, type Baseline } from './baseline.js';
 import { runFairness } from './fairness.js';
 import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, runUploads, type LoadSpec } from './load.js';
 import { readRss, sampleRss, scriptPath, startChild, stopAllChildren, stopChild, waitForMessage, waitUntil } from './processes.js';
@@ -70,6 +72,8 @@ const USAGE = `pnpm bench [options]
   --cpu-prof <dir>          run the server under node --cpu-prof; its .cpuprofile lands in <dir> when it stops
   --explain                 after each reserving routing scenario, one reservation statement under auto_explain
                             (ANALYZE, BUFFERS, nested statements), its plans written beside the results file
+  --write-baseline          write this run's CPU per answer over its floors to bench/baseline.json (the guard's baseline;
+                            do it on purpose, from a run on a quiet machine)
   --smoke                   small size, 1 s per scenario, no warm-up, an 8 MiB file: checks the harness
   --help`;
 
@@ -88,6 +92,7 @@ interface Options {
   smoke: boolean;
   cpuProf: string | undefined;
   explain: boolean;
+  writeBaseline: boolean;
 }
 
 function options(): Options {
@@ -107,6 +112,7 @@ function options(): Options {
       smoke: { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       explain: { type: 'boolean', default: false },
+      'write-baseline': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -140,6 +146,7 @@ function options(): Options {
     smoke,
     cpuProf: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     explain: values.explain,
+    writeBaseline: values['write-baseline'],
   };
 }
 
@@ -149,6 +156,16 @@ const log = (line: string) => console.log(line);
 const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
 const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+const baselineFile = fileURLToPath(new URL('../baseline.json', import.meta.url));
+/** The statements printed per scenario from pg_stat_statements (the results file keeps TOP_KEPT). */
+const TOP_PRINTED = 5;
+const TOP_KEPT = 15;
+/**
+ * The bench's PostgreSQL loads pg_stat_statements (only a start can), counting the statements
+ * nested in functions too (routing_reserve(), routing_spend()): the profile of each scenario's
+ * database work.
+ */
+const POSTGRES_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' };
 /** The fairness scenario (bench/src/fairness.ts). */
 const FAIRNESS_NAME = "fairness: another organization's GET /key while one runs its analytics share";
 
@@ -185,7 +202,7 @@ interface Stack {
 async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<void>)[]): Promise<Stack> {
   const dataDir = path.join(tmp, 'data');
   log(`database: fresh embedded PostgreSQL in ${dataDir}`);
-  const database: DatabaseHandle = await provisionDatabase({ dataDir });
+  const database: DatabaseHandle = await provisionDatabase({ dataDir, settings: POSTGRES_SETTINGS });
   cleanups.push(() => database.close());
   await migrate(database.url);
 
@@ -229,6 +246,7 @@ async function startStack(tmp: string, opts: Options, cleanups: (() => Promise<v
   if (!regularUserId) throw new Error('the bench key has no creator');
   const db = createDb(database.url, { poolMax: 4 });
   cleanups.push(() => db.$disconnect());
+  await db.$executeRawUnsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const regularKeyId = (await db.apiKey.findUniqueOrThrow({ where: { hash: created.data.hash }, select: { id: true } })).id;
   return {
     url,
@@ -554,8 +572,8 @@ function scenarios(stack: Stack, size: 'small' | 'large', download: { path: stri
       spec: { method: 'POST', path: '/trpc/generations.record?batch=1', headers: { ...platform, 'content-type': 'application/json' } },
     },
     {
-      // Measured without floors: the floors answer one fixed body, and the recorder needs one
-      // result per generation it sent.
+      // Only the database floor: the others answer one fixed body, and the recorder needs one result
+      // per generation it sent.
       name: `record generations through the batch recorder (${opts.callers} callers x ${opts.pending} pending)`,
       kind: 'record-batch',
       spec: { method: 'POST', path: '/trpc/generations.recordBatch', headers: { ...platform, 'content-type': 'application/json' } },
@@ -938,6 +956,36 @@ async function spendVisibleAfter(spend: () => Promise<number>, expected: number)
   return null;
 }
 
+/** A recorded generation's row as the recorder wrote it: its non-null columns (the recording floor's template). */
+async function recordedRow(stack: Stack, id: string): Promise<Record<string, unknown>> {
+  const [found] = await stack.db.$queryRaw<
+    { row: Record<string, unknown> }[]
+  >`SELECT jsonb_strip_nulls(to_jsonb(g)) AS row FROM generations g WHERE id = ${id}`;
+  if (!found) throw new Error(`the probe generation ${id} was not recorded`);
+  return found.row;
+}
+
+/** The database's statements by total time since the last reset (pg_stat_statements), the most first. */
+async function statementsByTime(stack: Stack): Promise<TopStatement[]> {
+  const rows = await stack.db.$queryRawUnsafe<{ query: string; calls: number; mean: number; total: number }[]>(
+    `SELECT query, calls::float8 AS calls, mean_exec_time AS mean, total_exec_time AS total
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT ${TOP_KEPT}`,
+  );
+  return rows.map((r) => ({ query: r.query, calls: r.calls, meanMs: r.mean, totalMs: r.total }));
+}
+
+function printStatements(top: readonly TopStatement[]): void {
+  if (top.length === 0) return;
+  log(`  its database statements by total time (pg_stat_statements, warm-up included): calls, mean ms, total ms, statement`);
+  for (const t of top.slice(0, TOP_PRINTED)) {
+    const text = t.query.replace(/\s+/g, ' ').trim();
+    log(
+      `    ${String(t.calls).padStart(8)} ${t.meanMs.toFixed(3).padStart(9)} ${t.totalMs.toFixed(0).padStart(8)}  ${text.length > 110 ? `${text.slice(0, 107)}...` : text}`,
+    );
+  }
+}
+
 /** Drives `scenario` against `target` (the server or a floor), whose process is `pid`. */
 async function measure(
   scenario: Scenario,
@@ -1073,13 +1121,20 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       if (answer.status < 200 || answer.status >= 300) log(`  note: ${scenario.name} answered ${answer.status} to its probe request`);
       if (routing) await checkDecision(stack, bodyFile!, scenario.name);
       // The alerts variants are compared with the plain recording scenarios, not with floors.
-      const floors: Floors | null = scenario.kind === 'record-batch' || scenario.kind === 'upload' || scenario.alerts ? null : ({} as never);
+      const floors: Floors | null = scenario.kind === 'upload' || scenario.alerts ? null : {};
+      const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
+      // The recording floor writes the probe's own row again and again (new ids, created now).
+      const statement = recording && floors ? { record: { row: await recordedRow(stack, probe.id), content: probe.content } } : scenario.statement;
       let statementFile: string | undefined;
-      if (scenario.statement) {
+      if (statement) {
         statementFile = path.join(tmp, 'statement.json');
-        await fsp.writeFile(statementFile, JSON.stringify({ databaseUrl: stack.databaseUrl, poolMax: POOL_MAX, ...scenario.statement }));
+        await fsp.writeFile(statementFile, JSON.stringify({ databaseUrl: stack.databaseUrl, poolMax: POOL_MAX, ...statement }));
       }
-      const modes: FloorMode[] = floors ? ['node', 'express', ...(statementFile ? (['database'] as const) : [])] : [];
+      const modes: FloorMode[] = !floors
+        ? []
+        : scenario.kind === 'record-batch'
+          ? ['database']
+          : ['node', 'express', ...(statementFile ? (['database'] as const) : [])];
       for (const mode of modes) {
         const floor = await startFloor(mode, bodyFile ?? download.file, answer.contentType, tmp, mode === 'database' ? statementFile : undefined);
         try {
@@ -1094,7 +1149,6 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
           await stack.db.$executeRaw`DELETE FROM spend_reservations WHERE organization_id = ${stack.organizationId} AND amount <> 0.000001`;
         }
       }
-      const recording = scenario.kind === 'record' || scenario.kind === 'record-batch';
       let alerts: AlertsRun | undefined;
       if (scenario.alerts) {
         extras.receivers ??= await startReceivers(cleanups);
@@ -1104,9 +1158,11 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
       // GET /key of the recording key; the alerts variants record for many keys: the organization's GET /credits.
       const spendOf = alerts ? () => organizationUsage(stack) : () => keyUsage(stack);
       const usageBefore = recording ? await spendOf() : 0;
+      await stack.db.$executeRawUnsafe('SELECT pg_stat_statements_reset()');
       const rss = sampleRss(stack.pid);
       const measured = await measure(scenario, { url: stack.url, pid: stack.pid, dbPid: stack.dbPid }, opts, extras);
       const peakRss = rss.stop();
+      const topStatements = await statementsByTime(stack);
       if (opts.explain && scenario.kind === 'authorize-settle') {
         const file = path.join(resultsDir, `explain-${size}-${scenario.name === routingNames(opts).crowded ? 'crowded' : 'settled'}.txt`);
         await explainReservation(stack, extras.routingKeyHash!, file);
@@ -1125,10 +1181,12 @@ async function runSize(size: 'small' | 'large', opts: Options): Promise<SizeRun>
         ...measured,
         peakRssBytes: peakRss,
         floors,
+        topStatements,
         ...(visibleMs !== undefined ? { spendVisibleMs: visibleMs } : {}),
       };
       results.push(result);
       printTable([result], results.length === 1);
+      printStatements(topStatements);
     }
     return { size, seedSeconds: seconds, seed: SIZES[size], serverRssAtRestBytes: rssAtRest, serverRssAtEndBytes: readRss(stack.pid), scenarios: results };
   } finally {
@@ -1162,6 +1220,18 @@ async function main() {
   const budget = budgetReport(runs);
   log('\nbudget of issues 17 and 36 (reported, never enforced):');
   for (const line of budget) log(`  ${line.met === null ? 'n/a ' : line.met ? 'met ' : 'MISS'}  ${line.item}: ${line.detail}`);
+
+  // The regression guard (reported, never enforced): this run's CPU multiples beside the baseline's.
+  const ratios = ratiosOf(runs);
+  const baseline = fs.existsSync(baselineFile) ? (JSON.parse(await fsp.readFile(baselineFile, 'utf8')) as Baseline) : null;
+  const [guardHead, ...guardLines] = guardReport(compareToBaseline(ratios, baseline), baseline);
+  log(`\nregression guard: ${guardHead}`);
+  for (const line of guardLines) log(`  ${line}`);
+  if (opts.writeBaseline) {
+    const written: Baseline = { started: started.toISOString(), loadAverage: loadBefore, scenarios: ratios };
+    await fsp.writeFile(baselineFile, `${JSON.stringify(written, null, 2)}\n`);
+    log(`baseline written to ${path.relative(process.cwd(), baselineFile)}`);
+  }
 
   await fsp.mkdir(resultsDir, { recursive: true });
   const file = path.join(

@@ -3,6 +3,7 @@
 // same functions with the same values, so that the floor and the server differ only in the server.
 export { activityDays, activityQuery } from './modules/account/activity-queries.js';
 export { rollupCtes } from './modules/analytics/rollup.js';
+export { alertsQuery } from './modules/events/limit-alerts.js';
 export { generationQuery } from './modules/generations/generations-queries.js';
 export { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';

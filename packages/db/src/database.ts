@@ -107,12 +107,18 @@ export async function provisionDatabase(options: {
   log?: (message: string) => void;
   /** DATABASE_CONNECT_TIMEOUT_MS: how long the check of `databaseUrl` waits for an answer. */
   connectTimeoutMs?: number;
+  /** The embedded server's settings beyond its defaults (startEmbeddedPostgres' `settings`); ignored with `databaseUrl`. */
+  settings?: Readonly<Record<string, string>>;
 }): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     await checkDatabaseUrl(options.databaseUrl, options.connectTimeoutMs);
     return { url: options.databaseUrl, embedded: null, close: async () => undefined };
   }
-  const embedded = await startEmbeddedPostgres({ dataDir: path.join(options.dataDir, 'postgres'), log: options.log });
+  const embedded = await startEmbeddedPostgres({
+    dataDir: path.join(options.dataDir, 'postgres'),
+    log: options.log,
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
   try {
     await ensureDatabaseExists(embedded.url, EMBEDDED_DATABASE_NAME);
   } catch (error) {

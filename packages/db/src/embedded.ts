@@ -21,6 +21,11 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Receives one line per notable event (start, recovery, stop). */
   log?: (message: string) => void;
+  /**
+   * Server settings beyond the defaults, each passed as `-c name=value` at start (e.g. the bench's
+   * `shared_preload_libraries`, which only a start can set). None by default.
+   */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export interface EmbeddedPostgres {
@@ -273,6 +278,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     `-c unix_socket_directories=''`,
     `-c max_connections=200`,
     `-c shared_buffers=128MB`,
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   const pgStart = async () => {
     await exec(bins.pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', path.join(clusterDir, 'server.log'), '-o', settings], ids);
