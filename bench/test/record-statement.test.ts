@@ -1,5 +1,5 @@
-// The recording floor's statements are the server's: the text of the recorder's statement, repeated
-// in bench/src/record-statement.ts, is what the server sends, byte for byte, followed in the same
+// The recording floor's statements are the server's: the recorder's statement, as
+// bench/src/record-statement.ts takes it from the server's package, is what the server sends, followed in the same
 // transaction by the events statement the server's own function builds; and the floor's
 // transaction writes what the server's writes for the same generation.
 import { createRequire } from 'node:module';

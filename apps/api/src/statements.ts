@@ -5,6 +5,7 @@ export { activityDays, activityQuery } from './modules/account/activity-queries.
 export { rollupCtes } from './modules/analytics/rollup.js';
 export { alertsQuery } from './modules/events/limit-alerts.js';
 export { generationQuery } from './modules/generations/generations-queries.js';
+export { RECORD_BATCH } from './modules/generations/recorder.js';
 export { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 export { guardrailsPageQuery } from './modules/guardrails/guardrails-queries.js';
 export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';

@@ -62,7 +62,7 @@ interface Pending {
  * adds spend an alert counts waits there for the one before it to commit, so that the alerts
  * statement after it sees both (events/limit-alerts.ts).
  */
-const RECORD_BATCH = statement(
+export const RECORD_BATCH = statement(
   `
   WITH ins AS (
     INSERT INTO generations SELECT * FROM jsonb_populate_recordset(NULL::generations, $1::jsonb) ORDER BY id
