@@ -9,6 +9,8 @@ import { failure, useServer } from './support.js';
 
 const env = useServer();
 
+type Seen = { credentials?: RequestInit['credentials']; csrf: (string | null)[] };
+
 async function signIn(): Promise<{ cookie: string; csrfToken: string }> {
   const res = await fetch(`${env.server.url}${SESSION_PREFIX}/sign-in`, {
     method: 'POST',
@@ -21,7 +23,7 @@ async function signIn(): Promise<{ cookie: string; csrfToken: string }> {
 }
 
 /** What a browser does with the cookie jar: every request to the server carries the cookie; records what fetch was asked. */
-function browserFetch(cookie: string, seen: { credentials?: RequestCredentials; csrf: (string | null)[] }): typeof fetch {
+function browserFetch(cookie: string, seen: Seen): typeof fetch {
   return (input, init) => {
     const headers = new Headers(init?.headers);
     seen.credentials = init?.credentials;
@@ -38,7 +40,7 @@ describe('@switchyard/client with a session', () => {
 
   it('queries and mutates with the session cookie and its CSRF token, sending credentials', async () => {
     const { cookie, csrfToken } = await signIn();
-    const seen: { credentials?: RequestCredentials; csrf: (string | null)[] } = { csrf: [] };
+    const seen: Seen = { csrf: [] };
     const client = createSwitchyardClient({ url: env.server.url, session: { csrfToken }, fetch: browserFetch(cookie, seen) });
 
     const current = await client.sessions.current.query();
@@ -57,7 +59,7 @@ describe('@switchyard/client with a session', () => {
 
   it('sends credentials: include when asked (a console on another origin of the same site)', async () => {
     const { cookie, csrfToken } = await signIn();
-    const seen: { credentials?: RequestCredentials; csrf: (string | null)[] } = { csrf: [] };
+    const seen: Seen = { csrf: [] };
     const client = createSwitchyardClient({ url: env.server.url, session: { csrfToken, credentials: 'include' }, fetch: browserFetch(cookie, seen) });
     expect((await client.sessions.current.query()).session?.csrf_token).toBe(csrfToken);
     expect(seen.credentials).toBe('include');
@@ -65,7 +67,7 @@ describe('@switchyard/client with a session', () => {
 
   it('without the CSRF token, a query answers and a mutation is refused (403) before it runs', async () => {
     const { cookie, csrfToken } = await signIn();
-    const seen: { credentials?: RequestCredentials; csrf: (string | null)[] } = { csrf: [] };
+    const seen: Seen = { csrf: [] };
     const client = createSwitchyardClient({ url: env.server.url, session: {}, fetch: browserFetch(cookie, seen) });
     // What a reloaded page does: the token again from sessions.current, which needs none.
     expect((await client.sessions.current.query()).session?.csrf_token).toBe(csrfToken);
