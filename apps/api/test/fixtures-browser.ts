@@ -14,7 +14,9 @@ export const inCI = process.env.CI === 'true';
 /** Skip the browser test: no browser, and not in CI. */
 export const noBrowser = !executablePath && !inCI;
 /** What a browser test's title adds when it is skipped. */
-export const skippedWhy = noBrowser ? ` (skipped: no Chromium in ${BROWSERS.filter(Boolean).join(', ')}; apt-get install chromium, or set CHROMIUM_PATH)` : '';
+export const BROWSER_SKIP_REASON = noBrowser
+  ? ` (skipped: no Chromium in ${BROWSERS.filter(Boolean).join(', ')}; apt-get install chromium, or set CHROMIUM_PATH)`
+  : '';
 
 export interface Browser {
   context: BrowserContext;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_DIST, CONSOLE_HEADERS } from '../../src/http/console.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { testServer } from '../fixtures.js';
-import { launchChromium, noBrowser, skippedWhy } from '../fixtures-browser.js';
+import { launchChromium, noBrowser, BROWSER_SKIP_REASON } from '../fixtures-browser.js';
 import { scaled } from '@switchyard/db/testing';
 
 const HOSTILE_NAME = '<img src=x onerror=alert(1)>';
@@ -66,7 +66,7 @@ describe('GET /console over HTTP', () => {
 });
 
 describe('the console in Chromium', () => {
-  it.skipIf(noBrowser)(`signs in, lists, creates and disables keys, keeps hostile names as text, and signs out${skippedWhy}`, async () => {
+  it.skipIf(noBrowser)(`signs in, lists, creates and disables keys, keeps hostile names as text, and signs out${BROWSER_SKIP_REASON}`, async () => {
     const browser = await launchChromium({ width: 1200, height: 900 });
     const wait = { timeout: scaled(30_000) };
     try {

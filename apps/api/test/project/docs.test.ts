@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCALAR_BUNDLE_FILE } from '../../src/http/docs.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { testServer } from '../fixtures.js';
-import { launchChromium, noBrowser, skippedWhy } from '../fixtures-browser.js';
+import { launchChromium, noBrowser, BROWSER_SKIP_REASON } from '../fixtures-browser.js';
 import { scaled } from '@switchyard/db/testing';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -43,7 +43,7 @@ describe('GET /docs over HTTP', () => {
 });
 
 describe('GET /docs in Chromium', () => {
-  it.skipIf(noBrowser)(`renders every operation of the live document, with no console error and nothing from the internet${skippedWhy}`, async () => {
+  it.skipIf(noBrowser)(`renders every operation of the live document, with no console error and nothing from the internet${BROWSER_SKIP_REASON}`, async () => {
     const openapi = (await (await server.request('/api/v1/openapi.json', { key: null })).json()) as {
       paths: Record<string, Record<string, { summary: string }>>;
     };
