@@ -9,6 +9,7 @@ import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX } from '@switchyard/schema';
 import { requireHost } from './http/client-error.js';
 import { corsFor } from './http/cors.js';
+import { consoleRoutes } from './http/console.js';
 import { docsRoutes } from './http/docs.js';
 import { requestLog } from './http/request-log.js';
 import { loggerOf } from './lib/request-scope.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   app.use(SCIM_ROUTE_MOUNT.prefix, scimRoutes(deps));
   app.use(sampleVideoRoutes());
   app.use(docsRoutes());
+  app.use(consoleRoutes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

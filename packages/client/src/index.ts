@@ -37,11 +37,42 @@ export interface SwitchyardClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/**
+ * A client for a browser signed in with a session (docs/sessions.md): no key, the session cookie
+ * that the browser sends by itself, and the session's CSRF token, which every mutation carries in
+ * the X-CSRF-Token header.
+ */
+export interface SwitchyardSessionClientOptions {
+  /** The server's base URL; in a page served by the server, its own origin (location.origin). */
+  url: string;
+  session: {
+    /** The session's csrf_token (from POST /session/sign-in, or sessions.current after a reload). */
+    csrfToken?: string;
+    /** Whether fetch sends the cookie: same-origin (the default) or include. */
+    credentials?: 'same-origin' | 'include';
+  };
+  /** Custom fetch; outside a browser, one that adds the session's Cookie header. */
+  fetch?: typeof globalThis.fetch;
+}
+
 /** The most calls the server takes in one batch request. */
 export const MAX_BATCH_SIZE = 100;
 
-export function createSwitchyardClient(options: SwitchyardClientOptions): SwitchyardClient {
+/** The header that carries a session's CSRF token (@switchyard/schema's CSRF_HEADER; a test keeps them equal). */
+export const CSRF_HEADER = 'x-csrf-token';
+
+export function createSwitchyardClient(options: SwitchyardClientOptions | SwitchyardSessionClientOptions): SwitchyardClient {
   const base = options.url.replace(/\/+$/, '');
+  let headers: Record<string, string>;
+  let fetchFn = options.fetch;
+  if ('session' in options) {
+    const { csrfToken, credentials = 'same-origin' } = options.session;
+    headers = csrfToken ? { [CSRF_HEADER]: csrfToken } : {};
+    const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    fetchFn = (input, init) => inner(input, { ...init, credentials });
+  } else {
+    headers = { authorization: `Bearer ${options.apiKey}` };
+  }
   return createTRPCClient<AppRouter>({
     links: [
       errorLink,
@@ -50,8 +81,8 @@ export function createSwitchyardClient(options: SwitchyardClientOptions): Switch
         // The server refuses batches of more than 100 calls (whole, before any runs); larger bursts
         // go as several requests.
         maxItems: MAX_BATCH_SIZE,
-        headers: { authorization: `Bearer ${options.apiKey}` },
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        headers,
+        ...(fetchFn ? { fetch: fetchFn } : {}),
       }),
     ],
   });
