@@ -817,10 +817,11 @@ describe('help and errors', () => {
   });
 
   it('runs as a process through its package bin, from the compiled CLI', async () => {
-    // node_modules/.bin/switchyard at the repository root: the link pnpm makes from the package's
-    // bin (the root package depends on @switchyard/cli). It runs dist/, built before this test.
+    // The file the package's bin names, run as an executable (as the link an install makes from it
+    // runs it). It runs dist/, built before this test.
     const root = fileURLToPath(new URL('../../..', import.meta.url));
-    const bin = path.join(root, 'node_modules', '.bin', 'switchyard');
+    const manifest = JSON.parse(await fs.readFile(path.join(root, 'apps', 'cli', 'package.json'), 'utf8')) as { bin: { switchyard: string } };
+    const bin = path.join(root, 'apps', 'cli', manifest.bin.switchyard);
     const exec = promisify(execFile);
     const env = { ...process.env, SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: server.managementKey };
     const { stdout } = await exec(bin, ['keys', 'list', '--json', '--limit', '1'], { cwd: root, env });
