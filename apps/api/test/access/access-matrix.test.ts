@@ -292,6 +292,11 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'sessions.current': { input: () => undefined },
   'sessions.signOut': { input: () => undefined },
   'sessions.signOutEverywhere': { input: () => undefined },
+  'sessions.identityProvider': { input: () => undefined },
+  'sessions.setIdentityProvider': {
+    input: () => ({ issuer: 'https://idp.example.com', client_id: 'switchyard', client_secret: `cs-${hex(16)}`, allowed_email_domains: ['example.com'] }),
+  },
+  'sessions.deleteIdentityProvider': { input: () => undefined },
 };
 /** The samples by a path read from the router at run time (a procedure without one has none). */
 const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;
@@ -357,7 +362,7 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
 }
 
 /** Operations that hand out what no scoped key holds: the holding key is an unscoped one (docs/scopes.md, the ceiling). */
-const UNSCOPED_ONLY = new Set(['scim.createToken']);
+const UNSCOPED_ONLY = new Set(['scim.createToken', 'sessions.setIdentityProvider', 'sessions.deleteIdentityProvider']);
 
 /** What an operation hands out beyond its own scope: the holding key holds it too (docs/scopes.md, the ceiling). */
 const CEILING_EXTRA: Record<string, string[]> = {
