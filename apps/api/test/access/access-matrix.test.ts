@@ -305,6 +305,8 @@ interface RawSample {
   url: (fx: Fixture) => string;
   body?: string | ((fx: Fixture) => { body: Buffer | string; contentType: string } | Promise<{ body: Buffer | string; contentType: string }>);
   scoped?: boolean;
+  /** A public route's answer to every caller when it is no 2xx (no key is read: the same for all). */
+  status?: number;
 }
 
 /** One sample request per raw express route, keyed "<METHOD> <full express path>". */
@@ -331,6 +333,10 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
   // Every management key signs in, scoped or not (its session holds its scopes); an access token does not.
   [`POST ${SESSION_PREFIX}/sign-in`]: { url: () => `${SESSION_PREFIX}/sign-in` },
+  // The identity provider's sign-in reads no key: an organization that does not exist is 404 to
+  // every caller, a callback without its login cookie 400 (test/sessions/oidc.test.ts signs in).
+  [`GET ${SESSION_PREFIX}/oidc/start`]: { url: () => `${SESSION_PREFIX}/oidc/start?organization=org_${unique()}`, status: 404 },
+  [`GET ${SESSION_PREFIX}/oidc/callback`]: { url: () => `${SESSION_PREFIX}/oidc/callback?code=c&state=s`, status: 400 },
   // Another organization's management key exports its own organization.
   [`GET ${API_PREFIX}/export`]: { url: () => `${API_PREFIX}/export` },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
@@ -530,10 +536,10 @@ describe('the access matrix', () => {
     it(`${name} (${route.access})`, async () => {
       const sample = RAW_SAMPLES[name]!;
       const seen: Record<string, Outcome | number> = {};
-      const want: Record<string, Outcome> = {};
+      const want: Record<string, Outcome | number> = {};
       for (const caller of CALLERS) {
         const routeScope = 'scope' in route ? (route.scope as string | undefined) : undefined;
-        want[caller] = expected(route.access, caller, sample.scoped ?? false, routeScope);
+        want[caller] = sample.status ?? expected(route.access, caller, sample.scoped ?? false, routeScope);
         const body =
           typeof sample.body === 'function' ? await sample.body(fx) : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {

@@ -15,6 +15,7 @@ import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { createOrganization, type OrgFixture } from '../fixtures.js';
+import { createScimUser, patchOp, scim, scimToken } from '../fixtures-scim.js';
 import { ok, trpc, type TrpcError } from '../fixtures-trpc.js';
 
 const IDLE_MS = 10 * 60_000;
@@ -419,7 +420,7 @@ describe('signing in through the identity provider', () => {
     expect(await server.db.oidcIdentity.count({ where: { sub: { in: [unverified.sub, sub] } } })).toBe(0);
   });
 
-  it("ends a removed member's sessions at once, and a deactivated (SCIM) member's", async () => {
+  it("ends a removed member's sessions at once, and those of a person SCIM deactivates or deletes", async () => {
     const removed = await member('org:admin');
     const signed = await signInAs(removed.sub);
     await ok(server, 'organization.removeMember', { user_id: removed.userId });
@@ -427,12 +428,19 @@ describe('signing in through the identity provider', () => {
     expect(after.status).toBe(401);
     expect(after.error?.message).toBe(ERROR_MESSAGES[401]);
 
-    const deactivated = await member('org:admin');
-    const second = await signInAs(deactivated.sub);
-    await server.db.scimUser.create({
-      data: { organization_id: server.organizationId, user_id: deactivated.userId, user_name: deactivated.email, active: false },
-    });
-    expect((await call('sessions.current', undefined, second, true)).status).toBe(401);
+    const token = await scimToken(server);
+    for (const deprovision of ['deactivate', 'delete'] as const) {
+      const email = `s-${randomUUID().slice(0, 8)}@${DOMAIN}`;
+      const provisioned = await createScimUser(server, token, email);
+      const session = await signInAs(person(email));
+      expect((await call('sessions.current', undefined, session, true)).status).toBe(200);
+      const answer =
+        deprovision === 'delete'
+          ? await scim(server, token, `/Users/${provisioned.id}`, { method: 'DELETE' })
+          : await scim(server, token, `/Users/${provisioned.id}`, { method: 'PATCH', body: patchOp({ op: 'replace', path: 'active', value: false }) });
+      expect(answer.status, deprovision).toBeLessThan(300);
+      expect((await call('sessions.current', undefined, session, true)).status, deprovision).toBe(401);
+    }
   });
 
   it('a session ends at its idle end and at its absolute end (the fixed clock)', async () => {
