@@ -181,8 +181,8 @@ export type PersonRole = 'org:admin' | 'org:member';
  * authority from `actor.key`: org:admin an unscoped management key (everything a management key
  * does, the ceiling's checks included), org:member a regular key of the organization's default
  * workspace, which admitTenant narrows further to the operations every key may call about itself.
- * No such key is stored: its id is the session's (per-key counters count the session), and it has
- * no hash or label (the audit log names the person).
+ * No such key is stored: its id and hash name the session (per-key counters and idempotency keys
+ * are the session's), and the audit log names the person, not this key.
  */
 export function personActorKey(
   role: PersonRole,
@@ -193,7 +193,8 @@ export function personActorKey(
     organization_id: of.organizationId,
     workspace_id: of.workspaceId,
     creator_user_id: of.userId,
-    hash: '',
+    // Never a key's hash (those are hex): what is keyed by the caller's key (idempotency) is the session's.
+    hash: `session:${of.sessionId}`,
     label: '',
     name: 'session',
     is_management_key: role === 'org:admin',

@@ -324,6 +324,10 @@ describe('signing in through the identity provider', () => {
     expect((await call('keys.list', {}, { cookie }, true)).status).toBe(200);
     const made = await call('workspaces.create', { slug: `ws-${randomUUID().slice(0, 6)}`, name: 'By a person' }, { cookie, csrf });
     expect(made.status, JSON.stringify(made.error)).toBe(200);
+    // Within the ceiling of an unscoped management key: it makes one, created by the person.
+    const key = await call('keys.create', { name: `by-${randomUUID().slice(0, 6)}`, is_management_key: true }, { cookie, csrf });
+    expect(key.status, JSON.stringify(key.error)).toBe(200);
+    expect((key.data as { data: { creator_user_id: string } }).data.creator_user_id).toBe(admin.userId);
     const entry = await server.db.auditLog.findFirstOrThrow({
       where: { action: 'workspaces.create', target_id: (made.data as { data: { id: string } }).data.id },
     });
@@ -341,7 +345,12 @@ describe('signing in through the identity provider', () => {
     const list = await call('keys.list', {}, signed, true);
     expect(list.status).toBe(403);
     expect(String(list.error?.data.metadata?.reason)).toContain("an org:member's session calls only");
+    // It has no key to describe: keys.current says so (403), sessions.current says who it is.
+    const key = await call('keys.current', undefined, signed, true);
+    expect(key.status).toBe(403);
+    expect(String(key.error?.data.metadata?.reason)).toContain('has no key');
     expect((await call('sessions.signOut', undefined, signed)).data).toEqual({ ended: 1 });
+    expect((await call('sessions.current', undefined, signed, true)).status).toBe(401);
   });
 
   it('refuses a provider whose discovery names another issuer (401 in the envelope; no redirect)', async () => {
