@@ -322,7 +322,10 @@ describe('signing in through the identity provider', () => {
     const csrf = (me.data as { session: Session }).session.csrf_token;
     // A management operation, and a write (with the CSRF token), as the person.
     expect((await call('keys.list', {}, { cookie }, true)).status).toBe(200);
-    const made = await call('workspaces.create', { slug: `ws-${randomUUID().slice(0, 6)}`, name: 'By a person' }, { cookie, csrf });
+    const slug = `ws-${randomUUID().slice(0, 6)}`;
+    const withoutCsrf = await call('workspaces.create', { slug, name: 'By a person' }, { cookie });
+    expect(withoutCsrf.status).toBe(403);
+    const made = await call('workspaces.create', { slug, name: 'By a person' }, { cookie, csrf });
     expect(made.status, JSON.stringify(made.error)).toBe(200);
     // Within the ceiling of an unscoped management key: it makes one, created by the person.
     const key = await call('keys.create', { name: `by-${randomUUID().slice(0, 6)}`, is_management_key: true }, { cookie, csrf });
@@ -390,6 +393,8 @@ describe('signing in through the identity provider', () => {
     const replay = await fetch(url, { redirect: 'manual', headers: { cookie: loginCookie } });
     expect(replay.status).toBe(401);
     expect(replay.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    // A refused callback clears the login cookie too: it serves one callback.
+    expect(replay.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^switchyard_oidc_login=;.*Max-Age=0/));
     const bare = await fetch(url, { redirect: 'manual' });
     expect(bare.status).toBe(400);
     expect(((await bare.json()) as { error: { metadata: { reason: string } } }).error.metadata.reason).toContain('no sign-in in progress');

@@ -4,7 +4,7 @@
 // start's input is the organization, the callback's the provider's code with the sealed login
 // cookie the start set. A refusal answers in the error envelope (JSON), with its status and why in
 // error.metadata.reason; nothing is redirected on a failure.
-import { OIDC_CALLBACK_PATH, OIDC_START_PATH } from '@switchyard/schema';
+import { OIDC_CALLBACK_PATH, OIDC_START_PATH, SESSION_PREFIX } from '@switchyard/schema';
 import type { Request } from 'express';
 import { Invalid } from '../../lib/errors.js';
 import type { RawRoute } from '../../raw-routes/route.js';
@@ -25,7 +25,7 @@ function originOf(req: Request): string {
  * long as a sign-in may take.
  */
 function loginCookie(value: string, maxAgeMs: number, secure: boolean): string {
-  const attributes = [`${OIDC_LOGIN_COOKIE}=${value}`, `Path=/session/oidc`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(maxAgeMs / 1000)}`];
+  const attributes = [`${OIDC_LOGIN_COOKIE}=${value}`, `Path=${SESSION_PREFIX}/oidc`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(maxAgeMs / 1000)}`];
   if (secure) attributes.push('Secure');
   return attributes.join('; ');
 }
