@@ -12,7 +12,11 @@
 //   granting an admin role (org:admin, or a workspace's admin), or taking one away, needs an
 //   unscoped management key; so does changing or removing an org:admin member;
 // - an access token holds what its `scope` claim grants and its key holds, whichever is less: its
-//   `inference` scope hands out nothing, so it passes none of these checks.
+//   `inference` scope hands out nothing, so it passes none of these checks;
+// - a person's session of the organization's identity provider holds what its person's role gives
+//   (personActorKey): an org:admin what an unscoped management key holds, an org:member what every
+//   key may call about itself and nothing more (rules.ts: admitTenant).
+import type { ApiKey } from '@switchyard/db';
 import { SCOPES } from '@switchyard/schema';
 import { Forbidden } from '../lib/errors.js';
 import type { Actor } from './callers.js';
@@ -167,4 +171,50 @@ export function assertMayActOnMember(granter: Granter, memberRole: 'org:admin' |
       ? `a caller holding ${held} cannot ${action} a member holding ${memberRole}`
       : `only an unscoped management key can ${action} a member holding ${memberRole}`,
   );
+}
+
+/** A person's organization role, as a session of the organization's identity provider acts with it. */
+export type PersonRole = 'org:admin' | 'org:member';
+
+/**
+ * The key a person's identity-provider session acts as, for the rules and the ceiling, which read
+ * authority from `actor.key`: org:admin an unscoped management key (everything a management key
+ * does, the ceiling's checks included), org:member a regular key of the organization's default
+ * workspace, which admitTenant narrows further to the operations every key may call about itself.
+ * No such key is stored: its id and hash name the session (per-key counters and idempotency keys
+ * are the session's), and the audit log names the person, not this key.
+ */
+export function personActorKey(
+  role: PersonRole,
+  of: { sessionId: string; organizationId: string; workspaceId: string; userId: string; createdAt: Date },
+): ApiKey {
+  return {
+    id: of.sessionId,
+    organization_id: of.organizationId,
+    workspace_id: of.workspaceId,
+    creator_user_id: of.userId,
+    // Never a key's hash (those are hex): what is keyed by the caller's key (idempotency) is the session's.
+    hash: `session:${of.sessionId}`,
+    label: '',
+    name: 'session',
+    is_management_key: role === 'org:admin',
+    scopes: [],
+    is_provisioning_key: false,
+    is_free_tier: false,
+    limit: null,
+    limit_reset: null,
+    include_byok_in_limit: false,
+    allowed_data_regions: [],
+    free_model_daily_limit: 0,
+    expires_at: null,
+    disabled: false,
+    external_user: null,
+    external_api_key_hash: null,
+    deleted_at: null,
+    usage: '0',
+    byok_usage: '0',
+    minted_by_key_id: null,
+    created_at: of.createdAt,
+    updated_at: of.createdAt,
+  } as unknown as ApiKey;
 }

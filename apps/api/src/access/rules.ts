@@ -58,6 +58,12 @@ function admitScope(actor: Actor, scope: OperationScope | undefined): void {
     throw new Forbidden(`scope ${scope} missing`, undefined, { reason: `${SCOPE_MISSING_REASON} ${scope}, which this operation needs` });
 }
 
+/**
+ * The reason of a 403 for an org:member's identity-provider session on an operation other than
+ * those every key may call about itself (ceiling.ts: personActorKey).
+ */
+export const MEMBER_SESSION_REASON = "an org:member's session calls only what every key may call about itself";
+
 /** The scopes no access token's `inference` grants: the operations open to every key that hand out authority (authorization codes). */
 export const AUTHORITY_SCOPES: readonly OperationScope[] = ['keys:write'];
 
@@ -91,6 +97,9 @@ export const PLATFORM_ONLY_MESSAGE = 'Only platform keys can perform this operat
  */
 export function admitTenant(caller: Caller, rule: 'tenant' | 'management', scope?: OperationScope): Actor {
   if (caller.kind === 'platform') throw new Forbidden('a platform key has no organization; it acts through platform operations');
+  if (caller.session?.role === 'org:member' && scope !== EVERY_KEY) {
+    throw new Forbidden(rule === 'management' ? 'management key required' : 'org:member session', undefined, { reason: MEMBER_SESSION_REASON });
+  }
   if (rule === 'management' && !caller.key.is_management_key) throw new Forbidden('management key required');
   if (caller.via === 'access_token') admitAccessToken(rule, scope);
   if (caller.key.is_management_key) admitScope(caller, scope);

@@ -13,6 +13,7 @@ import { queryRows, statement, type Db } from '@switchyard/db';
 import { z } from 'zod';
 import { Forbidden, Unauthorized } from '../lib/errors.js';
 import { authenticate, type Actor, type KeyCache } from './callers.js';
+import { personActorKey, type PersonRole } from './ceiling.js';
 import { hashApiKey } from './key-format.js';
 
 /** A session's lifetimes (SESSION_IDLE_TIMEOUT_MS, SESSION_MAX_AGE_MS). */
@@ -25,6 +26,8 @@ export interface SessionLifetimes {
 export interface SessionRef {
   id: string;
   method: 'key' | 'oidc';
+  /** An identity provider's session: its person's organization role, as of this request. */
+  role?: PersonRole;
   createdAt: Date;
   idleExpiresAt: Date;
   expiresAt: Date;
@@ -68,9 +71,15 @@ export function csrfHeaderOf(headers: IncomingHttpHeaders): string | null {
 
 const SESSION_BY_TOKEN = statement(
   `
-  SELECT id::text AS id, organization_id, user_id, method::text AS method, key_secret_hash, api_key_id::text AS api_key_id,
-         created_at, last_seen_at, idle_expires_at, expires_at, ended_at
-  FROM sessions WHERE token_hash = $1`,
+  SELECT s.id::text AS id, s.organization_id, s.user_id, s.method::text AS method, s.key_secret_hash, s.api_key_id::text AS api_key_id,
+         s.created_at, s.last_seen_at, s.idle_expires_at, s.expires_at, s.ended_at,
+         m.role::text AS member_role, COALESCE(u.active, true) AS member_active,
+         o.disabled_at IS NOT NULL AS organization_disabled, o.default_workspace_id::text AS default_workspace_id
+  FROM sessions s
+  JOIN organizations o ON o.id = s.organization_id
+  LEFT JOIN organization_members m ON m.organization_id = s.organization_id AND m.user_id = s.user_id
+  LEFT JOIN scim_users u ON u.organization_id = s.organization_id AND u.user_id = s.user_id
+  WHERE s.token_hash = $1`,
   z.object({
     id: z.string(),
     organization_id: z.string(),
@@ -83,6 +92,10 @@ const SESSION_BY_TOKEN = statement(
     idle_expires_at: z.date(),
     expires_at: z.date(),
     ended_at: z.date().nullable(),
+    member_role: z.enum(['org:admin', 'org:member']).nullable(),
+    member_active: z.boolean(),
+    organization_disabled: z.boolean(),
+    default_workspace_id: z.string().nullable(),
   }),
 );
 
@@ -106,7 +119,8 @@ export async function authenticateSession(deps: { db: Db; keys: KeyCache; lifeti
   const at = now.getTime();
   if (row.expires_at.getTime() <= at) throw new Unauthorized('session past its absolute end');
   if (row.idle_expires_at.getTime() <= at) throw new Unauthorized('session idle too long');
-  if (row.method !== 'key' || !row.key_secret_hash) throw new Unauthorized('sessions of an identity provider are not served yet');
+  if (row.method === 'oidc') return personCaller(db, lifetimes, row, token, now);
+  if (!row.key_secret_hash) throw new Unauthorized('a key-made session without its key');
   // The key path's own checks and cache: what ends the key ends the session.
   const caller = await authenticate(db, keys, row.key_secret_hash, now).catch((error: unknown) => {
     throw error instanceof Unauthorized ? new Unauthorized(`the session's key: ${error.message}`) : error;
@@ -117,17 +131,51 @@ export async function authenticateSession(deps: { db: Db; keys: KeyCache; lifeti
   }
   if (found.secretExpiresAt !== null) throw new Unauthorized("the session's key was rotated");
   if (!caller.key.is_management_key) throw new Unauthorized("the session's key is no management key");
-  const csrfToken = csrfTokenOf(token);
-  let idleExpiresAt = row.idle_expires_at;
-  if (at - row.last_seen_at.getTime() >= touchEveryMs(lifetimes)) {
-    idleExpiresAt = new Date(Math.min(at + lifetimes.idleMs, row.expires_at.getTime()));
-    await db.$executeRaw`UPDATE sessions SET last_seen_at = ${now}, idle_expires_at = ${idleExpiresAt} WHERE id = ${row.id}::uuid AND ended_at IS NULL`;
-  }
+  const idleExpiresAt = await touched(db, lifetimes, row, now);
   return {
     ...caller,
     userId: row.user_id,
     via: 'session',
-    session: { id: row.id, method: row.method, createdAt: row.created_at, idleExpiresAt, expiresAt: row.expires_at, csrfToken },
+    session: { id: row.id, method: row.method, createdAt: row.created_at, idleExpiresAt, expiresAt: row.expires_at, csrfToken: csrfTokenOf(token) },
+  };
+}
+
+type SessionRow = z.infer<typeof SESSION_BY_TOKEN.row>;
+
+/** Moves a session's idle end forward, written at most every touchEveryMs; answers the idle end. */
+async function touched(db: Db, lifetimes: SessionLifetimes, row: SessionRow, now: Date): Promise<Date> {
+  const at = now.getTime();
+  if (at - row.last_seen_at.getTime() < touchEveryMs(lifetimes)) return row.idle_expires_at;
+  const idleExpiresAt = new Date(Math.min(at + lifetimes.idleMs, row.expires_at.getTime()));
+  await db.$executeRaw`UPDATE sessions SET last_seen_at = ${now}, idle_expires_at = ${idleExpiresAt} WHERE id = ${row.id}::uuid AND ended_at IS NULL`;
+  return idleExpiresAt;
+}
+
+/**
+ * The caller of an identity provider's session: its person, while still a member of the session's
+ * organization (not removed, not deactivated through SCIM) and the organization enabled, with the
+ * authority of the member's role as of this request (ceiling.ts: personActorKey).
+ */
+async function personCaller(db: Db, lifetimes: SessionLifetimes, row: SessionRow, token: string, now: Date): Promise<Actor> {
+  if (row.organization_disabled) throw new Unauthorized("the session's organization is disabled");
+  if (!row.member_role || !row.member_active) throw new Unauthorized("the session's person is no longer a member of the organization");
+  if (!row.default_workspace_id) throw new Unauthorized("the session's organization has no default workspace");
+  const idleExpiresAt = await touched(db, lifetimes, row, now);
+  const role = row.member_role;
+  return {
+    kind: 'tenant',
+    key: personActorKey(role, {
+      sessionId: row.id,
+      organizationId: row.organization_id,
+      workspaceId: row.default_workspace_id,
+      userId: row.user_id,
+      createdAt: row.created_at,
+    }),
+    organizationId: row.organization_id,
+    workspaceId: row.default_workspace_id,
+    userId: row.user_id,
+    via: 'session',
+    session: { id: row.id, method: 'oidc', role, createdAt: row.created_at, idleExpiresAt, expiresAt: row.expires_at, csrfToken: csrfTokenOf(token) },
   };
 }
 

@@ -292,6 +292,11 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'sessions.current': { input: () => undefined },
   'sessions.signOut': { input: () => undefined },
   'sessions.signOutEverywhere': { input: () => undefined },
+  'sessions.identityProvider': { input: () => undefined },
+  'sessions.setIdentityProvider': {
+    input: () => ({ issuer: 'https://idp.example.com', client_id: 'switchyard', client_secret: `cs-${hex(16)}`, allowed_email_domains: ['example.com'] }),
+  },
+  'sessions.deleteIdentityProvider': { input: () => undefined },
 };
 /** The samples by a path read from the router at run time (a procedure without one has none). */
 const sampleOf: Record<string, { input: (fx: Fixture) => unknown; scoped?: boolean } | undefined> = SAMPLES;
@@ -300,6 +305,8 @@ interface RawSample {
   url: (fx: Fixture) => string;
   body?: string | ((fx: Fixture) => { body: Buffer | string; contentType: string } | Promise<{ body: Buffer | string; contentType: string }>);
   scoped?: boolean;
+  /** A public route's answer to every caller when it is no 2xx (no key is read: the same for all). */
+  status?: number;
 }
 
 /** One sample request per raw express route, keyed "<METHOD> <full express path>". */
@@ -326,6 +333,10 @@ const RAW_SAMPLES: Record<string, RawSample> = {
   },
   // Every management key signs in, scoped or not (its session holds its scopes); an access token does not.
   [`POST ${SESSION_PREFIX}/sign-in`]: { url: () => `${SESSION_PREFIX}/sign-in` },
+  // The identity provider's sign-in reads no key: an organization that does not exist is 404 to
+  // every caller, a callback without its login cookie 400 (test/sessions/oidc.test.ts signs in).
+  [`GET ${SESSION_PREFIX}/oidc/start`]: { url: () => `${SESSION_PREFIX}/oidc/start?organization=org_${unique()}`, status: 404 },
+  [`GET ${SESSION_PREFIX}/oidc/callback`]: { url: () => `${SESSION_PREFIX}/oidc/callback?code=c&state=s`, status: 400 },
   // Another organization's management key exports its own organization.
   [`GET ${API_PREFIX}/export`]: { url: () => `${API_PREFIX}/export` },
   [`PUT ${INTERNAL_PREFIX}/containers/:container_id/files/:file_id`]: {
@@ -357,7 +368,7 @@ function expected(rule: AccessRule, caller: Caller, scoped: boolean, scope: stri
 }
 
 /** Operations that hand out what no scoped key holds: the holding key is an unscoped one (docs/scopes.md, the ceiling). */
-const UNSCOPED_ONLY = new Set(['scim.createToken']);
+const UNSCOPED_ONLY = new Set(['scim.createToken', 'sessions.setIdentityProvider', 'sessions.deleteIdentityProvider']);
 
 /** What an operation hands out beyond its own scope: the holding key holds it too (docs/scopes.md, the ceiling). */
 const CEILING_EXTRA: Record<string, string[]> = {
@@ -525,10 +536,10 @@ describe('the access matrix', () => {
     it(`${name} (${route.access})`, async () => {
       const sample = RAW_SAMPLES[name]!;
       const seen: Record<string, Outcome | number> = {};
-      const want: Record<string, Outcome> = {};
+      const want: Record<string, Outcome | number> = {};
       for (const caller of CALLERS) {
         const routeScope = 'scope' in route ? (route.scope as string | undefined) : undefined;
-        want[caller] = expected(route.access, caller, sample.scoped ?? false, routeScope);
+        want[caller] = sample.status ?? expected(route.access, caller, sample.scoped ?? false, routeScope);
         const body =
           typeof sample.body === 'function' ? await sample.body(fx) : sample.body === undefined ? undefined : { body: sample.body, contentType: 'text/plain' };
         const res = await fx.server.request(sample.url(fx), {

@@ -147,6 +147,22 @@ const AUDITED: { [P in ProcedurePath]?: AuditedSample<P> } = {
     target: { type: 'scim_sync_job', id: dataId },
   },
   'scim.createToken': { input: () => undefined, target: { type: 'scim_token', id: dataId } },
+  'sessions.setIdentityProvider': {
+    input: () => ({ issuer: 'https://idp.example.com', client_id: `c-${unique()}`, client_secret: `cs-${hex(16)}`, allowed_email_domains: ['example.com'] }),
+    target: { type: 'identity_provider', id: () => env.server.organizationId },
+  },
+  'sessions.deleteIdentityProvider': {
+    input: async (s) => {
+      await ok(s, 'sessions.setIdentityProvider', {
+        issuer: 'https://idp.example.com',
+        client_id: 'c',
+        client_secret: `cs-${hex(16)}`,
+        allowed_email_domains: ['example.com'],
+      });
+      return undefined;
+    },
+    target: { type: 'identity_provider', id: () => env.server.organizationId },
+  },
   'scim.revokeToken': {
     input: async (s) => ({ id: (await ok(s, 'scim.createToken', undefined)).data.id }),
     target: { type: 'scim_token', id: inputId },

@@ -30,13 +30,17 @@ export interface RequestOrigin {
 
 /**
  * A tenant key's Audit: a management or regular key, a federated access token acting as one, or a
- * person's session (its user is the person; its key, the key a key-made session was signed in with).
+ * person's session (its user is the person; its key, the key a key-made session was signed in with;
+ * an identity provider's session has no key).
  */
 export function auditOfTenant(actor: Actor, origin: RequestOrigin): Audit {
+  const personSession = actor.session?.method === 'oidc';
   const kind: AuditActorKind =
     actor.via === 'access_token' ? 'access_token' : actor.via === 'session' ? 'session' : actor.key.is_management_key ? 'management_key' : 'regular_key';
   return {
-    actor: { kind, keyHash: actor.key.hash, label: actor.key.label, userId: actor.userId, organizationId: actor.organizationId },
+    actor: personSession
+      ? { kind, keyHash: null, label: null, userId: actor.userId, organizationId: actor.organizationId }
+      : { kind, keyHash: actor.key.hash, label: actor.key.label, userId: actor.userId, organizationId: actor.organizationId },
     requestId: origin.requestId(),
     clientAddress: origin.clientAddress(),
     at: origin.now(),

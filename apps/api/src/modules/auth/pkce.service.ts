@@ -105,6 +105,12 @@ async function grantedLimit(
  */
 export async function createAuthorizationCode(deps: Uses<'db' | Audited>, actor: Actor, input: CreateAuthorizationCodeInput): Promise<AuthorizationCode> {
   const { db } = deps;
+  // The key a code hands out is minted by the calling key and ends with it: a person's session of
+  // the identity provider has no key to mint it (keys.create makes a key for them instead).
+  if (actor.session?.method === 'oidc') {
+    const reason = 'a session of the identity provider has no key to mint one through a code: use keys.create';
+    throw new Forbidden(reason, undefined, { reason });
+  }
   // A code hands out a regular key: the caller must hold what a regular key holds (the ceiling).
   assertMayMakeKey(actor, wantedKey(false, null));
   const audit = auditOfTenant(actor, deps);

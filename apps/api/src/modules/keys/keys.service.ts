@@ -6,7 +6,7 @@ import { Prisma, queryRows, rawRows, type ApiKey, type Db } from '@switchyard/db
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CreateKeyInput, IssueManagementKeyInput, Key, KeySecret, ListKeysInput, ManagedKey, RotateKeyInput, UpdateKeyInput } from '@switchyard/schema';
-import { Invalid, NotFound, Unauthorized } from '../../lib/errors.js';
+import { Forbidden, Invalid, NotFound, Unauthorized } from '../../lib/errors.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
@@ -86,6 +86,10 @@ const UPDATE_KEY = tenantStatement(
  * with the number of generations.
  */
 export async function getKeyInfo(deps: Uses<'db' | 'usage' | 'now'>, actor: Actor): Promise<Key> {
+  if (actor.session?.method === 'oidc') {
+    const reason = 'a session of the identity provider has no key: sessions.current says who it is';
+    throw new Forbidden(reason, undefined, { reason });
+  }
   const key = actor.key;
   const u = await deps.usage.of(deps.db, key.id, deps.now());
   if (!u) throw new Unauthorized('deleted key');

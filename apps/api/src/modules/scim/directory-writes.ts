@@ -55,6 +55,7 @@ export async function directoryWrite<T>(
         const result = await write(tx, losses);
         losses.push(...(await reconcile(tx, tenant)));
         const disabledKeyHashes = await disableKeys(tx, tenant, now, losses, mayDisable);
+        await endSessions(tx, tenant, now, losses);
         return { result, effects: { disabledKeyHashes } };
       },
       { timeout: 30_000, maxWait: 30_000 },
@@ -84,6 +85,17 @@ async function disableKeys(tx: Tx, tenant: Tenant, now: Date, losses: Loss[], ma
   if (mayDisable) for (const key of keys) mayDisable(key);
   await keepingManagementKey(tx, tenant, now, (tx) => tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { disabled: true } }));
   return keys.map((k) => k.hash);
+}
+
+/**
+ * Ends the organization's sessions of each person deactivated or deleted, in the write's
+ * transaction: a session of the identity provider reads the membership on each request, but a
+ * deleted SCIM user stays a member, and nobody deprovisioned keeps a session (docs/sessions.md).
+ */
+async function endSessions(tx: Tx, tenant: Tenant, now: Date, losses: Loss[]): Promise<void> {
+  const people = [...new Set(losses.filter((loss) => loss.workspaceId === null).map((loss) => loss.userId))];
+  if (people.length === 0) return;
+  await tx.session.updateMany({ where: { ...tenantWhere(tenant), user_id: { in: people }, ended_at: null }, data: { ended_at: now } });
 }
 
 /**

@@ -12,6 +12,7 @@ export function answerOf(actor: Actor, ref: SessionRef): Session {
     user_id: actor.userId,
     method: ref.method,
     key_hash: ref.method === 'key' ? actor.key.hash : null,
+    role: ref.role ?? null,
     created_at: ref.createdAt.toISOString(),
     idle_expires_at: ref.idleExpiresAt.toISOString(),
     expires_at: ref.expiresAt.toISOString(),

@@ -1,8 +1,18 @@
 // sessions.current, sessions.signOut, sessions.signOutEverywhere: tRPC only (docs/sessions.md). The
-// sign-in itself is a byte route (sign-in.routes.ts): it answers a Set-Cookie.
-import { CurrentSessionSchema, SignOutSchema } from '@switchyard/schema';
+// sign-in itself is a byte route (sign-in.routes.ts, oidc.routes.ts): it answers a Set-Cookie. The
+// organization's identity provider: sessions.identityProvider, setIdentityProvider,
+// deleteIdentityProvider (tRPC only; the scope of the organization's provisioning, scim).
+import {
+  CurrentSessionSchema,
+  DeleteIdentityProviderOutputSchema,
+  IdentityProviderOutputSchema,
+  SetIdentityProviderInputSchema,
+  SetIdentityProviderOutputSchema,
+  SignOutSchema,
+} from '@switchyard/schema';
 import { EVERY_KEY } from '../../access/rules.js';
-import { authedProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { deleteIdentityProvider, getIdentityProvider, setIdentityProvider } from './identity-provider.service.js';
 import { currentSession } from './session-answer.js';
 import { signOut, signOutEverywhere } from './sessions.service.js';
 
@@ -22,4 +32,20 @@ export const sessionsRouter = router({
     .meta({ scope: EVERY_KEY })
     .output(SignOutSchema)
     .mutation(({ ctx }) => signOutEverywhere(ctx, ctx.actor)),
+  /** The organization's OpenID Connect identity provider, its client secret never answered (null: none). */
+  identityProvider: managementProcedure
+    .meta({ scope: 'scim:read' })
+    .output(IdentityProviderOutputSchema)
+    .query(({ ctx }) => getIdentityProvider(ctx, ctx.actor)),
+  /** Sets the organization's identity provider (an unscoped management key: it decides who signs in as its people). */
+  setIdentityProvider: managementProcedure
+    .meta({ scope: 'scim:write' })
+    .input(SetIdentityProviderInputSchema)
+    .output(SetIdentityProviderOutputSchema)
+    .mutation(({ ctx, input }) => setIdentityProvider(ctx, ctx.actor, input)),
+  /** Deletes it: nobody signs in through it any more. */
+  deleteIdentityProvider: managementProcedure
+    .meta({ scope: 'scim:write' })
+    .output(DeleteIdentityProviderOutputSchema)
+    .mutation(({ ctx }) => deleteIdentityProvider(ctx, ctx.actor)),
 });

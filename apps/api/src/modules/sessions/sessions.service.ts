@@ -1,4 +1,4 @@
-// People's sessions (docs/sessions.md): sign-in with a management key, sign-out of this session and
+// People's sessions (docs/sessions.md): sign-in with a management key (the identity provider's: oidc-sign-in.ts), sign-out of this session and
 // of all of a person's sessions in the organization. How a session cookie becomes a caller is
 // access/sessions.ts; the answers' shape session-answer.ts; the sweep sweep.ts.
 import type { Session } from '@switchyard/schema';
@@ -65,15 +65,18 @@ export async function signOut(deps: Uses<'db' | 'now'>, actor: Actor): Promise<{
 /**
  * Ends every session of the caller's person in its organization, within the ceiling
  * (access/ceiling.ts): those whose key holds no scope the caller lacks, and an unscoped management
- * key's only for a caller holding everything. A session signing out everywhere ends itself too.
+ * key's only for a caller holding everything; the person's identity-provider sessions always. A
+ * session signing out everywhere ends itself too.
  */
 export async function signOutEverywhere(deps: Uses<'db' | 'now'>, actor: Actor): Promise<{ ended: number }> {
   const sessions = await deps.db.session.findMany({
     where: { ...tenantWhere(actor), user_id: actor.userId, ended_at: null },
     select: { id: true, api_key: { select: { is_management_key: true, scopes: true } } },
   });
+  // A session with no key is one of the identity provider: it holds the person's own role, which
+  // any session of the same person may end (ending hands out nothing).
   const mayEnd = (key: { is_management_key: boolean; scopes: string[] } | null) =>
-    holdsEverything(actor) || (key !== null && !isUnscoped(key) && lackedScopes(actor, scopesOf(key)).length === 0);
+    holdsEverything(actor) || key === null || (!isUnscoped(key) && lackedScopes(actor, scopesOf(key)).length === 0);
   const within = sessions.filter((s) => mayEnd(s.api_key));
   if (within.length === 0) return { ended: 0 };
   const ended = await deps.db.$executeRaw`
