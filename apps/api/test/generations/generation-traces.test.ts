@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '@switchyard/db/testing';
 import { emitEvent } from '../../src/modules/events/emit.js';
 import { FilterJudge } from '../../src/modules/events/filter-rules.js';
 import { sampledIn } from '../../src/modules/events/generation-traces.js';
@@ -109,7 +110,9 @@ beforeAll(async () => {
   server = await testServerWith({
     UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
     DELIVERY_POLL_MS: '0',
-    DELIVERY_TIMEOUT_MS: '2000',
+    // A delivery's whole attempt (the exporter's first load included) must fit in it on a busy
+    // machine too; the hanging collectors' attempts end with it.
+    DELIVERY_TIMEOUT_MS: String(scaled(2_000)),
     KEY_EXPIRY_SCAN_INTERVAL_MS: '0',
   });
   s3 = await testS3();
