@@ -3,6 +3,7 @@
 // tsc), its input is that procedure's input and its result that procedure's output, as JSON
 // carries it (dates as strings). trpcRaw() is the untyped variant, for tests whose point is a
 // malformed or generic input.
+import { CSRF_HEADER } from '@switchyard/schema';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { expect } from 'vitest';
 import type { AppRouter } from '../src/router.js';
@@ -90,4 +91,36 @@ export async function ok<P extends ProcedurePath>(
   expect(result.error, `${path}: ${JSON.stringify(result.error)}`).toBeUndefined();
   expect(result.status).toBe(200);
   return result.data;
+}
+
+/** A tRPC call's status, data and error, as a session's call answers it. */
+export interface SessionCalled {
+  status: number;
+  data: unknown;
+  error: TrpcError | undefined;
+}
+
+/**
+ * A tRPC call made with a session cookie (no key) through `via`, with the CSRF header when `as.csrf`
+ * is given: a query (GET, input in the URL) or a mutation (POST).
+ */
+export async function sessionCall(
+  via: Requester,
+  path: string,
+  input: unknown,
+  as: { cookie: string; csrf?: string | null },
+  query = false,
+): Promise<SessionCalled> {
+  const headers: Record<string, string> = { cookie: as.cookie };
+  if (as.csrf) headers[CSRF_HEADER] = as.csrf;
+  const res = query
+    ? await via.request(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key: null, headers })
+    : await via.request(`/trpc/${path}`, {
+        key: null,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: TrpcError };
+  return { status: res.status, data: body.result?.data, error: body.error };
 }

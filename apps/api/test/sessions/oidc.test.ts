@@ -10,13 +10,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { CSRF_HEADER, ERROR_MESSAGES, SESSION_COOKIE, SESSION_PREFIX, type Session } from '@switchyard/schema';
+import { ERROR_MESSAGES, SESSION_COOKIE, SESSION_PREFIX, type Session } from '@switchyard/schema';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { createOrganization, type OrgFixture } from '../fixtures.js';
 import { createScimUser, patchOp, scim, scimToken } from '../fixtures-scim.js';
-import { ok, trpc, type TrpcError } from '../fixtures-trpc.js';
+import { ok, sessionCall, trpc } from '../fixtures-trpc.js';
 
 const IDLE_MS = 10 * 60_000;
 const MAX_AGE_MS = 60 * 60_000;
@@ -222,26 +222,7 @@ async function refusedSignIn(
   return { status: res.status, error: body.error };
 }
 
-interface Called {
-  status: number;
-  data: unknown;
-  error: TrpcError | undefined;
-}
-
-async function call(path: string, input: unknown, as: { cookie: string; csrf?: string }, query = false): Promise<Called> {
-  const headers: Record<string, string> = { cookie: as.cookie };
-  if (as.csrf) headers[CSRF_HEADER] = as.csrf;
-  const res = query
-    ? await server.request(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key: null, headers })
-    : await server.request(`/trpc/${path}`, {
-        key: null,
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-  const body = (await res.json()) as { result?: { data: unknown }; error?: TrpcError };
-  return { status: res.status, data: body.result?.data, error: body.error };
-}
+const call = (path: string, input: unknown, as: { cookie: string; csrf?: string }, query = false) => sessionCall(server, path, input, as, query);
 
 /** A member of the server's organization with an e-mail of the allowed domain, and their account at the provider. */
 async function member(role: 'org:admin' | 'org:member' = 'org:admin', verified = true): Promise<{ userId: string; sub: string; email: string }> {

@@ -4,7 +4,7 @@
 // absolute expiry (the server's fixed clock), sign-out here and everywhere, the sweep, and the
 // audit entries of a session's writes.
 import { randomUUID } from 'node:crypto';
-import { CSRF_HEADER, ERROR_MESSAGES, SESSION_COOKIE, SESSION_PREFIX, type Session } from '@switchyard/schema';
+import { ERROR_MESSAGES, SESSION_COOKIE, SESSION_PREFIX, type Session } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/access/key-format.js';
 import { CONFIG_FIX, loadConfig } from '../../src/config.js';
@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../../src/testing/test-server.
 import { inject } from 'vitest';
 import { createOrganization, until, type OrgFixture } from '../fixtures.js';
 import { inProcessReplica } from '../fixtures-replica.js';
-import { ok, type Requester, type TrpcError } from '../fixtures-trpc.js';
+import { ok, type Requester, sessionCall } from '../fixtures-trpc.js';
 
 const IDLE_MS = 10 * 60_000;
 const MAX_AGE_MS = 60 * 60_000;
@@ -65,27 +65,9 @@ async function signedIn(key: string): Promise<SignedIn> {
   return { cookie: setCookie.split(';')[0]!, csrf: session.csrf_token, session, setCookie };
 }
 
-interface Called {
-  status: number;
-  data: unknown;
-  error: TrpcError | undefined;
-}
-
 /** A tRPC call made with a session cookie (no key), with the CSRF header when `csrf` is given. */
-async function call(path: string, input: unknown, as: { cookie: string; csrf?: string | null }, query = false, via: Requester = server): Promise<Called> {
-  const headers: Record<string, string> = { cookie: as.cookie };
-  if (as.csrf) headers[CSRF_HEADER] = as.csrf;
-  const res = query
-    ? await via.request(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { key: null, headers })
-    : await via.request(`/trpc/${path}`, {
-        key: null,
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-  const body = (await res.json()) as { result?: { data: unknown }; error?: TrpcError };
-  return { status: res.status, data: body.result?.data, error: body.error };
-}
+const call = (path: string, input: unknown, as: { cookie: string; csrf?: string | null }, query = false, via: Requester = server) =>
+  sessionCall(via, path, input, as, query);
 
 const current = (as: SignedIn, via: Requester = server) => call('sessions.current', undefined, as, true, via);
 const newKey = async (input: { name?: string; is_management_key?: boolean; scopes?: string[]; expires_at?: string } = {}) =>
