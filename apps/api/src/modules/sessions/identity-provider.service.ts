@@ -4,19 +4,17 @@
 // and never answered (a masked label and `has_secret`). Setting or deleting it decides who signs in
 // as the organization's people, admins among them, so it needs an unscoped management key (the
 // ceiling), as a SCIM token does.
-import type { Db, OidcProvider } from '@switchyard/db';
+import type { OidcProvider } from '@switchyard/db';
 import { OIDC_CALLBACK_PATH, SESSION_PREFIX, type IdentityProvider, type SetIdentityProviderInput } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { assertHoldsEverything } from '../../access/ceiling.js';
-import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
+import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import type { Uses } from '../../trpc/context.js';
 import { storedUrlProblem } from '../../upstream/index.js';
 import { Invalid } from '../../lib/errors.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import { maskSecret } from '../destinations/destinations-secrets.js';
-
-/** What the client secret's ciphertext is bound to (a ciphertext copied onto another organization's row does not open). */
-export const clientSecretAd = (organizationId: string) => `oidc-client-secret:${organizationId}`;
+import { clientSecretAd, providerOf } from './identity-provider-row.js';
 
 function answerOf(row: OidcProvider): IdentityProvider {
   return {
@@ -36,11 +34,6 @@ function answerOf(row: OidcProvider): IdentityProvider {
 export async function getIdentityProvider(deps: Uses<'db'>, actor: Actor): Promise<{ data: IdentityProvider | null }> {
   const row = await providerOf(deps.db, actor);
   return { data: row ? answerOf(row) : null };
-}
-
-/** The row with its settings, for the sign-in (null: the organization has none). */
-export function providerOf(db: Db, tenant: Tenant): Promise<OidcProvider | null> {
-  return db.oidcProvider.findUnique({ where: tenantWhere(tenant) });
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Uses } from '../../trpc/context.js';
 import { storedUrlProblem, upstreamFetch, upstreamPolicyOf } from '../../upstream/index.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import type { SecretBox } from '../byok/secret-box.js';
-import { clientSecretAd, providerOf } from './identity-provider.service.js';
+import { clientSecretAd, providerOf } from './identity-provider-row.js';
 import { answerOf } from './session-answer.js';
 
 /** The cookie that carries a sign-in's sealed state from the start to the callback. */
