@@ -33,7 +33,6 @@ export const ROOMS = [
   { room: 'raw-routes', rank: 6, why: "beside trpc/: what the byte-stream routes share (their contract's shape, ranges, error answers)" },
   { room: 'modules', rank: 7, why: "each domain's routers, services, statements and byte routes (modules/<x> is a room of its own)" },
   { room: 'http', rank: 8, why: 'the outermost layer of the request: the REST adapter, the mounts, OpenAPI, request log' },
-  { room: 'deps.ts', rank: 9, why: "AppDeps, the composition root's list of everything a service may be given: it names the modules' classes" },
   {
     room: 'statements.ts',
     rank: 9,
@@ -42,14 +41,14 @@ export const ROOMS = [
   {
     room: 'composition',
     rank: 9,
-    why: 'the root files (server.ts, app.ts, router.ts, modules.ts, cache-events.ts, main.ts, index.ts): they compose the server',
+    why: 'the root files (server.ts, app.ts, router.ts, modules.ts, cache-events.ts, main.ts, index.ts, openapi-file.ts): they compose the server, or write its OpenAPI document',
   },
   { room: 'backup', rank: 10, why: "the CLI's backup and restore: an entry of its own beside the server, which it reads; nothing imports it" },
   { room: 'testing', rank: 10, why: 'test and bench support: it boots the whole server; nothing of the product imports it' },
 ];
 
 /** The root files of the composition room. */
-export const COMPOSITION = ['server.ts', 'app.ts', 'router.ts', 'modules.ts', 'cache-events.ts', 'main.ts', 'index.ts'];
+export const COMPOSITION = ['server.ts', 'app.ts', 'router.ts', 'modules.ts', 'cache-events.ts', 'main.ts', 'index.ts', 'openapi-file.ts'];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RANK = new Map(ROOMS.map((r) => [r.room, r.rank]));

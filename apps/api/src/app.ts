@@ -20,7 +20,7 @@ import { sampleVideoRoutes } from './modules/videos/sample-video.js';
 import { appRouter } from './router.js';
 import { BYTE_ROUTE_MOUNTS } from './modules.js';
 import { contextFactory } from './trpc/context.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './trpc/service-deps.js';
 import { proceduresOf } from './trpc/procedures.js';
 
 export { API_PREFIX };

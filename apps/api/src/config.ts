@@ -5,7 +5,11 @@ import path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
 import { DEFAULT_CONNECT_TIMEOUT_MS, maskedUrl } from '@switchyard/db';
-import { parseSecretKeyRing } from './modules/byok/secret-box.js';
+import { LOG_FORMATS, LOG_LEVELS } from './lib/logger.js';
+import { parseSecretKeyRing } from './lib/secret-box.js';
+// The one import up the layers (config.ts sits below access/): the bootstrap and platform keys an
+// operator supplies are checked against the key formats themselves, which authentication owns,
+// rather than against a copy that could drift from them.
 import { API_KEY_PATTERN, PLATFORM_KEY_PATTERN } from './access/key-format.js';
 import { parseAllowedHosts, type AllowedHost } from './upstream/policy.js';
 
@@ -29,8 +33,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   SWITCHYARD_BOOTSTRAP_KEY: z.string().regex(API_KEY_PATTERN, 'must be sk-sy-v1- followed by 64 lowercase hex characters').optional(),
   SWITCHYARD_PLATFORM_KEY: z.string().regex(PLATFORM_KEY_PATTERN, 'must be sk-sy-platform-v1- followed by 64 lowercase hex characters').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),

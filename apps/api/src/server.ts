@@ -24,7 +24,7 @@ import { OrganizationLimitSettings } from './limits/limit-settings.js';
 import { CounterStoreUnavailable, Limits, redactedUrl } from './limits/limits.js';
 import { createModules } from './modules.js';
 import { TOKEN_EXCHANGE_LIMIT } from './modules/auth/token-exchange.js';
-import { loadSecretBox } from './modules/byok/secret-box.js';
+import { loadSecretBox } from './lib/secret-box.js';
 import type { Deliveries } from './modules/events/index.js';
 import { bootstrap, type BootstrapSecret } from './modules/organizations/bootstrap.service.js';
 import { FREE_MODEL_MINUTE, freeModelMinuteRule } from './modules/routing/free-quota.js';

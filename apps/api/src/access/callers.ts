@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { TtlCache } from '../lib/cache.js';
 import type { CacheCounter } from '../lib/metrics.js';
 import { Unauthorized } from '../lib/errors.js';
-import type { AccessTokens } from '../modules/auth/access-tokens.js';
 import type { SessionRef } from './sessions.js';
 
 /** A tenant caller: its key (row), organization, workspace and user. */
@@ -253,6 +252,25 @@ export function recordSecretUses(db: Db, keys: KeyCache, everyMs: number, failed
   };
 }
 
+/** What an access token of the token exchange grants: the key it acts as, until it expires. */
+export interface TokenGrant {
+  /** The stable hash of the key the token acts as. */
+  keyHash: string;
+  organizationId: string;
+  /** The federation policy it was exchanged under. */
+  policyId: string;
+  /** When it expires. */
+  expiresAt: Date;
+}
+
+/**
+ * Verifies the token exchange's access tokens (the auth module's AccessTokens): the grant of a
+ * token sent with the key whose hash is `hash`, or 401.
+ */
+export interface AccessTokenVerifier {
+  verify(token: string, hash: string, now: Date): Promise<TokenGrant>;
+}
+
 /**
  * The caller of a key; 401 unless the key is known, enabled, unexpired, (tenant) its organization
  * enabled and the secret not past a rotation's grace period. An access token of the token exchange
@@ -265,7 +283,7 @@ export async function authenticate(
   keyHash: string | null,
   now: Date,
   accessToken?: string | null,
-  tokens?: AccessTokens,
+  tokens?: AccessTokenVerifier,
 ): Promise<Caller> {
   if (!keyHash) throw new Unauthorized('missing key');
   const grant = accessToken && tokens ? await tokens.verify(accessToken, keyHash, now) : undefined;

@@ -15,7 +15,7 @@ import { BackupError, dumpDatabase, findPgTools, physicalBackup, restoreDatabase
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { NotFound } from '../lib/errors.js';
-import { SECRET_KEY_FILE } from '../modules/byok/secret-box.js';
+import { SECRET_KEY_FILE } from '../lib/secret-box.js';
 import { ADMIN_KEY_FILE, PLATFORM_KEY_FILE } from '../server.js';
 import { LocalStorage } from '../storage/local-storage.js';
 import { createStorage } from '../storage/media.js';

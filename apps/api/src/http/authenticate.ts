@@ -5,7 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import { authenticate } from '../access/callers.js';
 import { admitPlatform, admitTenant } from '../access/rules.js';
 import { credentialOf } from '../access/credentials.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../trpc/service-deps.js';
 import { serviceDepsOf } from '../trpc/context.js';
 import type { RawRoute } from '../raw-routes/route.js';
 import { labelRoute } from '../raw-routes/route-label.js';
@@ -14,7 +14,7 @@ async function callerOf(deps: AppDeps, req: Request, res: Response) {
   const credential = credentialOf(req);
   // The request log names the key by its hash, never by the key.
   res.locals.keyHash = credential.keyHash;
-  return authenticate(deps.db, deps.keys, credential.keyHash, deps.now(), credential.accessToken, deps.identity.tokens);
+  return authenticate(deps.db, deps.keys, credential.keyHash, deps.now(), credential.accessToken, deps.accessTokens);
 }
 
 /** An express router serving `routes`, each behind its access rule (401 / 403 before the handler). */

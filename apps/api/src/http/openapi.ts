@@ -16,7 +16,7 @@ import {
 import { TOKEN_EXCHANGE } from '../raw-routes/contracts.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers } from 'trpc-to-openapi';
 import { z } from 'zod';
-import type { AppRouter } from '../router.js';
+import type { AnyRouter } from '@trpc/server';
 import type { ByteRouteMount } from '../modules/manifest.js';
 import type { RawRoute } from '../raw-routes/route.js';
 import { publicProcedure, router as routerOf, type ProcedureMeta } from '../trpc/init.js';
@@ -201,7 +201,7 @@ const documentationOnly = (): never => {
  * (ProcedureMeta.answer) declares no output, and the generator wants one: it is described again,
  * with the same meta, kind and input, and the answer as its output. The others are themselves.
  */
-function documentedRouter(router: AppRouter) {
+function documentedRouter(router: AnyRouter) {
   const record: Record<string, unknown> = {};
   forEachOpenApiProcedure(proceduresOf(router), ({ path, type, procedure, meta }) => {
     const { answer } = meta as ProcedureMeta;
@@ -220,7 +220,7 @@ function documentedRouter(router: AppRouter) {
 }
 
 /** The OpenAPI document of every REST route, generated once from the router. */
-export function openApiDocument(router: AppRouter, baseUrl: string, byteRoutes: readonly ByteRouteMount[]): Document {
+export function openApiDocument(router: AnyRouter, baseUrl: string, byteRoutes: readonly ByteRouteMount[]): Document {
   const document = generateOpenApiDocument(documentedRouter(router), {
     title: 'Switchyard management and catalog API',
     version: VERSION,

@@ -26,7 +26,7 @@ import {
 import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
 import { envelopeOf, httpErrorOf, Invalid } from '../lib/errors.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../trpc/service-deps.js';
 import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';

@@ -1,14 +1,21 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { Config } from '../config.js';
 
 export type { Logger };
+
+/** The levels LOG_LEVEL takes (pino's, and `silent`). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The forms LOG_FORMAT takes. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * JSON lines for machines; with `readable`, one coloured line per entry for a person at a terminal
  * (pino-pretty, in-process and synchronous, so a fatal line before exit is never lost).
  */
-export function createLogger(level: Config['logLevel'], readable = false): Logger {
+export function createLogger(level: LogLevel, readable = false): Logger {
   const options = {
     level,
     base: undefined,
@@ -34,6 +41,6 @@ export function createLogger(level: Config['logLevel'], readable = false): Logge
 }
 
 /** LOG_FORMAT: auto is readable lines when stdout is a terminal, JSON otherwise. */
-export function readableLogs(format: Config['logFormat'], isTTY = process.stdout.isTTY === true): boolean {
+export function readableLogs(format: LogFormat, isTTY = process.stdout.isTTY === true): boolean {
   return format === 'pretty' || (format === 'auto' && isTTY);
 }

@@ -17,7 +17,7 @@ import type { OrganizationLimitSettings } from '../limits/limit-settings.js';
 import type { Limits } from '../limits/limits.js';
 import type { RawRoute } from '../raw-routes/route.js';
 import type { MediaDeps } from '../storage/media.js';
-import type { SecretBox } from './byok/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 
 /** A group of byte-stream routes (RawRoute: contract and handler) and where the app mounts it. */
 export interface ByteRouteMount {

@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import type { Actor, PlatformActor } from '../access/callers.js';
 import type { OperationScope } from '../access/rules.js';
-import type { ServiceDeps } from '../deps.js';
+import type { ServiceDeps } from '../trpc/service-deps.js';
 
 interface RawRouteBase {
   method: 'get' | 'put' | 'post';

@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../trpc/service-deps.js';
 import { loggerOf } from '../lib/request-scope.js';
 
 /** Pipes a body out with backpressure; on failure after the headers, cuts the connection. */

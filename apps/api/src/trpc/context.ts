@@ -4,14 +4,14 @@ import type { Actor, PlatformActor } from '../access/callers.js';
 import type { AccessRule, OperationScope } from '../access/rules.js';
 import { credentialOf, type Credential } from '../access/credentials.js';
 import { sessionTokenOf } from '../access/sessions.js';
-import type { AppDeps, ServiceDeps } from '../deps.js';
+import type { AppDeps, ServiceDeps } from './service-deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 /**
  * What a service names its dependencies by (decision 0037): a procedure's context is a ServiceDeps,
  * so the modules take these types from here, beside the context they are given.
  */
-export type { ServiceDeps, Uses } from '../deps.js';
+export type { ServiceDeps, Uses } from './service-deps.js';
 
 /** A request's context: its service dependencies (the request's id and client address among them) and its credential. */
 export interface Context extends ServiceDeps {

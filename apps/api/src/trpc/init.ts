@@ -87,7 +87,7 @@ async function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
     if (stateChanging && actor.session) assertCsrf(actor.session, csrfHeaderOf(ctx.headers));
     return actor;
   }
-  return authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.identity.tokens);
+  return authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.accessTokens);
 }
 
 /**
@@ -163,20 +163,6 @@ export const authedProcedure = tenant('tenant');
 export const managementProcedure = tenant('management');
 
 /**
- * A management write that changes which guardrails apply to the organization's keys (guardrails,
- * their assignments, and what cascades to them): once it is done, committed or not, the guardrails
- * this process keeps for those keys (GET /model's check) are forgotten, so the next request reads
- * them again. Other processes forget them when the database announces the write (cache-events.ts).
- */
-export const guardrailWriteProcedure = managementProcedure.use(async ({ ctx, next }) => {
-  try {
-    return await next();
-  } finally {
-    ctx.guardrails.forgetOrganization(ctx.actor.organizationId);
-  }
-});
-
-/**
  * Runs the call within its organization's share of the server (ctx.heavyOperations:
  * HEAVY_OPERATIONS_CONCURRENCY at once per process, one organization at most half of them, the
  * others waiting in arrival order), so that one tenant's stream of costly calls cannot take the
@@ -188,9 +174,6 @@ function withinShare<T>(ctx: Context & { actor: Actor }, next: () => Promise<T>)
 
 /** managementProcedure for the operations that cost the server most: GET /keys, GET /organization/members. */
 export const heavyManagementProcedure = managementProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
-
-/** guardrailWriteProcedure for the bulk assignments (up to 100 keys or members a call). */
-export const heavyGuardrailWriteProcedure = guardrailWriteProcedure.use(({ ctx, next }) => withinShare(ctx, () => next()));
 
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput, meta, type }) => {

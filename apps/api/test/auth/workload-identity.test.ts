@@ -9,7 +9,7 @@ import { FederationPolicySchema, JwksOutputSchema, TokenAnswerSchema } from '@sw
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/modules/auth/access-tokens.js';
 import { ACCESS_TOKEN_TYPE } from '../../src/modules/auth/token-exchange.js';
-import { keyIdOf } from '../../src/modules/byok/secret-box.js';
+import { keyIdOf } from '../../src/lib/secret-box.js';
 import { createOrganization, type OrgFixture } from '../fixtures.js';
 import { AUDIENCE, exchange, exchangeForm, identityProvider, ISSUER, serveJwks, type IdentityProvider } from '../fixtures-identity.js';
 import { inProcessReplica } from '../fixtures-replica.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ByokCredentialSchema, ByokOutputSchema, DeletedOutputSchema, ListByokOutputSchema } from '@switchyard/schema';
 import { loadConfig } from '../../src/config.js';
 import { resealByokSecrets } from '../../src/modules/byok/byok-reseal.js';
-import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/modules/byok/secret-box.js';
+import { loadSecretBox, parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/lib/secret-box.js';
 import { createOrganization, managementActor, useServer } from '../fixtures.js';
 import { createRegularKey, createWorkspace, expectEnvelope, expectPaginationEdges, rest } from '../fixtures-admin.js';
 import { ok, type InputOf } from '../fixtures-trpc.js';

@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/modules/byok/secret-box.js';
+import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/lib/secret-box.js';
 import { maskSecret, signingAd } from '../../src/modules/destinations/destinations-secrets.js';
 import { emitEvent } from '../../src/modules/events/emit.js';
 import type { TestServer } from '../../src/testing/test-server.js';

@@ -16,7 +16,7 @@ import {
   type DestinationType,
 } from '@switchyard/schema';
 import { resealOrganizationSecrets } from '../../src/modules/byok/byok.service.js';
-import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/modules/byok/secret-box.js';
+import { parseSecretKey, SecretBox, SECRET_KEY_FILE } from '../../src/lib/secret-box.js';
 import { maskSecret } from '../../src/modules/destinations/destinations-secrets.js';
 import { createOrganization, managementActor, useServer } from '../fixtures.js';
 import { createRegularKey, createWorkspace, errorOf, expectEnvelope, expectPaginationEdges, rest } from '../fixtures-admin.js';

@@ -12,7 +12,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '@switchyard/db/testing';
 import { emitEvent } from '../../src/modules/events/emit.js';
-import { FilterJudge } from '../../src/modules/events/filter-rules.js';
+import { FilterJudge } from '../../src/modules/destinations/filter-rules.js';
 import { sampledIn } from '../../src/modules/events/generation-traces.js';
 import { traceObjectKey } from '../../src/modules/events/trace-senders.js';
 import { testS3, type TestS3 } from '../../src/testing/s3.js';

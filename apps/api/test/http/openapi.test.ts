@@ -16,7 +16,7 @@ import { API_PREFIX, SAMPLE_VIDEO_URL } from '@switchyard/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathShape } from '../../src/http/openapi.js';
 import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
-import { OPENAPI_FILE, openApiText } from '../../src/http/openapi-file.js';
+import { OPENAPI_FILE, openApiText } from '../../src/openapi-file.js';
 import { appRouter } from '../../src/router.js';
 import { proceduresOf } from '../../src/trpc/procedures.js';
 import type { TestServer } from '../../src/testing/test-server.js';

@@ -59,6 +59,7 @@ beforeAll(async () => {
     byokReveals: undefined as never,
     metrics: undefined as never,
     identity: undefined as never,
+    accessTokens: undefined as never,
     jobs: undefined as never,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),

@@ -10,7 +10,7 @@ import type { ActivityInput, ActivityItem } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { Invalid, NotFound } from '../../lib/errors.js';
 import type { CatalogSnapshot } from '../models/catalog-cache.js';
 import { resolveModel } from '../models/resolve-model.js';

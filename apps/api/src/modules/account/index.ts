@@ -3,6 +3,14 @@ import { FairShareLimit } from '../../lib/fair-share-limit.js';
 import { defineModule, type ModuleShared } from '../manifest.js';
 import { accountRouter } from './account.router.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the account module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** How many GET /activity statements run at once (ANALYTICS_CONCURRENCY, slots of their own); unset: no limit. */
+    activityLimit?: FairShareLimit;
+  }
+}
+
 export const accountModule = defineModule({
   name: 'account',
   routers: { account: accountRouter },

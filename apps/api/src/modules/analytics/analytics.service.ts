@@ -12,7 +12,7 @@
 // thread), shape (the answer with its metadata and warnings).
 import type { Db } from '@switchyard/db';
 import type { AnalyticsQueryInput, AnalyticsQueryOutput } from '@switchyard/schema';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { resolveReferences, type ReferenceKind } from '../../access/references.js';
 import type { Actor } from '../../access/callers.js';
 import { visibleRows, whereSql } from '../../access/tenancy.js';

@@ -5,7 +5,7 @@ import type { AuditEntry, AuditLogPage, ListAuditLogsInput, PlatformListAuditLog
 import { z } from 'zod';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql } from '../../access/tenancy.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { Invalid } from '../../lib/errors.js';
 
 const ENTRY_ROW = z.object({

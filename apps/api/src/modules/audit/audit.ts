@@ -5,6 +5,7 @@
 import type { Db, Prisma } from '@switchyard/db';
 import type { AuditActorKind } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
+import type { RequestOrigin } from '../../trpc/service-deps.js';
 
 /** Who acted, from where, and when. */
 export interface Audit {
@@ -19,13 +20,6 @@ export interface Audit {
   clientAddress: string | null;
   /** The change's time (the server's clock, deps.now()). */
   at: Date;
-}
-
-/** The request a change comes from (trpc/context.ts gives these). */
-export interface RequestOrigin {
-  requestId(): string | null;
-  clientAddress(): string | null;
-  now(): Date;
 }
 
 /**

@@ -4,6 +4,14 @@ import { auditRouter } from './audit.router.js';
 import { ByokReveals } from './byok-reveals.js';
 import { AUDIT_RETENTION_LOCK, sweepAuditLog } from './retention.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the audit module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** BYOK secrets revealed by routing.authorize, audited one entry per credential per hour (off the request path). */
+    byokReveals: ByokReveals;
+  }
+}
+
 export const auditModule = defineModule({
   name: 'audit',
   routers: { audit: auditRouter },

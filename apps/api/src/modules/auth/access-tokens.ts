@@ -6,6 +6,7 @@
 // replicas when the change is announced).
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { AccessTokenVerifier, TokenGrant } from '../../access/callers.js';
 import { TtlCache } from '../../lib/cache.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { SigningKeys } from './signing-keys.js';
@@ -17,21 +18,11 @@ export const TOKEN_AUDIENCE = 'switchyard';
 export const TOKEN_SCOPE = 'inference';
 
 /** What an access token says. */
-export interface TokenGrant {
-  /** The stable hash of the key the token acts as. */
-  keyHash: string;
-  organizationId: string;
-  /** The federation policy it was exchanged under. */
-  policyId: string;
-  /** When it expires. */
-  expiresAt: Date;
-}
-
 const VERIFIED_CACHE_MS = 60_000;
 /** An unknown `kid` reloads the published keys at most this often (a key made on another replica). */
 const RELOAD_EVERY_MS = 1_000;
 
-export class AccessTokens {
+export class AccessTokens implements AccessTokenVerifier {
   readonly #keys: SigningKeys;
   /** Verified tokens by the SHA-256 of the token (as keys are), so each is verified once. */
   readonly #verified = new TtlCache<string, TokenGrant>(VERIFIED_CACHE_MS, 10_000);

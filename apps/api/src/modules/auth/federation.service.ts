@@ -7,7 +7,7 @@ import { IssuerJwkSetSchema, type CreateFederationPolicyInput, type FederationPo
 import type { Actor } from '../../access/callers.js';
 import { assertMayActOnKey } from '../../access/ceiling.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, created } from '../audit/audit.js';
 import { isUuid } from '../../access/workspaces.js';
 import { Invalid, NotFound } from '../../lib/errors.js';

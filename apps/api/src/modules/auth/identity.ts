@@ -1,7 +1,7 @@
 // Workload identity's parts, built once per server: Switchyard's signing keys, the access tokens they
 // sign, and the issuers' keys the token exchange checks subject tokens against.
 import type { Db } from '@switchyard/db';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import type { MediaDeps } from '../../storage/media.js';
 import { AccessTokens } from './access-tokens.js';
 import { SigningKeys } from './signing-keys.js';

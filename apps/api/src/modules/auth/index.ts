@@ -2,8 +2,16 @@ import { API_PREFIX } from '@switchyard/schema';
 import type { Config } from '../../config.js';
 import { defineModule, type ModuleShared } from '../manifest.js';
 import { authRouter, federationPoliciesRouter } from './auth.router.js';
-import { workloadIdentity } from './identity.js';
+import { workloadIdentity, type WorkloadIdentity } from './identity.js';
 import { OAUTH_ROUTES } from './oauth-token.routes.js';
+
+declare module '../../trpc/service-deps.js' {
+  /** What the auth module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** Workload identity: signing keys, access tokens, issuers' keys (the token exchange). */
+    identity: WorkloadIdentity;
+  }
+}
 
 export const authModule = defineModule({
   name: 'auth',
@@ -22,6 +30,6 @@ export const authModule = defineModule({
     }
     // GET /oauth/jwks publishes a key from the first start (a verifier may read it once, at its own start).
     await identity.signingKeys.ensure();
-    return { deps: { identity } };
+    return { deps: { identity, accessTokens: identity.tokens } };
   },
 });

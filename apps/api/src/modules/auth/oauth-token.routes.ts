@@ -5,7 +5,7 @@
 // mounts the route through rawRoutes().
 import type { Request, Response } from 'express';
 import { OAuthError, exchangeToken } from './token-exchange.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps } from '../../trpc/service-deps.js';
 import type { RawRoute } from '../../raw-routes/route.js';
 import { expressPath, rawInputOf, TOKEN_EXCHANGE } from '../../raw-routes/contracts.js';
 import { loggerOf } from '../../lib/request-scope.js';

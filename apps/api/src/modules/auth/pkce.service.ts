@@ -17,7 +17,7 @@ import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { assertMayMakeKey, wantedKey } from '../../access/ceiling.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspace } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { Conflict, Forbidden, Invalid } from '../../lib/errors.js';
 import { generateApiKey, hashApiKey } from '../../access/key-format.js';
 import { appendAudit, auditOfAnonymous, auditOfTenant } from '../audit/audit.js';

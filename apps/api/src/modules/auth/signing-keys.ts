@@ -20,7 +20,7 @@
 import type { Prisma, Db } from '@switchyard/db';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { TtlCache } from '../../lib/cache.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** The longest an access token lives (D12: at most 900 seconds). */
 export const ACCESS_TOKEN_MAX_S = 900;

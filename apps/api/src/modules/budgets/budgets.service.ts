@@ -6,7 +6,7 @@ import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData } from '../../access/tenancy.js';
 import { resolveWorkspace } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, changedFields, removed } from '../audit/audit.js';
 
 /** Narrowest first. */

@@ -4,7 +4,7 @@
 import type { Db, Prisma } from '@switchyard/db';
 import type { Actor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /**
  * Re-encrypts the organization's secrets still sealed by an older key (with `client`:

@@ -7,7 +7,7 @@ import type { Db, ObservabilityDestination as DestinationRow, Prisma } from '@sw
 import { isReservedDestinationHeader } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** A secret as answers show it: first 3 characters, "...", last 4; 8 characters or fewer: "****". */
 export function maskSecret(secret: string): string {

@@ -16,13 +16,13 @@ import {
   createDestination,
   deleteDestination,
   destinationSecret,
+  destinationStatus,
   getDestination,
   listDestinations,
   rotateDestinationSecret,
   updateDestination,
 } from './destinations.service.js';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
-import { destinationStatus } from '../events/delivery.js';
 
 const route = routesOf('Observability');
 const PATH = '/observability/destinations';
@@ -141,7 +141,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DestinationStatusOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx.db, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx, ctx.actor, input) })),
 
   // tRPC only (not part of the REST contract): a webhook destination's Standard Webhooks signing secret.
   // A write scope's: whoever holds it can sign the organization's alerts, so no read scope answers it.

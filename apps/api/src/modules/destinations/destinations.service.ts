@@ -25,6 +25,7 @@ import {
   isReservedDestinationHeader,
   type CreateDestinationInput,
   type Destination,
+  type DestinationStatus,
   type DestinationType,
   type FilterRules,
   type ListDestinationsInput,
@@ -34,12 +35,12 @@ import { z } from 'zod';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { defaultWorkspaceId, findOwned, resolveWorkspaceOrForeign } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { Conflict, Invalid, NotFound } from '../../lib/errors.js';
 import { jsonList, listOrNull } from '../../lib/json-list.js';
 import type { AllowedHost } from '../../upstream/index.js';
 import { storedUrlProblem } from '../../upstream/index.js';
-import { patternProblem } from '../events/filter-rules.js';
+import { patternProblem } from './filter-rules.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 import { type Config, maskSecret, plaintextConfig, type SecretBundle, signingAd } from './destinations-secrets.js';
@@ -396,4 +397,34 @@ export async function rotateDestinationSecret(deps: Uses<'db' | 'secrets' | Audi
     });
   });
   return { secret };
+}
+
+const EMPTY_COUNTS = { pending: 0, failing: 0, delivered: 0, dead: 0 };
+
+/** destinations.status (tRPC): how delivery to one of the organization's destinations is going. */
+export async function destinationStatus(deps: Uses<'db'>, actor: Actor, input: { id: string }): Promise<DestinationStatus> {
+  const { db } = deps;
+  const row = await findOwned(actor, 'destination', input.id, (where) => db.observabilityDestination.findFirst({ where: { ...where, deleted_at: null } }));
+  const [groups, lastError, lastDelivered] = await Promise.all([
+    db.eventDelivery.groupBy({ by: ['status'], where: { destination_id: row.id }, _count: { _all: true } }),
+    db.eventDelivery.findFirst({
+      where: { destination_id: row.id, last_error: { not: null } },
+      orderBy: { last_attempt_at: 'desc' },
+      select: { last_error: true, last_attempt_at: true },
+    }),
+    db.eventDelivery.aggregate({ where: { destination_id: row.id, status: 'delivered' }, _max: { delivered_at: true } }),
+  ]);
+  const counts = { ...EMPTY_COUNTS };
+  for (const group of groups) if (group.status in counts) counts[group.status as keyof typeof counts] = group._count._all;
+  return {
+    destination_id: row.id,
+    enabled: row.enabled,
+    delivery: DELIVERED_DESTINATION_TYPES.includes(row.type as DestinationType) ? 'supported' : 'not_supported',
+    disabled_reason: row.disabled_reason,
+    ...counts,
+    last_error: lastError?.last_error ?? null,
+    last_error_at: lastError?.last_attempt_at?.toISOString() ?? null,
+    last_delivered_at: lastDelivered._max.delivered_at?.toISOString() ?? null,
+    failing_since: row.failing_since?.toISOString() ?? null,
+  };
 }

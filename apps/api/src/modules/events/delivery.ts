@@ -25,15 +25,12 @@
 //   off (enabled: false, disabled_reason).
 // - Time is deps.now(): tests drive the clock and never wait for a retry.
 import { namedStatement, queryRows, statement, type Db, type ObservabilityDestination as DestinationRow } from '@switchyard/db';
-import { DELIVERED_DESTINATION_TYPES, type DestinationStatus, type DestinationType } from '@switchyard/schema';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import type { Actor } from '../../access/callers.js';
-import { findOwned } from '../../access/workspaces.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { RefusedUpstream, upstreamFetch, type UpstreamPolicy } from '../../upstream/index.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { openSigningSecret, plaintextConfig, sendableHeaders } from '../destinations/destinations-secrets.js';
 import { isConnectionLost } from '../../lib/db-errors.js';
 import { dispatchTraceEvents, GENERATION_RECORDED, traceSourcesOf, type TraceSource } from './generation-traces.js';
@@ -540,32 +537,3 @@ const generationIdOf = (event: EventRow): string | null => {
   const id = (event.payload as { generation_id?: unknown } | null)?.generation_id;
   return typeof id === 'string' ? id : null;
 };
-
-const EMPTY_COUNTS = { pending: 0, failing: 0, delivered: 0, dead: 0 };
-
-/** destinations.status (tRPC): how delivery to one of the organization's destinations is going. */
-export async function destinationStatus(db: Db, actor: Actor, input: { id: string }): Promise<DestinationStatus> {
-  const row = await findOwned(actor, 'destination', input.id, (where) => db.observabilityDestination.findFirst({ where: { ...where, deleted_at: null } }));
-  const [groups, lastError, lastDelivered] = await Promise.all([
-    db.eventDelivery.groupBy({ by: ['status'], where: { destination_id: row.id }, _count: { _all: true } }),
-    db.eventDelivery.findFirst({
-      where: { destination_id: row.id, last_error: { not: null } },
-      orderBy: { last_attempt_at: 'desc' },
-      select: { last_error: true, last_attempt_at: true },
-    }),
-    db.eventDelivery.aggregate({ where: { destination_id: row.id, status: 'delivered' }, _max: { delivered_at: true } }),
-  ]);
-  const counts = { ...EMPTY_COUNTS };
-  for (const group of groups) if (group.status in counts) counts[group.status as keyof typeof counts] = group._count._all;
-  return {
-    destination_id: row.id,
-    enabled: row.enabled,
-    delivery: DELIVERED_DESTINATION_TYPES.includes(row.type as DestinationType) ? 'supported' : 'not_supported',
-    disabled_reason: row.disabled_reason,
-    ...counts,
-    last_error: lastError?.last_error ?? null,
-    last_error_at: lastError?.last_attempt_at?.toISOString() ?? null,
-    last_delivered_at: lastDelivered._max.delivered_at?.toISOString() ?? null,
-    failing_since: row.failing_since?.toISOString() ?? null,
-  };
-}

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { inTransaction, statement, type Db, type Generation } from '@switchyard/db';
 import type { FilterRules } from '@switchyard/schema';
 import { z } from 'zod';
-import { FilterJudge, type FilterFields } from './filter-rules.js';
+import { FilterJudge, type FilterFields } from '../destinations/filter-rules.js';
 
 export const GENERATION_RECORDED = 'generation.recorded';
 /** The payload's version (docs/events.md): `{ version, generation_id }`. */

@@ -5,6 +5,14 @@ import { DeliveryWorker, dispatchEvents, DISPATCH_LOCK, outboxState } from './de
 import { emitKeyExpiryNotices, KEY_EXPIRY_LOCK } from './key-expiry.js';
 import { RefusalEvents } from './refusal-events.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the events module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** routing.authorize's refusals as events in the outbox, written in batches off the request path. */
+    refusalEvents: RefusalEvents;
+  }
+}
+
 /** Delivery of events to destinations, as the server hands it to the tests (which run it with the poll off). */
 export interface Deliveries {
   /** Makes the deliveries of new events (null: another replica holds the round's lock). */

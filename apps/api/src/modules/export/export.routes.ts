@@ -10,7 +10,7 @@ import { EXPORT_MEDIA_TYPE } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import { openExport } from './export.service.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps } from '../../trpc/service-deps.js';
 import type { RawRoute } from '../../raw-routes/route.js';
 import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from '../../raw-routes/contracts.js';
 import { requestIdOf, loggerOf } from '../../lib/request-scope.js';

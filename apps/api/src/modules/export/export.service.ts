@@ -8,7 +8,7 @@
 import type { Db, Generation as GenerationRow, GenerationContent as GenerationContentRow, Prisma } from '@switchyard/db';
 import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, type ExportCounts, type ExportRecord, type ExportRecordType } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { generationWhere, tenantData, viewerOf } from '../../access/tenancy.js';
 import { listBudgets } from '../budgets/budgets.service.js';
 import { generationContentOf, generationOf } from '../generations/generations-rows.js';

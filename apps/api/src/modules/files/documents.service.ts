@@ -7,7 +7,7 @@ import { namedStatement, queryRows, type Db, type Document } from '@switchyard/d
 import { z } from 'zod';
 import type { DocumentDeletion, DocumentInput, DocumentPage, File, ListDocumentsInput, UploadDocumentQuery } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { tenantData } from '../../access/tenancy.js';
 import { assertWorkspaceAccess, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { Invalid, NotFound, PayloadTooLarge } from '../../lib/errors.js';

@@ -11,7 +11,7 @@
 import type { Request, Response } from 'express';
 import { PassThrough } from 'node:stream';
 import { Invalid } from '../../lib/errors.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps } from '../../trpc/service-deps.js';
 import type { RawRoute, RawRouteDoc } from '../../raw-routes/route.js';
 import { CONTAINER_FILE_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_CONTENT, expressPath, rawInputOf } from '../../raw-routes/contracts.js';
 import { requestedRange } from '../../raw-routes/range.js';

@@ -32,7 +32,7 @@ import { containerObjectKey, discardClaimed, documentObjectKey, putClaimed, sett
 import type { MediaDeps } from '../../storage/media.js';
 import type { ByteRange } from '../../storage/storage.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { platformOrganization, platformWorkspace } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';
 import { fileRecordOf, type Shaped } from './file-shapes.js';

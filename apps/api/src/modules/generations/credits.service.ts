@@ -4,7 +4,7 @@ import { Prisma } from '@switchyard/db';
 import type { AddCreditsInput, CreditBalance, Credits } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { platformOrganization } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 
 /** Where a 402 sends people to add credits. The one place this link is written. */

@@ -17,7 +17,7 @@ import { httpErrorOf, InsufficientCredits, Invalid, NotFound, type HttpError } f
 import { assertStorable } from '../../lib/storable-input.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { generationWhere, tenantStatement, tenantValues, viewerOf } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import { ADD_CREDITS_URL } from './credits.service.js';

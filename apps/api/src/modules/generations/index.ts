@@ -3,6 +3,14 @@ import { defineModule, type ModuleShared } from '../manifest.js';
 import { generationsRouter } from './generations.router.js';
 import { GenerationRecorder } from './recorder.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the generations module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** Writes recorded generations in batches (group commit). */
+    recorder: GenerationRecorder;
+  }
+}
+
 export const generationsModule = defineModule({
   name: 'generations',
   routers: { generations: generationsRouter },

@@ -15,7 +15,8 @@ import {
   UnassignGuardrailOutputSchema,
   UpdateGuardrailInputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, guardrailWriteProcedure, heavyGuardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { guardrailWriteProcedure, heavyGuardrailWriteProcedure } from './guardrail-write.js';
 import { routesOf } from '../../trpc/openapi-meta.js';
 import {
   assignGuardrailKeys,

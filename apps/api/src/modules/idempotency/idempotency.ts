@@ -15,7 +15,7 @@ import { type Db, namedStatement, queryRows, statement } from '@switchyard/db';
 import { z } from 'zod';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { Invalid } from '../../lib/errors.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** How long an answer is replayed. */
 export const ANSWER_KEPT_MS = 24 * 60 * 60 * 1000;

@@ -4,6 +4,14 @@ import { defineModule, type ModuleShared } from '../manifest.js';
 import { keysRouter } from './keys.router.js';
 import { UsageCache } from './usage-cache.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the keys module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** Each key's spend figures for GET /key, kept up to USAGE_CACHE_MS; forgotten when this process records for the key. */
+    usage: UsageCache;
+  }
+}
+
 export const keysModule = defineModule({
   name: 'keys',
   routers: { keys: keysRouter },

@@ -10,7 +10,7 @@ import { Forbidden, Invalid, NotFound, Unauthorized } from '../../lib/errors.js'
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantSql, tenantStatement, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { platformOrganization, resolveWorkspace } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../../access/key-format.js';
 import { appendAudit, auditInsertSql, auditOfPlatform, auditOfTenant, auditValues, changedFields, removed } from '../audit/audit.js';
 import { createKeyQuery, KEY_COLUMNS, KEY_SELECT, keysPageQuery, usageOf } from './keys-queries.js';

@@ -7,7 +7,8 @@ import {
   RemoveOrganizationMemberOutputSchema,
   UpdateOrganizationMemberInputSchema,
 } from '@switchyard/schema';
-import { guardrailWriteProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { guardrailWriteProcedure } from '../guardrails/guardrail-write.js';
 import { createOrganizationMember, listOrganizationMembers, removeOrganizationMember, updateOrganizationMember } from './members.service.js';
 import { answers, WHY } from '@switchyard/schema';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';

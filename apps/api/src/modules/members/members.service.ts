@@ -14,7 +14,7 @@ import { Invalid, NotFound } from '../../lib/errors.js';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantValues, tenantWhere } from '../../access/tenancy.js';
 import { assertMayActOnMember, assertRoleWithin } from '../../access/ceiling.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 import { MEMBERS_PAGE, membersByIdQuery } from './members-queries.js';
 import { userIdForEmail } from './users.js';

@@ -24,7 +24,7 @@ import type {
   VideoModel,
 } from '@switchyard/schema';
 import type { Actor, AnonymousCaller } from '../../access/callers.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { Invalid, NotFound } from '../../lib/errors.js';
 import { evaluatePolicy } from '@switchyard/rules';
 import type { CatalogSnapshot } from './catalog-cache.js';

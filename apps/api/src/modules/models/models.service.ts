@@ -20,7 +20,7 @@ import { evaluatePolicy } from '@switchyard/rules';
 import { Forbidden, Invalid, NotFound } from '../../lib/errors.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import type { ModelsPage } from './models-rows.js';
 import { resolveModel, type ResolvedModel } from './resolve-model.js';
 

@@ -3,7 +3,7 @@
 // starting at once create one of each between them, and a restart creates nothing. No key starts it:
 // server.ts runs it as SERVER_ACTOR.
 import type { PlatformActor } from '../../access/callers.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { generatePlatformKey, hashApiKey, maskApiKey } from '../../access/key-format.js';
 import { createOrganizationIn } from './organization-setup.js';
 

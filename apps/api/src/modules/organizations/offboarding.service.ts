@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfPlatform } from '../audit/audit.js';
 import { Invalid, NotFound } from '../../lib/errors.js';
 import { JobFailure, type JobHandler } from '../../jobs/runner.js';

@@ -14,7 +14,7 @@ import type {
 } from '@switchyard/schema';
 import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfPlatform, changedFields } from '../audit/audit.js';
 import { NotFound } from '../../lib/errors.js';
 import { platformOrganization } from '../../access/workspaces.js';

@@ -22,7 +22,7 @@ import { refuseDuplicates } from '../../lib/db-errors.js';
 import { Conflict, Invalid, NotFound } from '../../lib/errors.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import type { Actor } from '../../access/callers.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { canSeeWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { tenantData, tenantWhere, visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';

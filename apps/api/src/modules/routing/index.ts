@@ -7,6 +7,20 @@ import { routingRouter } from './routing.router.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './routing.service.js';
 import { SpendCache } from './spend.js';
 
+declare module '../../trpc/service-deps.js' {
+  /** What the routing module adds to every service's deps (built by its create). */
+  interface ServiceDeps {
+    /** Each workspace's budgets, BYOK credentials and settings for routing decisions, kept up to CACHE_TTL_MS. */
+    workspaceRouting: WorkspaceRoutingCache;
+    /** Limits' remaining amounts for decisions that hold nothing, kept up to USAGE_CACHE_MS. */
+    spend: SpendCache;
+    /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
+    freeQuota: FreeModelQuota;
+    /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
+    reservationTtlMs: number;
+  }
+}
+
 export const routingModule = defineModule({
   name: 'routing',
   routers: { routing: routingRouter },

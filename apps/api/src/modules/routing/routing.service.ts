@@ -27,10 +27,10 @@ import type { RoutingAuthorizeInputSchema, RoutingDecision, RoutingEndpoint } fr
 import { z } from 'zod';
 import type { PlatformActor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { TtlCache } from '../../lib/cache.js';
 import type { CacheCounter } from '../../lib/metrics.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { auditOfPlatform } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import type { MinuteTaken } from './free-quota.js';

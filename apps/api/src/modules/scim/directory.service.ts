@@ -20,7 +20,7 @@ import type { ListScimGroupsInput, ScimGroup } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { NotFound } from '../../lib/errors.js';
 import { userIdForEmail } from '../members/users.js';
 import { appendAudit, auditOfScim, changedFields, created, removed, type Audit } from '../audit/audit.js';

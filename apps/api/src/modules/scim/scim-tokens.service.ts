@@ -9,7 +9,7 @@ import type { Actor, AnonymousCaller } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
 import { assertHoldsEverything, assertWithinScopes, SCIM_TOKEN_SCOPES } from '../../access/ceiling.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { NotFound } from '../../lib/errors.js';
 import { hashApiKey } from '../../access/key-format.js';
 import { appendAudit, auditOfTenant, created, removed } from '../audit/audit.js';

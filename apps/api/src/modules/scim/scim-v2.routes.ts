@@ -27,7 +27,7 @@ import { resourceTypes, SCIM_CONTENT_TYPE, schemas, scimErrorBody, scimErrorOf, 
 import { scimCallerOf, type ScimCaller } from './scim-tokens.service.js';
 import { hashApiKey } from '../../access/key-format.js';
 import { requestOrigin, serviceDepsOf } from '../../trpc/context.js';
-import type { AppDeps, ServiceDeps } from '../../deps.js';
+import type { AppDeps, ServiceDeps } from '../../trpc/service-deps.js';
 import { logIfInternal } from '../../lib/errors.js';
 import { loggerOf } from '../../lib/request-scope.js';
 import { labelRoute } from '../../raw-routes/route-label.js';

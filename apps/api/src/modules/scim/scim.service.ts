@@ -13,7 +13,7 @@ import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
 import { assertRoleWithin } from '../../access/ceiling.js';
 import { findOwned, resolveWorkspace } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, changedFields, created, removed } from '../audit/audit.js';
 import { pageOf } from '../pages.js';
 import { changeMappings, forgetDisabledKeys, keepMappingMembers } from './directory-writes.js';

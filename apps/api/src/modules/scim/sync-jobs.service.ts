@@ -8,7 +8,7 @@ import type { SyncJob } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantWhere } from '../../access/tenancy.js';
 import { isUuid } from '../../access/workspaces.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { NotFound } from '../../lib/errors.js';
 import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { applyScimMappings } from './directory.service.js';

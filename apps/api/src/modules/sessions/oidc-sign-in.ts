@@ -18,7 +18,7 @@ import { Forbidden, Invalid, NotFound, Unauthorized } from '../../lib/errors.js'
 import type { Uses } from '../../trpc/context.js';
 import { storedUrlProblem, upstreamFetch, upstreamPolicyOf } from '../../upstream/index.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
-import type { SecretBox } from '../byok/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { clientSecretAd, providerOf } from './identity-provider-row.js';
 import { answerOf } from './session-answer.js';
 

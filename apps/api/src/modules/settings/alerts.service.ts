@@ -7,7 +7,7 @@ import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 import type { AlertSettingsInput, OrganizationAlerts } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { type AlertColumns, alertSettingsData, alertSettingsOf } from './alerts-rows.js';
 
 const alertsOf = (row: (AlertColumns & { updated_at: Date }) | null): OrganizationAlerts => ({

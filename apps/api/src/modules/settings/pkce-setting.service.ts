@@ -6,7 +6,7 @@
 import type { OrganizationPkce, UpdatePkceInput } from '@switchyard/schema';
 import type { Actor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 
 const pkceOf = (row: { pkce_require_s256: boolean; updated_at: Date } | null): OrganizationPkce => ({

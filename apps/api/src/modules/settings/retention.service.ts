@@ -10,7 +10,7 @@
 import type { OrganizationRetention, UpdateRetentionInput } from '@switchyard/schema';
 import type { Actor, PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere } from '../../access/tenancy.js';
-import type { Audited, Uses } from '../../deps.js';
+import type { Audited, Uses } from '../../trpc/service-deps.js';
 import { appendAudit, auditOfTenant, changedFields } from '../audit/audit.js';
 import { sweepOrganizationContent } from './retention-queries.js';
 import { retentionSettingsOf } from './retention-rows.js';

@@ -3,7 +3,7 @@ import type { CreateVideoJobInput, ListVideoJobsInput, VideoContentInput, VideoJ
 import { NotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor, PlatformActor } from '../../access/callers.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { platformWorkspace, resolveWorkspaceOrOwn } from '../../access/workspaces.js';
 import { visibleRows } from '../../access/tenancy.js';
 import { pageOf } from '../pages.js';

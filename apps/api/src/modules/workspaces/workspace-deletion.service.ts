@@ -15,7 +15,7 @@
 import { queryRows, statement } from '@switchyard/db';
 import type { PlatformActor } from '../../access/callers.js';
 import { tenantData, tenantWhere, type Tenant } from '../../access/tenancy.js';
-import type { Uses } from '../../deps.js';
+import type { Uses } from '../../trpc/service-deps.js';
 import { JobFailure, type JobHandler } from '../../jobs/runner.js';
 import { batchDeleteStatement, deleteInBatches, deleteStoredObjects, storedKeysStatement } from '../organizations/batch-deletion.js';
 import type { Progress } from '../organizations/offboarding.service.js';

@@ -14,7 +14,8 @@ import {
   WorkspaceOutputSchema,
   WorkspaceRefInputSchema,
 } from '@switchyard/schema';
-import { authedProcedure, guardrailWriteProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { authedProcedure, managementProcedure, router } from '../../trpc/init.js';
+import { guardrailWriteProcedure } from '../guardrails/guardrail-write.js';
 import {
   addWorkspaceMembers,
   createWorkspace,

@@ -3,13 +3,13 @@
 // 1 when the file is out of date. A test compares the served document with the file too.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from './http/openapi.js';
 import { API_PREFIX } from '@switchyard/schema';
-import { appRouter } from '../router.js';
-import { BYTE_ROUTE_MOUNTS } from '../modules.js';
+import { appRouter } from './router.js';
+import { BYTE_ROUTE_MOUNTS } from './modules.js';
 
 /** openapi.json at the repository root (this file is apps/api/src/ or apps/api/dist/). */
-export const OPENAPI_FILE = fileURLToPath(new URL('../../../../openapi.json', import.meta.url));
+export const OPENAPI_FILE = fileURLToPath(new URL('../../../openapi.json', import.meta.url));
 
 /** The file's exact text for a document: two-space JSON and a final newline. */
 export function openApiText(document: unknown): string {

@@ -2,7 +2,7 @@
 // write's own transaction.
 import { orgRoleColumn, Prisma, rawRows, type OrganizationMember } from '@switchyard/db';
 import { z } from 'zod';
-import { tenantSql, type Tenant } from '../../access/tenancy.js';
+import { tenantSql, type Tenant } from './tenancy.js';
 
 /** The row schema of lockMembers' statement: the role as Prisma reads it (`admin`), not its label. */
 const MEMBER_ROLE_ROW = z.object({ user_id: z.string(), role: orgRoleColumn });
