@@ -1,21 +1,10 @@
 // The OpenAPI document: every REST route. trpc-to-openapi generates the procedures' operations from
-// the router; the byte-stream downloads are plain express routes (the modules' *.routes.ts), so
-// their operations are written here, from the same zod schemas, with their binary media types,
-// Range / 206 and Content-Disposition. The document is committed as openapi.json at the repository root
+// the router; the byte routes are plain express routes (the modules' *.routes.ts), whose entries
+// are written from their RawRoute.doc: from its fields here, or as the route wrote it out by hand. The document is committed as openapi.json at the repository root
 // (`pnpm openapi` rewrites it; a test compares it with the served one).
-import {
-  ContainerFileIdSchema,
-  ContainerIdSchema,
-  ERROR_MESSAGES,
-  ErrorEnvelopeSchema,
-  OAuthErrorBodySchema,
-  TokenAnswerSchema,
-  VideoContentQuerySchema,
-  type ErrorStatus,
-} from '@switchyard/schema';
-import { TOKEN_EXCHANGE } from '../raw-routes/contracts.js';
+import { ERROR_MESSAGES, ErrorEnvelopeSchema, OAuthErrorBodySchema, TokenAnswerSchema, type ErrorStatus } from '@switchyard/schema';
+import { BINARY, ERROR_ENVELOPE, header, OAUTH_ERROR, parameter, TOKEN_ANSWER, type Json } from '../raw-routes/openapi-parts.js';
 import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers } from 'trpc-to-openapi';
-import { z } from 'zod';
 import type { AnyRouter } from '@trpc/server';
 import type { ByteRouteMount } from '../modules/manifest.js';
 import type { RawRoute } from '../raw-routes/route.js';
@@ -28,27 +17,6 @@ import type { Statuses } from '@switchyard/schema';
 import { VERSION } from '../lib/version.js';
 
 type Document = ReturnType<typeof generateOpenApiDocument>;
-type Json = Record<string, unknown>;
-
-/** A zod schema as the document's JSON Schema (2020-12, as OpenAPI 3.1 uses), in input form. */
-function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
-  return rest;
-}
-
-function parameter(where: 'path' | 'query' | 'header', name: string, schema: Json, required: boolean, description?: string): Json {
-  return {
-    in: where,
-    name,
-    required,
-    schema,
-    ...((description ?? schema.description) ? { description: description ?? schema.description } : {}),
-  };
-}
-
-const ERROR_ENVELOPE = 'ErrorEnvelope';
-const OAUTH_ERROR = 'OAuthError';
-const TOKEN_ANSWER = 'TokenAnswer';
 
 /** The message an answer with this status carries (402's adds the link to add credits). */
 function messageOf(status: ErrorStatus): string {
@@ -74,121 +42,6 @@ function errorResponses(statuses: Statuses, errorBody: 'envelope' | 'oauth') {
       return [key, { description: why, content: { 'application/json': content } }];
     }),
   );
-}
-
-/** POST /oauth/token (D12): a form in, the Token answer or the OAuth error body out, no key. */
-function tokenExchangePaths(): Record<string, Json> {
-  const exact = (value: string) => ({ type: 'string', enum: [value] });
-  return {
-    [TOKEN_EXCHANGE.path]: {
-      post: {
-        operationId: 'oauth-token',
-        summary: 'Exchange a workload identity token for an access token',
-        description:
-          "RFC 8693 token exchange. A JWT signed by an identity provider that a federation policy of the organization trusts (signature, iss, aud, sub, exp and nbf checked) is exchanged for an ES256 access token valid for at most 900 seconds, and never beyond the subject token's expiry. The access token is a bearer on /api/v1 and /trpc with exactly the rights of the policy's key, until it expires; a key disabled or deleted refuses its tokens too. No key needed (an Authorization header is not read). Errors are the OAuth error body, not the envelope.",
-        tags: ['Authorization'],
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                properties: {
-                  grant_type: exact('urn:ietf:params:oauth:grant-type:token-exchange'),
-                  subject_token: { type: 'string', description: 'The JWT issued by the trusted identity provider' },
-                  subject_token_type: exact('urn:ietf:params:oauth:token-type:jwt'),
-                  federation_policy_id: { type: 'string', description: 'The federation policy to evaluate; it binds the exchange to one organization' },
-                  requested_token_type: exact('urn:ietf:params:oauth:token-type:access_token'),
-                  scope: exact('inference'),
-                },
-                required: ['grant_type', 'subject_token', 'subject_token_type', 'federation_policy_id'],
-              },
-            },
-          },
-        },
-        responses: {
-          200: {
-            description: 'The access token',
-            headers: { 'Cache-Control': header('no-store') },
-            content: { 'application/json': { schema: { $ref: `#/components/schemas/${TOKEN_ANSWER}` } } },
-          },
-        },
-      },
-    },
-  };
-}
-
-const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
-const BINARY = { type: 'string', format: 'binary' };
-
-function downloadPaths(): Record<string, Json> {
-  const containerParameters = [
-    parameter('path', 'container_id', jsonSchema(ContainerIdSchema), true),
-    parameter('path', 'file_id', jsonSchema(ContainerFileIdSchema), true),
-  ];
-  const index = (jsonSchema(VideoContentQuerySchema).properties as Record<string, Json>).index!;
-  return {
-    '/containers/{container_id}/files/{file_id}/content': {
-      get: {
-        operationId: 'files-content',
-        summary: 'Download a container file',
-        description: "Streams the exact bytes of a file in a container of the caller's workspace (a management key: any workspace of its organization).",
-        tags: ['Containers'],
-        security: [{ bearerAuth: [] }],
-        parameters: containerParameters,
-        responses: {
-          200: {
-            description: "The file's bytes",
-            headers: {
-              'Content-Disposition': header('attachment, with the file name (RFC 6266): attachment; filename=report.md'),
-              'Content-Length': header('Size of the file in bytes', { type: 'integer', minimum: 0 }),
-            },
-            content: { 'application/octet-stream': { schema: BINARY } },
-          },
-        },
-      },
-    },
-    '/videos/{jobId}/content': {
-      get: {
-        operationId: 'videos-content',
-        summary: 'Download a generated video',
-        description:
-          "Streams an output of a video job from the provider's URL, unbuffered, with the provider's media type. A Range header is forwarded: the provider's partial answer comes back as 206.",
-        tags: ['Videos'],
-        security: [{ bearerAuth: [] }],
-        parameters: [
-          parameter('path', 'jobId', { type: 'string', minLength: 1 }, true, 'The video job id'),
-          parameter('query', 'index', { type: 'integer', minimum: 0, default: 0 }, false, String(index.description ?? '')),
-          parameter(
-            'header',
-            'Range',
-            { type: 'string', example: 'bytes=0-1048575' },
-            false,
-            'A byte range of the video (RFC 9110), forwarded to the provider',
-          ),
-        ],
-        responses: {
-          200: {
-            description: 'The whole video',
-            headers: {
-              'Content-Length': header('Size in bytes, when the provider gives it', { type: 'integer', minimum: 0 }),
-              'Accept-Ranges': header('bytes, when the provider accepts ranges'),
-            },
-            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
-          },
-          206: {
-            description: 'The requested range of the video',
-            headers: {
-              'Content-Range': header('The range sent and the full size: bytes 0-1048575/7340032'),
-              'Content-Length': header('Size of the range in bytes', { type: 'integer', minimum: 0 }),
-            },
-            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
-          },
-        },
-      },
-    },
-  };
 }
 
 /** Never called: a procedure made only to be documented. */
@@ -261,14 +114,12 @@ export function openApiDocument(router: AnyRouter, baseUrl: string, byteRoutes: 
   const paths: Record<string, Json> = { ...(document.paths as Record<string, Json>) };
   for (const [path, item] of Object.entries({
     ...rawRoutePaths(byteRoutes.filter((m) => m.prefix === baseUrl).flatMap((m) => m.routes)),
-    ...downloadPaths(),
-    ...tokenExchangePaths(),
   }))
     paths[path] = { ...paths[path], ...item };
   document.paths = paths as Document['paths'];
   // Every operation lists exactly the error statuses it declares (@switchyard/schema: statuses.ts), each with the
   // error envelope's schema, not trpc-to-openapi's own error body.
-  const declared = new Map(restOperations(router).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op]));
+  const declared = new Map(restOperations(router, byteRoutes).map((op) => [`${op.method.toLowerCase()} ${op.path}`, op]));
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item as Record<string, { responses?: Record<string, unknown> }>)) {
       const op = declared.get(`${method} ${baseUrl}${path}`);
@@ -317,8 +168,9 @@ function mergeIdenticalPaths(paths: Record<string, unknown>): Record<string, unk
 }
 
 /**
- * Raw download routes that describe themselves (RawRoute.doc), for those downloadPaths() does not
- * write out by hand: bearer key, path and query parameters, bytes on 200, the envelope otherwise.
+ * The byte routes' entries (RawRoute.doc): the operation a route wrote out by hand, or one written
+ * from its fields: bearer key, path and query parameters, bytes on 200 (a multipart upload: the
+ * File record).
  */
 function rawRoutePaths(routes: readonly RawRoute[]): Record<string, Json> {
   const paths: Record<string, Json> = {};
@@ -326,6 +178,10 @@ function rawRoutePaths(routes: readonly RawRoute[]): Record<string, Json> {
     if (!route.doc) continue;
     const doc = route.doc;
     const path = route.path.replace(/:(\w+)/g, '{$1}');
+    if ('operation' in doc) {
+      paths[path] = { ...paths[path], [route.method]: doc.operation };
+      continue;
+    }
     const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => parameter('path', m[1]!, { type: 'string' }, true));
     const query = (doc.query ?? []).map((q) => parameter('query', q.name, { type: q.type }, false, q.description));
     paths[path] = {

@@ -1,5 +1,5 @@
 // Every REST operation with what it declares about its answers: the router's procedures (their
-// meta) and the raw express routes (RAW_OPERATIONS). The OpenAPI document, the status table of
+// meta) and the modules' byte routes (each RawRoute's operation). The OpenAPI document, the status table of
 // docs/api.md and the hostile-input property test read this list.
 import type { AnyRouter } from '@trpc/server';
 import { proceduresOf } from '../trpc/procedures.js';
@@ -7,7 +7,7 @@ import { acceptsRequestBody, forEachOpenApiProcedure, getInputOutputParsers, nor
 import type { ZodType } from 'zod';
 import type { ErrorStatus } from '@switchyard/schema';
 import { API_PREFIX } from '@switchyard/schema';
-import { RAW_OPERATIONS } from '../raw-routes/contracts.js';
+import type { ByteRouteMount } from '../modules/manifest.js';
 import { COMMON, TENANT_COMMON, type OperationStatuses } from '@switchyard/schema';
 
 export interface OperationEntry extends OperationStatuses {
@@ -24,8 +24,8 @@ export interface OperationEntry extends OperationStatuses {
   errorBody: 'envelope' | 'oauth';
 }
 
-/** Every REST operation with its declared statuses: the router's procedures, then the raw routes. */
-export function restOperations(router: AnyRouter): OperationEntry[] {
+/** Every REST operation with its declared statuses: the router's procedures, then the byte routes' operations. */
+export function restOperations(router: AnyRouter, byteRoutes: readonly ByteRouteMount[]): OperationEntry[] {
   const entries: OperationEntry[] = [];
   forEachOpenApiProcedure(proceduresOf(router), ({ path, procedure, meta }) => {
     const { openapi, statuses, listed } = meta as typeof meta & Partial<OperationStatuses>;
@@ -41,7 +41,7 @@ export function restOperations(router: AnyRouter): OperationEntry[] {
       errorBody: 'envelope',
     });
   });
-  for (const raw of RAW_OPERATIONS) {
+  for (const raw of byteRoutes.flatMap((mount) => mount.routes.flatMap((route) => (route.operation ? [route.operation] : [])))) {
     entries.push({
       method: raw.method,
       path: `${raw.prefix}${raw.path}`,
@@ -64,8 +64,8 @@ export const STATUS_TABLE_END = '<!-- status-table:end -->';
  * the spec does not list them for its endpoint), the reasons for those that are not the common
  * ones, and the listed statuses it never answers.
  */
-export function statusTable(router: AnyRouter): string {
-  const rows = restOperations(router)
+export function statusTable(router: AnyRouter, byteRoutes: readonly ByteRouteMount[]): string {
+  const rows = restOperations(router, byteRoutes)
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
     .map((op) => {
       const answered = Object.keys(op.statuses).map(Number) as ErrorStatus[];

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { ERROR_MESSAGES, ErrorEnvelopeSchema, OAuthErrorBodySchema, type ErrorStatus } from '@switchyard/schema';
 import { PLATFORM_ONLY_MESSAGE } from '../../src/access/rules.js';
 import { restOperations, type OperationEntry } from '../../src/http/operations.js';
+import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
 import { appRouter } from '../../src/router.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { testServer } from '../fixtures.js';
@@ -522,7 +523,7 @@ function check(op: OperationEntry, answer: Answer, logged: Record<string, unknow
 /** RFC 6749 §5.2's error codes (and RFC 8693's use of them) that POST /oauth/token answers. */
 const OAUTH_ERRORS = ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'temporarily_unavailable'];
 
-const operations = restOperations(appRouter);
+const operations = restOperations(appRouter, BYTE_ROUTE_MOUNTS);
 
 describe('every REST operation, with random and hostile requests', () => {
   it("covers the spec's 21 operations and the sandbox writer (and whatever else is declared)", () => {

@@ -4,6 +4,7 @@
 // more); the trailer with the counts comes last, so a file cut short by a failure or a client that
 // left has none. A failure after the headers can only cut the connection (as for downloads).
 // app.ts mounts it through rawRoutes().
+import { API_PREFIX, answers, WHY } from '@switchyard/schema';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_MEDIA_TYPE } from '@switchyard/schema';
@@ -11,17 +12,29 @@ import type { Actor } from '../../access/callers.js';
 import { appendAudit, auditOfTenant } from '../audit/audit.js';
 import { openExport } from './export.service.js';
 import type { AppDeps } from '../../trpc/service-deps.js';
-import type { RawRoute } from '../../raw-routes/route.js';
-import { expressPath, ORGANIZATION_EXPORT, rawInputOf } from '../../raw-routes/contracts.js';
+import { routeOf, type RawRoute } from '../../raw-routes/route.js';
+import { NoQuerySchema, rawInputOf, type RawOperation } from '../../raw-routes/contracts.js';
 import { requestIdOf, loggerOf } from '../../lib/request-scope.js';
 import type { Request, Response } from 'express';
 
+export const ORGANIZATION_EXPORT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/export',
+  input: NoQuerySchema,
+  body: 'none',
+  scope: 'export:read',
+  statuses: answers({
+    400: `a query parameter (it takes none); ${WHY.unstorable}`,
+    403: WHY.managementOnly,
+  }),
+  // Not an operation of the spec (docs/export.md): the statuses it answers are the ones it lists.
+  listed: [400, 401, 403, 500],
+} as const satisfies RawOperation;
+
 export const EXPORT_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'get',
-    path: expressPath(ORGANIZATION_EXPORT),
+  routeOf(ORGANIZATION_EXPORT, {
     access: 'management',
-    scope: ORGANIZATION_EXPORT.scope,
     doc: {
       operationId: 'export-organization',
       summary: "Export the organization's data",
@@ -38,7 +51,7 @@ export const EXPORT_ROUTES: readonly RawRoute[] = [
       rawInputOf(ORGANIZATION_EXPORT, req);
       await sendExport(deps, req, res, actor);
     },
-  },
+  }),
 ];
 
 async function sendExport(deps: AppDeps, req: Request, res: Response, actor: Actor): Promise<void> {

@@ -8,12 +8,24 @@
 //   streams the body into storage (never buffered whole) and answers { data: <ContainerFile> }.
 //   Container ids are unique within an organization, so the platform names the organization.
 //   Containers are opened with the tRPC procedure files.openContainer.
+import {
+  answers,
+  API_PREFIX,
+  ContainerFileIdSchema,
+  ContainerFilePathInputSchema,
+  ContainerIdSchema,
+  DocumentInputSchema,
+  INTERNAL_PREFIX,
+  OrganizationQuerySchema,
+  WHY,
+} from '@switchyard/schema';
 import type { Request, Response } from 'express';
 import { PassThrough } from 'node:stream';
 import { Invalid } from '../../lib/errors.js';
 import type { AppDeps } from '../../trpc/service-deps.js';
-import type { RawRoute, RawRouteDoc } from '../../raw-routes/route.js';
-import { CONTAINER_FILE_CONTENT, CONTAINER_FILE_WRITE, DOCUMENT_CONTENT, expressPath, rawInputOf } from '../../raw-routes/contracts.js';
+import { routeOf, type RawRoute, type RawRouteDoc } from '../../raw-routes/route.js';
+import { rawInputOf, type RawOperation } from '../../raw-routes/contracts.js';
+import { BINARY, header, jsonSchema, parameter } from '../../raw-routes/openapi-parts.js';
 import { requestedRange } from '../../raw-routes/range.js';
 import { streamAnswer } from '../../raw-routes/stream.js';
 import { openDocument } from './documents.service.js';
@@ -25,18 +37,83 @@ export const WORKSPACE_QUERY: NonNullable<RawRouteDoc['query']> = [
   { name: 'provider', description: "Not supported: only the platform's own storage (400)", type: 'string' },
 ];
 
+export const CONTAINER_FILE_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/containers/{container_id}/files/{file_id}/content',
+  input: ContainerFilePathInputSchema,
+  body: 'none',
+  scope: 'files:read',
+  statuses: answers({
+    400: `container_id or file_id refused: file_id not "cfile_" + base64url of a clean relative path (no "..", ".", empty or absolute segments, backslashes, NUL), lengths; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
+    404: 'no such container or file visible to the key (another workspace for a regular key, another organization)',
+    503: 'the stored bytes cannot be read',
+  }),
+  listed: [400, 401, 403, 404, 429, 500, 503],
+} as const satisfies RawOperation;
+
+export const DOCUMENT_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/files/{file_id}/content',
+  input: DocumentInputSchema,
+  body: 'none',
+  scope: 'files:read',
+  statuses: answers({
+    400: `file_id not a document id, workspace_id refused, provider given (only the platform's own storage), an uploaded file (not downloadable), a Range past the end; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
+    404: 'no such document visible to the key (another workspace for a regular key, another organization)',
+    503: 'the stored bytes cannot be read',
+  }),
+  listed: [400, 401, 403, 404, 429, 500, 502, 503],
+} as const satisfies RawOperation;
+
+export const CONTAINER_FILE_WRITE = {
+  method: 'PUT',
+  prefix: INTERNAL_PREFIX,
+  path: '/containers/{container_id}/files/{file_id}',
+  // The platform names the organization the container belongs to (?organization_id=).
+  input: ContainerFilePathInputSchema.extend(OrganizationQuerySchema.shape),
+  body: 'bytes',
+  statuses: answers(
+    {
+      400: `container_id or file_id refused (as for the download), organization_id missing or not an organization id, or an upload the client aborted; ${WHY.unstorable}`,
+      404: 'no such organization, or no such container in it',
+      413: 'the file exceeds CONTAINER_FILE_MAX_BYTES (nothing stored)',
+      503: 'storage cannot be written (nothing stored)',
+    },
+    'platform',
+  ),
+  // Not an operation of the spec: these are the statuses the sandbox runner is told to expect.
+  listed: [400, 401, 403, 404, 413, 500, 503],
+} as const satisfies RawOperation;
+
 export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'get',
-    path: expressPath(CONTAINER_FILE_CONTENT),
+  routeOf(CONTAINER_FILE_CONTENT, {
     access: 'tenant',
-    scope: CONTAINER_FILE_CONTENT.scope,
     doc: {
-      operationId: 'files-content',
-      summary: "Download a container file's bytes",
-      description: 'The exact bytes, streamed, with Content-Length and Content-Disposition.',
-      tags: ['Containers'],
-      contentType: 'application/octet-stream',
+      operation: {
+        operationId: 'files-content',
+        summary: 'Download a container file',
+        description: "Streams the exact bytes of a file in a container of the caller's workspace (a management key: any workspace of its organization).",
+        tags: ['Containers'],
+        security: [{ bearerAuth: [] }],
+        parameters: [
+          parameter('path', 'container_id', jsonSchema(ContainerIdSchema), true),
+          parameter('path', 'file_id', jsonSchema(ContainerFileIdSchema), true),
+        ],
+        responses: {
+          200: {
+            description: "The file's bytes",
+            headers: {
+              'Content-Disposition': header('attachment, with the file name (RFC 6266): attachment; filename=report.md'),
+              'Content-Length': header('Size of the file in bytes', { type: 'integer', minimum: 0 }),
+            },
+            content: { 'application/octet-stream': { schema: BINARY } },
+          },
+        },
+      },
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(CONTAINER_FILE_CONTENT, req);
@@ -47,12 +124,9 @@ export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
       });
       await sendDownload(deps, req, res, download);
     },
-  },
-  {
-    method: 'get',
-    path: expressPath(DOCUMENT_CONTENT),
+  }),
+  routeOf(DOCUMENT_CONTENT, {
     access: 'tenant',
-    scope: DOCUMENT_CONTENT.scope,
     doc: {
       operationId: 'files-documentContent',
       summary: "Download a workspace document's bytes",
@@ -68,7 +142,7 @@ export const FILE_DOWNLOAD_ROUTES: readonly RawRoute[] = [
       const download = await openDocument(deps, actor, { ...input, range: (size, sha256) => requestedRange(req.headers, size, `"${sha256}"`) });
       await sendDownload(deps, req, res, download);
     },
-  },
+  }),
 ];
 
 /** A stored file's bytes as a download: application/octet-stream, its name, all of it or the range asked for. */
@@ -88,9 +162,7 @@ async function sendDownload(deps: AppDeps, req: Request, res: Response, download
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'put',
-    path: expressPath(CONTAINER_FILE_WRITE),
+  routeOf(CONTAINER_FILE_WRITE, {
     access: 'platform',
     async handle(deps, req, res, platform) {
       // organization_id (query) names the organization the container belongs to.
@@ -122,5 +194,5 @@ export const SANDBOX_WRITER_ROUTES: readonly RawRoute[] = [
         throw error;
       }
     },
-  },
+  }),
 ];

@@ -3,6 +3,7 @@
 // parses the form as it streams, and the part's bytes go straight to the store, never held whole
 // (documents.service.ts uploadDocument). The answer is 200 with the new File record, bare, in the
 // request's File shape. app.ts mounts it through rawRoutes().
+import { API_PREFIX, answers, WHY, UploadDocumentQuerySchema } from '@switchyard/schema';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -10,10 +11,10 @@ import { DomainError, Invalid, httpErrorOf } from '../../lib/errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from './documents.service.js';
 import { fileShapeOf } from './file-shapes.js';
 import { WORKSPACE_QUERY } from './files.routes.js';
-import type { RawRoute } from '../../raw-routes/route.js';
+import { routeOf, type RawRoute } from '../../raw-routes/route.js';
 import { logIfInternal } from '../../lib/errors.js';
 import { requestErrorOf, sendError } from '../../raw-routes/send-error.js';
-import { DOCUMENT_UPLOAD, expressPath, rawInputOf } from '../../raw-routes/contracts.js';
+import { rawInputOf, type RawOperation } from '../../raw-routes/contracts.js';
 import { loggerOf } from '../../lib/request-scope.js';
 import { declaredAnswer } from '../../raw-routes/statuses.js';
 
@@ -174,12 +175,27 @@ function drainRefused(req: Request): void {
   req.resume();
 }
 
+export const DOCUMENT_UPLOAD = {
+  method: 'POST',
+  prefix: API_PREFIX,
+  path: '/files',
+  input: UploadDocumentQuerySchema,
+  body: 'multipart',
+  scope: 'files:write',
+  statuses: answers({
+    400:
+      'not a multipart/form-data body, or not exactly one part named "file" with a filename (no part, two parts, a form field, a malformed or cut-off body, ' +
+      `a filename with control characters or over 255 bytes); an empty file; content of no supported type; the upload aborted by the client; provider given (only the platform's own storage); ${WHY.unknownWorkspace}; ${WHY.unstorable}`,
+    403: `a regular key asking for another workspace; ${WHY.scopedKey}`,
+    413: 'the file exceeds MAX_FILE_BYTES (100 MiB by default), or the workspace storage quota would be exceeded (nothing stored)',
+    503: 'storage cannot be written (nothing stored)',
+  }),
+  listed: [400, 401, 403, 413, 429, 500, 502, 503],
+} as const satisfies RawOperation;
+
 export const UPLOAD_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'post',
-    path: expressPath(DOCUMENT_UPLOAD),
+  routeOf(DOCUMENT_UPLOAD, {
     access: 'tenant',
-    scope: DOCUMENT_UPLOAD.scope,
     doc: {
       operationId: 'files-upload',
       summary: 'Upload a workspace document',
@@ -220,5 +236,5 @@ export const UPLOAD_ROUTES: readonly RawRoute[] = [
         sendError(res, error);
       }
     },
-  },
+  }),
 ];

@@ -3,11 +3,13 @@
 // rawRoutes(). Errors go through the shared mapping (express's error handler -> sendError) as long
 // as no byte has been sent (raw-routes/stream.ts). The demo's sample output is served from the
 // server's own file (sample-video.ts).
+import { answers, API_PREFIX, VideoContentInputSchema, VideoContentQuerySchema, WHY } from '@switchyard/schema';
 import type { Response } from 'express';
 import { Invalid, Upstream } from '../../lib/errors.js';
 import { loggerOf } from '../../lib/request-scope.js';
-import type { RawRoute } from '../../raw-routes/route.js';
-import { expressPath, rawInputOf, VIDEO_CONTENT } from '../../raw-routes/contracts.js';
+import { routeOf, type RawRoute } from '../../raw-routes/route.js';
+import { rawInputOf, type RawOperation } from '../../raw-routes/contracts.js';
+import { BINARY, header, parameter } from '../../raw-routes/openapi-parts.js';
 import { streamAnswer } from '../../raw-routes/stream.js';
 import { serverAddresses } from '../../upstream/index.js';
 import { sampleFileOf } from './sample-video.js';
@@ -17,19 +19,63 @@ import { findVideoOutput } from './videos.service.js';
 /** Headers of the provider's answer that a player needs to seek and cache. */
 const FORWARDED = ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'] as const;
 
+export const VIDEO_CONTENT = {
+  method: 'GET',
+  prefix: API_PREFIX,
+  path: '/videos/{jobId}/content',
+  input: VideoContentInputSchema,
+  body: 'none',
+  scope: 'files:read',
+  statuses: answers({
+    400: `index not an integer >= 0 (or given twice), jobId over 200 characters, a Range past the end of the server's own sample; ${WHY.unstorable}`,
+    403: WHY.scopedKey,
+    404: 'no such job visible to the key, or no output at that index',
+    502: 'the provider failed (an error status, a connection or idle timeout, a refused connection, a trickle below UPSTREAM_MIN_BYTES_PER_SECOND before the headers) or the upstream rules refused its address or redirect',
+  }),
+  listed: [400, 401, 404, 500, 502],
+} as const satisfies RawOperation;
+
 export const VIDEO_CONTENT_ROUTES: readonly RawRoute[] = [
-  {
-    method: 'get',
-    path: expressPath(VIDEO_CONTENT),
+  routeOf(VIDEO_CONTENT, {
     access: 'tenant',
-    scope: VIDEO_CONTENT.scope,
     doc: {
-      operationId: 'videos-content',
-      summary: "Download a video job's output",
-      description: 'Output `index` of the job, proxied from the provider with its Content-Type; Range is forwarded.',
-      tags: ['Videos'],
-      contentType: 'video/mp4',
-      query: [{ name: 'index', description: 'Which output (default 0)', type: 'integer' }],
+      operation: {
+        operationId: 'videos-content',
+        summary: 'Download a generated video',
+        description:
+          "Streams an output of a video job from the provider's URL, unbuffered, with the provider's media type. A Range header is forwarded: the provider's partial answer comes back as 206.",
+        tags: ['Videos'],
+        security: [{ bearerAuth: [] }],
+        parameters: [
+          parameter('path', 'jobId', { type: 'string', minLength: 1 }, true, 'The video job id'),
+          parameter('query', 'index', { type: 'integer', minimum: 0, default: 0 }, false, VideoContentQuerySchema.shape.index.description ?? ''),
+          parameter(
+            'header',
+            'Range',
+            { type: 'string', example: 'bytes=0-1048575' },
+            false,
+            'A byte range of the video (RFC 9110), forwarded to the provider',
+          ),
+        ],
+        responses: {
+          200: {
+            description: 'The whole video',
+            headers: {
+              'Content-Length': header('Size in bytes, when the provider gives it', { type: 'integer', minimum: 0 }),
+              'Accept-Ranges': header('bytes, when the provider accepts ranges'),
+            },
+            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
+          },
+          206: {
+            description: 'The requested range of the video',
+            headers: {
+              'Content-Range': header('The range sent and the full size: bytes 0-1048575/7340032'),
+              'Content-Length': header('Size of the range in bytes', { type: 'integer', minimum: 0 }),
+            },
+            content: { 'video/*': { schema: BINARY }, 'application/octet-stream': { schema: BINARY } },
+          },
+        },
+      },
     },
     async handle(deps, req, res, actor) {
       const input = rawInputOf(VIDEO_CONTENT, req);
@@ -76,7 +122,7 @@ export const VIDEO_CONTENT_ROUTES: readonly RawRoute[] = [
       await streamAnswer(deps, req, res, upstream);
       if (upstreamFailed) deps.metrics.upstreamVideoFailures.inc({ stage: 'mid_stream' });
     },
-  },
+  }),
 ];
 
 /**
