@@ -23,6 +23,7 @@ import { presetCommands } from './commands/presets.js';
 import { scimCommands } from './commands/scim.js';
 import { settingsCommands } from './commands/settings.js';
 import { federationCommands } from './commands/federation.js';
+import { identityProviderCommands } from './commands/identity-provider.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { render } from './output.js';
 
@@ -37,6 +38,7 @@ export const commands: AnyCommand[] = [
   ...scimCommands,
   ...settingsCommands,
   ...federationCommands,
+  ...identityProviderCommands,
   ...catalogCommands,
   ...demoCommands,
   ...orgCommands,
@@ -60,6 +62,7 @@ const GROUPS: Record<string, string> = {
   tokens: 'SCIM bearer tokens: they authenticate /scim/v2 only',
   groups: 'SCIM groups provisioned by the identity provider',
   'federation-policies': 'Federation policies: workload tokens exchanged for access tokens (POST /oauth/token)',
+  'identity-provider': "The organization's OpenID Connect provider, through which its people sign in to the console",
   models: 'The model catalog',
   generations: 'Recorded generations',
   orgs: 'Organizations (platform key)',

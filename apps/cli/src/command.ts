@@ -112,6 +112,17 @@ export function optionalString(ctx: Pick<CommandContext, 'options'>, name: strin
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A comma-separated option as its items (`--allowed-models a,b`), or undefined when not given. */
+export function optionalList(ctx: Pick<CommandContext, 'options'>, name: string): string[] | undefined {
+  const value = optionalString(ctx, name);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+}
+
 export function optionalNumber(ctx: CommandContext, name: string): number | undefined {
   const value = optionalString(ctx, name);
   if (value === undefined) return undefined;

@@ -554,6 +554,42 @@ describe('switchyard administration commands', () => {
     }
   });
 
+  it("sets, shows and deletes the organization's identity provider, never printing its client secret", async () => {
+    const secret = 'oidc-client-secret-0123456789';
+    expect(await json(['identity-provider', 'show'])).toEqual({ data: null });
+    expect((await cli(['identity-provider', 'show'])).stdout).toContain('no identity provider is set');
+    const base = ['identity-provider', 'set', '--issuer', 'https://idp.example', '--client-id', 'switchyard-console'];
+    // The secret comes from the option or the environment; without it, or without domains, nothing is sent.
+    expect((await cli([...base, '--allowed-domains', 'example.com'])).code).toBe(2);
+    expect((await cli(base, { SWITCHYARD_OIDC_CLIENT_SECRET: secret })).code).toBe(2);
+    // The server's rules reach the CLI: a plain-http issuer off loopback is refused.
+    const refused = await cli(['identity-provider', 'set', '--issuer', 'http://idp.example', '--client-id', 'c', '--allowed-domains', 'example.com'], {
+      SWITCHYARD_OIDC_CLIENT_SECRET: secret,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('400');
+
+    const set = await cli([...base, '--allowed-domains', 'example.com, corp.example'], { SWITCHYARD_OIDC_CLIENT_SECRET: secret });
+    expect(set, set.stderr).toMatchObject({ code: 0 });
+    expect(set.stdout).toMatch(/issuer\s+https:\/\/idp\.example/);
+    expect(set.stdout).not.toContain(secret);
+    const shown = await json(['identity-provider', 'show']);
+    expect(shown.data).toMatchObject({
+      issuer: 'https://idp.example',
+      client_id: 'switchyard-console',
+      has_secret: true,
+      allowed_email_domains: ['example.com', 'corp.example'],
+    });
+    expect(JSON.stringify(shown)).not.toContain(secret);
+    // Another organization's key sees none of it.
+    const other = await json(['orgs', 'create', '--name', 'Elsewhere']);
+    expect(await json(['identity-provider', 'show'], { SWITCHYARD_API_KEY: other.management_key })).toEqual({ data: null });
+
+    expect(await json(['identity-provider', 'delete'])).toEqual({ deleted: true });
+    expect(await json(['identity-provider', 'show'])).toEqual({ data: null });
+    expect((await cli(['identity-provider', 'delete'])).stdout).toContain('no identity provider was set');
+  });
+
   it('adds and rotates a BYOK credential without ever printing the secret', async () => {
     const secret = 'sk-provider-0123456789abcdef';
     const res = await cli(['byok', 'add', '--provider', 'openai', '--name', 'prod'], { SWITCHYARD_PROVIDER_KEY: secret });

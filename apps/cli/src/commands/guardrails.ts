@@ -1,4 +1,5 @@
 import {
+  optionalList,
   optionalNumber,
   optionalString,
   pagination,
@@ -8,21 +9,10 @@ import {
   resolveKeyHash,
   UsageError,
   type Command,
-  type CommandContext,
 } from '../command.js';
 import { renderRecord } from '../output.js';
 
 const RESETS = ['daily', 'weekly', 'monthly'] as const;
-
-function list(ctx: CommandContext, name: string): string[] | undefined {
-  const value = optionalString(ctx, name);
-  return value === undefined
-    ? undefined
-    : value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-}
 
 export const guardrailCommands: Command[] = [
   {
@@ -47,10 +37,10 @@ export const guardrailCommands: Command[] = [
         name: requireString(ctx, 'name'),
         description: optionalString(ctx, 'description'),
         workspace_id: optionalString(ctx, 'workspace'),
-        allowed_models: list(ctx, 'allowed-models'),
-        ignored_models: list(ctx, 'ignored-models'),
-        allowed_providers: list(ctx, 'allowed-providers'),
-        ignored_providers: list(ctx, 'ignored-providers'),
+        allowed_models: optionalList(ctx, 'allowed-models'),
+        ignored_models: optionalList(ctx, 'ignored-models'),
+        allowed_providers: optionalList(ctx, 'allowed-providers'),
+        ignored_providers: optionalList(ctx, 'ignored-providers'),
         enforce_zdr: ctx.options['enforce-zdr'] === true ? true : undefined,
         limit_usd: optionalNumber(ctx, 'limit'),
         reset_interval: reset as (typeof RESETS)[number] | undefined,
@@ -113,9 +103,9 @@ export const guardrailCommands: Command[] = [
       },
       async run(ctx) {
         const id = positional(ctx, 0, '<guardrail-id>');
-        const keyPrefixes = list(ctx, 'keys');
+        const keyPrefixes = optionalList(ctx, 'keys');
         const keys = keyPrefixes && (await Promise.all(keyPrefixes.map((prefix) => resolveKeyHash(ctx, prefix))));
-        const members = list(ctx, 'members');
+        const members = optionalList(ctx, 'members');
         if (!keys?.length && !members?.length) throw new UsageError('give --keys and/or --members');
         const g = ctx.client.guardrails;
         const [keyCall, memberCall] = verb === 'assign' ? [g.assignKeys, g.assignMembers] : [g.unassignKeys, g.unassignMembers];
