@@ -50,6 +50,7 @@ import {
   type SizeRun,
   type TopStatement,
 } from './report.js';
+import { CONSOLE_JS_BUDGET_BYTES, consoleBundle } from './console-bundle.js';
 import { compareToBaseline, guardReport, ratiosOf, type Baseline } from './baseline.js';
 import { runFairness } from './fairness.js';
 import { runAuthorizers, runAutocannon, runBatchRecorders, runDownloads, runRecorders, runUploads, type LoadSpec } from './load.js';
@@ -156,6 +157,7 @@ const log = (line: string) => console.log(line);
 const apiMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@switchyard/api')));
 const demoCatalog = fileURLToPath(new URL('../../demo/catalog.json', import.meta.url));
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+const consoleDist = fileURLToPath(new URL('../../apps/console/dist/', import.meta.url));
 const baselineFile = fileURLToPath(new URL('../baseline.json', import.meta.url));
 /** The statements printed per scenario from pg_stat_statements (the results file keeps TOP_KEPT). */
 const TOP_PRINTED = 5;
@@ -1218,6 +1220,15 @@ async function main() {
   const runs: SizeRun[] = [];
   for (const size of opts.sizes) runs.push(await runSize(size, opts));
   const budget = budgetReport(runs);
+  // The console's initial JavaScript (the console issue's line), measured from its build.
+  const bundle = consoleBundle(consoleDist);
+  budget.push({
+    item: `console: initial JavaScript <= ${CONSOLE_JS_BUDGET_BYTES / 1024} KB gzipped`,
+    met: bundle ? bundle.gzipBytes <= CONSOLE_JS_BUDGET_BYTES : null,
+    detail: bundle
+      ? `${(bundle.gzipBytes / 1024).toFixed(1)} KB gzipped (${bundle.files.map((f) => `${f.file} ${(f.bytes / 1024).toFixed(1)} KB, ${(f.gzipBytes / 1024).toFixed(1)} KB gzipped`).join('; ')})`
+      : 'the console is not built (apps/console/dist)',
+  });
   log('\nbudget of issues 17 and 36 (reported, never enforced):');
   for (const line of budget) log(`  ${line.met === null ? 'n/a ' : line.met ? 'met ' : 'MISS'}  ${line.item}: ${line.detail}`);
 
