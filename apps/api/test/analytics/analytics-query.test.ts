@@ -1,4 +1,5 @@
 // POST /analytics/query over fixed generations whose every figure is computed by hand below.
+import { randomUUID } from 'node:crypto';
 import { ActivityOutputSchema, AnalyticsQueryOutputSchema, type RecordGenerationInput } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA, GAMMA, ZERO_BUCKET } from '../../src/modules/analytics/sketch.js';
@@ -579,16 +580,30 @@ describe('GET /activity under ANALYTICS_CONCURRENCY', () => {
 describe('a query whose client hangs up while it waits for its turn', () => {
   it('is not run when its turn comes', async () => {
     await withLockedTables({ ANALYTICS_CONCURRENCY: '2' }, async (limited, lock) => {
-      const post = (signal?: AbortSignal) => rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] }, signal });
+      const post = () => rest(limited, '/analytics/query', { method: 'POST', json: { metrics: ['request_count'] } });
       // The organization's one slot (half of 2): the first query's statement, held on the lock.
       const first = post();
       await until(async () => (await lock.blocked()) === 1);
       // The second waits in the server for that slot; its client hangs up.
       const hangUp = new AbortController();
-      const second = post(hangUp.signal).catch(() => 'hung up');
+      const secondId = randomUUID();
+      const second = limited
+        .request('/api/v1/analytics/query', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': secondId },
+          body: JSON.stringify({ metrics: ['request_count'] }),
+          signal: hangUp.signal,
+        })
+        .catch(() => 'hung up');
       await slotsAre(limited, 'analytics', 1, 1);
       hangUp.abort();
       expect(await second).toBe('hung up');
+      // The server learns it from the connection's close, a moment after the client: its request
+      // line is written then. The slot must not come free before, or the turn would find the client
+      // still there as far as the server knows.
+      await until(() => limited.logs.some((entry) => entry.request_id === secondId && entry.msg === 'request'), {
+        what: 'the server to see the second client leave',
+      });
       // The first statement ends (cancelled) while the lock is still held: the slot comes free, and
       // the second query, had it run, would wait on the lock too.
       await lock.cancelBlocked();
