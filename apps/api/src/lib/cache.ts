@@ -4,7 +4,15 @@
 // change whose announcement was lost can go unseen.
 import type { CacheCounter } from './metrics.js';
 
-type Entry<V> = { value: Promise<V>; until: number; settled?: { value: V }; refreshing?: boolean };
+type Entry<V> = {
+  value: Promise<V>;
+  until: number;
+  settled?: { value: V };
+  /** Its read again, begun in its last refreshAheadMs (once: a failed refresh is not tried again). */
+  refreshed?: boolean;
+  /** That read while under way. */
+  refreshing?: Promise<V>;
+};
 
 /**
  * Values by key, each reused for at most `ttlMs` after it was read (0: read every time). Concurrent
@@ -14,7 +22,9 @@ type Entry<V> = { value: Promise<V>; until: number; settled?: { value: V }; refr
  * With `refreshAheadMs`, a value used in the last `refreshAheadMs` of its time is read again in the
  * background, and the new value replaces it once read (unless the key was forgotten meanwhile): a
  * key in steady use never makes a caller wait for its read, and no value is used longer than
- * before (`ttlMs` after its read began). A failed refresh leaves the value to expire as usual.
+ * before (`ttlMs` after its read began). A failed refresh leaves the value to expire as usual. A
+ * value that expires while its refresh is under way is answered by that refresh, not by a read of
+ * its own: however slow the reads, one begins at most once per `ttlMs - refreshAheadMs` for a key.
  */
 export class TtlCache<K, V> {
   readonly #entries = new Map<K, Entry<V>>();
@@ -37,8 +47,12 @@ export class TtlCache<K, V> {
     const cached = this.#entries.get(key);
     if (cached && cached.until > now) {
       this.counter?.hit();
-      if (cached.settled && !cached.refreshing && cached.until - now <= this.refreshAheadMs) this.#refresh(key, cached, read, now);
+      if (cached.settled && !cached.refreshed && cached.until - now <= this.refreshAheadMs) this.#refresh(key, cached, read, now);
       return cached.value;
+    }
+    if (cached?.refreshing) {
+      this.counter?.miss();
+      return cached.refreshing;
     }
     this.counter?.miss();
     if (this.#entries.size >= this.maxEntries) this.#evict(now);
@@ -57,14 +71,19 @@ export class TtlCache<K, V> {
 
   /** Reads `key` again for `stale`, which stays in use until the new value is read. */
   #refresh(key: K, stale: Entry<V>, read: () => Promise<V>, now: number): void {
-    stale.refreshing = true;
-    read().then(
+    stale.refreshed = true;
+    const reading = read();
+    stale.refreshing = reading;
+    reading.then(
       (v) => {
+        stale.refreshing = undefined;
         // Forgotten (or replaced) meanwhile: what was read may predate the change.
         if (this.#entries.get(key) !== stale || !this.keep(v)) return;
         this.#entries.set(key, { value: Promise.resolve(v), until: now + this.ttlMs, settled: { value: v } });
       },
-      () => undefined,
+      () => {
+        stale.refreshing = undefined;
+      },
     );
   }
 

@@ -81,6 +81,38 @@ describe('TtlCache', () => {
     expect(await forgetting.get('b', () => Promise.resolve('new'))).toBe('new');
   });
 
+  it('with refreshAheadMs, a value that expires while its refresh is under way is answered by that refresh, not by a read of its own', async () => {
+    const ttlMs = 40;
+    const cache = new TtlCache<string, number>(ttlMs, 10, () => true, undefined, ttlMs);
+    let reads = 0;
+    let finish: () => void = () => undefined;
+    const read = () => {
+      const version = ++reads;
+      return version === 1 ? Promise.resolve(version) : new Promise<number>((resolve) => (finish = () => resolve(version)));
+    };
+    expect(await cache.get('a', read)).toBe(1);
+    // A hit starts the refresh; the read outlasts the value's time.
+    expect(await cache.get('a', read)).toBe(1);
+    const expired = performance.now() + ttlMs;
+    await until(async () => performance.now() > expired, { what: 'the first value to expire' });
+    const waiting = [cache.get('a', read), cache.get('a', read)];
+    expect(reads).toBe(2);
+    finish();
+    expect(await Promise.all(waiting)).toEqual([2, 2]);
+
+    // A refresh that fails is not shared once it has failed: the next caller reads for itself.
+    const failing = new TtlCache<string, number>(ttlMs, 10, () => true, undefined, ttlMs);
+    await failing.get('b', () => Promise.resolve(1));
+    let fail: () => void = () => undefined;
+    await failing.get('b', () => new Promise<number>((_, reject) => (fail = () => reject(new Error('down')))));
+    const gone = performance.now() + ttlMs;
+    await until(async () => performance.now() > gone, { what: 'the value to expire' });
+    const shared = failing.get('b', () => Promise.resolve(3));
+    fail();
+    await expect(shared).rejects.toThrow('down');
+    expect(await failing.get('b', () => Promise.resolve(3))).toBe(3);
+  });
+
   it('when full, drops the oldest half of its entries', async () => {
     const cache = new TtlCache<string, unknown>(60_000, 4);
     const { reads, read } = counter();

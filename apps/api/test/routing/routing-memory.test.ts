@@ -90,7 +90,7 @@ describe('routing.authorize from memory', () => {
     // Then decisions, CONCURRENT at a time, for MEASURED_MS. The rows (read less than CACHE_TTL_MS / 2
     // ago, so not even refreshed ahead) are never read again. The spend is read again ahead of its
     // expiry, in the background, at most once per 3/4 of USAGE_CACHE_MS, however many decisions
-    // use it.
+    // use it, and however slow its read (a value that expires during its refresh waits for it).
     const measuredFrom = performance.now();
     const {
       result: decisions,
