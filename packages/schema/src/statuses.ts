@@ -1,8 +1,8 @@
 // Which error statuses each REST operation can answer, and why: contract data, declared once per
-// operation (in the procedure's meta, or in its RawOperation), and read from there by the REST
-// adapter (which answers only declared statuses), the OpenAPI document, the status table of
-// docs/api.md and the hostile-input property test (all through the API's http/operations.ts), so
-// that none can disagree with another.
+// operation (in the procedure's meta, or in its RawOperation), and read from there by both faces
+// (which answer only declared statuses, through declaredStatus), the OpenAPI document, the status
+// table of docs/api.md and the hostile-input property test (all through the API's
+// http/operations.ts), so that none can disagree with another.
 import type { ErrorStatus } from './common.js';
 
 /** Each error status an operation can answer, with the reason it would. */
@@ -80,4 +80,23 @@ export function answers(specific: Statuses, plane: 'tenant' | 'platform' | 'publ
 
 function sorted(statuses: Statuses): Statuses {
   return Object.fromEntries(Object.entries(statuses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/**
+ * When an operation does not declare the status an error naturally has, the declared one a client
+ * handles best: a body over the limit is input the operation will not take (413 -> 400), input
+ * that can name nothing, or a resource the key may not see, is a resource not found (400, 403 -> 404),
+ * and where 404 is not listed, a parameter that names nothing (a workspace_id) is bad input (404 -> 400).
+ */
+const SUBSTITUTES: Partial<Record<ErrorStatus, ErrorStatus>> = { 413: 400, 400: 404, 403: 404, 404: 400 };
+
+/**
+ * The status an operation answers for an error whose own status is `status`: that status if the
+ * operation declares it, else its declared substitute, else the status itself. One rule for both
+ * faces: a tRPC call answers the status its REST operation would.
+ */
+export function declaredStatus(statuses: Statuses, status: ErrorStatus): ErrorStatus {
+  if (statuses[status] !== undefined) return status;
+  const substitute = SUBSTITUTES[status];
+  return substitute !== undefined && statuses[substitute] !== undefined ? substitute : status;
 }

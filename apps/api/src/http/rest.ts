@@ -25,15 +25,13 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray, type ZodObject, type ZodType } from 'zod/v4';
 import type { Logger } from 'pino';
-import { envelopeOf, httpErrorOf, Invalid } from '../lib/errors.js';
+import { declaredAnswer, envelopeOf, httpErrorOf, Invalid, logIfInternal } from '../lib/errors.js';
 import type { AppDeps } from '../trpc/service-deps.js';
 import { admitAhead, createCallerFactory, type ProcedureMeta } from '../trpc/init.js';
 import { contextFactory } from '../trpc/context.js';
 import { proceduresOf } from '../trpc/procedures.js';
-import { logIfInternal } from '../lib/errors.js';
 import { requestErrorOf } from '../raw-routes/send-error.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
-import { declaredAnswer } from '../raw-routes/statuses.js';
 import { isSharedAnswer } from '../lib/shared-answers.js';
 
 /** A procedure as its caller offers it: called with its input. */

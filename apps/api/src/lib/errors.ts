@@ -2,7 +2,7 @@
 // spec's error envelope. REST, tRPC and the plain express routes all answer through httpErrorOf().
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import { ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus } from '@switchyard/schema';
+import { declaredStatus, ERROR_MESSAGES, type ErrorEnvelope, type ErrorStatus, type Statuses } from '@switchyard/schema';
 import { isCallerValueRefused, isConnectionLost } from './db-errors.js';
 
 export class DomainError extends Error {
@@ -194,6 +194,15 @@ function fromUnknown(error: unknown): HttpError {
     return { status: 400, message: ERROR_MESSAGES[400], metadata: { reason: 'a value the database cannot store' }, cause: error };
   }
   return { status: 500, message: ERROR_MESSAGES[500], cause: error };
+}
+
+/**
+ * The error as an operation that declares `statuses` answers it: its own status if declared, else
+ * the declared substitute (@switchyard/schema: declaredStatus), with that status's message.
+ */
+export function declaredAnswer(statuses: Statuses, error: HttpError): HttpError {
+  const status = declaredStatus(statuses, error.status);
+  return status === error.status ? error : { ...error, status, message: ERROR_MESSAGES[status] };
 }
 
 /** The spec's error body; `requestId` (the request's X-Request-Id) goes into error.metadata.request_id. */

@@ -1,10 +1,10 @@
 // The one initTRPC call, and the base procedures every router builds on.
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
-import type { OperationStatuses } from '@switchyard/schema';
-import { httpErrorOf, trpcCodeOf } from '../lib/errors.js';
+import type { OperationStatuses, Statuses } from '@switchyard/schema';
+import { declaredAnswer, DomainError, httpErrorOf, trpcCodeOf } from '../lib/errors.js';
 import { authenticate, type Actor, type Caller, type PlatformActor } from '../access/callers.js';
 import { assertCsrf, authenticateSession, csrfHeaderOf } from '../access/sessions.js';
 import { admitPlatform, admitTenant, type AccessRule, type OperationScope } from '../access/rules.js';
@@ -71,6 +71,27 @@ export const publicProcedure = t.procedure;
 function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ctx: Context, caller: C): { ctx?: C } {
   Object.assign(ctx, caller);
   return {};
+}
+
+/**
+ * An error as the operation answers it on every face: a status the operation does not declare
+ * becomes the substitute the contract gives it (lib/errors.ts declaredAnswer), as the REST face
+ * answers. Unchanged when the operation declares no statuses (it has no REST face) or declares the
+ * error's own status.
+ */
+function declaredError(statuses: Statuses | undefined, error: unknown): unknown {
+  if (!statuses) return error;
+  const natural = httpErrorOf(error);
+  const answer = declaredAnswer(statuses, natural);
+  if (answer === natural) return error;
+  const cause = new DomainError(answer.status, error instanceof Error ? error.message : undefined, answer.metadata);
+  return new TRPCError({ code: trpcCodeOf(answer.status), message: answer.message, cause });
+}
+
+/** A middleware's result, its error answered as the operation declares (declaredError). */
+function declared<R extends { ok: boolean }>(statuses: Statuses | undefined, result: R): R {
+  if (result.ok || !statuses) return result;
+  return { ...result, error: declaredError(statuses, (result as R & { error: unknown }).error) };
 }
 
 type TenantRule = 'tenant' | 'management';
@@ -142,10 +163,14 @@ function takeAdmission<A extends Admission>(ctx: Context, access: AccessRule, sc
  */
 function tenant(rule: TenantRule) {
   return t.procedure.meta({ access: rule }).use(async ({ ctx, next, getRawInput, meta, type }) => {
-    const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope, type !== 'query'));
-    // After the key (401, 403 and 429 come first), before the input's schema and any query.
-    assertStorable(await getRawInput());
-    return next(withCaller(ctx, caller));
+    try {
+      const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope, type !== 'query'));
+      // After the key (401, 403 and 429 come first), before the input's schema and any query.
+      assertStorable(await getRawInput());
+      return declared(meta?.statuses, await next(withCaller(ctx, caller)));
+    } catch (error) {
+      throw declaredError(meta?.statuses, error);
+    }
   });
 }
 
@@ -154,7 +179,7 @@ function tenant(rule: TenantRule) {
  * credential or that publish what anyone may read (the exchange of an authorization code for a
  * key, the token exchange's signing keys). A key, if sent, is not read: the procedure never sees a caller.
  */
-export const catalogProcedure = t.procedure.meta({ access: 'public' });
+export const catalogProcedure = t.procedure.meta({ access: 'public' }).use(async ({ next, meta }) => declared(meta?.statuses, await next()));
 
 /** Any valid, enabled, unexpired tenant key. ctx.actor is the key with its organization and workspace. */
 export const authedProcedure = tenant('tenant');
@@ -177,9 +202,13 @@ export const heavyManagementProcedure = managementProcedure.use(({ ctx, next }) 
 
 function platform(checkInput: boolean) {
   return t.procedure.meta({ access: 'platform' }).use(async ({ ctx, next, getRawInput, meta, type }) => {
-    const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx, type !== 'query'));
-    if (checkInput) assertStorable(await getRawInput());
-    return next(withCaller(ctx, caller));
+    try {
+      const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx, type !== 'query'));
+      if (checkInput) assertStorable(await getRawInput());
+      return declared(meta?.statuses, await next(withCaller(ctx, caller)));
+    } catch (error) {
+      throw declaredError(meta?.statuses, error);
+    }
   });
 }
 

@@ -27,13 +27,13 @@
 // which hands out authority), and of the tenant operations those its key's scopes grant (TOKEN_KEYS:
 // the scoped key's token gets 403 naming the scope it lacks where they do not).
 import { randomUUID } from 'node:crypto';
-import { ERROR_MESSAGES, SAMPLE_VIDEO_URL, type Scope } from '@switchyard/schema';
+import { declaredStatus, ERROR_MESSAGES, SAMPLE_VIDEO_URL, type Scope } from '@switchyard/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGULAR_KEY_SCOPES } from '../../src/access/ceiling.js';
 import { AUTHORITY_SCOPES, EVERY_KEY, grants, type AccessRule, type OperationScope, type PermissionScope } from '../../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX, SESSION_PREFIX } from '@switchyard/schema';
-import { declaredAnswer } from '../../src/raw-routes/statuses.js';
+import { declaredAnswer } from '../../src/lib/errors.js';
 import type { ProcedureMeta } from '../../src/trpc/init.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { demoCatalog, generationId, record } from '../fixtures-catalog.js';
@@ -402,8 +402,21 @@ async function keyOf(caller: Caller, rule: AccessRule, scope: string | undefined
   return keys[caller as keyof typeof keys];
 }
 
-/** The outcome over REST: an error status the operation does not declare becomes its declared substitute. */
-function restOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
+/**
+ * A sample's input with a NUL in its first text field (a path parameter, a query parameter or a
+ * body field alike), or in a field of its own where it has none; undefined for an operation without input.
+ */
+function taintedInput(input: unknown): Record<string, unknown> | undefined {
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const fields = { ...(input as Record<string, unknown>) };
+  const text = Object.keys(fields).find((name) => typeof fields[name] === 'string');
+  if (text) fields[text] = `${fields[text] as string}\u0000`;
+  else fields.tainted = 'a\u0000b';
+  return fields;
+}
+
+/** The outcome on either face: an error status the operation does not declare becomes its declared substitute. */
+function declaredOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
   if (outcome === 'ok' || !meta.statuses) return outcome;
   return declaredAnswer(meta.statuses, { status: outcome, message: ERROR_MESSAGES[outcome] }).status as Outcome;
 }
@@ -502,7 +515,7 @@ describe('the access matrix', () => {
       const seen: Record<string, Outcome | number> = {};
       const want: Record<string, Outcome> = {};
       for (const caller of CALLERS) {
-        want[`trpc ${caller}`] = expected(rule, caller, sample.scoped ?? false, def.meta?.scope);
+        want[`trpc ${caller}`] = declaredOutcome(def.meta as ProcedureMeta, expected(rule, caller, sample.scoped ?? false, def.meta?.scope));
         const input = await sample.input(fx);
         const key = await keyOf(caller, rule, def.meta?.scope, path);
         const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
@@ -518,8 +531,8 @@ describe('the access matrix', () => {
           expect(`${called.error?.message} ${called.error?.data.metadata?.reason}`).toMatch(new RegExp(`an access token|${def.meta!.scope!}`));
         }
         if (def.meta?.openapi) {
-          // Over REST, an operation answers the declared status that stands for the natural one (http/statuses.ts).
-          want[`rest ${caller}`] = restOutcome(def.meta as ProcedureMeta, want[`trpc ${caller}`]!);
+          // Over REST, the operation answers as over tRPC: each face the declared status that stands for the natural one.
+          want[`rest ${caller}`] = want[`trpc ${caller}`]!;
           const { url, init } = restRequest(def.meta.openapi, await sample.input(fx));
           const res = await fx.server.request(url, { ...init, key });
           const text = await res.text();
@@ -528,6 +541,22 @@ describe('the access matrix', () => {
         }
       }
       expect(seen).toEqual(want);
+
+      // One error, one status on both faces: input the operation cannot take (a NUL where text is
+      // read), from a caller it admits, is answered with the same declared status over tRPC and REST.
+      const statuses = (def.meta as ProcedureMeta).statuses;
+      const bad = taintedInput(await sample.input(fx));
+      if (!def.meta?.openapi || !statuses || bad === undefined) return;
+      const admitted: Caller = rule === 'platform' ? 'platform' : rule === 'public' ? 'none' : 'holding';
+      const key = await keyOf(admitted, rule, def.meta.scope, path);
+      const viaTrpc = (await trpcRaw(fx.server, path, bad, { key, query: def.type === 'query' })).status;
+      const { url, init } = restRequest(def.meta.openapi, bad);
+      const viaRest = (await fx.server.request(url, { ...init, key })).status;
+      expect({ trpc: viaTrpc, rest: viaRest }, JSON.stringify(bad)).toEqual({ trpc: viaRest, rest: viaRest });
+      // The server refuses it before the schema wherever a key is read (trpc/init.ts); a catalog read
+      // skips what it does not read (a field of its own) and may answer it.
+      if (rule !== 'public') expect(viaRest).toBe(declaredStatus(statuses, 400));
+      else if (viaRest >= 300) expect(Object.keys(statuses)).toContain(String(viaRest));
     });
   }
 

@@ -11,7 +11,7 @@ import { restOperations, STATUS_TABLE_BEGIN, STATUS_TABLE_END, statusTable } fro
 import { API_PREFIX } from '@switchyard/schema';
 import { OAUTH_ROUTES } from '../../src/modules/auth/oauth-token.routes.js';
 import { COMMON } from '@switchyard/schema';
-import { declaredAnswer } from '../../src/raw-routes/statuses.js';
+import { declaredAnswer } from '../../src/lib/errors.js';
 import { appRouter } from '../../src/router.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { accessRuleOf, routerProcedures, testServer } from '../fixtures.js';

@@ -7,16 +7,14 @@ import { API_PREFIX, answers, WHY, UploadDocumentQuerySchema } from '@switchyard
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { DomainError, Invalid, httpErrorOf } from '../../lib/errors.js';
+import { declaredAnswer, DomainError, Invalid, httpErrorOf, logIfInternal } from '../../lib/errors.js';
 import { uploadDocument, uploadTarget, type DocumentUpload } from './documents.service.js';
 import { fileShapeOf } from './file-shapes.js';
 import { WORKSPACE_QUERY } from './files.routes.js';
 import { routeOf, type RawRoute } from '../../raw-routes/route.js';
-import { logIfInternal } from '../../lib/errors.js';
 import { requestErrorOf, sendError } from '../../raw-routes/send-error.js';
 import { rawInputOf, type RawOperation } from '../../raw-routes/contracts.js';
 import { loggerOf } from '../../lib/request-scope.js';
-import { declaredAnswer } from '../../raw-routes/statuses.js';
 
 /** The longest filename kept (bytes of UTF-8), as common filesystems allow. */
 const MAX_FILENAME_BYTES = 255;
