@@ -19,6 +19,10 @@ export default defineConfig({
   ssr: { resolve: { conditions: source } },
   test: {
     globalSetup: [fileURLToPath(new URL('./packages/db/src/vitest-setup.ts', import.meta.url))],
+    // A worker keeps its modules from one test file to the next, instead of importing the server's
+    // whole module graph again for each file (decision 0047). So no test file may leave state in a
+    // module for the next: the servers, pools and spies a file makes, it closes or restores.
+    isolate: false,
     testTimeout: scaled(60_000),
     hookTimeout: scaled(120_000),
     // expect.poll's own default (1 s) loses the race on a busy machine: wait as long as `until` does.
