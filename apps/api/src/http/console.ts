@@ -13,12 +13,18 @@ import { sendError } from '../raw-routes/send-error.js';
 
 export const CONSOLE_PATH = '/console';
 
+/** Where a deployed folder holds the console's build: its `console/` (docs/deployment.md). */
+const DEPLOYED_CONSOLE = fileURLToPath(new URL('../../console/', import.meta.url));
+
 /**
- * The console's build, beside this package in the repository (apps/console/dist): the console's
- * package depends on @switchyard/client, whose tests depend on this package, so this package cannot
- * depend on the console's in turn (a cycle); `pnpm start` builds both.
+ * The console's build: a deployed folder's `console/` when it has one, else the console package's
+ * build beside this package in the repository (apps/console/dist). The console's package depends on
+ * @switchyard/client, whose tests depend on this package, so this package cannot depend on the
+ * console's in turn (a cycle); `pnpm start` builds both, and the deployment copies the build in.
  */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
+export const CONSOLE_DIST = existsSync(path.join(DEPLOYED_CONSOLE, 'index.html'))
+  ? DEPLOYED_CONSOLE
+  : fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

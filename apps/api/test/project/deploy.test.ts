@@ -2,7 +2,8 @@
 // which turbo runs before the API's tests), started the way deploy/switchyard.service starts it
 // (its ExecStart and Environment lines, with the folder, the data directory and node's path put in
 // for /opt/switchyard, /var/lib/switchyard and /usr/bin/node), answers /healthz, and stops on
-// SIGTERM with its PostgreSQL. The unit passes `systemd-analyze verify`.
+// SIGTERM with its PostgreSQL. The unit passes `systemd-analyze verify`. The folder is made by the
+// commands docs/deployment.md gives, read from it, and serves the console from its own copy.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -28,7 +29,22 @@ async function unitValues(key: string): Promise<string[]> {
     .map((line) => line.slice(key.length + 1));
 }
 
-/** Live processes whose command line names `dir` (PostgreSQL's would: -D <dir>/...). */
+/**
+ * The commands of docs/deployment.md's "A deployable folder" block that come after the install and
+ * build (which the test run has done): every line but the first and the comments.
+ */
+async function documentedDeployCommands(): Promise<string[]> {
+  const doc = await fs.readFile(path.join(root, 'docs', 'deployment.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## A deployable folder'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('docs/deployment.md has no sh block under "A deployable folder"');
+  const [install, ...rest] = block.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  expect(install).toContain('pnpm build');
+  expect(rest.length, 'the deploy command and the console copy').toBe(2);
+  return rest;
+}
+
+/** Live processes whose command line names `dir`/** Live processes whose command line names `dir` (PostgreSQL's would: -D <dir>/...). */
 async function processesUsing(dir: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await fs.readdir('/proc')) {
@@ -66,24 +82,28 @@ describe('the `pnpm deploy` folder', () => {
   });
 
   it(
-    'starts as the unit starts it, answers /healthz with its version, and stops on SIGTERM',
+    'starts as the unit starts it, answers /healthz with its version, serves the console from its own copy, and stops on SIGTERM',
     async () => {
       const folder = path.join(work, 'switchyard');
       const dataDir = path.join(work, 'data');
-      // From the workspace lockfile, with the workspace packages copied in (injected): no registry
-      // lookups, so it works offline and as fast as the store (docs/deployment.md).
+      // The commands docs/deployment.md gives after the build, as written there, with this test's
+      // folder in place of /tmp/switchyard: pnpm deploy from the workspace lockfile, with the
+      // workspace packages copied in (injected; no registry lookups, so offline and as fast as the
+      // store), then the console's build (which turbo makes before these tests) copied in.
       const deployLimit = scaled(180_000);
-      await exec('pnpm', ['--config.inject-workspace-packages=true', '--filter', '@switchyard/api', 'deploy', '--prod', '--offline', folder], {
-        cwd: root,
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: deployLimit,
-      }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
-        // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
-        const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
-        throw new Error(`pnpm deploy failed or took over ${deployLimit / 1000} s:\n${said.join('\n').slice(-8000)}`);
-      });
+      for (const command of await documentedDeployCommands()) {
+        await exec('sh', ['-c', command.replaceAll('/tmp/switchyard', folder)], {
+          cwd: root,
+          maxBuffer: 64 * 1024 * 1024,
+          timeout: deployLimit,
+        }).catch((e: Error & { stdout?: string; stderr?: string; signal?: string | null }) => {
+          // pnpm prints its own errors on stdout; a kill at the timeout shows as the signal.
+          const said = [e.message, e.signal ? `signal: ${e.signal}` : '', e.stdout ?? '', e.stderr ?? ''].filter(Boolean);
+          throw new Error(`\`${command}\` failed or took over ${deployLimit / 1000} s:\n${said.join('\n').slice(-8000)}`);
+        });
+      }
       // Only what runs: the build and its assets, no sources or tests, no dev dependencies.
-      expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
+      expect((await fs.readdir(folder)).sort()).toEqual(['assets', 'console', 'dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
       expect(existsSync(path.join(folder, 'node_modules', 'vitest'))).toBe(false);
       expect(existsSync(path.join(folder, 'node_modules', '@switchyard', 'db', 'dist', 'migrations'))).toBe(true);
 
@@ -117,6 +137,14 @@ describe('the `pnpm deploy` folder', () => {
         const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { info: { version: string } };
         expect(doc.info.version).toBe(VERSION);
         expect(out).not.toContain('node was started without');
+        // The console, from the folder's own copy: its page, and the script the page names.
+        const page = await fetch(`${url}/console/keys`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+        const script = /<script[^>]+src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+        expect(script, 'the page names its script').toBeDefined();
+        const served = Buffer.from(await (await fetch(`${url}${script}`)).arrayBuffer());
+        expect(served.equals(await fs.readFile(path.join(folder, 'console', script!.slice('/console/'.length))))).toBe(true);
 
         child.kill('SIGTERM');
         expect(await exited).toBe(0);
