@@ -33,7 +33,6 @@ import { REGULAR_KEY_SCOPES } from '../../src/access/ceiling.js';
 import { AUTHORITY_SCOPES, EVERY_KEY, grants, type AccessRule, type OperationScope, type PermissionScope } from '../../src/access/rules.js';
 import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
 import { API_PREFIX, INTERNAL_PREFIX, SESSION_PREFIX } from '@switchyard/schema';
-import { declaredAnswer } from '../../src/lib/errors.js';
 import type { ProcedureMeta } from '../../src/trpc/init.js';
 import type { TestServer } from '../../src/testing/test-server.js';
 import { demoCatalog, generationId, record } from '../fixtures-catalog.js';
@@ -418,7 +417,7 @@ function taintedInput(input: unknown): Record<string, unknown> | undefined {
 /** The outcome on either face: an error status the operation does not declare becomes its declared substitute. */
 function declaredOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
   if (outcome === 'ok' || !meta.statuses) return outcome;
-  return declaredAnswer(meta.statuses, { status: outcome, message: ERROR_MESSAGES[outcome] }).status as Outcome;
+  return declaredStatus(meta.statuses, outcome) as Outcome;
 }
 
 const outcomeOf = (status: number): Outcome | number =>
