@@ -6,7 +6,7 @@ import { authenticate } from '../access/callers.js';
 import { admitPlatform, admitTenant } from '../access/rules.js';
 import { credentialOf } from '../access/credentials.js';
 import type { AppDeps } from '../trpc/service-deps.js';
-import { serviceDepsOf } from '../trpc/context.js';
+import { requestDepsFactory } from '../trpc/context.js';
 import type { RawRoute } from '../raw-routes/route.js';
 import { labelRoute } from '../raw-routes/route-label.js';
 
@@ -20,11 +20,12 @@ async function callerOf(deps: AppDeps, req: Request, res: Response) {
 /** An express router serving `routes`, each behind its access rule (401 / 403 before the handler). */
 export function rawRoutes(deps: AppDeps, routes: readonly RawRoute[]): Router {
   const router = Router();
+  const depsOf = requestDepsFactory(deps);
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       labelRoute(req, res);
-      // The handler's services see the request's id and client address, and whether its client is gone (serviceDepsOf).
-      const served = serviceDepsOf(deps, req);
+      // The handler's services see the request's id, client address and logger, and whether its client is gone.
+      const served = depsOf(req);
       // Its own input is its credential: no key is read (an Authorization header is ignored).
       if (route.access === 'public') return route.handle(served, req, res);
       const caller = await callerOf(deps, req, res);

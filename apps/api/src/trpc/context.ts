@@ -2,19 +2,21 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Actor, PlatformActor } from '../access/callers.js';
 import type { AccessRule, OperationScope } from '../access/rules.js';
-import { credentialOf, type Credential } from '../access/credentials.js';
+import { credentialOf } from '../access/credentials.js';
 import { sessionTokenOf } from '../access/sessions.js';
 import type { AppDeps, ServiceDeps } from './service-deps.js';
 import { loggerOf, requestIdOf } from '../lib/request-scope.js';
 
 /**
- * What a service names its dependencies by (decision 0037): a procedure's context is a ServiceDeps,
- * so the modules take these types from here, beside the context they are given.
+ * What a service names its dependencies by (decision 0037): a procedure's context holds its
+ * request's ServiceDeps (ctx.deps), so the modules take these types from here, beside the context.
  */
 export type { ServiceDeps, Uses } from './service-deps.js';
 
-/** A request's context: its service dependencies (the request's id and client address among them) and its credential. */
-export interface Context extends ServiceDeps {
+/** A request's context: the services' dependencies as its request gives them, and its credential. */
+export interface Context {
+  /** What its services are given: the app's dependencies with the request's id, client address and logger (requestDepsFactory). */
+  deps: ServiceDeps;
   /** SHA-256 of the bearer token, or null when the request carries none. */
   keyHash: string | null;
   /** The bearer token when it is shaped as an access token (a JWT), to be verified; null otherwise. */
@@ -60,79 +62,60 @@ export function requestOrigin(req: IncomingMessage): string {
 }
 
 /**
- * A raw route's service dependencies (the byte routes, /scim/v2): the app's, read through the
- * prototype (nothing is copied), with what a procedure's context adds of its request: its id and
- * client address (a write's audit entry names them: docs/audit.md), and whether its client is gone.
+ * Makes each request's ServiceDeps: the app's dependencies, read through the prototype of one class
+ * per app (nothing is copied), with what is the request's own: its id and client address (a write's
+ * audit entry names them: docs/audit.md), whether its client is gone, and a logger that names the
+ * request. Every request's deps have the same shape. An object literal spreading the dependencies
+ * and then defining the logger getter over them, as before decision 0015, was built property by
+ * property into a dictionary-mode object, a visible share of GET /key's server CPU, and every
+ * `deps.x` read after it a dictionary lookup.
  */
-export function serviceDepsOf(deps: AppDeps, req: IncomingMessage): ServiceDeps {
-  return Object.assign(Object.create(deps) as AppDeps, {
-    requestId: () => requestIdOf(req) ?? null,
-    clientAddress: () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null,
-    clientGone: () => req.socket.destroyed,
-  });
-}
+export function requestDepsFactory(deps: AppDeps): (req: IncomingMessage) => ServiceDeps {
+  const { logger, ...shared } = deps;
+  class RequestDeps {
+    // Functions of their own (not methods): services pass them on as they are.
+    readonly requestId: () => string | null;
+    readonly clientAddress: () => string | null;
+    readonly clientGone: () => boolean;
+    readonly #req: IncomingMessage;
 
-/**
- * What a request's context adds to the app's dependencies. Each context is an instance of one class
- * per app, whose prototype holds the app's dependencies (contextFactory), so every context has the
- * same shape, holds only what is its request's own, and reads `ctx.db` through its prototype. An
- * object literal spreading the dependencies and then defining the `logger` getter over them, as
- * before decision 0015, was built property by property into a dictionary-mode object, a visible share of
- * GET /key's server CPU, and every `ctx.x` read after it a dictionary lookup.
- */
-class RequestScope {
-  readonly keyHash: string | null;
-  readonly accessToken: string | null;
-  readonly sessionToken: string | null;
-  readonly headers: IncomingHttpHeaders;
-  readonly origin: () => string;
-  readonly clientGone: () => boolean;
-  readonly requestId: () => string | null;
-  readonly clientAddress: () => string | null;
-  admission: AdmissionAhead | undefined = undefined;
-  sessionCaller: Promise<Actor> | undefined = undefined;
-  readonly #req: IncomingMessage;
-  readonly #logger: Logger;
+    constructor(req: IncomingMessage) {
+      this.requestId = () => requestIdOf(req) ?? null;
+      this.clientAddress = () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
+      this.clientGone = () => req.socket.destroyed;
+      this.#req = req;
+    }
 
-  constructor(req: IncomingMessage, credential: Credential, sessionToken: string | null, logger: Logger) {
-    this.keyHash = credential.keyHash;
-    this.accessToken = credential.accessToken;
-    this.sessionToken = sessionToken;
-    this.headers = req.headers;
-    this.origin = () => requestOrigin(req);
-    // A function of its own (not a method): procedures pass it on as it is.
-    this.clientGone = () => req.socket.destroyed;
-    this.requestId = () => requestIdOf(req) ?? null;
-    this.clientAddress = () => (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
-    this.#req = req;
-    this.#logger = logger;
+    /** What a service logs carries the request's id (the child logger is made when first used). */
+    get logger(): Logger {
+      return loggerOf(this.#req, logger);
+    }
   }
-
-  /**
-   * What a procedure logs carries the request's id (the child logger is made when first used). A
-   * getter of the class: a copy of the context made by spreading it (`{ ...ctx }`) has no logger.
-   */
-  get logger(): Logger {
-    return loggerOf(this.#req, this.#logger);
-  }
+  // The request's own values are the instance's, and win over any dependency of the same name.
+  Object.assign(RequestDeps.prototype, shared);
+  return (req) => new RequestDeps(req) as RequestDeps & AppDeps;
 }
 
 /**
  * `sessions`: whether a session cookie is read (docs/sessions.md): yes on /trpc (the default), not
- * on the REST face, which opts out. A bearer token, when sent, is the credential either way.
+ * on the REST face, which opts out. A bearer token, when sent, is the credential either way. A
+ * context holds few fields of its own: a middleware's next({ ctx }) copies them for each call.
  */
 export function contextFactory(deps: AppDeps, options: { sessions: boolean } = { sessions: true }) {
-  // The logger is the scope's getter; the rest are set once on the prototype of this app's contexts
-  // (the app's dependencies do not change after start), instead of copied onto every context: the
-  // request's own values are the instance's, and win over any dependency of the same name.
-  const { logger, ...shared } = deps;
-  class AppScope extends RequestScope {}
-  Object.assign(AppScope.prototype, shared);
+  const depsOf = requestDepsFactory(deps);
   return ({ req, res }: { req: IncomingMessage; res: { locals?: Record<string, unknown> } }): Context => {
     const credential = credentialOf(req);
     // The request log names the key by its hash, never by the key.
     if (res.locals) res.locals.keyHash = credential.keyHash;
-    const sessionToken = options.sessions && credential.keyHash === null ? sessionTokenOf(req) : null;
-    return new AppScope(req, credential, sessionToken, logger) as RequestScope & AppDeps;
+    return {
+      deps: depsOf(req),
+      keyHash: credential.keyHash,
+      accessToken: credential.accessToken,
+      sessionToken: options.sessions && credential.keyHash === null ? sessionTokenOf(req) : null,
+      sessionCaller: undefined,
+      headers: req.headers,
+      origin: () => requestOrigin(req),
+      admission: undefined,
+    };
   };
 }

@@ -63,17 +63,6 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
 /**
- * Adds the admitted caller to the request's context, which is made for this one request
- * (trpc/context.ts); the calls of one tRPC batch share it, and carry the same key, so they admit the
- * same caller. Passing it as next({ ctx }) would have tRPC copy the whole context, every dependency,
- * on every call, and the copy would lack the request's logger (a getter of the context's class).
- */
-function withCaller<C extends { actor: Actor } | { platform: PlatformActor }>(ctx: Context, caller: C): { ctx?: C } {
-  Object.assign(ctx, caller);
-  return {};
-}
-
-/**
  * An error as the operation answers it on every face: a status the operation does not declare
  * becomes the substitute the contract gives it (lib/errors.ts declaredAnswer), as the REST face
  * answers. Unchanged when the operation declares no statuses (it has no REST face) or declares the
@@ -103,12 +92,14 @@ type TenantRule = 'tenant' | 'management';
  */
 async function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
   if (ctx.keyHash === null && ctx.sessionToken !== null) {
-    ctx.sessionCaller ??= authenticateSession({ db: ctx.db, keys: ctx.keys, lifetimes: ctx.sessionLifetimes }, ctx.sessionToken, ctx.now());
+    const { deps } = ctx;
+    ctx.sessionCaller ??= authenticateSession({ db: deps.db, keys: deps.keys, lifetimes: deps.sessionLifetimes }, ctx.sessionToken, deps.now());
     const actor = await ctx.sessionCaller;
     if (stateChanging && actor.session) assertCsrf(actor.session, csrfHeaderOf(ctx.headers));
     return actor;
   }
-  return authenticate(ctx.db, ctx.keys, ctx.keyHash, ctx.now(), ctx.accessToken, ctx.accessTokens);
+  const { deps } = ctx;
+  return authenticate(deps.db, deps.keys, ctx.keyHash, deps.now(), ctx.accessToken, deps.accessTokens);
 }
 
 /**
@@ -118,7 +109,7 @@ async function callerOf(ctx: Context, stateChanging: boolean): Promise<Caller> {
 async function admittedTenant(ctx: Context, rule: TenantRule, scope: OperationScope | undefined, stateChanging: boolean): Promise<{ actor: Actor }> {
   const caller = await callerOf(ctx, stateChanging);
   const actor = admitTenant(caller, rule, scope);
-  const limited = ctx.apiRateLimits.admit(ctx.db, actor);
+  const limited = ctx.deps.apiRateLimits.admit(ctx.deps.db, actor);
   if (limited) await limited;
   return { actor };
 }
@@ -167,7 +158,7 @@ function tenant(rule: TenantRule) {
       const caller = await (takeAdmission<{ actor: Actor }>(ctx, rule, meta?.scope) ?? admittedTenant(ctx, rule, meta?.scope, type !== 'query'));
       // After the key (401, 403 and 429 come first), before the input's schema and any query.
       assertStorable(await getRawInput());
-      return declared(meta?.statuses, await next(withCaller(ctx, caller)));
+      return declared(meta?.statuses, await next({ ctx: caller }));
     } catch (error) {
       throw declaredError(meta?.statuses, error);
     }
@@ -194,7 +185,8 @@ export const managementProcedure = tenant('management');
  * event loop from the others'. Not run when its client has gone while it waited.
  */
 function withinShare<T>(ctx: Context & { actor: Actor }, next: () => Promise<T>): Promise<T> {
-  return ctx.heavyOperations ? ctx.heavyOperations.run(ctx.actor.organizationId, Number.POSITIVE_INFINITY, next, ctx.clientGone) : next();
+  const { heavyOperations, clientGone } = ctx.deps;
+  return heavyOperations ? heavyOperations.run(ctx.actor.organizationId, Number.POSITIVE_INFINITY, next, clientGone) : next();
 }
 
 /** managementProcedure for the operations that cost the server most: GET /keys, GET /organization/members. */
@@ -205,7 +197,7 @@ function platform(checkInput: boolean) {
     try {
       const caller = await (takeAdmission<{ platform: PlatformActor }>(ctx, 'platform', meta?.scope) ?? admittedPlatform(ctx, type !== 'query'));
       if (checkInput) assertStorable(await getRawInput());
-      return declared(meta?.statuses, await next(withCaller(ctx, caller)));
+      return declared(meta?.statuses, await next({ ctx: caller }));
     } catch (error) {
       throw declaredError(meta?.statuses, error);
     }

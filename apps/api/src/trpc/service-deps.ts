@@ -2,7 +2,7 @@
 // `(deps, actor, input)`. `deps` is the part of ServiceDeps the service uses (`Uses<'db' | 'now'>`),
 // the actor is who acts (a tenant's Actor, the platform's PlatformActor, a SCIM token's ScimCaller,
 // the anonymous caller of a public exchange, or SERVER_ACTOR for work no key started), and the input
-// is the operation's input. A procedure's context is a ServiceDeps; work no request started gives one
+// is the operation's input. A procedure passes its context's `ctx.deps`; work no request started gives one
 // through `withoutRequest` (access/callers.ts). test/http/service-signatures.test.ts keeps it so.
 //
 // This file declares what lies below the modules: the database, the clock, the secrets, the stored
@@ -36,7 +36,7 @@ export interface RequestOrigin {
 /**
  * What a service is given first: the app's dependencies, and where the work comes from for the
  * audit log (a RequestOrigin: the request's id and client address; both null for work no request
- * started). A procedure's context is one. The modules' own parts are merged in by each module.
+ * started). A procedure's context holds its request's (ctx.deps). The modules' own parts are merged in by each module.
  */
 export interface ServiceDeps extends RequestOrigin {
   db: Db;

@@ -24,7 +24,7 @@ export const accountRouter = router({
       listed: [401, 403, 500],
     })
     .output(GetCreditsOutputSchema)
-    .query(async ({ ctx }) => ({ data: await getCredits(ctx, ctx.actor) })),
+    .query(async ({ ctx }) => ({ data: await getCredits(ctx.deps, ctx.actor) })),
 
   activity: managementProcedure
     .meta({
@@ -49,5 +49,5 @@ export const accountRouter = router({
       answer: ActivityOutputSchema,
     })
     .input(ActivityInputSchema)
-    .query(async ({ ctx, input }): Promise<z.output<typeof ActivityOutputSchema>> => ({ data: await getActivity(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }): Promise<z.output<typeof ActivityOutputSchema>> => ({ data: await getActivity(ctx.deps, ctx.actor, input) })),
 });

@@ -43,5 +43,5 @@ export const analyticsRouter = router({
     })
     .input(AnalyticsQueryInputSchema)
     .output(AnalyticsQueryOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await queryAnalytics(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await queryAnalytics(ctx.deps, ctx.actor, input) })),
 });

@@ -26,10 +26,10 @@ export const auditRouter = router({
     })
     .input(ListAuditLogsInputSchema)
     .output(AuditLogPageSchema)
-    .query(({ ctx, input }) => listAuditLogs(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listAuditLogs(ctx.deps, ctx.actor, input)),
   /** Every organization's entries, or one's (tRPC only; platform keys). */
   platformList: platformProcedure
     .input(PlatformListAuditLogsInputSchema)
     .output(AuditLogPageSchema)
-    .query(({ ctx, input }) => listAllAuditLogs(ctx, ctx.platform, input)),
+    .query(({ ctx, input }) => listAllAuditLogs(ctx.deps, ctx.platform, input)),
 });

@@ -41,7 +41,7 @@ export const authRouter = router({
     })
     .input(CreateAuthorizationCodeInputSchema)
     .output(CreateAuthorizationCodeOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await createAuthorizationCode(ctx.deps, ctx.actor, input) })),
 
   exchangeCode: catalogProcedure
     .meta({
@@ -65,7 +65,7 @@ export const authRouter = router({
     })
     .input(ExchangeAuthorizationCodeInputSchema)
     .output(ExchangedKeySchema)
-    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx, ANONYMOUS, input)),
+    .mutation(({ ctx, input }) => exchangeAuthorizationCode(ctx.deps, ANONYMOUS, input)),
 
   jwks: catalogProcedure
     .meta({
@@ -82,7 +82,7 @@ export const authRouter = router({
       listed: [500],
     })
     .output(JwksOutputSchema)
-    .query(async ({ ctx }) => ({ keys: await ctx.identity.signingKeys.published() })),
+    .query(async ({ ctx }) => ({ keys: await ctx.deps.identity.signingKeys.published() })),
 });
 
 // Federation policies: which external JWTs POST /oauth/token exchanges, for which key (tRPC only).
@@ -91,17 +91,17 @@ export const federationPoliciesRouter = router({
     .meta({ scope: 'keys:read' })
     .input(ListFederationPoliciesInputSchema)
     .output(ListFederationPoliciesOutputSchema)
-    .query(({ ctx, input }) => listFederationPolicies(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listFederationPolicies(ctx.deps, ctx.actor, input)),
 
   create: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(CreateFederationPolicyInputSchema.extend(IdempotencyField))
     .output(FederationPolicySchema)
-    .mutation(idempotent('federationPolicies.create', ({ ctx, input }) => createFederationPolicy(ctx, ctx.actor, input))),
+    .mutation(idempotent('federationPolicies.create', ({ ctx, input }) => createFederationPolicy(ctx.deps, ctx.actor, input))),
 
   delete: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(FederationPolicyIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteFederationPolicy(ctx.deps, ctx.actor, input)),
 });

@@ -34,7 +34,7 @@ export const budgetsRouter = router({
     .input(GetBudgetInputSchema)
     .output(GetBudgetOutputSchema)
     .query(async ({ ctx, input }) => {
-      const { budget, include_byok_in_budgets } = await getBudget(ctx, ctx.actor, input);
+      const { budget, include_byok_in_budgets } = await getBudget(ctx.deps, ctx.actor, input);
       return { data: budget, include_byok_in_budgets };
     }),
   list: managementProcedure
@@ -57,7 +57,7 @@ export const budgetsRouter = router({
     .input(ListBudgetsInputSchema)
     .output(ListBudgetsOutputSchema)
     .query(async ({ ctx, input }) => {
-      const { budgets, include_byok_in_budgets } = await listBudgets(ctx, ctx.actor, input);
+      const { budgets, include_byok_in_budgets } = await listBudgets(ctx.deps, ctx.actor, input);
       return { data: budgets, include_byok_in_budgets };
     }),
 
@@ -83,7 +83,7 @@ export const budgetsRouter = router({
     .input(SetBudgetInputSchema)
     .output(SetBudgetOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { budget, include_byok_in_budgets } = await setBudget(ctx, ctx.actor, input);
+      const { budget, include_byok_in_budgets } = await setBudget(ctx.deps, ctx.actor, input);
       return { data: budget, include_byok_in_budgets };
     }),
   delete: managementProcedure
@@ -106,5 +106,5 @@ export const budgetsRouter = router({
     })
     .input(DeleteBudgetInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteBudget(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteBudget(ctx.deps, ctx.actor, input)),
 });

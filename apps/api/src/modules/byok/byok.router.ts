@@ -36,7 +36,7 @@ export const byokRouter = router({
     })
     .input(CreateByokInputSchema.extend(IdempotencyField))
     .output(ByokOutputSchema)
-    .mutation(idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx, ctx.actor, input) }))),
+    .mutation(idempotent('byok.create', async ({ ctx, input }) => ({ data: await createByok(ctx.deps, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'byok:read',
@@ -56,7 +56,7 @@ export const byokRouter = router({
     })
     .input(ListByokInputSchema)
     .output(ListByokOutputSchema)
-    .query(({ ctx, input }) => listByok(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listByok(ctx.deps, ctx.actor, input)),
   get: managementProcedure
     .meta({
       scope: 'byok:read',
@@ -76,7 +76,7 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(ByokOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getByok(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getByok(ctx.deps, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'byok:write',
@@ -97,7 +97,7 @@ export const byokRouter = router({
     })
     .input(UpdateByokInputSchema)
     .output(ByokOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateByok(ctx.deps, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       scope: 'byok:write',
@@ -117,12 +117,12 @@ export const byokRouter = router({
     })
     .input(GetByokInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteByok(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteByok(ctx.deps, ctx.actor, input)),
 
   // Internal (tRPC only): re-encryption of the organization's secrets (BYOK keys, destination
   // config and signing secrets) after a SWITCHYARD_SECRET_KEY rotation.
   resealSecrets: managementProcedure
     .meta({ scope: 'byok:write' })
     .output(z.object({ resealed: z.number().int() }))
-    .mutation(({ ctx }) => resealOrganizationSecrets(ctx, ctx.actor)),
+    .mutation(({ ctx }) => resealOrganizationSecrets(ctx.deps, ctx.actor)),
 });

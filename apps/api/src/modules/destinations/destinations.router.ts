@@ -48,7 +48,7 @@ export const destinationsRouter = router({
     })
     .input(ListDestinationsInputSchema)
     .output(ListDestinationsOutputSchema)
-    .query(({ ctx, input }) => listDestinations(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listDestinations(ctx.deps, ctx.actor, input)),
   create: managementProcedure
     .meta({
       ...route(
@@ -70,7 +70,7 @@ export const destinationsRouter = router({
     .output(DestinationOutputSchema)
     .mutation(
       idempotent('destinations.create', async ({ ctx, input }) => ({
-        data: await createDestination(ctx, ctx.actor, input),
+        data: await createDestination(ctx.deps, ctx.actor, input),
       })),
     ),
   get: managementProcedure
@@ -85,7 +85,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DestinationOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getDestination(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getDestination(ctx.deps, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       ...route(
@@ -104,7 +104,7 @@ export const destinationsRouter = router({
     })
     .input(UpdateDestinationInputSchema)
     .output(DestinationOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateDestination(ctx.deps, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       ...route(
@@ -122,7 +122,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteDestination(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteDestination(ctx.deps, ctx.actor, input)),
   // This API's addition: how delivery to a destination is going (decision 0025).
   status: managementProcedure
     .meta({
@@ -141,7 +141,7 @@ export const destinationsRouter = router({
     })
     .input(GetDestinationInputSchema)
     .output(DestinationStatusOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await destinationStatus(ctx.deps, ctx.actor, input) })),
 
   // tRPC only (not part of the REST contract): a webhook destination's Standard Webhooks signing secret.
   // A write scope's: whoever holds it can sign the organization's alerts, so no read scope answers it.
@@ -149,10 +149,10 @@ export const destinationsRouter = router({
     .meta({ scope: 'destinations:write' })
     .input(GetDestinationInputSchema)
     .output(DestinationSecretOutputSchema)
-    .query(({ ctx, input }) => destinationSecret(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => destinationSecret(ctx.deps, ctx.actor, input)),
   rotateSecret: managementProcedure
     .meta({ scope: 'destinations:write' })
     .input(GetDestinationInputSchema.extend(IdempotencyField))
     .output(DestinationSecretOutputSchema)
-    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx, ctx.actor, input))),
+    .mutation(idempotent('destinations.rotateSecret', ({ ctx, input }) => rotateDestinationSecret(ctx.deps, ctx.actor, input))),
 });

@@ -42,7 +42,7 @@ export const filesRouter = router({
     })
     .input(ListContainerFilesInputSchema)
     .output(ContainerFileListSchema)
-    .query(({ ctx, input }) => listContainerFiles(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listContainerFiles(ctx.deps, ctx.actor, input)),
 
   containerFile: authedProcedure
     .meta({
@@ -64,7 +64,7 @@ export const filesRouter = router({
     })
     .input(GetContainerFileInputSchema)
     .output(ContainerFileRecordSchema)
-    .query(({ ctx, input }) => getContainerFile(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => getContainerFile(ctx.deps, ctx.actor, input)),
 
   promote: authedProcedure
     .meta({
@@ -92,7 +92,7 @@ export const filesRouter = router({
     .output(PromoteFileOutputSchema)
     // The File record itself, no { data } wrapper: the endpoint lists none, and existing clients
     // read _shape, id and downloadable at the top level (compat.md).
-    .mutation(({ ctx, input }) => promoteFile(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
+    .mutation(({ ctx, input }) => promoteFile(ctx.deps, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   documents: authedProcedure
     .meta({
@@ -116,7 +116,7 @@ export const filesRouter = router({
     })
     .input(ListDocumentsInputSchema)
     .output(DocumentPageSchema)
-    .query(({ ctx, input }) => listDocuments(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
+    .query(({ ctx, input }) => listDocuments(ctx.deps, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   document: authedProcedure
     .meta({
@@ -137,7 +137,7 @@ export const filesRouter = router({
     })
     .input(DocumentInputSchema)
     .output(FileSchema)
-    .query(({ ctx, input }) => getDocument(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
+    .query(({ ctx, input }) => getDocument(ctx.deps, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   deleteDocument: authedProcedure
     .meta({
@@ -158,11 +158,11 @@ export const filesRouter = router({
     })
     .input(DocumentInputSchema)
     .output(DocumentDeletionSchema)
-    .mutation(({ ctx, input }) => deleteDocument(ctx, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
+    .mutation(({ ctx, input }) => deleteDocument(ctx.deps, ctx.actor, { ...input, shape: fileShapeOf(ctx.headers) })),
 
   // Internal (tRPC only, platform keys): the sandbox runner opens a session's container.
   openContainer: platformProcedure
     .input(OpenContainerInputSchema)
     .output(OpenContainerOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx, ctx.platform, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await openContainer(ctx.deps, ctx.platform, input) })),
 });

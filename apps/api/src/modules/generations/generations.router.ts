@@ -26,12 +26,12 @@ import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
  * generations.recordBatch's answer: each failed item's error as generations.record's envelope would
  * carry it (the internal ones logged); the outcomes as they are when none failed.
  */
-function batchAnswer(ctx: Pick<Context, 'logger'>, outcomes: RecordingOutcome[]): RecordGenerationBatchOutput {
+function batchAnswer(ctx: { deps: Pick<Context['deps'], 'logger'> }, outcomes: RecordingOutcome[]): RecordGenerationBatchOutput {
   if (outcomes.every((o): o is Extract<RecordingOutcome, RecordedGenerationResult> => o.status !== 'error')) return { results: outcomes };
   return {
     results: outcomes.map((o): RecordedGenerationResult => {
       if (o.status !== 'error') return o;
-      logIfInternal(ctx.logger, o.error, { procedure: 'generations.recordBatch', generation_id: o.id });
+      logIfInternal(ctx.deps.logger, o.error, { procedure: 'generations.recordBatch', generation_id: o.id });
       return { id: o.id, status: 'error', error: envelopeOf(o.error).error };
     }),
   };
@@ -59,7 +59,7 @@ export const generationsRouter = router({
       answer: GetGenerationOutputSchema,
     })
     .input(GenerationIdQuerySchema)
-    .query(async ({ ctx, input }): Promise<z.output<typeof GetGenerationOutputSchema>> => ({ data: await getGeneration(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }): Promise<z.output<typeof GetGenerationOutputSchema>> => ({ data: await getGeneration(ctx.deps, ctx.actor, input) })),
 
   content: authedProcedure
     .meta({
@@ -80,7 +80,7 @@ export const generationsRouter = router({
     })
     .input(GenerationIdQuerySchema)
     .output(GetGenerationContentOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getGenerationContent(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getGenerationContent(ctx.deps, ctx.actor, input) })),
 
   feedback: managementProcedure
     .meta({
@@ -102,24 +102,24 @@ export const generationsRouter = router({
     })
     .input(GenerationFeedbackInputSchema)
     .output(GenerationFeedbackOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await submitFeedback(ctx.deps, ctx.actor, input) })),
 
   // Internal (tRPC only, platform keys): the routing service records each generation after the
   // request; billing adds credits.
   record: platformProcedure
     .input(RecordGenerationInputSchema)
     .output(RecordGenerationOutputSchema)
-    .mutation(({ ctx, input }) => recordGeneration(ctx, ctx.platform, input)),
+    .mutation(({ ctx, input }) => recordGeneration(ctx.deps, ctx.platform, input)),
 
   // Internal: what the routing service's recorder (@switchyard/client's createGenerationRecorder)
   // sends: up to 1,000 generations a call, each recorded or refused on its own.
   recordBatch: platformItemsProcedure
     .input(RecordGenerationBatchInputSchema)
     .output(RecordGenerationBatchOutputSchema)
-    .mutation(async ({ ctx, input }) => batchAnswer(ctx, await recordGenerations(ctx, ctx.platform, input))),
+    .mutation(async ({ ctx, input }) => batchAnswer(ctx, await recordGenerations(ctx.deps, ctx.platform, input))),
 
   addCredits: platformProcedure
     .input(AddCreditsInputSchema.extend(IdempotencyField))
     .output(CreditBalanceSchema)
-    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx, ctx.platform, input))),
+    .mutation(idempotent('generations.addCredits', ({ ctx, input }) => addCredits(ctx.deps, ctx.platform, input))),
 });

@@ -15,7 +15,9 @@ async function forgettingAfter<T>(guardrails: GuardrailCache, organizationId: st
 }
 
 /** managementProcedure, forgetting the organization's guardrails after the call. */
-export const guardrailWriteProcedure = managementProcedure.use(({ ctx, next }) => forgettingAfter(ctx.guardrails, ctx.actor.organizationId, next));
+export const guardrailWriteProcedure = managementProcedure.use(({ ctx, next }) => forgettingAfter(ctx.deps.guardrails, ctx.actor.organizationId, next));
 
 /** heavyManagementProcedure (the organization's share of the server) for the bulk assignments (up to 100 keys or members a call). */
-export const heavyGuardrailWriteProcedure = heavyManagementProcedure.use(({ ctx, next }) => forgettingAfter(ctx.guardrails, ctx.actor.organizationId, next));
+export const heavyGuardrailWriteProcedure = heavyManagementProcedure.use(({ ctx, next }) =>
+  forgettingAfter(ctx.deps.guardrails, ctx.actor.organizationId, next),
+);

@@ -58,7 +58,7 @@ export const guardrailsRouter = router({
     })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listAllGuardrailKeyAssignments(ctx.deps, ctx.actor, input)),
   allMemberAssignments: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -76,7 +76,7 @@ export const guardrailsRouter = router({
     })
     .input(ListAllGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listAllGuardrailMemberAssignments(ctx.deps, ctx.actor, input)),
   keyAssignments: authedProcedure
     .meta({
       scope: 'guardrails:read',
@@ -95,7 +95,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailKeyAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrailKeyAssignments(ctx.deps, ctx.actor, input)),
   memberAssignments: authedProcedure
     .meta({
       scope: 'guardrails:read',
@@ -114,7 +114,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailAssignmentsInputSchema)
     .output(ListGuardrailMemberAssignmentsOutputSchema)
-    .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrailMemberAssignments(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .meta({
       scope: 'guardrails:read',
@@ -132,7 +132,7 @@ export const guardrailsRouter = router({
     })
     .input(ListGuardrailsInputSchema)
     .output(ListGuardrailsOutputSchema)
-    .query(({ ctx, input }) => listGuardrails(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listGuardrails(ctx.deps, ctx.actor, input)),
   create: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -151,7 +151,7 @@ export const guardrailsRouter = router({
     })
     .input(CreateGuardrailInputSchema.extend(IdempotencyField))
     .output(GuardrailOutputSchema)
-    .mutation(idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx, ctx.actor, input) }))),
+    .mutation(idempotent('guardrails.create', async ({ ctx, input }) => ({ data: await createGuardrail(ctx.deps, ctx.actor, input) }))),
   get: managementProcedure
     .meta({
       scope: 'guardrails:read',
@@ -164,7 +164,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(GuardrailOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getGuardrail(ctx.deps, ctx.actor, input) })),
   update: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -183,7 +183,7 @@ export const guardrailsRouter = router({
     })
     .input(UpdateGuardrailInputSchema)
     .output(GuardrailOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateGuardrail(ctx.deps, ctx.actor, input) })),
   delete: guardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -196,7 +196,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailIdInputSchema)
     .output(DeleteGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => deleteGuardrail(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteGuardrail(ctx.deps, ctx.actor, input)),
   assignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -215,7 +215,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailKeys(ctx.deps, ctx.actor, input)),
   unassignKeys: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -234,7 +234,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailKeysInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailKeys(ctx.deps, ctx.actor, input)),
   assignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -253,7 +253,7 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(AssignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => assignGuardrailMembers(ctx.deps, ctx.actor, input)),
   unassignMembers: heavyGuardrailWriteProcedure
     .meta({
       scope: 'guardrails:write',
@@ -272,5 +272,5 @@ export const guardrailsRouter = router({
     })
     .input(GuardrailMembersInputSchema)
     .output(UnassignGuardrailOutputSchema)
-    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => unassignGuardrailMembers(ctx.deps, ctx.actor, input)),
 });

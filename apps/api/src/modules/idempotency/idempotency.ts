@@ -47,9 +47,7 @@ export const IdempotencyField = {
 
 /** What a resolver wrapped by idempotent() needs of its context. */
 export interface IdempotencyContext {
-  db: Db;
-  secrets: SecretBox;
-  now: () => Date;
+  deps: { db: Db; secrets: SecretBox; now: () => Date };
   headers: Record<string, string | string[] | undefined>;
   actor?: Actor;
   platform?: PlatformActor;
@@ -131,9 +129,10 @@ export function idempotent<C extends IdempotencyContext, I extends WithKey, O>(
       .update(`${name}\n${canonical(rest)}`)
       .digest('hex');
     const sealedAs = `idempotency_keys:${owner}:${key}`;
+    const { db, secrets } = ctx.deps;
     for (;;) {
-      const now = ctx.now();
-      const [claimed] = await queryRows(ctx.db, CLAIM, {
+      const now = ctx.deps.now();
+      const [claimed] = await queryRows(db, CLAIM, {
         owner,
         key,
         organization: organizationId,
@@ -148,19 +147,19 @@ export function idempotent<C extends IdempotencyContext, I extends WithKey, O>(
           answer = await resolve({ ctx, input: rest });
         } catch (error) {
           // A failed request creates nothing, so its retry runs again.
-          await queryRows(ctx.db, RELEASE, [owner, key, now]);
+          await queryRows(db, RELEASE, [owner, key, now]);
           throw error;
         }
-        await queryRows(ctx.db, KEEP, { owner, key, created_at: now, response: ctx.secrets.seal(JSON.stringify(answer), sealedAs) });
+        await queryRows(db, KEEP, { owner, key, created_at: now, response: secrets.seal(JSON.stringify(answer), sealedAs) });
         return answer;
       }
-      const [row] = await queryRows(ctx.db, READ, [owner, key]);
+      const [row] = await queryRows(db, READ, [owner, key]);
       // Gone between the two statements (a first request that failed): claim it again.
       if (!row) continue;
       if (row.fingerprint !== fingerprint) {
         throw new Invalid('this Idempotency-Key was used with another request (another operation or body) in the last 24 hours');
       }
-      if (row.response !== null) return JSON.parse(ctx.secrets.open(row.response, sealedAs)) as O;
+      if (row.response !== null) return JSON.parse(secrets.open(row.response, sealedAs)) as O;
       // The first request still runs: its answer, or the end of its lease, comes next.
       await sleep(WAIT_STEP_MS);
     }

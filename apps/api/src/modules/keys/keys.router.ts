@@ -36,7 +36,7 @@ export const keysRouter = router({
       listed: [401, 500],
     })
     .output(GetKeyOutputSchema)
-    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx, ctx.actor) })),
+    .query(async ({ ctx }) => ({ data: await getKeyInfo(ctx.deps, ctx.actor) })),
 
   create: managementProcedure
     .meta({
@@ -60,7 +60,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.create', async ({ ctx, input }) => {
-        const { secret, key } = await createKey(ctx, ctx.actor, input);
+        const { secret, key } = await createKey(ctx.deps, ctx.actor, input);
         return { data: key, key: secret };
       }),
     ),
@@ -85,7 +85,7 @@ export const keysRouter = router({
       answer: ListKeysOutputSchema,
     })
     .input(ListKeysInputSchema)
-    .query(async ({ ctx, input }): Promise<z.output<typeof ListKeysOutputSchema>> => ({ data: await listKeys(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }): Promise<z.output<typeof ListKeysOutputSchema>> => ({ data: await listKeys(ctx.deps, ctx.actor, input) })),
   get: managementProcedure
     .meta({
       scope: 'keys:read',
@@ -98,7 +98,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(ManagedKeyOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getKey(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getKey(ctx.deps, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -119,7 +119,7 @@ export const keysRouter = router({
     })
     .input(UpdateKeyInputSchema)
     .output(ManagedKeyOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateKey(ctx.deps, ctx.actor, input) })),
   delete: managementProcedure
     .meta({
       scope: 'keys:write',
@@ -140,7 +140,7 @@ export const keysRouter = router({
     })
     .input(KeyHashInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteKey(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteKey(ctx.deps, ctx.actor, input)),
   rotate: managementProcedure
     .meta({
       openapi: {
@@ -165,7 +165,7 @@ export const keysRouter = router({
     .output(CreateKeyOutputSchema)
     .mutation(
       idempotent('keys.rotate', async ({ ctx, input }) => {
-        const { secret, key } = await rotateKey(ctx, ctx.actor, input);
+        const { secret, key } = await rotateKey(ctx.deps, ctx.actor, input);
         return { data: key, key: secret };
       }),
     ),
@@ -174,5 +174,5 @@ export const keysRouter = router({
     .meta({ scope: 'keys:read' })
     .input(KeyHashInputSchema)
     .output(KeySecretsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await keySecrets(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await keySecrets(ctx.deps, ctx.actor, input) })),
 });

@@ -33,23 +33,23 @@ export const organizationRouter = router({
     })
     .input(ListOrganizationMembersInputSchema)
     .output(ListOrganizationMembersOutputSchema)
-    .query(({ ctx, input }) => listOrganizationMembers(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listOrganizationMembers(ctx.deps, ctx.actor, input)),
 
   // Internal (tRPC only): membership administration.
   createMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(CreateOrganizationMemberInputSchema.extend(IdempotencyField))
     .output(OrganizationMemberSchema)
-    .mutation(idempotent('organization.createMember', ({ ctx, input }) => createOrganizationMember(ctx, ctx.actor, input))),
+    .mutation(idempotent('organization.createMember', ({ ctx, input }) => createOrganizationMember(ctx.deps, ctx.actor, input))),
   updateMember: managementProcedure
     .meta({ scope: 'members:write' })
     .input(UpdateOrganizationMemberInputSchema)
     .output(OrganizationMemberSchema)
-    .mutation(({ ctx, input }) => updateOrganizationMember(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateOrganizationMember(ctx.deps, ctx.actor, input)),
   // The member's guardrail assignments go with them.
   removeMember: guardrailWriteProcedure
     .meta({ scope: 'members:write' })
     .input(RemoveOrganizationMemberInputSchema)
     .output(RemoveOrganizationMemberOutputSchema)
-    .mutation(({ ctx, input }) => removeOrganizationMember(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => removeOrganizationMember(ctx.deps, ctx.actor, input)),
 });

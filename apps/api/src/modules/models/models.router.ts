@@ -118,7 +118,7 @@ export const modelsRouter = router({
     .input(ListModelsInputSchema)
     .output(ListModelsOutputSchema)
     .query(async ({ ctx, input }) =>
-      pageOf(await listModels(ctx, ANONYMOUS, input), (at) => {
+      pageOf(await listModels(ctx.deps, ANONYMOUS, input), (at) => {
         const params = filtersOf(input);
         params.set('offset', String(at.offset));
         params.set('limit', String(at.limit));
@@ -146,7 +146,7 @@ export const modelsRouter = router({
     })
     .input(CountModelsInputSchema)
     .output(CountModelsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: { count: await countModels(ctx, ANONYMOUS, input) } })),
+    .query(async ({ ctx, input }) => ({ data: { count: await countModels(ctx.deps, ANONYMOUS, input) } })),
 
   endpoints: catalogProcedure
     .meta({
@@ -170,7 +170,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(GetModelEndpointsOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await modelEndpoints(ctx, ANONYMOUS, input) })),
+    .query(async ({ ctx, input }) => ({ data: await modelEndpoints(ctx.deps, ANONYMOUS, input) })),
 
   providers: catalogProcedure
     .meta({
@@ -186,7 +186,7 @@ export const modelsRouter = router({
       listed: [500],
     })
     .output(ListProvidersOutputSchema)
-    .query(async ({ ctx }) => ({ data: await listProviders(ctx, ANONYMOUS) })),
+    .query(async ({ ctx }) => ({ data: await listProviders(ctx.deps, ANONYMOUS) })),
 
   get: authedProcedure
     .meta({
@@ -209,7 +209,7 @@ export const modelsRouter = router({
       answer: GetModelOutputSchema,
     })
     .input(GetModelInputSchema)
-    .query(async ({ ctx, input }): Promise<GetModelOutput> => modelAnswer(await getModel(ctx, ctx.actor, input))),
+    .query(async ({ ctx, input }): Promise<GetModelOutput> => modelAnswer(await getModel(ctx.deps, ctx.actor, input))),
 
   embeddings: authedProcedure
     .meta({
@@ -228,7 +228,7 @@ export const modelsRouter = router({
       answer: ListEmbeddingsModelsOutputSchema,
     })
     .input(ListEmbeddingsModelsInputSchema)
-    .query(async ({ ctx, input }): Promise<ListEmbeddingsModelsOutput> => embeddingsAnswer(ctx, input, await listEmbeddingsModels(ctx, ctx.actor, input))),
+    .query(async ({ ctx, input }): Promise<ListEmbeddingsModelsOutput> => embeddingsAnswer(ctx, input, await listEmbeddingsModels(ctx.deps, ctx.actor, input))),
 
   userModels: authedProcedure
     .meta({
@@ -251,7 +251,7 @@ export const modelsRouter = router({
     .input(ListUserModelsInputSchema)
     .output(ListUserModelsOutputSchema)
     .query(async ({ ctx, input }) =>
-      pageOf(await listUserModels(ctx, ctx.actor, input), (at) => {
+      pageOf(await listUserModels(ctx.deps, ctx.actor, input), (at) => {
         const params = new URLSearchParams({ offset: String(at.offset), limit: String(at.limit) });
         if (input.output_modalities !== undefined) params.set('output_modalities', input.output_modalities);
         return urlOf(ctx, '/models/user', params);
@@ -273,7 +273,7 @@ export const modelsRouter = router({
       listed: [500],
     })
     .output(ListImageModelsOutputSchema)
-    .query(async ({ ctx }) => ({ data: (await listImageModels(ctx, ANONYMOUS)).map((m) => ({ ...m, endpoints: imageEndpointsOf(m.id) })) })),
+    .query(async ({ ctx }) => ({ data: (await listImageModels(ctx.deps, ANONYMOUS)).map((m) => ({ ...m, endpoints: imageEndpointsOf(m.id) })) })),
 
   imageEndpoints: catalogProcedure
     .meta({
@@ -291,7 +291,7 @@ export const modelsRouter = router({
     })
     .input(GetModelInputSchema)
     .output(ImageModelEndpointsSchema)
-    .query(({ ctx, input }) => imageModelEndpoints(ctx, ANONYMOUS, input)),
+    .query(({ ctx, input }) => imageModelEndpoints(ctx.deps, ANONYMOUS, input)),
 
   videos: catalogProcedure
     .meta({
@@ -308,7 +308,7 @@ export const modelsRouter = router({
       listed: [400, 500],
     })
     .output(ListVideoModelsOutputSchema)
-    .query(async ({ ctx }) => ({ data: await listVideoModels(ctx, ANONYMOUS) })),
+    .query(async ({ ctx }) => ({ data: await listVideoModels(ctx.deps, ANONYMOUS) })),
 
   zdrEndpoints: catalogProcedure
     .meta({
@@ -325,23 +325,23 @@ export const modelsRouter = router({
       listed: [403, 500],
     })
     .output(ListZdrEndpointsOutputSchema)
-    .query(async ({ ctx }) => ({ data: await listZdrEndpoints(ctx, ANONYMOUS) })),
+    .query(async ({ ctx }) => ({ data: await listZdrEndpoints(ctx.deps, ANONYMOUS) })),
 
   // Internal (tRPC only, platform keys): catalog writes. The catalog is shared by every organization.
   upsert: platformProcedure
     .input(CatalogModelSchema)
     .output(ModelSchema)
-    .mutation(async ({ ctx, input }) => modelOf({ model: await upsertModel(ctx, ctx.platform, input), variant: null }, detailsOf)),
+    .mutation(async ({ ctx, input }) => modelOf({ model: await upsertModel(ctx.deps, ctx.platform, input), variant: null }, detailsOf)),
   upsertAlias: platformProcedure
     .input(UpsertAliasInputSchema)
     .output(UpsertAliasInputSchema)
-    .mutation(({ ctx, input }) => upsertAlias(ctx, ctx.platform, input)),
+    .mutation(({ ctx, input }) => upsertAlias(ctx.deps, ctx.platform, input)),
   upsertVariant: platformProcedure
     .input(UpsertVariantInputSchema)
     .output(ModelSchema)
-    .mutation(async ({ ctx, input }) => modelOf(await upsertVariant(ctx, ctx.platform, input), detailsOf)),
+    .mutation(async ({ ctx, input }) => modelOf(await upsertVariant(ctx.deps, ctx.platform, input), detailsOf)),
   import: platformProcedure
     .input(CatalogSchema)
     .output(ImportCatalogOutputSchema)
-    .mutation(({ ctx, input }) => importCatalog(ctx, ctx.platform, input)),
+    .mutation(({ ctx, input }) => importCatalog(ctx.deps, ctx.platform, input)),
 });

@@ -26,37 +26,37 @@ export const organizationsRouter = router({
   create: platformProcedure
     .input(CreateOrganizationInputSchema.extend(IdempotencyField))
     .output(CreateOrganizationOutputSchema)
-    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx, ctx.platform, input))),
+    .mutation(idempotent('organizations.create', ({ ctx, input }) => createOrganization(ctx.deps, ctx.platform, input))),
   list: platformProcedure
     .input(ListOrganizationsInputSchema)
     .output(ListOrganizationsOutputSchema)
-    .query(({ ctx, input }) => listOrganizations(ctx, ctx.platform, input)),
+    .query(({ ctx, input }) => listOrganizations(ctx.deps, ctx.platform, input)),
   disable: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSchema)
-    .mutation(({ ctx, input }) => disableOrganization(ctx, ctx.platform, input)),
+    .mutation(({ ctx, input }) => disableOrganization(ctx.deps, ctx.platform, input)),
   /** Offboarding: disables the organization now and queues the deletion of everything it owns. */
   delete: platformProcedure
     .input(DeleteOrganizationInputSchema)
     .output(OrganizationDeletionOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await startOrganizationDeletion(ctx, ctx.platform, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await startOrganizationDeletion(ctx.deps, ctx.platform, input) })),
   deletion: platformProcedure
     .input(GetOrganizationDeletionInputSchema)
     .output(OrganizationDeletionOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getOrganizationDeletion(ctx, ctx.platform, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getOrganizationDeletion(ctx.deps, ctx.platform, input) })),
   issueManagementKey: platformProcedure
     .input(IssueManagementKeyInputSchema)
     .output(CreateKeyOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const { secret, key } = await issueManagementKey(ctx, ctx.platform, input);
+      const { secret, key } = await issueManagementKey(ctx.deps, ctx.platform, input);
       return { data: key, key: secret };
     }),
   settings: platformProcedure
     .input(OrganizationRefInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .query(({ ctx, input }) => getOrganizationSettings(ctx, ctx.platform, input)),
+    .query(({ ctx, input }) => getOrganizationSettings(ctx.deps, ctx.platform, input)),
   updateSettings: platformProcedure
     .input(UpdateOrganizationSettingsInputSchema)
     .output(OrganizationSettingsOutputSchema)
-    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx, ctx.platform, input)),
+    .mutation(({ ctx, input }) => updateOrganizationSettings(ctx.deps, ctx.platform, input)),
 });

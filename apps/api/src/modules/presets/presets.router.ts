@@ -71,7 +71,7 @@ export const presetsRouter = router({
     })
     .input(ListPresetsInputSchema)
     .output(ListPresetsOutputSchema)
-    .query(({ ctx, input }) => listPresets(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listPresets(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .meta({
       scope: 'presets:read',
@@ -85,7 +85,7 @@ export const presetsRouter = router({
     })
     .input(GetPresetInputSchema)
     .output(GetPresetOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getPreset(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getPreset(ctx.deps, ctx.actor, input) })),
   versions: authedProcedure
     .meta({
       scope: 'presets:read',
@@ -103,7 +103,7 @@ export const presetsRouter = router({
     })
     .input(ListPresetVersionsInputSchema)
     .output(ListPresetVersionsOutputSchema)
-    .query(({ ctx, input }) => listPresetVersions(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listPresetVersions(ctx.deps, ctx.actor, input)),
   version: authedProcedure
     .meta({
       scope: 'presets:read',
@@ -121,13 +121,13 @@ export const presetsRouter = router({
     })
     .input(GetPresetVersionInputSchema)
     .output(GetPresetVersionOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getPresetVersion(ctx.deps, ctx.actor, input) })),
   fromChat: authedProcedure
     .meta(fromRequest('/presets/{slug}/chat/completions', 'chat-completions', '`messages` missing or not an array'))
     .input(PresetFromChatInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx, ctx.actor, { kind: 'chat', body: input }),
+      data: await presetFromRequest(ctx.deps, ctx.actor, { kind: 'chat', body: input }),
     })),
   fromMessages: authedProcedure
     .meta(
@@ -140,14 +140,14 @@ export const presetsRouter = router({
     .input(PresetFromMessagesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx, ctx.actor, { kind: 'messages', body: input }),
+      data: await presetFromRequest(ctx.deps, ctx.actor, { kind: 'messages', body: input }),
     })),
   fromResponses: authedProcedure
     .meta(fromRequest('/presets/{slug}/responses', 'responses-style', '`instructions` over 100,000 characters'))
     .input(PresetFromResponsesInputSchema)
     .output(PresetFromRequestOutputSchema)
     .mutation(async ({ ctx, input }) => ({
-      data: await presetFromRequest(ctx, ctx.actor, { kind: 'responses', body: input }),
+      data: await presetFromRequest(ctx.deps, ctx.actor, { kind: 'responses', body: input }),
     })),
 
   // Internal (tRPC only): presets written by name and config directly (REST writes them only from request bodies, D6–D8).
@@ -157,7 +157,7 @@ export const presetsRouter = router({
     .output(CreatePresetOutputSchema)
     .mutation(
       idempotent('presets.create', async ({ ctx, input }) => {
-        const { preset, version } = await createPreset(ctx, ctx.actor, input);
+        const { preset, version } = await createPreset(ctx.deps, ctx.actor, input);
         return { data: preset, version };
       }),
     ),
@@ -167,12 +167,12 @@ export const presetsRouter = router({
     .output(PresetVersionOutputSchema)
     .mutation(
       idempotent('presets.createVersion', async ({ ctx, input }) => ({
-        data: await createPresetVersion(ctx, ctx.actor, input),
+        data: await createPresetVersion(ctx.deps, ctx.actor, input),
       })),
     ),
   deleteVersion: managementProcedure
     .meta({ scope: 'presets:write' })
     .input(DeletePresetVersionInputSchema)
     .output(DeletePresetVersionOutputSchema)
-    .mutation(({ ctx, input }) => deletePresetVersion(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deletePresetVersion(ctx.deps, ctx.actor, input)),
 });

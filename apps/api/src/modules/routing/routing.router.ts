@@ -8,10 +8,10 @@ export const routingRouter = router({
   authorize: platformProcedure
     .input(RoutingAuthorizeInputSchema)
     .output(RoutingAuthorizeOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await authorize(ctx, ctx.platform, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await authorize(ctx.deps, ctx.platform, input) })),
 
   release: platformProcedure
     .input(RoutingReleaseInputSchema)
     .output(RoutingReleaseOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await release(ctx, ctx.platform, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await release(ctx.deps, ctx.platform, input) })),
 });

@@ -26,7 +26,7 @@ import { groupResource, userResource, type ScimLinks } from './directory-resourc
 import { resourceTypes, SCIM_CONTENT_TYPE, schemas, scimErrorBody, scimErrorOf, ScimError, listResponse, serviceProviderConfig } from './scim-protocol.js';
 import { scimCallerOf, type ScimCaller } from './scim-tokens.service.js';
 import { hashApiKey } from '../../access/key-format.js';
-import { requestOrigin, serviceDepsOf } from '../../trpc/context.js';
+import { requestDepsFactory, requestOrigin } from '../../trpc/context.js';
 import type { AppDeps, ServiceDeps } from '../../trpc/service-deps.js';
 import { logIfInternal } from '../../lib/errors.js';
 import { loggerOf } from '../../lib/request-scope.js';
@@ -230,6 +230,7 @@ export function scimRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use(express.json({ type: ['application/scim+json', 'application/json'], limit: MAX_BODY }));
 
+  const depsOf = requestDepsFactory(deps);
   const route = (handler: Handler) => async (req: Request, res: Response) => {
     labelRoute(req, res);
     const hash = bearerHash(req);
@@ -243,7 +244,7 @@ export function scimRoutes(deps: AppDeps): Router {
       if (error instanceof Invalid) throw new ScimError(400, 'invalidValue', error.message);
       throw error;
     }
-    await handler(serviceDepsOf(deps, req), req, res, caller);
+    await handler(depsOf(req), req, res, caller);
   };
   for (const { method, path, handle } of SCIM_ROUTES) router[method](path, route(handle));
 

@@ -56,7 +56,7 @@ export const scimRouter = router({
     .output(ScimGroupMappingOutputSchema)
     .mutation(
       idempotent('scim.createGroupMapping', async ({ ctx, input }) => ({
-        data: await createScimGroupMapping(ctx, ctx.actor, input),
+        data: await createScimGroupMapping(ctx.deps, ctx.actor, input),
       })),
     ),
   listGroupMappings: managementProcedure
@@ -76,7 +76,7 @@ export const scimRouter = router({
     })
     .input(ListScimGroupMappingsInputSchema)
     .output(ListScimGroupMappingsOutputSchema)
-    .query(({ ctx, input }) => listScimGroupMappings(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listScimGroupMappings(ctx.deps, ctx.actor, input)),
   getGroupMapping: managementProcedure
     .meta({
       scope: 'scim:read',
@@ -89,7 +89,7 @@ export const scimRouter = router({
     })
     .input(ScimGroupMappingIdInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getScimGroupMapping(ctx.deps, ctx.actor, input) })),
   updateGroupMapping: managementProcedure
     .meta({
       scope: 'scim:write',
@@ -108,7 +108,7 @@ export const scimRouter = router({
     })
     .input(UpdateScimGroupMappingInputSchema)
     .output(ScimGroupMappingOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateScimGroupMapping(ctx.deps, ctx.actor, input) })),
   deleteGroupMapping: managementProcedure
     .meta({
       scope: 'scim:write',
@@ -127,7 +127,7 @@ export const scimRouter = router({
     })
     .input(DeleteScimGroupMappingInputSchema)
     .output(DeleteScimGroupMappingOutputSchema)
-    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteScimGroupMapping(ctx.deps, ctx.actor, input)),
   listGroups: managementProcedure
     .meta({
       ...openapi(
@@ -146,7 +146,7 @@ export const scimRouter = router({
     })
     .input(ListScimGroupsInputSchema)
     .output(ListScimGroupsOutputSchema)
-    .query(({ ctx, input }) => listScimGroups(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listScimGroups(ctx.deps, ctx.actor, input)),
 
   createSyncJob: managementProcedure
     .meta({
@@ -166,7 +166,7 @@ export const scimRouter = router({
       scope: 'scim:write',
     })
     .output(SyncJobOutputSchema)
-    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx, ctx.actor) })),
+    .mutation(async ({ ctx }) => ({ data: await startSyncJob(ctx.deps, ctx.actor) })),
 
   getSyncJob: managementProcedure
     .meta({
@@ -185,7 +185,7 @@ export const scimRouter = router({
     })
     .input(GetSyncJobInputSchema)
     .output(SyncJobOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getSyncJob(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getSyncJob(ctx.deps, ctx.actor, input) })),
 
   // Internal (tRPC only): the organization's SCIM bearer tokens, which authenticate /scim/v2 only.
   createToken: managementProcedure
@@ -193,16 +193,16 @@ export const scimRouter = router({
     .input(z.object(IdempotencyField).optional())
     .output(CreateScimTokenOutputSchema)
     .mutation(({ ctx, input }) => {
-      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c, c.actor));
+      const create = idempotent('scim.createToken', ({ ctx: c }: { ctx: typeof ctx }) => createScimToken(c.deps, c.actor));
       return create({ ctx, input: input ?? {} });
     }),
   listTokens: managementProcedure
     .meta({ scope: 'scim:read' })
     .output(ListScimTokensOutputSchema)
-    .query(({ ctx }) => listScimTokens(ctx, ctx.actor)),
+    .query(({ ctx }) => listScimTokens(ctx.deps, ctx.actor)),
   revokeToken: managementProcedure
     .meta({ scope: 'scim:write' })
     .input(ScimTokenIdInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => revokeScimToken(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => revokeScimToken(ctx.deps, ctx.actor, input)),
 });

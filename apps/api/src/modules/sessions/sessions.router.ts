@@ -26,26 +26,26 @@ export const sessionsRouter = router({
   signOut: authedProcedure
     .meta({ scope: EVERY_KEY })
     .output(SignOutSchema)
-    .mutation(({ ctx }) => signOut(ctx, ctx.actor)),
+    .mutation(({ ctx }) => signOut(ctx.deps, ctx.actor)),
   /** Ends every session of the caller's person in the organization that the caller's authority covers (the ceiling). */
   signOutEverywhere: authedProcedure
     .meta({ scope: EVERY_KEY })
     .output(SignOutSchema)
-    .mutation(({ ctx }) => signOutEverywhere(ctx, ctx.actor)),
+    .mutation(({ ctx }) => signOutEverywhere(ctx.deps, ctx.actor)),
   /** The organization's OpenID Connect identity provider, its client secret never answered (null: none). */
   identityProvider: managementProcedure
     .meta({ scope: 'scim:read' })
     .output(IdentityProviderOutputSchema)
-    .query(({ ctx }) => getIdentityProvider(ctx, ctx.actor)),
+    .query(({ ctx }) => getIdentityProvider(ctx.deps, ctx.actor)),
   /** Sets the organization's identity provider (an unscoped management key: it decides who signs in as its people). */
   setIdentityProvider: managementProcedure
     .meta({ scope: 'scim:write' })
     .input(SetIdentityProviderInputSchema)
     .output(SetIdentityProviderOutputSchema)
-    .mutation(({ ctx, input }) => setIdentityProvider(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => setIdentityProvider(ctx.deps, ctx.actor, input)),
   /** Deletes it: nobody signs in through it any more. */
   deleteIdentityProvider: managementProcedure
     .meta({ scope: 'scim:write' })
     .output(DeleteIdentityProviderOutputSchema)
-    .mutation(({ ctx }) => deleteIdentityProvider(ctx, ctx.actor)),
+    .mutation(({ ctx }) => deleteIdentityProvider(ctx.deps, ctx.actor)),
 });

@@ -21,33 +21,33 @@ export const settingsRouter = router({
   alerts: managementProcedure
     .meta({ scope: 'budgets:read' })
     .output(OrganizationAlertsOutputSchema)
-    .query(({ ctx }) => getAlertSettings(ctx, ctx.actor)),
+    .query(({ ctx }) => getAlertSettings(ctx.deps, ctx.actor)),
 
   updateAlerts: managementProcedure
     .meta({ scope: 'budgets:write' })
     .input(AlertSettingsInputSchema)
     .output(OrganizationAlertsOutputSchema)
-    .mutation(({ ctx, input }) => updateAlertSettings(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateAlertSettings(ctx.deps, ctx.actor, input)),
 
   retention: managementProcedure
     .meta({ scope: 'analytics:read' })
     .output(OrganizationRetentionOutputSchema)
-    .query(({ ctx }) => getRetention(ctx, ctx.actor)),
+    .query(({ ctx }) => getRetention(ctx.deps, ctx.actor)),
 
   updateRetention: managementProcedure
     .meta({ scope: 'analytics:write' })
     .input(UpdateRetentionInputSchema)
     .output(OrganizationRetentionOutputSchema)
-    .mutation(({ ctx, input }) => updateRetention(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateRetention(ctx.deps, ctx.actor, input)),
 
   pkce: managementProcedure
     .meta({ scope: 'keys:read' })
     .output(OrganizationPkceOutputSchema)
-    .query(({ ctx }) => getPkce(ctx, ctx.actor)),
+    .query(({ ctx }) => getPkce(ctx.deps, ctx.actor)),
 
   updatePkce: managementProcedure
     .meta({ scope: 'keys:write' })
     .input(UpdatePkceInputSchema)
     .output(OrganizationPkceOutputSchema)
-    .mutation(({ ctx, input }) => updatePkce(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updatePkce(ctx.deps, ctx.actor, input)),
 });

@@ -52,16 +52,16 @@ export const videosRouter = router({
     })
     .input(GetVideoJobInputSchema)
     .output(VideoJobStatusRecordSchema)
-    .query(async ({ ctx, input }) => statusRecordOf(await getVideoJob(ctx, ctx.actor, input), `${ctx.origin()}${API_PREFIX}`)),
+    .query(async ({ ctx, input }) => statusRecordOf(await getVideoJob(ctx.deps, ctx.actor, input), `${ctx.origin()}${API_PREFIX}`)),
   // Internal (tRPC only, platform keys): the video service registers a job and its upstream URLs,
   // which this server later fetches: only the platform may name them.
   createJob: platformProcedure
     .input(CreateVideoJobInputSchema.extend(IdempotencyField))
     .output(CreateVideoJobOutputSchema)
-    .mutation(idempotent('videos.createJob', async ({ ctx, input }) => ({ data: await createVideoJob(ctx, ctx.platform, input) }))),
+    .mutation(idempotent('videos.createJob', async ({ ctx, input }) => ({ data: await createVideoJob(ctx.deps, ctx.platform, input) }))),
   listJobs: managementProcedure
     .meta({ scope: 'files:read' })
     .input(ListVideoJobsInputSchema)
     .output(ListVideoJobsOutputSchema)
-    .query(({ ctx, input }) => listVideoJobs(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listVideoJobs(ctx.deps, ctx.actor, input)),
 });

@@ -53,7 +53,7 @@ export const workspacesRouter = router({
     .input(AddWorkspaceMembersInputSchema)
     .output(AddWorkspaceMembersOutputSchema)
     .mutation(async ({ ctx, input }) => {
-      const added = await addWorkspaceMembers(ctx, ctx.actor, input);
+      const added = await addWorkspaceMembers(ctx.deps, ctx.actor, input);
       return { added_count: added.length, data: added };
     }),
 
@@ -77,7 +77,7 @@ export const workspacesRouter = router({
     })
     .input(ListWorkspaceMembersInputSchema)
     .output(ListWorkspaceMembersOutputSchema)
-    .query(({ ctx, input }) => listWorkspaceMembers(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listWorkspaceMembers(ctx.deps, ctx.actor, input)),
 
   removeMembers: managementProcedure
     .meta({
@@ -99,7 +99,7 @@ export const workspacesRouter = router({
     })
     .input(RemoveWorkspaceMembersInputSchema)
     .output(RemoveWorkspaceMembersOutputSchema)
-    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => removeWorkspaceMembers(ctx.deps, ctx.actor, input)),
 
   create: managementProcedure
     .meta({
@@ -114,7 +114,7 @@ export const workspacesRouter = router({
     })
     .input(CreateWorkspaceInputSchema.extend(IdempotencyField))
     .output(WorkspaceOutputSchema)
-    .mutation(idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx, ctx.actor, input) }))),
+    .mutation(idempotent('workspaces.create', async ({ ctx, input }) => ({ data: await createWorkspace(ctx.deps, ctx.actor, input) }))),
   list: managementProcedure
     .meta({
       scope: 'workspaces:read',
@@ -134,7 +134,7 @@ export const workspacesRouter = router({
     })
     .input(ListWorkspacesInputSchema)
     .output(ListWorkspacesOutputSchema)
-    .query(({ ctx, input }) => listWorkspaces(ctx, ctx.actor, input)),
+    .query(({ ctx, input }) => listWorkspaces(ctx.deps, ctx.actor, input)),
   get: managementProcedure
     .meta({
       scope: 'workspaces:read',
@@ -154,7 +154,7 @@ export const workspacesRouter = router({
     })
     .input(WorkspaceRefInputSchema)
     .output(WorkspaceOutputSchema)
-    .query(async ({ ctx, input }) => ({ data: await getWorkspace(ctx, ctx.actor, input) })),
+    .query(async ({ ctx, input }) => ({ data: await getWorkspace(ctx.deps, ctx.actor, input) })),
   update: managementProcedure
     .meta({
       scope: 'workspaces:write',
@@ -175,7 +175,7 @@ export const workspacesRouter = router({
     })
     .input(UpdateWorkspaceInputSchema)
     .output(WorkspaceOutputSchema)
-    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ data: await updateWorkspace(ctx.deps, ctx.actor, input) })),
   // The workspace's guardrails go with it; its data follows in a job (workspace.delete).
   delete: guardrailWriteProcedure
     .meta({
@@ -198,5 +198,5 @@ export const workspacesRouter = router({
     })
     .input(DeleteWorkspaceInputSchema)
     .output(DeletedOutputSchema)
-    .mutation(({ ctx, input }) => deleteWorkspace(ctx, ctx.actor, input)),
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.deps, ctx.actor, input)),
 });
