@@ -39,6 +39,16 @@ describe('error envelope', () => {
     await expectEnvelope(res, 400, 'Invalid request parameters');
   });
 
+  it('the caller comes before the body on REST: no key is a 401, a regular key a 403, whatever the body', async () => {
+    // A caller without the operation's key costs no body parsing: it is answered before the body is read.
+    const malformed = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": [' };
+    await expectEnvelope(await server.request('/api/v1/keys', { ...malformed, key: null }), 401, 'Missing Authentication header');
+    const { key } = await ok(server, 'keys.create', { name: 'regular, before the body' });
+    await expectEnvelope(await server.request('/api/v1/keys', { ...malformed, key }), 403, 'Only management keys can perform this operation');
+    const notJson = { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(1024) };
+    await expectEnvelope(await server.request('/api/v1/keys', { ...notJson, key: null }), 401, 'Missing Authentication header');
+  });
+
   it('400 for wrong types, naming the offending fields (tRPC input validation)', async () => {
     const res = await server.request('/trpc/keys.create', {
       method: 'POST',
