@@ -15,7 +15,6 @@ import {
 import { authedProcedure, heavyManagementProcedure, managementProcedure, router } from '../../trpc/init.js';
 import { createKey, deleteKey, getKey, getKeyInfo, keySecrets, listKeys, rotateKey, updateKey } from './keys.service.js';
 import { answers, WHY } from '@switchyard/schema';
-import type { z } from 'zod';
 import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
 
 const tags = ['API Keys'];
@@ -81,11 +80,11 @@ export const keysRouter = router({
         403: WHY.managementOnly,
       }),
       listed: [400, 401, 429, 500],
-      // Built field by field from rows their statement's schema parsed: documented, not parsed again.
-      answer: ListKeysOutputSchema,
     })
     .input(ListKeysInputSchema)
-    .query(async ({ ctx, input }): Promise<z.output<typeof ListKeysOutputSchema>> => ({ data: await listKeys(ctx.deps, ctx.actor, input) })),
+    // Parsed on the way out: a page's cost is its statement's, and the parse does not show beside it (decision 0050).
+    .output(ListKeysOutputSchema)
+    .query(async ({ ctx, input }) => ({ data: await listKeys(ctx.deps, ctx.actor, input) })),
   get: managementProcedure
     .meta({
       scope: 'keys:read',
