@@ -26,12 +26,12 @@ import { IdempotencyField, idempotent } from '../idempotency/idempotency.js';
  * generations.recordBatch's answer: each failed item's error as generations.record's envelope would
  * carry it (the internal ones logged); the outcomes as they are when none failed.
  */
-function batchAnswer(ctx: { deps: Pick<Context['deps'], 'logger'> }, outcomes: RecordingOutcome[]): RecordGenerationBatchOutput {
+function batchAnswer(logger: Context['deps']['logger'], outcomes: RecordingOutcome[]): RecordGenerationBatchOutput {
   if (outcomes.every((o): o is Extract<RecordingOutcome, RecordedGenerationResult> => o.status !== 'error')) return { results: outcomes };
   return {
     results: outcomes.map((o): RecordedGenerationResult => {
       if (o.status !== 'error') return o;
-      logIfInternal(ctx.deps.logger, o.error, { procedure: 'generations.recordBatch', generation_id: o.id });
+      logIfInternal(logger, o.error, { procedure: 'generations.recordBatch', generation_id: o.id });
       return { id: o.id, status: 'error', error: envelopeOf(o.error).error };
     }),
   };
@@ -116,7 +116,7 @@ export const generationsRouter = router({
   recordBatch: platformItemsProcedure
     .input(RecordGenerationBatchInputSchema)
     .output(RecordGenerationBatchOutputSchema)
-    .mutation(async ({ ctx, input }) => batchAnswer(ctx, await recordGenerations(ctx.deps, ctx.platform, input))),
+    .mutation(async ({ ctx, input }) => batchAnswer(ctx.deps.logger, await recordGenerations(ctx.deps, ctx.platform, input))),
 
   addCredits: platformProcedure
     .input(AddCreditsInputSchema.extend(IdempotencyField))
