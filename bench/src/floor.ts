@@ -23,10 +23,14 @@
 // time now, once per call of a tRPC batch or per generation of a generations.recordBatch call),
 // the events statement of what it recorded, COMMIT. A recordBatch call of n generations is
 // answered with the answer's one result n times, as the client's recorder expects one a generation.
+// With `reserve` (the reservation floor), each call is a reservation with a new id, made through the
+// server's own ReservationQueue (an organization's reservations that wait while its statement is
+// under way go together in the next one), and let go of in batches through `release` as above.
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import type { Reservation } from '@switchyard/api/statements';
 
 interface ExpressResponse {
   status(code: number): ExpressResponse;
@@ -50,6 +54,8 @@ export interface StatementFile {
   release?: { text: string; value: unknown };
   /** The recording floor: a recorded generation's row (its non-null columns) and the content it was recorded with. */
   record?: { row: Record<string, unknown>; content: unknown };
+  /** The reservation floor: a reservation's inputs but its id and time, made through the server's ReservationQueue. */
+  reserve?: Omit<Reservation, 'id' | 'now'> & { now?: never; release: string };
 }
 
 const RELEASE_EVERY_MS = 20;
@@ -122,7 +128,7 @@ if (mode === 'node') {
   app.disable('x-powered-by');
   app.set('etag', false);
   const spec = mode === 'database' ? (JSON.parse(fs.readFileSync(statementFile!, 'utf8')) as StatementFile) : null;
-  const before = spec ? (spec.record ? await recording(spec) : roundTrip(spec)) : null;
+  const before = spec ? (spec.record ? await recording(spec) : spec.reserve ? await reserving(spec) : roundTrip(spec)) : null;
   app.all(/.*/, (req, res) => {
     const url = (req as { url?: string }).url;
     const stream = req as NodeJS.ReadableStream;
@@ -159,20 +165,10 @@ function freshLike(value: unknown): string {
 
 /** The statement's round trips for a request (a named prepared statement, as queryRows sends it; one per call of a batch). */
 function roundTrip(spec: StatementFile): (url: string | undefined, generations?: number) => Promise<unknown> {
-  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
-  const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { query(q: object): Promise<unknown> } };
-  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
+  const pool = poolOf<{ query(q: object): Promise<unknown> }>(spec);
   const { vary, release } = spec;
   const fresh = new Set(spec.fresh ?? []);
-  let held: string[] = [];
-  if (release) {
-    setInterval(() => {
-      if (held.length === 0) return;
-      const ids = held;
-      held = [];
-      pool.query({ name: 'floor-release', text: release.text, values: [ids] }).catch((error: Error) => console.error(error.message));
-    }, RELEASE_EVERY_MS).unref();
-  }
+  const held = release ? releaser(pool, release.text) : [];
   const once = (url: string | undefined) => {
     const given = vary && url ? new URL(url, 'http://floor').searchParams.get(vary.param) : null;
     const values = spec.values.map((v) => {
@@ -188,6 +184,42 @@ function roundTrip(spec: StatementFile): (url: string | undefined, generations?:
     const n = callsOf(url);
     return n === 1 ? once(url) : Promise.all(Array.from({ length: n }, () => once(url)));
   };
+}
+
+/** A new pg pool of the server's size, through the server's own node-postgres. */
+function poolOf<Pool>(spec: StatementFile): Pool {
+  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
+  const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => Pool };
+  return new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
+}
+
+/** Every RELEASE_EVERY_MS, runs `text` with $1 the ids held since; returns where to add them. */
+function releaser(pool: { query(q: object): Promise<unknown> }, text: string): string[] {
+  const held: string[] = [];
+  setInterval(() => {
+    if (held.length === 0) return;
+    const ids = held.splice(0);
+    pool.query({ name: 'floor-release', text, values: [ids] }).catch((error: Error) => console.error(error.message));
+  }, RELEASE_EVERY_MS).unref();
+  return held;
+}
+
+/** The reservations of a request (one per call of a tRPC batch), made through the server's ReservationQueue. */
+async function reserving(spec: StatementFile): Promise<(url: string | undefined) => Promise<unknown>> {
+  const { ReservationQueue } = await import('@switchyard/api/statements');
+  const { orderedValues } = await import('@switchyard/db');
+  const pool = poolOf<{ query(q: object): Promise<{ rows: unknown[] }> }>(spec);
+  const { release, ...reservation } = spec.reserve!;
+  const held = releaser(pool, release);
+  const queue = new ReservationQueue(
+    async (statement, values) => (await pool.query({ name: statement.name, text: statement.text, values: orderedValues(statement, values) })).rows as never,
+  );
+  const once = async () => {
+    const id = randomUUID();
+    await queue.reserve({ ...reservation, id, now: new Date() });
+    held.push(id);
+  };
+  return (url) => Promise.all(Array.from({ length: callsOf(url) }, once));
 }
 
 /** The generations of a generations.recordBatch request body ({ generations: [...] }). */
@@ -206,10 +238,8 @@ let recordSequence = 0;
  */
 async function recording(spec: StatementFile): Promise<(url: string | undefined, generations?: number) => Promise<unknown>> {
   const { writeRecording } = await import('./record-statement.js');
-  const requireFromDb = createRequire(import.meta.resolve('@switchyard/db'));
   type Client = { query(q: object | string): Promise<{ rows: unknown[] }>; release(): void };
-  const pg = requireFromDb('pg') as { Pool: new (options: { connectionString: string; max: number }) => { connect(): Promise<Client> } };
-  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolMax });
+  const pool = poolOf<{ connect(): Promise<Client> }>(spec);
   const template = spec.record!;
   const prefix = `floor-${process.pid}-${randomBytes(4).toString('hex')}`;
   return async (url, generations) => {

@@ -23,7 +23,9 @@ import {
   keysPageQuery,
   MemberOrderCache,
   membersByIdQuery,
+  reservationOf,
   reservationQuery,
+  reserveQuery,
 } from './floor-statements.js';
 import { NODE_FLAGS, START_ENV } from '@switchyard/api/node-flags';
 import { createSwitchyardClient } from '@switchyard/client';
@@ -670,20 +672,22 @@ async function routingScenarios(stack: Stack, keyHash: string, opts: Options, si
   const platform = { authorization: `Bearer ${stack.platformKey}` };
   const spec = { method: 'POST' as const, path: '/trpc/routing.authorize?batch=1', headers: { ...platform, 'content-type': 'application/json' } };
   const names = routingNames(opts);
-  // The statement the server makes for a reserving decision, with its values: a new reservation id
-  // for every call (fresh), which the floor lets go of in batches (release), as settling does.
-  const reserve = await reservationQuery(stack.db, keyHash, {
+  // The statements the server makes for reserving decisions: each a new reservation, made through
+  // the server's ReservationQueue (those waiting together go in one statement), which the floor
+  // lets go of in batches (release), as settling does.
+  const reservation = await reservationOf(stack.db, keyHash, {
     id: randomUUID(),
     cost: ROUTING_COST_USD,
     paid: true,
     now: new Date(),
     ttlMs: RESERVATION_TTL_MS,
   });
-  const reservationId = reserve.values.reservation_id;
-  const statement = floorStatement(reserve, {
-    fresh: [reservationId],
-    release: { text: 'DELETE FROM spend_reservations WHERE id = ANY($1::uuid[])', value: reservationId },
-  });
+  const alone = reserveQuery(reservation.id, reservation.key, reservation.amount, reservation.checks, reservation.now, reservation.ttlMs);
+  const { id: _id, now: _now, ...inputs } = reservation;
+  const statement = {
+    ...floorStatement(alone),
+    reserve: { ...inputs, release: 'DELETE FROM spend_reservations WHERE id = ANY($1::uuid[])' },
+  };
   return [
     { name: names.free, kind: 'authorize', spec },
     { name: names.settled, kind: 'authorize-settle', spec, statement },

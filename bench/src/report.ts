@@ -288,15 +288,23 @@ export function budgetReport(runs: SizeRun[]): BudgetLine[] {
         .join('; ') || 'not run',
   });
 
-  // The reservation's own lines: its database CPU, and what one organization's lock allows.
+  // The reservation's own lines: its database CPU, and what one organization's lock allows. A
+  // reservation's cost is its statement's, and its release's, as the floor makes them; the
+  // scenario's database CPU per decision adds the recording that settles it (recording's lines).
   lines.push({
     item: "R3. a reservation <= 1 ms of database CPU, and its statement's database floor >= 1,000/s for one organization, at every size",
     met: settled.length
-      ? settled.every(({ s }) => s.dbCpuMsPerRequest != null && s.dbCpuMsPerRequest <= 1 && s.floors.database!.requestsPerSecond >= 1000)
+      ? settled.every(
+          ({ s }) => s.floors.database!.dbCpuMsPerRequest != null && s.floors.database!.dbCpuMsPerRequest <= 1 && s.floors.database!.requestsPerSecond >= 1000,
+        )
       : null,
     detail:
-      settled.map(({ run, s }) => `${tag(run, s)} ${dbCpu(s)} ms of database CPU, floor ${rate(s.floors.database!.requestsPerSecond)}/s`).join('; ') ||
-      'not run',
+      settled
+        .map(
+          ({ run, s }) =>
+            `${tag(run, s)} ${dbCpu(s.floors.database!)} ms of database CPU per reservation (${dbCpu(s)} ms per decision with the recording that settles it), floor ${rate(s.floors.database!.requestsPerSecond)}/s`,
+        )
+        .join('; ') || 'not run',
   });
 
   // The fairness line (F): another organization's GET /key beside one organization's analytics share.

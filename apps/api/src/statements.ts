@@ -12,5 +12,6 @@ export { createKeyQuery, keysPageQuery } from './modules/keys/keys-queries.js';
 export { MemberOrderCache } from './modules/members/member-order.js';
 export { membersByIdQuery } from './modules/members/members-queries.js';
 export { limitChecks } from '@switchyard/rules';
-export { reserveQuery } from './modules/routing/routing-queries.js';
+export { ReservationQueue } from './modules/routing/reservation-queue.js';
+export { type Reservation, reserveQuery } from './modules/routing/routing-queries.js';
 export { WorkspaceRoutingCache } from './modules/routing/routing.service.js';

@@ -38,6 +38,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly reservationBatchSize = new Histogram({
+    name: `${PREFIX}reservation_batch_size`,
+    help: "Reservations decided per reservation statement (an organization's reservations waiting together go in one)",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [this.registry],
+  });
+
   readonly recordingCommitDuration = new Histogram({
     name: `${PREFIX}recording_commit_duration_seconds`,
     help: 'Time to write and commit one recording batch, by outcome (failed: the database refused it; its generations are then retried one by one)',

@@ -49,6 +49,7 @@ beforeAll(async () => {
     usage: undefined as never,
     workspaceRouting: undefined as never,
     spend: undefined as never,
+    reservations: undefined as never,
     limits: undefined as never,
     freeQuota: undefined as never,
     apiRateLimits: undefined as never,

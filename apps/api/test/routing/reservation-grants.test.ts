@@ -7,12 +7,15 @@
 // each maker's whole lineage (migration "minted_keys").
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { Prisma } from '@switchyard/db';
+import { Prisma, queryRows } from '@switchyard/db';
 import { ExchangedKeySchema } from '@switchyard/schema';
+import { limitChecks } from '@switchyard/rules';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyCache, SERVER_ACTOR } from '../../src/access/callers.js';
 import { GuardrailCache } from '../../src/modules/guardrails/guardrail-cache.js';
 import { expireReservations, giveBack, grant, release, WorkspaceRoutingCache } from '../../src/modules/routing/routing.service.js';
+import { ReservationQueue } from '../../src/modules/routing/reservation-queue.js';
+import type { Reservation } from '../../src/modules/routing/routing-queries.js';
 import { SpendCache, sinceOf } from '../../src/modules/routing/spend.js';
 import { addUsage, useServer } from '../fixtures.js';
 import { createKey, importDemoCatalog, record } from '../fixtures-catalog.js';
@@ -36,6 +39,9 @@ beforeAll(async () => {
   await ok(env.server, 'generations.addCredits', { organization_id: env.server.organizationId, amount: 1000 });
 });
 
+/** One queue for every call, as a server process has: concurrent grants of an organization go together. */
+const reservations = new ReservationQueue((statement, values) => queryRows(env.server.db, statement, values));
+
 /** What the services read, fresh for every call (no cache keeps a figure between them). */
 const deps = () => ({
   db: env.server.db,
@@ -43,6 +49,7 @@ const deps = () => ({
   guardrails: new GuardrailCache(0),
   workspaceRouting: new WorkspaceRoutingCache(0),
   spend: new SpendCache(0),
+  reservations,
   reservationTtlMs: 600_000,
   now: () => new Date(),
 });
@@ -270,6 +277,64 @@ describe('the running totals', () => {
     await expireReservations({ db: env.server.db, now: () => new Date() }, SERVER_ACTOR);
     const after = await granted(keys[1]!.hash, 0.01, 100);
     expect(after.amount).toBe(before.amount);
+    expect(await totalsAdrift()).toEqual([]);
+  });
+});
+
+describe("an organization's reservations waiting together", () => {
+  /** The reservation of `amount` for the key `hash`, with its checks as the service builds them. */
+  async function reservationOf(hash: string, id: string, amount: number): Promise<Reservation> {
+    const key = await env.server.db.apiKey.findUniqueOrThrow({ where: { hash } });
+    const actor = { kind: 'tenant' as const, key, organizationId: key.organization_id, workspaceId: key.workspace_id, userId: key.creator_user_id };
+    const [guardrails, workspace] = await Promise.all([
+      new GuardrailCache(0).applicable(env.server.db, actor),
+      new WorkspaceRoutingCache(0).of(env.server.db, key.organization_id, key.workspace_id),
+    ]);
+    const now = new Date();
+    return { id, key, amount: { min: amount, wanted: amount }, checks: limitChecks(key, guardrails, workspace!, true, now), now, ttlMs: 600_000 };
+  }
+
+  it('go in one statement, decided in order: exactly floor(R / c) of them hold, as one at a time would', async () => {
+    const { hash } = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
+    const sizes: number[] = [];
+    const queue = new ReservationQueue((statement, values) => queryRows(env.server.db, statement, values), { observe: (size) => sizes.push(size) });
+    const reservations = await Promise.all(Array.from({ length: 30 }, () => reservationOf(hash, randomUUID(), 0.15)));
+    const answers = await Promise.all(reservations.map((r) => queue.reserve(r)));
+    // The first goes alone at once; the others wait for it and go together.
+    expect(sizes[0]).toBe(1);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(30);
+    const held = answers.filter((rows) => rows[0]!.reserved);
+    expect(held).toHaveLength(6);
+    // In order: each one after another, every check's remaining amount falling by what each held.
+    expect(answers.map((rows) => rows.find((r) => r.name === 'key')!.remaining)).toEqual([
+      ...['0.85', '0.7', '0.55', '0.4', '0.25', '0.1'].map((v) => expect.stringMatching(new RegExp(`^${v}0*$`))),
+      ...Array.from({ length: 24 }, () => expect.stringMatching(/^0\.10*$/)),
+    ]);
+    const rows = await env.server.db.spendReservation.findMany({ where: { id: { in: reservations.map((r) => r.id) } } });
+    expect(rows).toHaveLength(6);
+    expect(await totalsAdrift()).toEqual([]);
+  });
+
+  it('a statement that fails as a whole is made again one reservation at a time: each gets its own answer or error', async () => {
+    const { hash } = await createKey(env.server, { limit: 1, limit_reset: 'monthly' });
+    const sizes: number[] = [];
+    const queue = new ReservationQueue((statement, values) => queryRows(env.server.db, statement, values), { observe: (size) => sizes.push(size) });
+    const [first, twice, other] = [randomUUID(), randomUUID(), randomUUID()];
+    const made = [
+      await reservationOf(hash, first, 0.1),
+      await reservationOf(hash, twice, 0.1),
+      await reservationOf(hash, twice, 0.1),
+      await reservationOf(hash, other, 0.1),
+    ];
+    // The first goes alone; the other three wait for it and go together, and the id made twice
+    // fails their statement.
+    const answers = await Promise.allSettled(made.map((r) => queue.reserve(r)));
+    expect(sizes.slice(0, 2)).toEqual([1, 3]);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((answers[2] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    const rows = await env.server.db.spendReservation.findMany({ where: { id: { in: [first, twice, other] } } });
+    expect(rows.map((r) => r.amount.toString()).sort()).toEqual(['0.1', '0.1', '0.1']);
     expect(await totalsAdrift()).toEqual([]);
   });
 });

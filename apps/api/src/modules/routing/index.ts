@@ -1,8 +1,10 @@
+import { queryRows } from '@switchyard/db';
 import { SERVER_ACTOR, withoutRequest } from '../../access/callers.js';
 import type { Config } from '../../config.js';
 import { CounterStoreUnavailable } from '../../limits/limits.js';
 import { defineModule, type ModuleShared } from '../manifest.js';
 import { FreeModelQuota } from './free-quota.js';
+import { ReservationQueue } from './reservation-queue.js';
 import { routingRouter } from './routing.router.js';
 import { expireReservations, openReservations, RESERVATION_SWEEP_LOCK, WorkspaceRoutingCache } from './routing.service.js';
 import { SpendCache } from './spend.js';
@@ -16,6 +18,8 @@ declare module '../../trpc/service-deps.js' {
     spend: SpendCache;
     /** The free-model quota per minute (through `limits`), with organizations' settings kept up to CACHE_TTL_MS. */
     freeQuota: FreeModelQuota;
+    /** This process's reservations, one statement at a time per organization, those waiting together. */
+    reservations: ReservationQueue;
     /** How long a routing reservation holds its amount (RESERVATION_TTL_MS). */
     reservationTtlMs: number;
   }
@@ -43,6 +47,9 @@ export const routingModule = defineModule({
         // A store away is logged once, by its state (the server's limits); anything else here once per refund.
         freeQuota: new FreeModelQuota(limits, config.freeModelRequestsPerMinute, limitSettings, (error) => {
           if (!(error instanceof CounterStoreUnavailable)) limitLog.warn({ err: error }, 'could not give back a free-model request refused by a later rule');
+        }),
+        reservations: new ReservationQueue((statement, values) => queryRows(db, statement, values), {
+          observe: (size) => metrics.reservationBatchSize.observe(size),
         }),
         reservationTtlMs: config.reservationTtlMs,
       },

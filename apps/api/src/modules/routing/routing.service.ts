@@ -34,7 +34,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { auditOfPlatform } from '../audit/audit.js';
 import { isFreeModel, resolveModel } from '../models/resolve-model.js';
 import type { MinuteTaken } from './free-quota.js';
-import { type HoldRange, reserveQuery } from './routing-queries.js';
+import type { HoldRange } from './routing-queries.js';
 
 /** What routing decides by per workspace: its budgets, its BYOK credentials and its settings. */
 export interface WorkspaceRouting {
@@ -107,6 +107,7 @@ type Decides =
   | 'workspaceRouting'
   | 'spend'
   | 'freeQuota'
+  | 'reservations'
   | 'reservationTtlMs'
   | 'metrics'
   | 'refusalEvents'
@@ -217,21 +218,21 @@ export async function authorize(deps: Uses<Decides>, actor: PlatformActor, input
 }
 
 /**
- * Holds an amount against every check, in routing_reserve()'s one statement: exactly `min` when
- * min = wanted, else the most between min and wanted that every check has left. When it holds
- * nothing, it answers each check's exact remaining amount, from which the rules name the first
- * check short of `min` (holdRefusal).
+ * Holds an amount against every check, in routing_reserve()'s one statement (with the others of its
+ * organization waiting in this process, if any: ReservationQueue): exactly `min` when min = wanted,
+ * else the most between min and wanted that every check has left. When it holds nothing, it
+ * answers each check's exact remaining amount, from which the rules name the first check short of
+ * `min` (holdRefusal).
  */
 async function hold(
-  deps: Uses<'db' | 'spend' | 'reservationTtlMs'>,
+  deps: Uses<'db' | 'spend' | 'reservations' | 'reservationTtlMs'>,
   key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,
   checks: readonly LimitCheck[],
   range: HoldRange,
   now: Date,
 ): Promise<(HoldAnswer & { held: true; granted: number }) | (HoldAnswer & { held: false })> {
   const id = randomUUID();
-  const reserve = reserveQuery(id, key, range, checks, now, deps.reservationTtlMs);
-  const rows = await queryRows(deps.db, reserve.statement, reserve.values);
+  const rows = await deps.reservations.reserve({ id, key, amount: range, checks, now, ttlMs: deps.reservationTtlMs });
   // A check with no figure (a "makers" check when no maker has a limit) limits nothing: absent.
   const remaining = new Map(rows.filter((r) => r.name !== null && r.remaining !== null).map((r) => [r.name!, Number(r.remaining)]));
   deps.spend.forgetOrganization(key.organization_id);
@@ -256,7 +257,7 @@ export type Grant =
  * platform's own callers (SERVER_ACTOR or a platform key).
  */
 export async function grant(
-  deps: Uses<'db' | 'keys' | 'guardrails' | 'workspaceRouting' | 'spend' | 'reservationTtlMs' | 'now'>,
+  deps: Uses<'db' | 'keys' | 'guardrails' | 'workspaceRouting' | 'spend' | 'reservations' | 'reservationTtlMs' | 'now'>,
   _actor: PlatformActor,
   input: { api_key_hash: string; paid: boolean; min: number; wanted: number },
 ): Promise<Grant> {
