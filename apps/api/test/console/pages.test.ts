@@ -132,6 +132,24 @@ describe("the console's pages in Chromium", () => {
     await page.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor(wait);
   });
 
+  it.skipIf(skip)('Keys: an empty name is refused beside its field; a key created and disabled is audited with before and after', async () => {
+    await open('Keys', '/keys');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => fieldError('Name').innerText(), wait).not.toBe('');
+    expect(await page.getByTestId('new-secret').count()).toBe(0);
+
+    await page.getByLabel('Name', { exact: true }).fill('audited-key');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByTestId('new-secret').waitFor(wait);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Disable audited-key' }).click();
+    await expect.poll(() => row('keys', 'audited-key').innerText(), wait).toContain('disabled');
+
+    const { before, after } = await audited({ action: 'keys.update', target_type: 'key' });
+    expect(before).toContain('"disabled": false');
+    expect(after).toContain('"disabled": true');
+  });
+
   it.skipIf(skip)("Workspaces: a refused slug shows the server's message beside it; one created is listed and audited", async () => {
     await open('Workspaces', '/workspaces');
     await page.getByLabel('Name', { exact: true }).fill('Research');
