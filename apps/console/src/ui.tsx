@@ -1,7 +1,7 @@
 // The pieces every view shares: a failed call's message, loading a view's data, a table, a form
 // whose refused fields show the server's message beside them, and the workspace picker. Text only:
 // nothing here sets HTML.
-import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { describeError, type ServerError, type Session } from './session.js';
 
 /** A failed call's message (the server's, with its reason), announced to screen readers. */
@@ -24,13 +24,18 @@ export interface Loaded<T> {
 export function useLoad<T>(load: (() => Promise<T>) | null): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ServerError | null>(null);
+  // Only the latest call's answer is shown: one for a workspace picked before may answer last.
+  const latest = useRef(0);
   const reload = useCallback(async () => {
     if (!load) return;
+    const call = ++latest.current;
     try {
-      setData(await load());
+      const answer = await load();
+      if (call !== latest.current) return;
+      setData(answer);
       setError(null);
     } catch (e) {
-      setError(describeError(e));
+      if (call === latest.current) setError(describeError(e));
     }
   }, [load]);
   useEffect(() => {
@@ -185,6 +190,7 @@ export function Form({
   };
 
   return (
+    // noValidate: the server judges the input, and its message is the one shown beside the field.
     <form className="create" onSubmit={onSubmit} aria-labelledby={`${id}-title`} noValidate>
       <h2 id={`${id}-title`}>{title}</h2>
       {fields.map((f) => {
