@@ -1,13 +1,11 @@
 // The organization's keys (the default workspace's, disabled ones too): list, create one with a
 // name and a limit (its secret shown once, kept in this page's state only), disable one.
 import type { RouterOutputs } from '@switchyard/client';
-import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { describeError, type ServerError, type Session } from './session.js';
-import { ErrorMessage } from './ui.js';
+import { ErrorMessage, Form, numberOf, usd } from './ui.js';
 
 type Key = RouterOutputs['keys']['list']['data'][number];
-
-const usd = (n: number | null) => (n === null ? '—' : `$${n.toFixed(2)}`);
 
 export function KeysPage({ session }: { session: Session }) {
   const [keys, setKeys] = useState<Key[] | null>(null);
@@ -105,50 +103,18 @@ export function KeysPage({ session }: { session: Session }) {
 }
 
 function CreateKey({ session, onCreated }: { session: Session; onCreated: (name: string, key: string) => void }) {
-  const [name, setName] = useState('');
-  const [limit, setLimit] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ServerError | null>(null);
-  const nameId = useId();
-  const limitId = useId();
-
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const created = await session.client.keys.create.mutate({ name, limit: limit.trim() === '' ? null : Number(limit) });
-      setName('');
-      setLimit('');
-      onCreated(created.data.name, created.key);
-    } catch (e) {
-      setError(describeError(e));
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <form className="create" onSubmit={submit} aria-label="Create a key">
-      <h2>Create a key</h2>
-      <label htmlFor={nameId}>Name</label>
-      <input id={nameId} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} disabled={busy} />
-      <label htmlFor={limitId}>Limit (USD, empty for none)</label>
-      <input
-        id={limitId}
-        name="limit"
-        type="number"
-        min="0"
-        step="0.01"
-        inputMode="decimal"
-        value={limit}
-        onChange={(e) => setLimit(e.target.value)}
-        disabled={busy}
-      />
-      <button type="submit" disabled={busy}>
-        Create
-      </button>
-      {error ? <ErrorMessage error={error} /> : null}
-    </form>
+    <Form
+      title="Create a key"
+      submitLabel="Create"
+      fields={[
+        { name: 'name', label: 'Name', required: true },
+        { name: 'limit', label: 'Limit (USD, empty for none)', type: 'number', min: '0', step: '0.01' },
+      ]}
+      submit={async (v) => {
+        const created = await session.client.keys.create.mutate({ name: v.name ?? '', limit: numberOf(v.limit ?? '') });
+        onCreated(created.data.name, created.key);
+      }}
+    />
   );
 }

@@ -9,12 +9,17 @@ export interface Session {
   organizationId: string;
   /** The masked key the session was signed in with, for the header. */
   keyHash: string | null;
+  /**
+   * An identity provider's session: its person's organization role, which decides the views shown
+   * (the server refuses the rest anyway). Null for a key-made session, which holds its key's scopes.
+   */
+  role: 'org:admin' | 'org:member' | null;
 }
 
 const origin = () => window.location.origin;
 
-function sessionFor(csrfToken: string, organizationId: string, keyHash: string | null): Session {
-  return { client: createSwitchyardClient({ url: origin(), session: { csrfToken } }), organizationId, keyHash };
+function sessionFor(csrfToken: string, organizationId: string, keyHash: string | null, role: Session['role']): Session {
+  return { client: createSwitchyardClient({ url: origin(), session: { csrfToken } }), organizationId, keyHash, role };
 }
 
 /** The session this browser already has (its cookie), or null when it has none that the server accepts. */
@@ -23,20 +28,28 @@ export async function resume(): Promise<Session | null> {
   try {
     const current = await anonymous.sessions.current.query();
     if (!current.session) return null;
-    return sessionFor(current.session.csrf_token, current.organization_id, current.session.key_hash ?? null);
+    return sessionFor(current.session.csrf_token, current.organization_id, current.session.key_hash ?? null, current.session.role ?? null);
   } catch (error) {
     if (error instanceof SwitchyardError && error.status === 401) return null;
     throw error;
   }
 }
 
+/** One refused field of an input, as the server names it (its path, dotted) and says why. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
 export interface ServerError {
   message: string;
   reason?: string;
+  /** A refused input's fields (error.metadata.issues): shown next to the fields they name. */
+  issues?: FieldIssue[];
 }
 
 interface SignInAnswer {
-  data?: { csrf_token: string; organization_id: string; key_hash: string | null };
+  data?: { csrf_token: string; organization_id: string; key_hash: string | null; role?: Session['role'] };
   error?: { code: number; message: string; metadata?: { reason?: unknown } };
 }
 
@@ -54,16 +67,21 @@ export async function signIn(key: string): Promise<Session | ServerError> {
     return { message: 'The server did not answer.' };
   }
   const body = (await res.json().catch(() => null)) as SignInAnswer | null;
-  if (res.ok && body?.data) return sessionFor(body.data.csrf_token, body.data.organization_id, body.data.key_hash);
+  if (res.ok && body?.data) return sessionFor(body.data.csrf_token, body.data.organization_id, body.data.key_hash, body.data.role ?? null);
   return errorOf(body?.error?.message ?? res.statusText, body?.error?.metadata?.reason);
 }
 
-function errorOf(message: string, reason: unknown): ServerError {
-  return typeof reason === 'string' ? { message, reason } : { message };
+function errorOf(message: string, reason: unknown, issues?: unknown): ServerError {
+  const error: ServerError = typeof reason === 'string' ? { message, reason } : { message };
+  if (Array.isArray(issues)) {
+    const fields = issues.filter((i): i is FieldIssue => typeof i === 'object' && i !== null && typeof i.path === 'string' && typeof i.message === 'string');
+    if (fields.length > 0) error.issues = fields;
+  }
+  return error;
 }
 
 /** What a failed call shows: the server's message, and its reason when it gives one. */
 export function describeError(error: unknown): ServerError {
-  if (error instanceof SwitchyardError) return errorOf(error.message, error.metadata?.reason);
+  if (error instanceof SwitchyardError) return errorOf(error.message, error.metadata?.reason, error.metadata?.issues);
   return { message: error instanceof Error ? error.message : String(error) };
 }
