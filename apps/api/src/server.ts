@@ -450,6 +450,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
         // The health watch first, so that no recovery starts the background work again meanwhile.
         databaseHealth.close();
         watch.whileDown(undefined);
+        // Streams never finish by themselves: ended first, they do not hold the drain.
+        modules.endStreams();
         return resources.close();
       },
     };

@@ -39,7 +39,7 @@ import { demoCatalog, generationId, record } from '../fixtures-catalog.js';
 import { createOrganization, routerProcedures, useServer, type OrgFixture } from '../fixtures.js';
 import { fileIdOf, openContainer, putFile } from '../fixtures-files.js';
 import { BOUNDARY, multipart } from '../fixtures-upload.js';
-import { ok, trpcRaw, type InputOf, type ProcedurePath } from '../fixtures-trpc.js';
+import { ok, trpcRaw, type InputOf, type ProcedurePath, type TrpcError } from '../fixtures-trpc.js';
 import { restRequest } from '../fixtures-admin.js';
 import { accessToken, AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from '../fixtures-identity.js';
 
@@ -182,6 +182,9 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'generations.addCredits': { input: (fx) => ({ organization_id: fx.server.organizationId, amount: 1 }) },
   'routing.authorize': { input: (fx) => ({ api_key_hash: fx.regular.hash, model: 'openai/gpt-4o' }) },
   'routing.release': { input: () => ({ reservation_id: randomUUID() }) },
+  'decider.snapshot': { input: () => ({ part: 'keys', version: 1, limit: 1 }) },
+  'decider.spend': { input: (fx) => ({ version: 1, organization_id: fx.server.organizationId, checks: [] }) },
+  'decider.changes': { input: () => ({ version: 1 }) },
   'organization.members': { input: () => ({}) },
   'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },
   'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:member', first_name: 'M' }), scoped: true },
@@ -423,6 +426,40 @@ function declaredOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
 const outcomeOf = (status: number): Outcome | number =>
   status >= 200 && status < 300 ? 'ok' : status === 401 || status === 403 || status === 404 ? status : status;
 
+/**
+ * A subscription's answer (server-sent events, as tRPC's httpSubscriptionLink reads them): its
+ * first event after the stream's own "connected" is either the refusal (event "serialized-error",
+ * its status in the error's data) or the subscription's first data, an admitted call.
+ */
+async function subscribed(server: TestServer, path: string, input: unknown, key: string | null) {
+  const controller = new AbortController();
+  const res = await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key, signal: controller.signal });
+  if (!res.body || !res.headers.get('content-type')?.includes('text/event-stream')) {
+    const body = (await res.json()) as { error?: TrpcError };
+    return { status: res.status, error: body.error };
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (const block of text.split('\n\n').slice(0, -1)) {
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event === 'connected' || event === 'ping' || data === undefined) continue;
+        if (event === 'serialized-error') {
+          const error = JSON.parse(data) as TrpcError;
+          return { status: error.data.httpStatus, error };
+        }
+        return { status: 200, error: undefined };
+      }
+    }
+    return { status: 0, error: undefined };
+  } finally {
+    controller.abort();
+  }
+}
+
 const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
 
 const env = useServer('Other');
@@ -517,7 +554,10 @@ describe('the access matrix', () => {
         want[`trpc ${caller}`] = declaredOutcome(def.meta as ProcedureMeta, expected(rule, caller, sample.scoped ?? false, def.meta?.scope));
         const input = await sample.input(fx);
         const key = await keyOf(caller, rule, def.meta?.scope, path);
-        const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
+        const called =
+          def.type === 'subscription'
+            ? await subscribed(fx.server, path, input, key)
+            : await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
         // The refusal of a scoped key keeps the contract's message and names the scope it lacks in its reason.
         if (caller === 'lacking' && rule !== 'platform' && want[`trpc ${caller}`] === 403) {
