@@ -27,6 +27,15 @@ const LimitCheckSchema = z.object({
   interval: z.enum(['daily', 'weekly', 'monthly', 'lifetime']),
 });
 
+/**
+ * An event of the change stream, spelled here (not the feed's named type) so that the client's
+ * copy of the router type names nothing of the server's.
+ */
+type StreamEvent =
+  | { type: 'change'; topic: string; at: string }
+  | { type: 'reload'; reason: 'missed' | 'unknown_position' | 'listener_reconnected'; at: string }
+  | { type: 'heartbeat'; at: string; position: string };
+
 // Internal (tRPC only, platform keys): what a decider in the routing service's own process reads
 // (docs/decider.md). Each snapshot part answers the change stream's position taken before it was
 // read, so that a decider that subscribes from there misses no change made meanwhile.
@@ -52,7 +61,8 @@ export const deciderRouter = router({
       const { deciderChanges, deciderHeartbeatMs } = ctx.deps;
       if (!SERVED_VERSIONS.includes(input.version)) throw new Invalid(`Decider protocol version ${input.version} is not served here.`);
       for await (const { id, change } of deciderChanges.subscribe(input.lastEventId ?? null, deciderHeartbeatMs, signal)) {
-        yield id === null ? change : tracked(id, change);
+        const event: StreamEvent = change;
+        yield id === null ? event : tracked(id, event);
       }
     }),
 });

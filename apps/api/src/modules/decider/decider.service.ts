@@ -38,6 +38,9 @@ function servedVersion(version: number): void {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** A JSON column's value, as the answer's type names it (not Prisma's type, which the client package cannot name). */
+const json = (value: unknown): unknown => value;
+
 function keyEntry(row: SnapshotKeyRow) {
   return {
     secret_hash: row.secret_hash,
@@ -100,8 +103,24 @@ async function organizationRows(db: Db, organizations: readonly { id: string; di
       .filter((w) => w.organization_id === o.id)
       .map(({ organization_id: _, ...w }) => ({ ...w, default_guardrail_id: defaultGuardrailId(w.id) })),
     // In routing's order; a credential for every workspace has workspace_id null.
-    credentials: credentials.filter((c) => c.organization_id === o.id).map(({ organization_id: _, ...c }) => c),
-    guardrails: guardrails.filter((g) => g.organization_id === o.id).map(({ organization_id: _, ...g }) => g),
+    credentials: credentials
+      .filter((c) => c.organization_id === o.id)
+      .map(({ organization_id: _, allowed_models, allowed_user_ids, allowed_api_key_hashes, ...c }) => ({
+        ...c,
+        allowed_models: json(allowed_models),
+        allowed_user_ids: json(allowed_user_ids),
+        allowed_api_key_hashes: json(allowed_api_key_hashes),
+      })),
+    guardrails: guardrails
+      .filter((g) => g.organization_id === o.id)
+      .map(({ organization_id: _, allowed_models, ignored_models, allowed_providers, ignored_providers, allowed_data_regions, ...g }) => ({
+        ...g,
+        allowed_models: json(allowed_models),
+        ignored_models: json(ignored_models),
+        allowed_providers: json(allowed_providers),
+        ignored_providers: json(ignored_providers),
+        allowed_data_regions: json(allowed_data_regions),
+      })),
     key_assignments: assignments
       .filter((a) => a.organization_id === o.id && a.api_key_id !== null)
       .map((a) => ({ guardrail_id: a.guardrail_id, api_key_id: a.api_key_id! })),
@@ -149,7 +168,7 @@ export async function snapshotCatalog(deps: Uses<'db' | 'catalog'>, _actor: Plat
     }),
     endpoints: [...catalog.endpoints].map(([model_id, list]) => ({
       model_id,
-      endpoints: list.map((e) => ({ provider_slug: e.provider_slug, tag: e.tag, zdr: e.zdr, pricing: e.pricing })),
+      endpoints: list.map((e) => ({ provider_slug: e.provider_slug, tag: e.tag, zdr: e.zdr, pricing: json(e.pricing) })),
     })),
   };
 }
