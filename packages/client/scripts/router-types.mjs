@@ -27,7 +27,9 @@ for (const [from, to] of replacements) {
   text = text.replaceAll(from, to);
 }
 text = text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n');
-const foreign = [...new Set([...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]))].filter((m) => m !== '@trpc/server' && m !== '@trpc/server/unstable-core-do-not-import');
+const foreign = [...new Set([...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]))].filter(
+  (m) => m !== '@trpc/server' && m !== '@trpc/server/unstable-core-do-not-import',
+);
 if (foreign.length > 0) throw new Error(`${source} names types of ${foreign.join(', ')}, which the client package cannot resolve`);
 if (/^import /m.test(text)) throw new Error(`${source} has import statements; expected only inline import() types`);
 

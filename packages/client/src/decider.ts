@@ -144,7 +144,8 @@ const PREFERENCE_FIELDS = new Set(['order', 'only', 'ignore', 'allow_fallbacks',
 const INPUT_FIELDS = new Set(['api_key_hash', 'model', 'estimated_cost', 'region', 'provider', 'explain']);
 const SLUG = /^[a-z0-9][a-z0-9._-]*$/i;
 
-const slugs = (v: unknown) => v === undefined || (Array.isArray(v) && v.length <= 100 && v.every((s) => typeof s === 'string' && s.length <= 100 && SLUG.test(s)));
+const slugs = (v: unknown) =>
+  v === undefined || (Array.isArray(v) && v.length <= 100 && v.every((s) => typeof s === 'string' && s.length <= 100 && SLUG.test(s)));
 
 /**
  * Whether an input is plainly one that routing.authorize takes and that holds nothing; anything
@@ -283,7 +284,9 @@ function catalogOf(part: CatalogPart): Catalog {
     models: new Map(part.models.map((m) => [m.lookup, m])),
     aliases,
     variants: new Map(part.variants.map((v) => [variantKey(v.model_id, v.variant), v])),
-    endpoints: new Map(part.endpoints.map((e) => [e.model_id, e.endpoints.map((x) => ({ provider_slug: x.provider_slug, tag: x.tag, zdr: x.zdr, pricing: x.pricing }))])),
+    endpoints: new Map(
+      part.endpoints.map((e) => [e.model_id, e.endpoints.map((x) => ({ provider_slug: x.provider_slug, tag: x.tag, zdr: x.zdr, pricing: x.pricing }))]),
+    ),
   };
 }
 
@@ -605,8 +608,9 @@ class DeciderImpl implements Decider {
           }
           // An organization made after the snapshot was read comes with its first key.
           if (found && !this.#organizations.has(found.key.organization_id)) {
-            const part = (await this.#client.decider.snapshot.query({ part: 'organizations', version: DECIDER_PROTOCOL_VERSION, ids: [found.key.organization_id] }))
-              .data as OrganizationsPart;
+            const part = (
+              await this.#client.decider.snapshot.query({ part: 'organizations', version: DECIDER_PROTOCOL_VERSION, ids: [found.key.organization_id] })
+            ).data as OrganizationsPart;
             for (const o of part.organizations) this.#organizations.set(o.id, organizationOf(o));
           }
           return found;

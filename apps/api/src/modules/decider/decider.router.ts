@@ -55,14 +55,12 @@ export const deciderRouter = router({
   // decider sends the last one back, and is given what it missed or told to reload), and a
   // heartbeat without one whenever nothing changed for DECIDER_HEARTBEAT_MS, so that a decider can
   // tell a quiet stream from a dead one. The server's close ends every stream.
-  changes: platformProcedure
-    .input(z.object({ version, lastEventId: z.string().max(200).nullish() }))
-    .subscription(async function* ({ ctx, input, signal }) {
-      const { deciderChanges, deciderHeartbeatMs } = ctx.deps;
-      if (!SERVED_VERSIONS.includes(input.version)) throw new Invalid(`Decider protocol version ${input.version} is not served here.`);
-      for await (const { id, change } of deciderChanges.subscribe(input.lastEventId ?? null, deciderHeartbeatMs, signal)) {
-        const event: StreamEvent = change;
-        yield id === null ? event : tracked(id, event);
-      }
-    }),
+  changes: platformProcedure.input(z.object({ version, lastEventId: z.string().max(200).nullish() })).subscription(async function* ({ ctx, input, signal }) {
+    const { deciderChanges, deciderHeartbeatMs } = ctx.deps;
+    if (!SERVED_VERSIONS.includes(input.version)) throw new Invalid(`Decider protocol version ${input.version} is not served here.`);
+    for await (const { id, change } of deciderChanges.subscribe(input.lastEventId ?? null, deciderHeartbeatMs, signal)) {
+      const event: StreamEvent = change;
+      yield id === null ? event : tracked(id, event);
+    }
+  }),
 });

@@ -2,7 +2,7 @@
 // @switchyard/rules ask for a decision that holds nothing, in parts and pages, and what is left of
 // the limits that apply. The snapshot carries a protocol version: a decider names the version it
 // speaks, and the server answers the versions it serves, or refuses with the ones it does.
-import { queryRows, type Db } from '@switchyard/db';
+import { Prisma, queryRows, type Db } from '@switchyard/db';
 import type { LimitCheck } from '@switchyard/rules';
 import type { PlatformActor } from '../../access/callers.js';
 import { Invalid } from '../../lib/errors.js';
@@ -38,6 +38,12 @@ function servedVersion(version: number): void {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * A numeric column's text as the server's own loaders give it to the rules (a Prisma Decimal's
+ * toString: "1", not the column's "1.000000000000"), since refusal messages quote it.
+ */
+const decimalText = (text: string | null) => (text === null ? null : new Prisma.Decimal(text).toString());
+
 /** A JSON column's value, as the answer's type names it (not Prisma's type, which the client package cannot name). */
 const json = (value: unknown): unknown => value;
 
@@ -51,7 +57,7 @@ function keyEntry(row: SnapshotKeyRow) {
     creator_user_id: row.creator_user_id,
     hash: row.hash,
     label: row.label,
-    limit: row.limit,
+    limit: decimalText(row.limit),
     limit_reset: row.limit_reset,
     include_byok_in_limit: row.include_byok_in_limit,
     free_model_daily_limit: row.free_model_daily_limit,
@@ -101,7 +107,11 @@ async function organizationRows(db: Db, organizations: readonly { id: string; di
     disabled: o.disabled,
     workspaces: workspaces
       .filter((w) => w.organization_id === o.id)
-      .map(({ organization_id: _, ...w }) => ({ ...w, default_guardrail_id: defaultGuardrailId(w.id) })),
+      .map(({ organization_id: _, budgets, ...w }) => ({
+        ...w,
+        budgets: budgets.map((b) => ({ interval: b.interval, limit: decimalText(b.limit)! })),
+        default_guardrail_id: defaultGuardrailId(w.id),
+      })),
     // In routing's order; a credential for every workspace has workspace_id null.
     credentials: credentials
       .filter((c) => c.organization_id === o.id)
@@ -178,11 +188,7 @@ export async function snapshotCatalog(deps: Uses<'db' | 'catalog'>, _actor: Plat
  * (routing_spend()), read from the database at each call: the decider keeps it for its own
  * maximum age, so the server's own cache would only add to that.
  */
-export async function deciderSpend(
-  deps: Uses<'db' | 'now'>,
-  _actor: PlatformActor,
-  input: { version: number; organization_id: string; checks: LimitCheck[] },
-) {
+export async function deciderSpend(deps: Uses<'db' | 'now'>, _actor: PlatformActor, input: { version: number; organization_id: string; checks: LimitCheck[] }) {
   servedVersion(input.version);
   const remaining = await remainingOf(deps.db, input.organization_id, input.checks, deps.now());
   return { version: DECIDER_PROTOCOL_VERSION, remaining: [...remaining].map(([name, left]) => ({ name, remaining: left })) };
