@@ -73,11 +73,13 @@ export function listenForCacheEvents(
   return listen(databaseUrl, CACHE_CHANNEL, {
     message: (payload) => applyCacheEvent(caches, payload),
     connected(reconnected) {
+      caches.deciderChanges.listening(true);
       if (!reconnected) return;
       clearCaches(caches);
       log.info('listening again for cache announcements; dropped every cached entry');
     },
     error(error) {
+      caches.deciderChanges.listening(false);
       if (!connectionLost(error)) log.warn({ err: error }, 'cache announcements interrupted; reconnecting (CACHE_TTL_MS bounds what is kept meanwhile)');
     },
   });

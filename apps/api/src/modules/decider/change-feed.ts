@@ -28,6 +28,12 @@ export class ChangeFeed {
   #seq = 0;
   readonly #waiting = new Set<() => void>();
   #closed = false;
+  /**
+   * Whether the cache announcements are being heard. While they are not, heartbeats stop: a
+   * heartbeat tells a decider that it has missed nothing, which it could then not know, so its
+   * maximum staleness runs out as if the stream were cut.
+   */
+  #listening = true;
 
   constructor(
     /** How many events are kept for subscribers that reconnect. */
@@ -46,6 +52,11 @@ export class ChangeFeed {
   /** A cache announcement ("key:<hash>", "routing:<organization id>", "catalog", ...). */
   publish(topic: string): void {
     this.#push({ type: 'change', topic, at: this.now().toISOString() });
+  }
+
+  /** The cache announcements' connection is down (false) or up (true). */
+  listening(up: boolean): void {
+    this.#listening = up;
   }
 
   /** Announcements may have been lost: every subscriber reads its snapshot again. */
@@ -106,7 +117,7 @@ export class ChangeFeed {
         continue;
       }
       const woken = await this.#wait(heartbeatMs, signal);
-      if (!woken && !this.#closed && !signal?.aborted) {
+      if (!woken && !this.#closed && !signal?.aborted && this.#listening) {
         yield { id: null, change: { type: 'heartbeat', at: this.now().toISOString(), position: this.position } };
       }
     }
