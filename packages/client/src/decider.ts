@@ -312,6 +312,7 @@ class DeciderImpl implements Decider {
   #catalog: Catalog = { models: new Map(), aliases: new Map(), variants: new Map(), endpoints: new Map() };
   readonly #spend = new Map<string, { at: number; remaining: Promise<Map<string, number>>; refreshing: boolean }>();
   readonly #lookups = new Map<string, Promise<HeldKey | null>>();
+  readonly #organizationReads = new Map<string, Promise<void>>();
 
   #subscription: Unsubscribable | undefined;
   #lastEventId: string | null = null;
@@ -606,13 +607,8 @@ class DeciderImpl implements Decider {
             const held = this.#hold(this.#keys, this.#secretsOf, k);
             if (k.secret_hash === hash) found = held;
           }
-          // An organization made after the snapshot was read comes with its first key.
-          if (found && !this.#organizations.has(found.key.organization_id)) {
-            const part = (
-              await this.#client.decider.snapshot.query({ part: 'organizations', version: DECIDER_PROTOCOL_VERSION, ids: [found.key.organization_id] })
-            ).data as OrganizationsPart;
-            for (const o of part.organizations) this.#organizations.set(o.id, organizationOf(o));
-          }
+          // An organization made after the snapshot was read comes with its first key (its state is rule 5's).
+          if (found && !this.#organizations.has(found.key.organization_id)) await this.#readOrganization(found.key.organization_id);
           return found;
         })
         .finally(() => this.#lookups.delete(hash));
@@ -632,11 +628,36 @@ class DeciderImpl implements Decider {
     };
   }
 
-  #policy(key: DecisionKey): PolicyRows<Credential> {
-    const org = this.#organizations.get(key.organization_id);
-    const workspace = org?.workspaces.get(key.workspace_id);
-    if (!org || !workspace) return { guardrails: [], workspace: null };
+  async #policy(key: DecisionKey): Promise<PolicyRows<Credential>> {
+    let org = this.#organizations.get(key.organization_id);
+    let workspace = org?.workspaces.get(key.workspace_id);
+    if (!org || !workspace) {
+      // Creating an organization or a workspace is not announced: one the snapshot lacks is read
+      // before the key is answered as deleted (a deleted workspace's keys are deleted with it, so
+      // this is rare for a live key).
+      await this.#readOrganization(key.organization_id);
+      org = this.#organizations.get(key.organization_id);
+      workspace = org?.workspaces.get(key.workspace_id);
+      if (!org || !workspace) return { guardrails: [], workspace: null };
+    }
     return { guardrails: applicableGuardrails(org, workspace, key), workspace };
+  }
+
+  /** Reads one organization's rows again (concurrent reads of one share a request). */
+  #readOrganization(id: string): Promise<void> {
+    let pending = this.#organizationReads.get(id);
+    if (!pending) {
+      pending = this.#client.decider.snapshot
+        .query({ part: 'organizations', version: DECIDER_PROTOCOL_VERSION, ids: [id] })
+        .then(({ data }) => {
+          const part = data as OrganizationsPart;
+          for (const o of part.organizations) this.#organizations.set(o.id, organizationOf(o));
+          for (const gone of part.gone) this.#organizations.delete(gone);
+        })
+        .finally(() => this.#organizationReads.delete(id));
+      this.#organizationReads.set(id, pending);
+    }
+    return pending;
   }
 
   /** What is left of each check, read from the server at most once per spendMaxAgeMs (again in the background in its last quarter). */

@@ -112,6 +112,15 @@ describe('the decider answers as routing.authorize does, for decisions that hold
       expect: { allowed: true },
     },
     {
+      rule: 'allowed: a key of a workspace made after the snapshot (neither is announced)',
+      where: 'local',
+      input: async () => {
+        const ws = await admin().workspaces.create.mutate({ slug: `later-${randomUUID().slice(0, 8)}`, name: 'Later' });
+        return { api_key_hash: await newKey({ workspace_id: ws.data.id }), model: 'openai/gpt-4o' };
+      },
+      expect: { allowed: true },
+    },
+    {
       rule: '1 key_unknown',
       where: 'local',
       input: async () => ({ api_key_hash: sha256(`sk-sy-v1-${randomUUID()}`), model: 'openai/gpt-4o' }),
