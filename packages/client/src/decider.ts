@@ -329,6 +329,8 @@ class DeciderImpl implements Decider {
   #lastError: string | null = null;
   #closed = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #subscribedAt = 0;
   #backoffMs = 100;
   readonly #decisions = new Map<string, number>();
 
@@ -365,6 +367,16 @@ class DeciderImpl implements Decider {
     // Current as of the read: the stream, from its position, brings what changed since.
     this.#heardAt = this.#clock();
     this.#subscribe();
+    // A stream can go quiet without ending (a half-open connection, an answer the event source gave
+    // up on): past half the staleness without a word, it is opened again.
+    const every = Math.max(50, this.#options.maxStalenessMs / 4);
+    this.#watchdog = setInterval(() => {
+      const now = this.#clock();
+      if (this.#heardAt !== null && now - this.#heardAt > this.#options.maxStalenessMs / 2 && now - this.#subscribedAt > this.#options.maxStalenessMs / 2) {
+        this.#subscribe();
+      }
+    }, every);
+    this.#watchdog.unref?.();
   }
 
   /** Reads the whole snapshot and puts it in place at once; answers the stream position it was read from. */
@@ -406,6 +418,7 @@ class DeciderImpl implements Decider {
 
   #subscribe(): void {
     if (this.#closed) return;
+    this.#subscribedAt = this.#clock();
     this.#subscription?.unsubscribe();
     this.#subscription = this.#stream.decider.changes.subscribe(
       { version: DECIDER_PROTOCOL_VERSION, lastEventId: this.#lastEventId },
@@ -534,7 +547,9 @@ class DeciderImpl implements Decider {
       return this.#count('local', decision);
     } catch (error) {
       if (error instanceof AskTheServer) return this.#ask(input);
-      throw error;
+      // A figure it had to read (a hash it does not hold, the limits' remaining amounts) could not be: no decision without it.
+      this.#fail(error);
+      return this.#failClosed();
     }
   }
 
@@ -714,6 +729,7 @@ class DeciderImpl implements Decider {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearInterval(this.#watchdog);
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
     this.#connected = false;
