@@ -308,6 +308,15 @@ describe('the decider answers as routing.authorize does, for decisions that hold
     });
   }
 
+  it('loads the keys in pages, and holds every live secret', async () => {
+    const paged = await decider(env.server.url, { pageSize: 3 });
+    const live = await env.server.db.apiKeySecret.count({ where: { api_key: { deleted_at: null } } });
+    expect(live).toBeGreaterThan(6);
+    expect(paged.metrics()).toMatchObject({ keys: live, loads: 1 });
+    const input = { api_key_hash: await newKey(), model: 'openai/gpt-4o' };
+    expect(await paged.authorize(input)).toEqual((await platform().routing.authorize.mutate(input)).data);
+  });
+
   it('an estimated cost is held by the server: the decider asks it', async () => {
     const input = { api_key_hash: await newKey(), model: 'openai/gpt-4o', estimated_cost: 0.01 };
     const before = fromServer(main);
