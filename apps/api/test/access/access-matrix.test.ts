@@ -39,7 +39,7 @@ import { demoCatalog, generationId, record } from '../fixtures-catalog.js';
 import { createOrganization, routerProcedures, useServer, type OrgFixture } from '../fixtures.js';
 import { fileIdOf, openContainer, putFile } from '../fixtures-files.js';
 import { BOUNDARY, multipart } from '../fixtures-upload.js';
-import { ok, trpcRaw, type InputOf, type ProcedurePath, type TrpcError } from '../fixtures-trpc.js';
+import { ok, trpcRaw, trpcSubscriptionRaw, type InputOf, type ProcedurePath } from '../fixtures-trpc.js';
 import { restRequest } from '../fixtures-admin.js';
 import { accessToken, AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from '../fixtures-identity.js';
 
@@ -426,40 +426,6 @@ function declaredOutcome(meta: ProcedureMeta, outcome: Outcome): Outcome {
 const outcomeOf = (status: number): Outcome | number =>
   status >= 200 && status < 300 ? 'ok' : status === 401 || status === 403 || status === 404 ? status : status;
 
-/**
- * A subscription's answer (server-sent events, as tRPC's httpSubscriptionLink reads them): its
- * first event after the stream's own "connected" is either the refusal (event "serialized-error",
- * its status in the error's data) or the subscription's first data, an admitted call.
- */
-async function subscribed(server: TestServer, path: string, input: unknown, key: string | null) {
-  const controller = new AbortController();
-  const res = await server.request(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { key, signal: controller.signal });
-  if (!res.body || !res.headers.get('content-type')?.includes('text/event-stream')) {
-    const body = (await res.json()) as { error?: TrpcError };
-    return { status: res.status, error: body.error };
-  }
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for await (const chunk of res.body) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      for (const block of text.split('\n\n').slice(0, -1)) {
-        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event === 'connected' || event === 'ping' || data === undefined) continue;
-        if (event === 'serialized-error') {
-          const error = JSON.parse(data) as TrpcError;
-          return { status: error.data.httpStatus, error };
-        }
-        return { status: 200, error: undefined };
-      }
-    }
-    return { status: 0, error: undefined };
-  } finally {
-    controller.abort();
-  }
-}
-
 const procedures = routerProcedures().map((p) => ({ path: p.path, def: p }));
 
 const env = useServer('Other');
@@ -556,7 +522,7 @@ describe('the access matrix', () => {
         const key = await keyOf(caller, rule, def.meta?.scope, path);
         const called =
           def.type === 'subscription'
-            ? await subscribed(fx.server, path, input, key)
+            ? await trpcSubscriptionRaw(fx.server, path, input, key)
             : await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
         // The refusal of a scoped key keeps the contract's message and names the scope it lacks in its reason.
