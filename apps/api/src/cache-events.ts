@@ -4,10 +4,12 @@
 // "guardrails:<organization id>", "routing:<organization id>", "catalog"), and drops the affected entries when a notification
 // arrives. While the listening connection is down, announcements are lost:
 // CACHE_TTL_MS still bounds what a process keeps, and once it listens again it drops everything it
-// holds.
+// holds. Each announcement then goes on to the deciders' change stream (modules/decider), after the
+// caches have dropped what it names, so that a decider that reads again reads past it.
 import { listen, type Listener } from '@switchyard/db';
 import type { Logger } from './lib/logger.js';
 import type { KeyCache } from './access/callers.js';
+import type { ChangeFeed } from './modules/decider/change-feed.js';
 import type { GuardrailCache } from './modules/guardrails/guardrail-cache.js';
 import type { CatalogCache } from './modules/models/catalog-cache.js';
 import type { MemberOrderCache } from './modules/members/member-order.js';
@@ -25,6 +27,7 @@ export interface Caches {
   workspaceRouting: WorkspaceRoutingCache;
   limitSettings: OrganizationLimitSettings;
   apiRateLimits: ApiRateLimits;
+  deciderChanges: ChangeFeed;
 }
 
 /** Drops what one announcement names. */
@@ -40,6 +43,7 @@ export function applyCacheEvent(caches: Caches, payload: string): void {
     caches.limitSettings.forgetOrganization(organizationId);
     void caches.apiRateLimits.forgetOrganization(organizationId);
   }
+  caches.deciderChanges.publish(payload);
 }
 
 /** Drops everything (announcements may have been missed). */
@@ -51,6 +55,7 @@ export function clearCaches(caches: Caches): void {
   caches.workspaceRouting.clear();
   caches.limitSettings.clear();
   void caches.apiRateLimits.clear();
+  caches.deciderChanges.reloadAll();
 }
 
 /**
@@ -68,11 +73,13 @@ export function listenForCacheEvents(
   return listen(databaseUrl, CACHE_CHANNEL, {
     message: (payload) => applyCacheEvent(caches, payload),
     connected(reconnected) {
+      caches.deciderChanges.listening(true);
       if (!reconnected) return;
       clearCaches(caches);
       log.info('listening again for cache announcements; dropped every cached entry');
     },
     error(error) {
+      caches.deciderChanges.listening(false);
       if (!connectionLost(error)) log.warn({ err: error }, 'cache announcements interrupted; reconnecting (CACHE_TTL_MS bounds what is kept meanwhile)');
     },
   });

@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   DATABASE_RESTART_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   USAGE_CACHE_MS: z.coerce.number().int().min(0).max(1_000).default(250),
+  DECIDER_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  DECIDER_CHANGE_BUFFER: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   RESERVATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   // The job runner (jobs/runner.ts): how often each replica looks for queued jobs, and how long it holds one.
@@ -223,6 +225,10 @@ export interface Config {
    * at once; recordings made through another replica within this time (at most 1 s).
    */
   usageCacheMs: number;
+  /** How often the deciders' change stream says it is alive when nothing changes (DECIDER_HEARTBEAT_MS). */
+  deciderHeartbeatMs: number;
+  /** How many changes are kept for deciders that reconnect (DECIDER_CHANGE_BUFFER). */
+  deciderChangeBuffer: number;
   /** How long a routing reservation holds its amount unless settled or released (RESERVATION_TTL_MS). */
   reservationTtlMs: number;
   /** How often expired reservations are deleted (RESERVATION_SWEEP_INTERVAL_MS); 0: never. */
@@ -443,6 +449,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpus = os.avail
     databaseRestartAttempts: e.DATABASE_RESTART_ATTEMPTS,
     cacheTtlMs: e.CACHE_TTL_MS,
     usageCacheMs: e.USAGE_CACHE_MS,
+    deciderHeartbeatMs: e.DECIDER_HEARTBEAT_MS,
+    deciderChangeBuffer: e.DECIDER_CHANGE_BUFFER,
     reservationTtlMs: e.RESERVATION_TTL_MS,
     reservationSweepIntervalMs: e.RESERVATION_SWEEP_INTERVAL_MS,
     jobPollMs: e.JOB_POLL_MS,

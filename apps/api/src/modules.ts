@@ -19,6 +19,7 @@ import { guardrailsModule } from './modules/guardrails/index.js';
 import { idempotencyModule } from './modules/idempotency/index.js';
 import { keysModule } from './modules/keys/index.js';
 import type { ByteRouteMount, ModuleInstance, ModuleManifest, ModuleShared } from './modules/manifest.js';
+import { deciderModule } from './modules/decider/index.js';
 import { modelsModule } from './modules/models/index.js';
 import { organizationModule } from './modules/members/index.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -55,6 +56,7 @@ export const MODULES = [
   sessionsModule,
   eventsModule,
   idempotencyModule,
+  deciderModule,
 ] as const satisfies readonly ModuleManifest[];
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
@@ -74,13 +76,13 @@ export type ModuleDeps = Intersection<ProvidedBy<(typeof MODULES)[number]>>;
  * `resources` (so that they stop in reverse, after the server's drain, also when a later step of
  * the start fails). Answers what they add to the app's dependencies, a start for their background
  * work once the server listens (and again once the database is back), and a pause for it while the
- * database is gone.
+ * database is gone, and an end for the streams they hold open, as the server begins to close.
  */
 export async function createModules(
   config: Config,
   shared: ModuleShared,
   resources: Resources,
-): Promise<{ deps: ModuleDeps; start(): void; pause(): Promise<void> }> {
+): Promise<{ deps: ModuleDeps; start(): void; pause(): Promise<void>; endStreams(): void }> {
   const deps: Record<string, unknown> = {};
   const instances: ModuleInstance[] = [];
   for (const module of MODULES as readonly ModuleManifest[]) {
@@ -97,6 +99,9 @@ export async function createModules(
     },
     pause: async () => {
       await Promise.all(instances.map((instance) => instance.pause?.()));
+    },
+    endStreams: () => {
+      for (const instance of instances) instance.endStreams?.();
     },
   };
 }

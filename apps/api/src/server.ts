@@ -180,10 +180,19 @@ function urlOf(server: Server, configuredHost: string): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** Stops accepting and waits for in-flight requests; those still running after 10 s are cut. */
+/**
+ * Stops accepting and waits for in-flight requests; those still running after 10 s are cut. A
+ * keep-alive connection whose request ends during the drain (an answer sent, a stream ended) is
+ * closed once it is idle: server.close() closes only those idle when it is called, and would leave
+ * the others to their keep-alive timeout (or a client to send another request on them).
+ */
 function drain(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
-    server.close(() => resolve());
+    const idle = setInterval(() => server.closeIdleConnections(), 50).unref();
+    server.close(() => {
+      clearInterval(idle);
+      resolve();
+    });
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 10_000).unref();
   });
@@ -450,6 +459,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
         // The health watch first, so that no recovery starts the background work again meanwhile.
         databaseHealth.close();
         watch.whileDown(undefined);
+        // Streams never finish by themselves: ended first, they do not hold the drain.
+        modules.endStreams();
         return resources.close();
       },
     };

@@ -1,11 +1,8 @@
-// A second server replica on a test server's database, in this process: what the limiter and the
-// refusal-events tests use to show that replicas share counts and causes.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { type Logger, pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import { type RunningServer, startServer } from '../src/server.js';
+// A second server replica on a test server's database, in this process (the testing entry's
+// startReplica), with a request helper: what the limiter and the refusal-events tests use.
+import type { Logger } from 'pino';
+import { startReplica } from '../src/testing/replica.js';
+import type { RunningServer } from '../src/server.js';
 import type { TestServer } from '../src/testing/test-server.js';
 import type { Requester } from './fixtures-trpc.js';
 
@@ -16,18 +13,7 @@ export async function inProcessReplica(
   server: TestServer,
   options: { env?: Record<string, string>; logger?: Logger; now?: () => Date } = {},
 ): Promise<InProcessReplica> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-test-replica-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: server.databaseUrl,
-    LOG_LEVEL: 'silent',
-    SWITCHYARD_PLATFORM_KEY: server.platformKey,
-    DATABASE_POOL_MAX: '5',
-    ...options.env,
-  });
-  const running = await startServer(config, options.logger ?? pino({ level: 'silent' }), options.now ? { now: options.now } : {});
+  const running: RunningServer = await startReplica(server, options);
   return {
     ...running,
     platformKey: server.platformKey,
@@ -37,10 +23,6 @@ export async function inProcessReplica(
       const h = new Headers(headers);
       if (key !== null) h.set('authorization', `Bearer ${key}`);
       return fetch(`${running.url}${pathname}`, { ...rest, headers: h });
-    },
-    async close() {
-      await running.close();
-      await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }

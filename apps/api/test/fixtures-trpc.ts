@@ -124,3 +124,38 @@ export async function sessionCall(
   const body = (await res.json()) as { result?: { data: unknown }; error?: TrpcError };
   return { status: res.status, data: body.result?.data, error: body.error };
 }
+
+/**
+ * A subscription's answer (server-sent events, as tRPC's httpSubscriptionLink reads them): its
+ * first event after the stream's own "connected" is either the refusal (event "serialized-error",
+ * its status in the error's data) or the subscription's first data, an admitted call.
+ */
+export async function trpcSubscriptionRaw(server: Requester, path: string, input: unknown, key: string | null): Promise<TrpcResult<undefined>> {
+  const controller = new AbortController();
+  const query = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+  const res = await server.request(`/trpc/${path}${query}`, { key, signal: controller.signal });
+  if (!res.body || !res.headers.get('content-type')?.includes('text/event-stream')) {
+    const body = (await res.json()) as { error?: TrpcError };
+    return { status: res.status, data: undefined, error: body.error };
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (const block of text.split('\n\n').slice(0, -1)) {
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event === 'connected' || event === 'ping' || data === undefined) continue;
+        if (event === 'serialized-error') {
+          const error = JSON.parse(data) as TrpcError;
+          return { status: error.data.httpStatus, data: undefined, error };
+        }
+        return { status: 200, data: undefined, error: undefined };
+      }
+    }
+    return { status: 0, data: undefined, error: undefined };
+  } finally {
+    controller.abort();
+  }
+}

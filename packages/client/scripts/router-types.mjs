@@ -2,7 +2,7 @@
 // with the package) with the router's own declaration, as the server's build emitted it
 // (apps/api/dist/router.d.ts). tsc writes that declaration fully expanded: every procedure's input
 // and output are plain object types. It names only three outside types: @trpc/server's (a
-// dependency of this package), and the server's context and meta types (the server's services,
+// dependency of this package; a subscription's tracked events name its core's TrackedData), and the server's context and meta types (the server's services,
 // Prisma and the access rules), which no client uses; those two become `object`. Anything else
 // stops the build, so the package never ships a type it cannot resolve.
 //
@@ -27,7 +27,9 @@ for (const [from, to] of replacements) {
   text = text.replaceAll(from, to);
 }
 text = text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n');
-const foreign = [...new Set([...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]))].filter((m) => m !== '@trpc/server');
+const foreign = [...new Set([...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]))].filter(
+  (m) => m !== '@trpc/server' && m !== '@trpc/server/unstable-core-do-not-import',
+);
 if (foreign.length > 0) throw new Error(`${source} names types of ${foreign.join(', ')}, which the client package cannot resolve`);
 if (/^import /m.test(text)) throw new Error(`${source} has import statements; expected only inline import() types`);
 

@@ -27,6 +27,8 @@ afterAll(async () => {
 
 const CONSUMER = `import { containerFileId, createGenerationRecorder, createSwitchyardClient, SwitchyardError, type ContainerFile, type RecordedGeneration, type RouterOutputs } from '@switchyard/client';
 
+import { createDecider, type Decider } from '@switchyard/client/decider';
+
 const sy = createSwitchyardClient({ url: process.env.SWITCHYARD_URL!, apiKey: process.env.SWITCHYARD_API_KEY! });
 const { data } = await sy.keys.current.query();
 const label: string = data.label;
@@ -48,7 +50,14 @@ try {
 } catch (error) {
   if (error instanceof SwitchyardError) refused = error.status;
 }
-console.log(JSON.stringify({ label, daily, file: file ?? null, refused, fileId: containerFileId('out/a.txt') }));
+// The decider, from its subpath: it loads the snapshot, follows the stream, and decides here.
+// @ts-expect-error a decider needs a platform key
+void (() => createDecider({ url: process.env.SWITCHYARD_URL! }));
+const decider: Decider = await createDecider({ url: process.env.SWITCHYARD_URL!, platformKey: process.env.SWITCHYARD_PLATFORM_KEY! });
+const decided = await decider.authorize({ api_key_hash: '0'.repeat(64), model: 'openai/gpt-4o' });
+const local = decider.metrics().decisions.map((d) => d.source);
+decider.close();
+console.log(JSON.stringify({ label, daily, file: file ?? null, refused, fileId: containerFileId('out/a.txt'), decided: decided.allowed ? 'allowed' : decided.code, local }));
 `;
 
 /** Decides, with the rules the packed client carries, for a hash no key has. */
@@ -77,7 +86,7 @@ describe('@switchyard/client packed', () => {
 
     await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await exec('pnpm', ['add', '--ignore-workspace', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@20.19.43'], { cwd: project });
-    // Nothing of the server came along.
+    // Nothing of the server came along (the decider's one dependency besides tRPC is eventsource).
     const installed = await fs.readdir(path.join(project, 'node_modules', '.pnpm'));
     expect(installed.filter((name) => /^@switchyard\+(api|db|schema)|^@prisma|^express@|^pino@/.test(name))).toEqual([]);
 
@@ -103,7 +112,7 @@ describe('@switchyard/client packed', () => {
 
     const { stdout } = await exec(process.execPath, [path.join(project, 'out', 'index.js')], {
       cwd: project,
-      env: { ...process.env, SWITCHYARD_URL: env.server.url, SWITCHYARD_API_KEY: env.server.managementKey },
+      env: { ...process.env, SWITCHYARD_URL: env.server.url, SWITCHYARD_API_KEY: env.server.managementKey, SWITCHYARD_PLATFORM_KEY: env.server.platformKey },
     });
     expect(JSON.parse(stdout)).toEqual({
       label: expect.stringMatching(/^sk-sy-v1-.{3}\.\.\..{3}$/),
@@ -111,6 +120,8 @@ describe('@switchyard/client packed', () => {
       file: null,
       refused: 401,
       fileId: 'cfile_b3V0L2EudHh0',
+      decided: 'key_unknown',
+      local: ['local'],
     });
 
     // The rules run from the installed package alone (nothing of the workspace is installed there).

@@ -68,6 +68,8 @@ export interface ModuleInstance<D extends object = object> {
   pause?(): Promise<void>;
   /** Stops it for good, after the server has drained its requests: what is pending is written then. */
   stop?(): Promise<void>;
+  /** Ends what holds requests open (streams to their subscribers) as the server begins to close, so that they do not hold its drain. */
+  endStreams?(): void;
 }
 
 export interface ModuleManifest {

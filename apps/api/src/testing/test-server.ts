@@ -13,6 +13,7 @@ import { startServer, type RunningServer } from '../server.js';
 import { testS3 } from './s3.js';
 
 export { testS3, type TestS3 } from './s3.js';
+export { startReplica } from './replica.js';
 
 /** Where a test server stores bytes: its data directory, or an S3 bucket. */
 export type TestStore = 'local' | 's3';

@@ -39,7 +39,7 @@ import { demoCatalog, generationId, record } from '../fixtures-catalog.js';
 import { createOrganization, routerProcedures, useServer, type OrgFixture } from '../fixtures.js';
 import { fileIdOf, openContainer, putFile } from '../fixtures-files.js';
 import { BOUNDARY, multipart } from '../fixtures-upload.js';
-import { ok, trpcRaw, type InputOf, type ProcedurePath } from '../fixtures-trpc.js';
+import { ok, trpcRaw, trpcSubscriptionRaw, type InputOf, type ProcedurePath } from '../fixtures-trpc.js';
 import { restRequest } from '../fixtures-admin.js';
 import { accessToken, AUDIENCE, exchangeForm, identityProvider, ISSUER, type IdentityProvider } from '../fixtures-identity.js';
 
@@ -182,6 +182,9 @@ const SAMPLES: { [P in ProcedurePath]: Sample<P> } = {
   'generations.addCredits': { input: (fx) => ({ organization_id: fx.server.organizationId, amount: 1 }) },
   'routing.authorize': { input: (fx) => ({ api_key_hash: fx.regular.hash, model: 'openai/gpt-4o' }) },
   'routing.release': { input: () => ({ reservation_id: randomUUID() }) },
+  'decider.snapshot': { input: () => ({ part: 'keys', version: 1, limit: 1 }) },
+  'decider.spend': { input: (fx) => ({ version: 1, organization_id: fx.server.organizationId, checks: [] }) },
+  'decider.changes': { input: () => ({ version: 1 }) },
   'organization.members': { input: () => ({}) },
   'organization.createMember': { input: () => ({ email: `new-${unique()}@example.com` }) },
   'organization.updateMember': { input: async (fx) => ({ user_id: await member(fx), role: 'org:member', first_name: 'M' }), scoped: true },
@@ -517,7 +520,10 @@ describe('the access matrix', () => {
         want[`trpc ${caller}`] = declaredOutcome(def.meta as ProcedureMeta, expected(rule, caller, sample.scoped ?? false, def.meta?.scope));
         const input = await sample.input(fx);
         const key = await keyOf(caller, rule, def.meta?.scope, path);
-        const called = await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
+        const called =
+          def.type === 'subscription'
+            ? await trpcSubscriptionRaw(fx.server, path, input, key)
+            : await trpcRaw(fx.server, path, input, { key, query: def.type === 'query' });
         seen[`trpc ${caller}`] = outcomeOf(called.status);
         // The refusal of a scoped key keeps the contract's message and names the scope it lacks in its reason.
         if (caller === 'lacking' && rule !== 'platform' && want[`trpc ${caller}`] === 403) {

@@ -135,10 +135,13 @@ const ID_BY_PROCEDURE: Record<string, keyof World> = { 'scim.getSyncJob': 'syncJ
 /** Reads whose fields name something other than their namespace's usual record (an image model, not a chat model). */
 const FIELD_OVERRIDES: Record<string, Record<string, unknown>> = {
   'models.imageEndpoints': { author: 'openai', slug: 'gpt-image-1' },
+  'decider.spend': { version: 1, checks: [] },
 };
 
 /** Queries whose input the harness cannot derive, with the reason. */
 const UNDERIVABLE: Record<string, string> = {
+  'decider.snapshot':
+    "the deciders' snapshot, in parts (an input of alternatives, one per part); platform keys only, every tenant key 403 (access matrix, packages/client/test/decider.test.ts)",
   'organizations.deletion':
     "a deletion job of the platform's, which outlives the organization it deletes and belongs to no world; platform keys only (access matrix), tested in offboarding tests",
 };

@@ -31,7 +31,7 @@ import { BYTE_ROUTE_MOUNTS } from '../../src/modules.js';
 import { routerProcedures, useServer } from '../fixtures.js';
 import { rest, restRequest } from '../fixtures-admin.js';
 import { accessToken, AUDIENCE, identityProvider, ISSUER, type IdentityProvider } from '../fixtures-identity.js';
-import { ok, trpcRaw } from '../fixtures-trpc.js';
+import { ok, trpcRaw, trpcSubscriptionRaw } from '../fixtures-trpc.js';
 
 const started = Date.now();
 const env = useServer('Reach other');
@@ -210,7 +210,10 @@ describe('the reach of each scope, and of access tokens, over tRPC, REST and the
       // No input (or an empty one): admission (401, 403) comes before the input is read.
       const call: Record<string, (key: string) => Promise<Answer>> = {
         trpc: async (key) => {
-          const { status, error } = await trpcRaw(env.server, op.name, undefined, { key, query: procedure?.type === 'query' });
+          const { status, error } =
+            procedure?.type === 'subscription'
+              ? await trpcSubscriptionRaw(env.server, op.name, undefined, key)
+              : await trpcRaw(env.server, op.name, undefined, { key, query: procedure?.type === 'query' });
           return { status, message: error?.message, metadata: error?.data.metadata };
         },
         rest: async (key) => {

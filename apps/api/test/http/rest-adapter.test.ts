@@ -55,6 +55,8 @@ beforeAll(async () => {
     apiRateLimits: undefined as never,
     analyticsWorkers: undefined as never,
     reservationTtlMs: 0,
+    deciderChanges: undefined as never,
+    deciderHeartbeatMs: 0,
     sessionLifetimes: { idleMs: 60_000, maxAgeMs: 60_000 },
     refusalEvents: undefined as never,
     byokReveals: undefined as never,

@@ -5,6 +5,7 @@
 // another process as soon as their notification arrives (cache-events.ts). Should a notification be
 // lost, the change shows once `ttlMs` has passed and one reload has finished (requests keep using
 // the stale snapshot while it reloads, one reload at a time). Only a cold cache makes a request wait.
+import { variantKey } from '@switchyard/rules';
 import type { Db, Model as ModelRow, ModelEndpoint as EndpointRow, ModelVariant as VariantRow, Provider as ProviderRow } from '@switchyard/db';
 import type { CacheCounter } from '../../lib/metrics.js';
 import { shareAnswer } from '../../lib/shared-answers.js';
@@ -26,7 +27,7 @@ export interface CatalogSnapshot {
   providers: ReadonlyMap<string, ProviderRow>;
 }
 
-export const variantKey = (modelId: string, variant: string) => `${modelId}:${variant}`;
+export { variantKey } from '@switchyard/rules';
 
 async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   const [models, aliases, variants, endpoints, providers] = await Promise.all([

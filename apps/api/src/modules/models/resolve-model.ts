@@ -2,7 +2,8 @@
 // costs nothing: what GET /model, the catalog reads, routing.authorize, generation recording and
 // GET /activity ask of the catalog.
 import { Prisma, type Model as ModelRow, type ModelVariant as VariantRow } from '@switchyard/db';
-import { variantKey, type CatalogSnapshot } from './catalog-cache.js';
+import { resolveModelIn } from '@switchyard/rules';
+import type { CatalogSnapshot } from './catalog-cache.js';
 
 export interface ResolvedModel {
   model: ModelRow;
@@ -11,18 +12,11 @@ export interface ResolvedModel {
 
 /**
  * Resolves "<author>/<slug>[:<variant>]" as users type it: case-insensitively, through aliases, and
- * with the variant suffix after the first colon. null when no such model or variant exists.
+ * with the variant suffix after the first colon (@switchyard/rules' resolution, which a decider
+ * runs on its own snapshot). null when no such model or variant exists.
  */
 export function resolveModel(catalog: CatalogSnapshot, name: string): ResolvedModel | null {
-  const lookup = name.toLowerCase();
-  const slash = lookup.indexOf('/');
-  const colon = lookup.indexOf(':', slash + 1);
-  const base = colon < 0 ? lookup : lookup.slice(0, colon);
-  const model = catalog.models.get(base) ?? catalog.aliases.get(base);
-  if (!model) return null;
-  if (colon < 0) return { model, variant: null };
-  const variant = catalog.variants.get(variantKey(model.id, lookup.slice(colon + 1)));
-  return variant ? { model, variant } : null;
+  return resolveModelIn(catalog, name);
 }
 
 /**
