@@ -6,6 +6,7 @@
 // credential has one (the rules skip one without).
 import { LimitReset, parsedJson, statement } from '@switchyard/db';
 import { z } from 'zod';
+import { GuardrailPolicyRow } from '../guardrails/guardrail-cache.js';
 
 const KEY_COLUMNS = `
   s.secret_hash, s.expires_at AS secret_expires_at,
@@ -117,25 +118,7 @@ export const GUARDRAILS = statement(
           g.limit_usd::text AS limit_usd, g.reset_interval::text AS reset_interval, g.include_byok_in_budgets
    FROM unnest($1::text[]) AS chosen(id) JOIN guardrails g ON g.organization_id = chosen.id
    ORDER BY g.id`,
-  z.object({
-    id: z.string(),
-    organization_id: z.string(),
-    workspace_id: z.string(),
-    allowed_models: parsedJson,
-    ignored_models: parsedJson,
-    allowed_providers: parsedJson,
-    ignored_providers: parsedJson,
-    allowed_data_regions: parsedJson,
-    enforce_zdr: z.boolean(),
-    enforce_zdr_anthropic: z.boolean().nullable(),
-    enforce_zdr_openai: z.boolean().nullable(),
-    enforce_zdr_google: z.boolean().nullable(),
-    enforce_zdr_xai: z.boolean().nullable(),
-    enforce_zdr_other: z.boolean().nullable(),
-    limit_usd: z.string(),
-    reset_interval: z.enum(['daily', 'weekly', 'monthly']).nullable(),
-    include_byok_in_budgets: z.boolean(),
-  }),
+  GuardrailPolicyRow.extend({ organization_id: z.string(), workspace_id: z.string() }),
 );
 
 /** The guardrail assignments (to keys, and to members) of the organizations in `$1`. */

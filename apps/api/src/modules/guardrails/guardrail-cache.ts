@@ -13,6 +13,25 @@ import { TtlCache } from '../../lib/cache.js';
 import { defaultGuardrailId } from './default-guardrail.js';
 import type { CacheCounter } from '../../lib/metrics.js';
 
+/** A guardrail's row as the routing rules read it: what routing decisions and the decider's snapshot select. */
+export const GuardrailPolicyRow = z.object({
+  id: z.string(),
+  allowed_models: parsedJson,
+  ignored_models: parsedJson,
+  allowed_providers: parsedJson,
+  ignored_providers: parsedJson,
+  allowed_data_regions: parsedJson,
+  enforce_zdr: z.boolean(),
+  enforce_zdr_anthropic: z.boolean().nullable(),
+  enforce_zdr_openai: z.boolean().nullable(),
+  enforce_zdr_google: z.boolean().nullable(),
+  enforce_zdr_xai: z.boolean().nullable(),
+  enforce_zdr_other: z.boolean().nullable(),
+  limit_usd: z.string(),
+  reset_interval: z.enum(['daily', 'weekly', 'monthly']).nullable(),
+  include_byok_in_budgets: z.boolean(),
+});
+
 /**
  * The guardrails that apply to a key: those of its workspace assigned to the key or to its user;
  * a key with neither is governed by its workspace's default guardrail (:default_guardrail_id), once that exists
@@ -36,24 +55,7 @@ const APPLICABLE_GUARDRAILS = tenantStatement(
          enforce_zdr, enforce_zdr_anthropic, enforce_zdr_openai, enforce_zdr_google, enforce_zdr_xai, enforce_zdr_other,
          limit_usd::text AS limit_usd, reset_interval::text AS reset_interval, include_byok_in_budgets, id = :default_guardrail_id::uuid AS is_default
   FROM applicable ORDER BY id`,
-  z.object({
-    id: z.string(),
-    allowed_models: parsedJson,
-    ignored_models: parsedJson,
-    allowed_providers: parsedJson,
-    ignored_providers: parsedJson,
-    allowed_data_regions: parsedJson,
-    enforce_zdr: z.boolean(),
-    enforce_zdr_anthropic: z.boolean().nullable(),
-    enforce_zdr_openai: z.boolean().nullable(),
-    enforce_zdr_google: z.boolean().nullable(),
-    enforce_zdr_xai: z.boolean().nullable(),
-    enforce_zdr_other: z.boolean().nullable(),
-    limit_usd: z.string(),
-    reset_interval: z.enum(['daily', 'weekly', 'monthly']).nullable(),
-    include_byok_in_budgets: z.boolean(),
-    is_default: z.boolean(),
-  }),
+  GuardrailPolicyRow.extend({ is_default: z.boolean() }),
 );
 
 export type ApplicableGuardrail = z.infer<typeof APPLICABLE_GUARDRAILS.row>;
