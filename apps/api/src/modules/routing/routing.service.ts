@@ -225,7 +225,7 @@ export async function authorize(deps: Uses<Decides>, actor: PlatformActor, input
  * `min` (holdRefusal).
  */
 async function hold(
-  deps: Uses<'db' | 'spend' | 'reservations' | 'reservationTtlMs'>,
+  deps: Uses<'spend' | 'reservations' | 'reservationTtlMs'>,
   key: Pick<ApiKey, 'id' | 'organization_id' | 'workspace_id'>,
   checks: readonly LimitCheck[],
   range: HoldRange,
