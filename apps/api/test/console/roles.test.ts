@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/test-server.js';
 import { BROWSER_SKIP_REASON, launchChromium, noBrowser } from '../fixtures-browser.js';
 import { ok } from '../fixtures-trpc.js';
+import { finishingInteractions } from '../fixtures-openid.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const VIEWS = JSON.parse(readFileSync(path.join(ROOT, 'apps/console/src/views.json'), 'utf8')) as { path: string; title: string; roles: string[] }[];
@@ -44,22 +45,7 @@ function openIdProvider(callback: string): (req: IncomingMessage, res: ServerRes
       return claims ? { accountId: sub, claims: async () => ({ sub, ...claims }) } : undefined;
     },
   });
-  const callbackOf = provider.callback();
-  return (req, res) => {
-    if (!(req.url ?? '/').startsWith('/interaction/')) return callbackOf(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === 'login') {
-        await provider.interactionFinished(req, res, { login: { accountId: signingIn } }, { mergeWithLastSubmission: false });
-        return;
-      }
-      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
-      grant.addOIDCScope(String(details.params.scope));
-      const missing = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
-      if (missing.length > 0) grant.addOIDCClaims(missing);
-      await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    })().catch((error: unknown) => res.writeHead(500).end(String(error)));
-  };
+  return finishingInteractions(provider, () => signingIn);
 }
 
 beforeAll(async () => {

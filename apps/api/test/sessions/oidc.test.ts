@@ -17,6 +17,7 @@ import { startTestServer, type TestServer } from '../../src/testing/test-server.
 import { createOrganization, type OrgFixture } from '../fixtures.js';
 import { createScimUser, patchOp, scim, scimToken } from '../fixtures-scim.js';
 import { ok, sessionCall, trpc } from '../fixtures-trpc.js';
+import { finishingInteractions } from '../fixtures-openid.js';
 
 const IDLE_MS = 10 * 60_000;
 const MAX_AGE_MS = 60 * 60_000;
@@ -70,23 +71,7 @@ function openIdProvider(claimedIssuer: string, callback: string): (req: Incoming
       return claims ? { accountId: sub, claims: async () => ({ sub, ...claims }) } : undefined;
     },
   });
-  const callbackOf = provider.callback();
-  return (req, res) => {
-    const url = new URL(req.url ?? '/', claimedIssuer);
-    if (!url.pathname.startsWith('/interaction/')) return callbackOf(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === 'login') {
-        await provider.interactionFinished(req, res, { login: { accountId: url.searchParams.get('account')! } }, { mergeWithLastSubmission: false });
-        return;
-      }
-      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
-      grant.addOIDCScope(String(details.params.scope));
-      const missing = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
-      if (missing.length > 0) grant.addOIDCClaims(missing);
-      await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    })().catch((error: unknown) => res.writeHead(500).end(String(error)));
-  };
+  return finishingInteractions(provider, (url) => url.searchParams.get('account')!);
 }
 
 beforeAll(async () => {
